@@ -1,0 +1,46 @@
+import type { ExecutionLogEntry, Guid, IsoTimestamp, SkipReason } from './task.js';
+
+/** D6: the kinds of live events. */
+export type SvcEventKind = 'Started' | 'Completed' | 'Failed' | 'Cancelled' | 'Timeout' | 'OccurrenceSkipped';
+export type SvcEventSeverity = 'Information' | 'Warning' | 'Error';
+
+/**
+ * The one argument of every `SvcEvent` hub invocation (DESIGN §5.3), and the payload of the
+ * engine's `event` emitter. Null fields are omitted.
+ */
+export interface SvcEvent {
+  kind: SvcEventKind;
+  /** The task; for OccurrenceSkipped the schedule row's id. */
+  taskId: Guid;
+  eventDateUtc: IsoTimestamp;
+  severity: SvcEventSeverity;
+  /** Full dotted type name. */
+  taskType: string;
+  taskHandlerType?: string;
+  /** The serialized request (JSON text). */
+  taskParameters?: string;
+  message: string;
+  exception?: string;
+  queueName?: string;
+  parentTaskId?: Guid;
+  /** Only with `includeExecutionLogs`. */
+  executionLogs?: ExecutionLogEntry[];
+  /** Run-scoped facts (not in the spec's list, documented in docs/decisions.md). */
+  executionTimeMs?: number;
+  attempt?: number;
+  // OccurrenceSkipped only:
+  reason?: SkipReason;
+  skippedCount?: number;
+  firstSlotUtc?: IsoTimestamp;
+  lastSlotUtc?: IsoTimestamp;
+  scheduleVersion?: number;
+}
+
+export const SEVERITY_BY_KIND: Readonly<Record<SvcEventKind, SvcEventSeverity>> = {
+  Started: 'Information',
+  Completed: 'Information',
+  Failed: 'Error',
+  Cancelled: 'Warning',
+  Timeout: 'Warning',
+  OccurrenceSkipped: 'Warning',
+};

@@ -1,0 +1,320 @@
+/**
+ * Wire types of the monitoring service (spec §2). Types only: the renderer and the
+ * desktop main process import this module, so it must never import runtime code.
+ * Timestamps are ISO 8601 UTC strings; fields whose value is null are omitted on the wire,
+ * hence every nullable field is optional here.
+ */
+
+export const TASK_STATUSES = [
+  'WaitingQueue',
+  'Queued',
+  'InProgress',
+  'Pending',
+  'Cancelled',
+  'Completed',
+  'Failed',
+  'ServiceStopped',
+] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** Statuses after which a row never runs again on its own. */
+export type TerminalStatus = 'Completed' | 'Failed' | 'Cancelled';
+
+export type AuditLevel = 'Full' | 'ErrorsOnly' | 'None';
+export type OccurrenceMode = 'Durable';
+export type MisfirePolicy = 'ReplayAll' | 'SkipOldest' | 'Collapse' | 'Skip';
+export type MisfireKind = 'OnTime' | 'CatchUp';
+export type SkipReason = 'OutsideMisfireWindow' | 'OverflowCap' | 'NotCurrent';
+export type IsoTimestamp = string;
+export type Guid = string;
+
+/** §2.1 Task summary: items of GET /tasks and GET /queues/{name}/tasks. */
+export interface TaskSummary {
+  id: Guid;
+  /** Short type name (last dotted segment) in lists. */
+  type: string;
+  status: TaskStatus;
+  queueName: string;
+  createdAtUtc: IsoTimestamp;
+  lastExecutionUtc?: IsoTimestamp;
+  startedAtUtc?: IsoTimestamp;
+  scheduledExecutionUtc?: IsoTimestamp;
+  isRecurring: boolean;
+  executionTimeMs?: number;
+  parentTaskId?: Guid;
+  occurrenceMode?: OccurrenceMode;
+  misfirePolicy?: MisfirePolicy;
+  timeZoneId?: string;
+  scheduleVersion?: number;
+  nominalSlotUtc?: IsoTimestamp;
+  misfireKind?: MisfireKind;
+}
+
+/** §2.3 */
+export interface StatusAuditEntry {
+  id: number;
+  queuedTaskId: Guid;
+  updatedAtUtc: IsoTimestamp;
+  newStatus: TaskStatus;
+  exception?: string;
+}
+
+/** §2.4 */
+export interface RunsAuditEntry {
+  id: number;
+  queuedTaskId: Guid;
+  executedAt: IsoTimestamp;
+  executionTimeMs: number;
+  status: 'Completed' | 'Failed';
+  exception?: string;
+}
+
+/** §2.5 */
+export interface OccurrenceBlock {
+  slotUtc: IsoTimestamp;
+  runNumber: number;
+  timeZoneId?: string;
+  misfireKind: MisfireKind;
+  missedFromUtc?: IsoTimestamp;
+  missedThroughUtc?: IsoTimestamp;
+  missedCount?: number;
+  missedCountIsExact?: boolean;
+}
+
+/** §2.6 */
+export interface HaltBlock {
+  atUtc: IsoTimestamp;
+  reason: string;
+  detectedAtLeast: number;
+  isExact: boolean;
+  cursorUtc?: IsoTimestamp;
+  scheduleVersion: number;
+}
+
+export type LogLevel = 'Trace' | 'Debug' | 'Information' | 'Warning' | 'Error';
+
+/** D9/D16: one execution log record. */
+export interface ExecutionLogEntry {
+  id: number;
+  taskId: Guid;
+  timestampUtc: IsoTimestamp;
+  level: LogLevel;
+  message: string;
+  exceptionDetails?: string;
+  sequenceNumber: number;
+}
+
+/** §2.2 Task detail. `type` and `handler` are full names here. */
+export interface TaskDetail extends TaskSummary {
+  handler: string;
+  request: string;
+  taskKey?: string;
+  statusAudits: StatusAuditEntry[];
+  runsAudits: RunsAuditEntry[];
+  statusAuditsTotalCount: number;
+  runsAuditsTotalCount: number;
+  occurrence?: OccurrenceBlock;
+  halt?: HaltBlock;
+  executionLogs: ExecutionLogEntry[];
+  executionLogsTotalCount: number;
+  /** Last error text of the row, when it has one. */
+  exception?: string;
+  throttledUntilUtc?: IsoTimestamp;
+  auditLevel: AuditLevel;
+}
+
+/** §2.1 list envelope. */
+export interface TaskPage {
+  items: TaskSummary[];
+  totalCount: number;
+  page: number;
+  pageSize: number;
+  totalPages: number;
+}
+
+/** §4.5 / D16 paged audit and log envelopes. */
+export interface StatusAuditPage {
+  audits: StatusAuditEntry[];
+  totalCount: number;
+  skip: number;
+  take: number;
+}
+export interface RunsAuditPage {
+  audits: RunsAuditEntry[];
+  totalCount: number;
+  skip: number;
+  take: number;
+}
+export interface ExecutionLogPage {
+  logs: ExecutionLogEntry[];
+  totalCount: number;
+  skip: number;
+  take: number;
+}
+
+/** §2.7 */
+export interface OccurrenceListItem {
+  id: Guid;
+  parentTaskId: Guid;
+  status: TaskStatus;
+  occurrence: OccurrenceBlock;
+  createdAtUtc: IsoTimestamp;
+  lastExecutionUtc?: IsoTimestamp;
+  startedAtUtc?: IsoTimestamp;
+  executionTimeMs?: number;
+  scheduleVersion?: number;
+}
+export interface OccurrencePage {
+  occurrences: OccurrenceListItem[];
+  totalCount: number;
+  skip: number;
+  take: number;
+}
+
+/** §2.8 */
+export interface TaskCounts {
+  all: number;
+  standard: number;
+  recurring: number;
+  failed: number;
+  occurrences: number;
+}
+
+export type DashboardRange = 'Today' | 'Week' | 'Month' | 'All';
+export type TrendPeriod = 'Last7Days' | 'Last30Days' | 'Last90Days';
+
+export interface TasksOverTimePoint {
+  timestamp: IsoTimestamp;
+  completed: number;
+  failed: number;
+  total: number;
+}
+
+export interface QueueSummary {
+  queueName: string;
+  pendingCount: number;
+  inProgressCount: number;
+  completedCount: number;
+  failedCount: number;
+  throttledCount: number;
+}
+
+export interface CatchUpBacklog {
+  pending: number;
+  active: number;
+  failed: number;
+  skipped: number;
+  completed: number;
+  oldestPendingSlotUtc?: IsoTimestamp;
+  lagSeconds: number;
+  haltedSchedules: number;
+}
+
+/** §2.9 */
+export interface DashboardOverview {
+  totalTasksToday: number;
+  totalTasksWeek: number;
+  successRate: number;
+  failedCount: number;
+  avgExecutionTimeMs: number;
+  statusDistribution: Partial<Record<TaskStatus, number>>;
+  tasksOverTime: TasksOverTimePoint[];
+  queueSummaries: QueueSummary[];
+  throttledTasks: number;
+  catchUpBacklog: CatchUpBacklog;
+}
+
+/** §2.10 */
+export interface RecentActivityItem {
+  taskId: Guid;
+  taskType: string;
+  status: TaskStatus;
+  timestamp: IsoTimestamp;
+  message: string;
+}
+
+export interface QueueMetrics {
+  queueName: string;
+  totalTasks: number;
+  queuedTasks: number;
+  inProgressTasks: number;
+  completedTasks: number;
+  failedTasks: number;
+  cancelledTasks: number;
+  successRate: number;
+}
+
+export interface SuccessRatePoint {
+  timestamp: IsoTimestamp;
+  successRate: number;
+  totalTasks: number;
+  successfulTasks: number;
+  failedTasks: number;
+}
+export interface SuccessRateTrend {
+  period: TrendPeriod;
+  dataPoints: SuccessRatePoint[];
+}
+
+export type TaskTypesDistribution = Record<string, number>;
+
+export interface ExecutionTimesItem {
+  taskType: string;
+  averageExecutionTime: number;
+  minExecutionTime: number;
+  maxExecutionTime: number;
+  taskCount: number;
+}
+
+export interface LoginRequest {
+  username: string;
+  password: string;
+}
+export interface LoginResponse {
+  token: string;
+  expiresAt: IsoTimestamp;
+  username: string;
+  canManage: boolean;
+}
+export interface MagicResponse {
+  token: string;
+  expiresAt: IsoTimestamp;
+  username: string;
+}
+/** D8 */
+export interface ValidateResponse {
+  isValid: boolean;
+  username: string;
+  expiresAt?: IsoTimestamp;
+  canManage: boolean;
+}
+
+export type ManagementStatus = 'Succeeded' | 'NotFound' | 'Conflict' | 'NotSupported' | 'Unavailable';
+export interface ManagementResponse {
+  status: ManagementStatus;
+  message: string;
+  taskId: Guid;
+  nextRunUtc?: IsoTimestamp;
+  releasedHalt?: boolean;
+}
+
+/** §2.10 config object (GET /config). */
+export interface MonitoringConfig {
+  apiBasePath: string;
+  uiBasePath: string;
+  signalRHubPath: string;
+  requireAuthentication: boolean;
+  uiEnabled: boolean;
+  managementEnabled: boolean;
+  eventDebounceMs: number;
+}
+
+/** D5 problem details (RFC 9457). */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  instance?: string;
+  errors?: Record<string, string[]>;
+}

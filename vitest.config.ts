@@ -1,0 +1,19 @@
+import { defineConfig } from 'vitest/config';
+import vue from '@vitejs/plugin-vue';
+
+// One config, four projects: server (engine, storage, monitoring, hub), main (desktop
+// main-process services), renderer (Vue components and stores), e2e (real browser).
+export default defineConfig({
+  plugins: [vue()],
+  test: {
+    reporters: ['default', './test/fixtures/summaryReporter.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
+      { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
+      { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
+      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+    ],
+  },
+});
