@@ -1,2 +1,3 @@
 export * from './task.js';
 export * from './events.js';
+export * from './api.js';

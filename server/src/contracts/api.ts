@@ -1,0 +1,92 @@
+import type {
+  DashboardOverview,
+  DashboardRange,
+  ExecutionLogPage,
+  ExecutionTimesItem,
+  Guid,
+  IsoTimestamp,
+  LoginRequest,
+  LoginResponse,
+  MagicResponse,
+  ManagementResponse,
+  MonitoringConfig,
+  OccurrencePage,
+  QueueMetrics,
+  RecentActivityItem,
+  RunsAuditPage,
+  StatusAuditPage,
+  SuccessRateTrend,
+  TaskCounts,
+  TaskDetail,
+  TaskPage,
+  TaskStatus,
+  TaskTypesDistribution,
+  TrendPeriod,
+  ValidateResponse,
+} from './task.js';
+
+/** D10: accepted sort fields (case-insensitive on the wire). */
+export type TaskSortField =
+  | 'CreatedAtUtc'
+  | 'LastExecutionUtc'
+  | 'ScheduledExecutionUtc'
+  | 'StartedAtUtc'
+  | 'Status'
+  | 'Type'
+  | 'QueueName'
+  | 'ExecutionTimeMs';
+
+/** §4.3 query of GET /tasks (and GET /queues/{name}/tasks). */
+export interface TaskQuery {
+  statuses?: TaskStatus[];
+  queueName?: string;
+  taskType?: string;
+  isRecurring?: boolean;
+  createdAfter?: IsoTimestamp;
+  createdBefore?: IsoTimestamp;
+  searchTerm?: string;
+  parentTaskId?: Guid;
+  onlyOccurrences?: boolean;
+  onlyCatchUp?: boolean;
+  sortBy?: TaskSortField;
+  sortDescending?: boolean;
+  page?: number;
+  pageSize?: number;
+}
+
+export interface PageQuery {
+  skip?: number;
+  take?: number;
+}
+
+/**
+ * The catalogue of API operations by name. The web dashboard maps each to an HTTP call;
+ * the desktop console's renderer asks main for an operation by name and main validates the
+ * parameters and makes the call (the renderer never holds a token).
+ */
+export interface ApiOperations {
+  'config.get': { params: Record<string, never>; result: MonitoringConfig };
+  'auth.login': { params: LoginRequest; result: LoginResponse };
+  'auth.magic': { params: { token: string }; result: MagicResponse };
+  'auth.validate': { params: { token?: string }; result: ValidateResponse };
+  'tasks.list': { params: TaskQuery; result: TaskPage };
+  'tasks.counts': { params: Record<string, never>; result: TaskCounts };
+  'tasks.get': { params: { id: Guid }; result: TaskDetail };
+  'tasks.statusAudit': { params: { id: Guid } & PageQuery; result: StatusAuditPage };
+  'tasks.runsAudit': { params: { id: Guid } & PageQuery; result: RunsAuditPage };
+  'tasks.executionLogs': { params: { id: Guid } & PageQuery; result: ExecutionLogPage };
+  'tasks.occurrences': { params: { id: Guid; nonTerminalOnly?: boolean } & PageQuery; result: OccurrencePage };
+  'dashboard.overview': { params: { range?: DashboardRange }; result: DashboardOverview };
+  'dashboard.recentActivity': { params: { limit?: number }; result: RecentActivityItem[] };
+  'queues.list': { params: Record<string, never>; result: QueueMetrics[] };
+  'queues.tasks': { params: TaskQuery & { name: string }; result: TaskPage };
+  'statistics.successRateTrend': { params: { period?: TrendPeriod }; result: SuccessRateTrend };
+  'statistics.taskTypes': { params: { range?: DashboardRange }; result: TaskTypesDistribution };
+  'statistics.executionTimes': { params: { range?: DashboardRange }; result: ExecutionTimesItem[] };
+  'management.requeue': { params: { id: Guid }; result: ManagementResponse };
+  'management.resume': { params: { id: Guid }; result: ManagementResponse };
+  'management.cancel': { params: { id: Guid }; result: ManagementResponse };
+}
+export type ApiOperation = keyof ApiOperations;
+export type ApiParams<Op extends ApiOperation> = ApiOperations[Op]['params'];
+export type ApiResult<Op extends ApiOperation> = ApiOperations[Op]['result'];
