@@ -1,0 +1,138 @@
+/**
+ * Migration 2: read models of DESIGN §4.5, kept exact by triggers in the same transaction as
+ * every insert, status change and finished run, whoever the writer is (engine, schedule
+ * materializer, management requeue). Requests then read O(groups), never the task table.
+ *
+ * - stat_tasks: current count per (queue, type, status, recurring, occurrence).
+ * - stat_created_hour / stat_created_day: count per creation hour/day, type and CURRENT status
+ *   (range-filtered status distributions, per D11 ranges apply to createdAtUtc).
+ * - stat_runs_hour / stat_runs_day: finished runs per end hour/day, type and queue, with
+ *   completed/failed counts and the sum/count/min/max of measured durations of completed runs.
+ */
+const statTasksDelta = (row: 'NEW' | 'OLD', delta: '+ 1' | '- 1') => `
+  INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
+  VALUES (${row}.queue, ${row}.type, ${row}.status, ${row}.is_recurring, ${row}.parent_task_id IS NOT NULL, 0 ${delta})
+  ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n ${delta};
+  INSERT INTO stat_created_hour (hour, type, status, n)
+  VALUES (${row}.created_at / 3600000, ${row}.type, ${row}.status, 0 ${delta})
+  ON CONFLICT (hour, type, status) DO UPDATE SET n = n ${delta};
+  INSERT INTO stat_created_day (day, type, status, n)
+  VALUES (${row}.created_at / 86400000, ${row}.type, ${row}.status, 0 ${delta})
+  ON CONFLICT (day, type, status) DO UPDATE SET n = n ${delta};`;
+
+const runsBucket = (table: string, keyExpr: string) => `
+  INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+  VALUES (${keyExpr}, NEW.type, NEW.queue,
+          NEW.last_outcome = 'Completed', NEW.last_outcome = 'Failed',
+          CASE WHEN NEW.last_outcome = 'Completed' AND NEW.execution_time_ms IS NOT NULL THEN NEW.execution_time_ms ELSE 0 END,
+          NEW.last_outcome = 'Completed' AND NEW.execution_time_ms IS NOT NULL,
+          CASE WHEN NEW.last_outcome = 'Completed' THEN NEW.execution_time_ms END,
+          CASE WHEN NEW.last_outcome = 'Completed' THEN NEW.execution_time_ms END)
+  ON CONFLICT (bucket, type, queue) DO UPDATE SET
+    completed = completed + excluded.completed,
+    failed    = failed + excluded.failed,
+    dur_sum   = dur_sum + excluded.dur_sum,
+    dur_count = dur_count + excluded.dur_count,
+    dur_min   = CASE WHEN excluded.dur_min IS NULL THEN dur_min WHEN dur_min IS NULL OR excluded.dur_min < dur_min THEN excluded.dur_min ELSE dur_min END,
+    dur_max   = CASE WHEN excluded.dur_max IS NULL THEN dur_max WHEN dur_max IS NULL OR excluded.dur_max > dur_max THEN excluded.dur_max ELSE dur_max END;`;
+
+const runsTable = (name: string) => `
+CREATE TABLE ${name} (
+  bucket     INTEGER NOT NULL,
+  type       TEXT NOT NULL,
+  queue      TEXT NOT NULL,
+  completed  INTEGER NOT NULL,
+  failed     INTEGER NOT NULL,
+  dur_sum    REAL NOT NULL,
+  dur_count  INTEGER NOT NULL,
+  dur_min    REAL,
+  dur_max    REAL,
+  PRIMARY KEY (bucket, type, queue)
+) WITHOUT ROWID;`;
+
+export const migration002ReadModels = `
+CREATE TABLE stat_tasks (
+  queue         TEXT NOT NULL,
+  type          TEXT NOT NULL,
+  status        TEXT NOT NULL,
+  is_recurring  INTEGER NOT NULL,
+  is_occurrence INTEGER NOT NULL,
+  n             INTEGER NOT NULL,
+  PRIMARY KEY (queue, type, status, is_recurring, is_occurrence)
+) WITHOUT ROWID;
+CREATE TABLE stat_created_hour (
+  hour    INTEGER NOT NULL,
+  type    TEXT NOT NULL,
+  status  TEXT NOT NULL,
+  n       INTEGER NOT NULL,
+  PRIMARY KEY (hour, type, status)
+) WITHOUT ROWID;
+CREATE TABLE stat_created_day (
+  day     INTEGER NOT NULL,
+  type    TEXT NOT NULL,
+  status  TEXT NOT NULL,
+  n       INTEGER NOT NULL,
+  PRIMARY KEY (day, type, status)
+) WITHOUT ROWID;
+${runsTable('stat_runs_hour')}
+${runsTable('stat_runs_day')}
+
+CREATE TRIGGER tr_tasks_insert_stats AFTER INSERT ON tasks BEGIN
+${statTasksDelta('NEW', '+ 1')}
+END;
+
+CREATE TRIGGER tr_tasks_delete_stats AFTER DELETE ON tasks BEGIN
+${statTasksDelta('OLD', '- 1')}
+END;
+
+CREATE TRIGGER tr_tasks_move_stats AFTER UPDATE OF status, queue, type, is_recurring, parent_task_id ON tasks
+WHEN OLD.status IS NOT NEW.status OR OLD.queue IS NOT NEW.queue OR OLD.type IS NOT NEW.type
+  OR OLD.is_recurring IS NOT NEW.is_recurring OR OLD.parent_task_id IS NOT NEW.parent_task_id
+BEGIN
+${statTasksDelta('OLD', '- 1')}
+${statTasksDelta('NEW', '+ 1')}
+END;
+
+CREATE TRIGGER tr_tasks_run_stats AFTER UPDATE OF run_count ON tasks
+WHEN NEW.run_count > OLD.run_count AND NEW.last_execution_at IS NOT NULL
+BEGIN
+${runsBucket('stat_runs_hour', 'NEW.last_execution_at / 3600000')}
+${runsBucket('stat_runs_day', 'NEW.last_execution_at / 86400000')}
+END;
+`;
+
+const rebuildRuns = (table: string, bucketMs: number) => `
+INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+  SELECT ended / ${bucketMs}, type, queue,
+         SUM(outcome = 'Completed'), SUM(outcome = 'Failed'),
+         SUM(CASE WHEN outcome = 'Completed' AND dur IS NOT NULL THEN dur ELSE 0 END),
+         SUM(outcome = 'Completed' AND dur IS NOT NULL),
+         MIN(CASE WHEN outcome = 'Completed' THEN dur END),
+         MAX(CASE WHEN outcome = 'Completed' THEN dur END)
+  FROM (
+    SELECT last_execution_at AS ended, type, queue, last_outcome AS outcome, execution_time_ms AS dur
+      FROM tasks WHERE is_recurring = 0 AND run_count > 0 AND last_execution_at IS NOT NULL
+    UNION ALL
+    SELECT r.executed_at, t.type, t.queue, r.status, r.execution_time_ms
+      FROM runs_audit r JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1
+  )
+  GROUP BY 1, 2, 3;`;
+
+/**
+ * Recomputes every read model from the task table (and runs_audit for the runs of inline
+ * recurring rows). Exact for the task counters; for run buckets it covers the runs whose
+ * history is kept: the last run of each one-shot row and every audited run of recurring rows.
+ */
+export const rebuildReadModelsSql = `
+DELETE FROM stat_tasks; DELETE FROM stat_created_hour; DELETE FROM stat_created_day;
+DELETE FROM stat_runs_hour; DELETE FROM stat_runs_day;
+INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
+  SELECT queue, type, status, is_recurring, parent_task_id IS NOT NULL, COUNT(*) FROM tasks
+  GROUP BY queue, type, status, is_recurring, parent_task_id IS NOT NULL;
+INSERT INTO stat_created_hour (hour, type, status, n)
+  SELECT created_at / 3600000, type, status, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
+INSERT INTO stat_created_day (day, type, status, n)
+  SELECT created_at / 86400000, type, status, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
+${rebuildRuns('stat_runs_hour', 3600000)}
+${rebuildRuns('stat_runs_day', 86400000)}
+`;

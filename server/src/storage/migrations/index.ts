@@ -1,0 +1,17 @@
+import { migration001Tasks } from './001_tasks.js';
+import { migration002ReadModels } from './002_readModels.js';
+
+/**
+ * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
+ * Append only: a released migration is never edited.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'tasks and history tables', sql: migration001Tasks },
+  { version: 2, name: 'read models (counters and run buckets) with triggers', sql: migration002ReadModels },
+];
