@@ -1,0 +1,29 @@
+import type { Database } from 'better-sqlite3';
+import type { AuditLevel, SvcEvent } from '../contracts/index.js';
+
+/**
+ * What the engine lends to its parts that are not the worker loop (the durable schedule
+ * manager and materializer). Owned by the engine; read-only for the parts.
+ */
+export interface EngineInternals {
+  /** The single writer connection (DESIGN §4.4). Never hold a transaction across an await. */
+  readonly db: Database;
+  /** The engine clock (ms since epoch); tests may inject one. */
+  now(): number;
+  /** Emits an engine event to `engine.on('event')` listeners. */
+  emit(event: SvcEvent): void;
+  /** Nudges the dispatcher: new rows may be due. */
+  wake(): void;
+  /**
+   * Runs `tick` every `intervalMs` while the engine is started (and once right after start).
+   * A tick that throws is logged and retried at the next interval; it never stops the engine.
+   */
+  addTicker(name: string, tick: (nowMs: number) => void, intervalMs: number): void;
+  readonly defaultAuditLevel: AuditLevel;
+  /** Full handler name registered for a type, or undefined when the type has no handler. */
+  handlerNameOf(type: string): string | undefined;
+  /** The queue a task naming `queue` lands in (unknown → 'default'). */
+  resolveQueue(queue: string | undefined): string;
+  /** Whether the engine is started. */
+  isRunning(): boolean;
+}

@@ -1,0 +1,40 @@
+import type { AuditLevel, ManagementStatus, MisfirePolicy } from '../../contracts/index.js';
+
+/** DESIGN §4.1 / §4.3: definition of a durable schedule. */
+export interface DurableScheduleDefinition {
+  /** Task key: required, identifies the schedule. */
+  key: string;
+  type: string;
+  request?: unknown;
+  /** Exactly one of cron or every. */
+  cron?: string;
+  /** Interval: milliseconds, or a duration string like '5m', '1h', '30s'. */
+  every?: number | string;
+  /** IANA time zone, default 'UTC'. */
+  timeZone?: string;
+  misfire?: { policy?: MisfirePolicy; windowMs?: number; overflowCap?: number };
+  startAt?: Date | string;
+  until?: Date | string;
+  maxRuns?: number;
+  queue?: string;
+  auditLevel?: AuditLevel;
+}
+
+export interface ScheduleOperationResult {
+  status: ManagementStatus;
+  message: string;
+  /** The schedule row's id (or the occurrence's, for requeue); absent on NotFound by key. */
+  taskId?: string;
+  nextRunUtc?: string;
+  releasedHalt?: boolean;
+}
+
+/** The schedule manager of spec §1 (ITaskScheduleManager). */
+export interface ScheduleManager {
+  /** Creates or changes a durable schedule; returns the schedule row's id. */
+  upsert(definition: DurableScheduleDefinition): Promise<string>;
+  cancel(key: string): Promise<ScheduleOperationResult>;
+  resume(key: string): Promise<ScheduleOperationResult>;
+  /** Puts a terminal (Failed or Cancelled) occurrence back in the queue (spec §3). */
+  requeue(occurrenceId: string): Promise<ScheduleOperationResult>;
+}
