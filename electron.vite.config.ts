@@ -1,0 +1,43 @@
+import { resolve } from 'node:path';
+import { defineConfig } from 'electron-vite';
+import vue from '@vitejs/plugin-vue';
+
+/**
+ * The desktop console: main (ESM, Node services + Electron wiring), preload (CommonJS: a
+ * sandboxed preload cannot be an ES module, DESIGN §6) and the Vue renderer in desktop
+ * mode (`SVC_MONITOR_PLATFORM=desktop` picks the bridge-backed platform).
+ */
+export default defineConfig({
+  main: {
+    build: {
+      outDir: 'out/main',
+      // keytar is native and stays in node_modules; the rest is bundled.
+      externalizeDeps: { include: ['keytar'] },
+      rolldownOptions: {
+        input: { index: resolve(import.meta.dirname, 'src/main/index.ts') },
+        external: ['electron', 'keytar'],
+      },
+    },
+  },
+  preload: {
+    build: {
+      outDir: 'out/preload',
+      externalizeDeps: false,
+      rolldownOptions: {
+        input: { index: resolve(import.meta.dirname, 'src/preload/index.ts') },
+        external: ['electron'],
+        output: { format: 'cjs', entryFileNames: '[name].cjs' },
+      },
+    },
+  },
+  renderer: {
+    root: resolve(import.meta.dirname, 'src/renderer'),
+    base: './',
+    define: { 'import.meta.env.SVC_MONITOR_PLATFORM': JSON.stringify('desktop') },
+    plugins: [vue()],
+    build: {
+      outDir: resolve(import.meta.dirname, 'out/renderer'),
+      rolldownOptions: { input: { index: resolve(import.meta.dirname, 'src/renderer/index.html') } },
+    },
+  },
+});

@@ -1,0 +1,277 @@
+import type { ApiResult } from '../../server/src/contracts/api.js';
+import { ApiProxy } from './api/ApiProxy.js';
+import type { ProxiedOperation } from './api/operationParams.js';
+import { ConsoleError } from './ConsoleError.js';
+import { CredentialVault, type CredentialVaultOptions, type VaultStatus } from './credentials/CredentialVault.js';
+import { DeepLinkError, parseDeepLink } from './deepLinks/parseDeepLink.js';
+import type { Environment, EnvironmentInput } from './environments/environment.js';
+import { EnvironmentStore, type ImportMode, type ImportResult } from './environments/EnvironmentStore.js';
+import { liveStatusOf, type EnvironmentStatusView } from './environmentStatus.js';
+import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
+import { FailureInbox, type InboxFilter, type InboxItem } from './notifications/FailureInbox.js';
+import { FailureNotifier, type BadgeSink, type NotificationSink, type NotificationTarget } from './notifications/FailureNotifier.js';
+import type { NotificationSettings } from './notifications/notificationSettings.js';
+import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
+import type { RendererEvent } from './rendererEvents.js';
+import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
+import type { SessionView } from './session/sessionView.js';
+
+export interface ConsoleServicesOptions {
+  userDataDir: string;
+  loadKeytar?: CredentialVaultOptions['loadKeytar'];
+  safeStorage?: CredentialVaultOptions['safeStorage'];
+  notifications: NotificationSink;
+  badge: BadgeSink;
+  session?: Omit<EnvironmentSessionOptions, 'vault'>;
+  hub?: Pick<HubManagerOptions, 'reconnectDelaysMs' | 'retryAfterFailureMs' | 'log'>;
+  burstWindowMs?: number;
+}
+
+type Listener = (event: RendererEvent) => void;
+
+/**
+ * The console's main-process services wired together, without Electron: the store, vault,
+ * one session per environment, the API proxy, the hub connections, the failure inbox and
+ * notifier. `src/main/index.ts` puts Electron around it; tests and the e2e harness use it
+ * directly.
+ */
+export class ConsoleServices {
+  readonly inbox = new FailureInbox();
+  readonly proxy: ApiProxy;
+  readonly hub: HubManager;
+  readonly notifier: FailureNotifier;
+  private readonly sessions = new Map<string, EnvironmentSession>();
+  private readonly listeners = new Set<Listener>();
+  private readonly settingsFile: NotificationSettingsFile;
+
+  private constructor(
+    readonly store: EnvironmentStore,
+    readonly vault: CredentialVault,
+    settings: NotificationSettings,
+    private readonly options: ConsoleServicesOptions,
+  ) {
+    this.settingsFile = new NotificationSettingsFile(options.userDataDir);
+    this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
+    this.hub = new HubManager({
+      ...options.hub,
+      onEvent: (environmentId, event) => {
+        this.emit({ type: 'svcEvent', environmentId, event });
+        this.notifier.handle(environmentId, event);
+      },
+      onState: (environmentId) => this.emitStatus(environmentId),
+    });
+    this.notifier = new FailureNotifier({
+      inbox: this.inbox,
+      notifications: options.notifications,
+      badge: options.badge,
+      environment: (id) => this.store.get(id),
+      settings,
+      ...(options.burstWindowMs !== undefined ? { burstWindowMs: options.burstWindowMs } : {}),
+    });
+    this.inbox.onChange(() => this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length }));
+    store.onChange(() => void this.syncSessions());
+  }
+
+  static async create(options: ConsoleServicesOptions): Promise<ConsoleServices> {
+    const store = await EnvironmentStore.open(options.userDataDir);
+    const vault = await CredentialVault.open({
+      userDataDir: options.userDataDir,
+      ...(options.loadKeytar ? { loadKeytar: options.loadKeytar } : {}),
+      ...(options.safeStorage ? { safeStorage: options.safeStorage } : {}),
+    });
+    const settings = await new NotificationSettingsFile(options.userDataDir).load();
+    return new ConsoleServices(store, vault, settings, options);
+  }
+
+  /** Starts a session (and its hub) for every environment. */
+  async start(): Promise<void> {
+    await this.syncSessions();
+  }
+
+  async dispose(): Promise<void> {
+    this.notifier.dispose();
+    await this.hub.stopAll();
+    for (const s of this.sessions.values()) s.stop();
+    this.sessions.clear();
+  }
+
+  onEvent(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  // ---- environments -------------------------------------------------------------------
+
+  environments(): EnvironmentStatusView[] {
+    return this.store.list().map((e) => this.statusOf(e));
+  }
+
+  async addEnvironment(input: EnvironmentInput): Promise<EnvironmentStatusView> {
+    const env = await this.store.add(input);
+    await this.syncSessions();
+    return this.statusOf(env);
+  }
+
+  async updateEnvironment(id: string, patch: Partial<EnvironmentInput>): Promise<EnvironmentStatusView> {
+    const env = await this.store.update(id, patch);
+    await this.sessions.get(id)?.replaceEnvironment(env);
+    this.emitStatus(id);
+    return this.statusOf(env);
+  }
+
+  async removeEnvironment(id: string): Promise<void> {
+    await this.store.remove(id);
+    await this.syncSessions();
+  }
+
+  async reorderEnvironments(ids: readonly string[]): Promise<void> {
+    await this.store.reorder(ids);
+  }
+
+  exportEnvironments(): string {
+    return this.store.exportJson();
+  }
+
+  async importEnvironments(json: string, mode: ImportMode): Promise<ImportResult> {
+    const result = await this.store.importJson(json, mode);
+    await this.syncSessions();
+    return result;
+  }
+
+  // ---- sessions -----------------------------------------------------------------------
+
+  sessionView(environmentId: string): SessionView {
+    return this.requireSession(environmentId).view();
+  }
+
+  async loginWithPassword(environmentId: string, username: string, password: string, remember: boolean): Promise<SessionView> {
+    return this.requireSession(environmentId).loginWithPassword(username, password, remember);
+  }
+
+  async loginWithMagicToken(environmentId: string, token: string): Promise<SessionView> {
+    return this.requireSession(environmentId).loginWithMagicToken(token);
+  }
+
+  async logout(environmentId: string): Promise<SessionView> {
+    return this.requireSession(environmentId).logout();
+  }
+
+  /** Re-reads `/config` and the stored token (the "review" action after an error). */
+  async retry(environmentId: string): Promise<SessionView> {
+    return this.requireSession(environmentId).start();
+  }
+
+  session(environmentId: string): EnvironmentSession | undefined {
+    return this.sessions.get(environmentId);
+  }
+
+  // ---- API, inbox, notifications ------------------------------------------------------
+
+  call<Op extends ProxiedOperation>(environmentId: string, operation: Op, params: unknown): Promise<ApiResult<Op>> {
+    return this.proxy.call(environmentId, operation, params);
+  }
+
+  inboxList(filter: InboxFilter = {}): InboxItem[] {
+    return this.inbox.list(filter);
+  }
+
+  markInboxRead(ids?: readonly string[], filter: InboxFilter = {}): number {
+    return this.inbox.markRead(ids, filter);
+  }
+
+  notificationSettings(): NotificationSettings {
+    return this.notifier.getSettings();
+  }
+
+  async setNotificationSettings(settings: NotificationSettings): Promise<void> {
+    this.notifier.setSettings(settings);
+    await this.settingsFile.save(settings);
+  }
+
+  vaultStatus(): VaultStatus {
+    return this.vault.status();
+  }
+
+  /** A notification was clicked: tell the renderer what to open (reading is the user's action). */
+  open(target: NotificationTarget): void {
+    this.emit({ type: 'open', target });
+  }
+
+  /** `svc-monitor://<environment>/tasks/<id>` → an `open` event for the renderer. */
+  openDeepLink(url: string): NotificationTarget {
+    let link;
+    try {
+      link = parseDeepLink(url);
+    } catch (err) {
+      throw new ConsoleError('invalid-arguments', (err as DeepLinkError).message);
+    }
+    const env = this.store.find(link.environment);
+    if (!env) throw new ConsoleError('not-found', `deep link: no environment named "${link.environment}"`);
+    const target: NotificationTarget = { kind: 'task', environmentId: env.id, taskId: link.taskId };
+    this.emit({ type: 'open', target });
+    return target;
+  }
+
+  // ---- internals ----------------------------------------------------------------------
+
+  private requireSession(environmentId: string): EnvironmentSession {
+    const s = this.sessions.get(environmentId);
+    if (!s) throw new ConsoleError('not-found', `Unknown environment "${environmentId}"`);
+    return s;
+  }
+
+  private statusOf(env: Environment): EnvironmentStatusView {
+    const session = this.sessions.get(env.id);
+    const view: SessionView = session?.view() ?? {
+      environmentId: env.id,
+      auth: 'starting',
+      canManage: false,
+      managementEnabled: false,
+      requireAuthentication: true,
+      hasRememberedPassword: false,
+    };
+    const hub = this.hub.state(env.id);
+    const live = liveStatusOf(view, hub);
+    return { ...env, session: view, hub, live: live.live, ...(live.message ? { statusMessage: live.message } : {}) };
+  }
+
+  private emitStatus(environmentId: string): void {
+    const env = this.store.get(environmentId);
+    if (env) this.emit({ type: 'status', environment: this.statusOf(env) });
+  }
+
+  private syncing: Promise<void> = Promise.resolve();
+
+  private syncSessions(): Promise<void> {
+    this.syncing = this.syncing.then(() => this.doSync()).catch(() => undefined);
+    return this.syncing;
+  }
+
+  private async doSync(): Promise<void> {
+    const envs = this.store.list();
+    const ids = new Set(envs.map((e) => e.id));
+    for (const [id, session] of this.sessions) {
+      if (ids.has(id)) continue;
+      session.stop();
+      this.sessions.delete(id);
+      await this.hub.unwatch(id);
+      await this.vault.delete(id);
+      this.inbox.removeEnvironment(id);
+    }
+    const started: Promise<unknown>[] = [];
+    for (const env of envs) {
+      if (this.sessions.has(env.id)) continue;
+      const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault });
+      this.sessions.set(env.id, session);
+      session.onChange(() => this.emitStatus(env.id));
+      this.hub.watch(session);
+      started.push(session.start());
+    }
+    await Promise.all(started);
+    this.emit({ type: 'environments', environments: this.environments() });
+  }
+
+  private emit(event: RendererEvent): void {
+    for (const l of this.listeners) l(event);
+  }
+}

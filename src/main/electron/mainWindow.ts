@@ -1,0 +1,58 @@
+import { app, BrowserWindow, screen, shell, session } from 'electron';
+import { appOrigins, decideNavigation, decideWindowOpen } from '../window/navigationPolicy.js';
+import { buildContentSecurityPolicy } from '../window/contentSecurityPolicy.js';
+import { buildWindowOptions } from '../window/windowOptions.js';
+import { fitToDisplays, loadWindowState, saveWindowState, type WindowState } from '../window/windowState.js';
+import { APP_ORIGIN } from '../window/appProtocol.js';
+
+export interface MainWindowInput {
+  preloadPath: string;
+  iconPath?: string;
+  devServerUrl?: string;
+}
+
+/** The one window: hardened options, navigation denied, CSP, remembered bounds. */
+export async function createMainWindow(input: MainWindowInput): Promise<BrowserWindow> {
+  const userData = app.getPath('userData');
+  const state = fitToDisplays(await loadWindowState(userData), screen.getAllDisplays().map((d) => d.workArea));
+  const win = new BrowserWindow(buildWindowOptions({ preloadPath: input.preloadPath, state, ...(input.iconPath ? { iconPath: input.iconPath } : {}) }));
+  if (state.maximized) win.maximize();
+
+  const origins = appOrigins(input.devServerUrl);
+  const contents = win.webContents;
+  contents.on('will-navigate', (event, url) => {
+    if (decideNavigation(url, origins).action !== 'allow') event.preventDefault();
+  });
+  contents.on('will-redirect', (event, url) => {
+    if (decideNavigation(url, origins).action !== 'allow') event.preventDefault();
+  });
+  contents.on('will-attach-webview', (event) => event.preventDefault());
+  contents.setWindowOpenHandler(({ url }) => {
+    const d = decideWindowOpen(url);
+    if (d.action === 'open-external') void shell.openExternal(d.url);
+    return { action: 'deny' };
+  });
+  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  if (input.devServerUrl) {
+    const csp = buildContentSecurityPolicy({ devServerUrl: input.devServerUrl });
+    session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+      callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [csp] } });
+    });
+  }
+
+  let saveTimer: NodeJS.Timeout | undefined;
+  const remember = () => {
+    if (saveTimer) clearTimeout(saveTimer);
+    saveTimer = setTimeout(() => {
+      if (win.isDestroyed()) return;
+      const b = win.getNormalBounds();
+      const next: WindowState = { x: b.x, y: b.y, width: b.width, height: b.height, maximized: win.isMaximized() };
+      void saveWindowState(userData, next);
+    }, 500);
+  };
+  for (const e of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(e as 'resize', remember);
+
+  win.once('ready-to-show', () => win.show());
+  await win.loadURL(input.devServerUrl ?? `${APP_ORIGIN}/`);
+  return win;
+}

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { readJsonFile } from '../files/readJsonFile.js';
+import { writeFileAtomic } from '../files/writeFileAtomic.js';
+import {
+  describeZodError,
+  environmentInputSchema,
+  environmentPatchSchema,
+  environmentSchema,
+  type Environment,
+  type EnvironmentInput,
+} from './environment.js';
+
+export const ENVIRONMENTS_FILE = 'environments.json';
+export const EXPORT_FORMAT = 'svc-monitor-environments';
+
+export class EnvironmentValidationError extends Error {
+  override name = 'EnvironmentValidationError';
+}
+
+const fileSchema = z.object({ version: z.literal(1), environments: z.array(environmentSchema) });
+const exportSchema = z.object({
+  format: z.literal(EXPORT_FORMAT),
+  version: z.literal(1),
+  environments: z.array(environmentInputSchema),
+});
+
+export type ImportMode = 'merge' | 'replace';
+export interface ImportResult {
+  added: number;
+  updated: number;
+  removedIds: string[];
+}
+
+type Listener = (environments: readonly Environment[]) => void;
+
+/**
+ * The list of environments, kept in `environments.json` under the app's user-data folder.
+ * Holds no secrets (those live in the CredentialVault). Every mutation validates, writes the
+ * file atomically and notifies listeners.
+ */
+export class EnvironmentStore {
+  private environments: Environment[] = [];
+  private readonly listeners = new Set<Listener>();
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(private readonly file: string) {}
+
+  static async open(userDataDir: string): Promise<EnvironmentStore> {
+    const store = new EnvironmentStore(join(userDataDir, ENVIRONMENTS_FILE));
+    const raw = await readJsonFile(store.file);
+    if (raw !== undefined) {
+      const parsed = fileSchema.safeParse(raw);
+      if (!parsed.success) throw new Error(`${store.file} is invalid: ${describeZodError(parsed.error)}`);
+      store.environments = parsed.data.environments;
+    }
+    return store;
+  }
+
+  list(): readonly Environment[] {
+    return this.environments.map((e) => ({ ...e }));
+  }
+
+  get(id: string): Environment | undefined {
+    const e = this.environments.find((x) => x.id === id);
+    return e ? { ...e } : undefined;
+  }
+
+  /** By id, else by name (case-insensitive): what a deep link names. */
+  find(idOrName: string): Environment | undefined {
+    const lower = idOrName.toLowerCase();
+    const e = this.environments.find((x) => x.id === idOrName) ?? this.environments.find((x) => x.name.toLowerCase() === lower);
+    return e ? { ...e } : undefined;
+  }
+
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async add(input: EnvironmentInput): Promise<Environment> {
+    const parsed = environmentInputSchema.safeParse(input);
+    if (!parsed.success) throw new EnvironmentValidationError(describeZodError(parsed.error));
+    this.assertUniqueName(parsed.data.name);
+    const env: Environment = { id: randomUUID(), ...parsed.data };
+    await this.commit([...this.environments, env]);
+    return { ...env };
+  }
+
+  async update(id: string, patch: Partial<EnvironmentInput>): Promise<Environment> {
+    const index = this.indexOf(id);
+    const parsed = environmentPatchSchema.safeParse(patch);
+    if (!parsed.success) throw new EnvironmentValidationError(describeZodError(parsed.error));
+    const next: Environment = { ...this.environments[index]!, ...stripUndefined(parsed.data) };
+    if (parsed.data.name !== undefined) this.assertUniqueName(parsed.data.name, id);
+    const list = [...this.environments];
+    list[index] = next;
+    await this.commit(list);
+    return { ...next };
+  }
+
+  async remove(id: string): Promise<void> {
+    this.indexOf(id);
+    await this.commit(this.environments.filter((e) => e.id !== id));
+  }
+
+  /** `ids` must be a permutation of the current ids. */
+  async reorder(ids: readonly string[]): Promise<void> {
+    const current = new Set(this.environments.map((e) => e.id));
+    if (ids.length !== current.size || new Set(ids).size !== ids.length || ids.some((id) => !current.has(id))) {
+      throw new EnvironmentValidationError('reorder needs every environment id exactly once');
+    }
+    await this.commit(ids.map((id) => this.environments.find((e) => e.id === id)!));
+  }
+
+  /** The list as a JSON document without ids and without any secret. */
+  exportJson(): string {
+    const environments = this.environments.map(({ id: _id, ...rest }) => rest);
+    return JSON.stringify({ format: EXPORT_FORMAT, version: 1, environments }, null, 2);
+  }
+
+  /**
+   * Imports an exported list. `merge`: an entry whose name exists updates that environment
+   * (id kept), others are added. `replace`: the list becomes the imported one (environments
+   * whose name is kept keep their id; the ids of removed ones are returned so that their
+   * secrets can be deleted).
+   */
+  async importJson(text: string, mode: ImportMode): Promise<ImportResult> {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new EnvironmentValidationError('import: not valid JSON');
+    }
+    const parsed = exportSchema.safeParse(raw);
+    if (!parsed.success) throw new EnvironmentValidationError(`import: ${describeZodError(parsed.error)}`);
+    const names = new Set<string>();
+    for (const e of parsed.data.environments) {
+      const key = e.name.toLowerCase();
+      if (names.has(key)) throw new EnvironmentValidationError(`import: duplicate name "${e.name}"`);
+      names.add(key);
+    }
+    const byName = new Map(this.environments.map((e) => [e.name.toLowerCase(), e]));
+    let added = 0;
+    let updated = 0;
+    const imported: Environment[] = parsed.data.environments.map((input) => {
+      const existing = byName.get(input.name.toLowerCase());
+      if (existing) {
+        updated++;
+        return { ...stripUndefined(input), id: existing.id } as Environment;
+      }
+      added++;
+      return { id: randomUUID(), ...stripUndefined(input) } as Environment;
+    });
+    let list: Environment[];
+    let removedIds: string[] = [];
+    if (mode === 'replace') {
+      const keep = new Set(imported.map((e) => e.id));
+      removedIds = this.environments.filter((e) => !keep.has(e.id)).map((e) => e.id);
+      list = imported;
+    } else {
+      const importedById = new Map(imported.map((e) => [e.id, e]));
+      list = this.environments.map((e) => importedById.get(e.id) ?? e);
+      for (const e of imported) if (!this.environments.some((x) => x.id === e.id)) list.push(e);
+    }
+    await this.commit(list);
+    return { added, updated, removedIds };
+  }
+
+  private indexOf(id: string): number {
+    const index = this.environments.findIndex((e) => e.id === id);
+    if (index < 0) throw new EnvironmentValidationError(`unknown environment id "${id}"`);
+    return index;
+  }
+
+  private assertUniqueName(name: string, exceptId?: string): void {
+    const lower = name.trim().toLowerCase();
+    if (this.environments.some((e) => e.id !== exceptId && e.name.toLowerCase() === lower)) {
+      throw new EnvironmentValidationError(`name: an environment named "${name.trim()}" already exists`);
+    }
+  }
+
+  private async commit(list: Environment[]): Promise<void> {
+    const text = JSON.stringify({ version: 1, environments: list }, null, 2);
+    const write = this.writing.then(() => writeFileAtomic(this.file, text));
+    this.writing = write.catch(() => undefined);
+    await write;
+    this.environments = list;
+    const snapshot = this.list();
+    for (const l of this.listeners) l(snapshot);
+  }
+}
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/** One monitored host running the service. */
+export interface Environment {
+  id: string;
+  name: string;
+  /** Host address, e.g. `https://ops.example.com`; the API lives under `/svc-monitoring/api`. */
+  baseUrl: string;
+  /** `#rrggbb`, tints the window chrome when active. */
+  colour: string;
+  isProduction: boolean;
+  group?: string;
+  favourite?: boolean;
+}
+
+/** The fields a user edits (the id is assigned by the store). */
+export type EnvironmentInput = Omit<Environment, 'id'>;
+
+export const ENVIRONMENT_NAME_MAX = 80;
+
+export function normaliseBaseUrl(value: string): string {
+  const url = new URL(value);
+  // Keep a path prefix (a host may mount the app under a sub-path), drop a trailing slash,
+  // a query and a fragment.
+  const path = url.pathname.replace(/\/+$/, '');
+  return `${url.protocol}//${url.host}${path}`;
+}
+
+export const baseUrlSchema = z
+  .string()
+  .trim()
+  .min(1, 'baseUrl is required')
+  .max(2048, 'baseUrl is too long')
+  .refine((v) => {
+    try {
+      const u = new URL(v);
+      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && u.username === '' && u.password === '';
+    } catch {
+      return false;
+    }
+  }, 'baseUrl must be an http:// or https:// URL without credentials')
+  .transform(normaliseBaseUrl);
+
+export const environmentInputSchema = z.strictObject({
+  name: z
+    .string()
+    .trim()
+    .min(1, 'name is required')
+    .max(ENVIRONMENT_NAME_MAX, `name is longer than ${ENVIRONMENT_NAME_MAX} characters`)
+    .refine((v) => !/[\u0000-\u001f/]/.test(v), 'name must not contain "/" or control characters'),
+  baseUrl: baseUrlSchema,
+  colour: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, 'colour must be #rrggbb')
+    .transform((v) => v.toLowerCase()),
+  isProduction: z.boolean(),
+  group: z.string().trim().max(60, 'group is longer than 60 characters').optional(),
+  favourite: z.boolean().optional(),
+});
+
+export const environmentPatchSchema = environmentInputSchema.partial();
+
+export const environmentSchema = environmentInputSchema.extend({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, "_" or "-"'),
+});
+
+/** Formats a zod error as one line naming the offending fields. */
+export function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .map((i) => `${i.path.length > 0 ? i.path.join('.') : 'value'}: ${i.message}`)
+    .join('; ');
+}

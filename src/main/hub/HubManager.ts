@@ -1,0 +1,196 @@
+import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type ILogger } from '@microsoft/signalr';
+import type { SvcEvent } from '../../../server/src/contracts/events.js';
+import type { EnvironmentSession } from '../session/EnvironmentSession.js';
+
+/** Live-connection state of one environment's hub. */
+export type HubState =
+  /** Not watched, or the session is not authenticated. */
+  | 'idle'
+  | 'connecting'
+  | 'connected'
+  | 'reconnecting'
+  /** The host has no hub (standalone registration): the dashboard polls. */
+  | 'unavailable'
+  /** Gave up for now (sticky message); retried after `retryAfterFailureMs`. */
+  | 'error';
+
+export interface HubManagerOptions {
+  onEvent: (environmentId: string, event: SvcEvent) => void;
+  onState?: (environmentId: string, state: HubState, message?: string) => void;
+  /** Delays of the client's automatic reconnect (default 0, 2 s, 5 s, 10 s, 30 s). */
+  reconnectDelaysMs?: number[];
+  /** After reconnect gives up, try again from scratch after this long (default 30 s). */
+  retryAfterFailureMs?: number;
+  log?: (environmentId: string, level: 'warn' | 'error', message: string) => void;
+}
+
+interface Watched {
+  session: EnvironmentSession;
+  connection?: HubConnection;
+  state: HubState;
+  message?: string;
+  unsubscribe: () => void;
+  retryTimer?: NodeJS.Timeout;
+  starting?: Promise<void>;
+}
+
+const TOKEN_EXPIRED = 'Token expired';
+
+/**
+ * One `@microsoft/signalr` connection per watched environment: connects while the session
+ * is authenticated, reconnects automatically, renews the session on Close "Token expired"
+ * (or stops and leaves the re-login prompt to the session), forwards every `SvcEvent`.
+ */
+export class HubManager {
+  private readonly watched = new Map<string, Watched>();
+
+  constructor(private readonly options: HubManagerOptions) {}
+
+  watch(session: EnvironmentSession): void {
+    const id = session.environmentId;
+    if (this.watched.has(id)) return;
+    const entry: Watched = { session, state: 'idle', unsubscribe: () => undefined };
+    this.watched.set(id, entry);
+    entry.unsubscribe = session.onChange((view) => {
+      if (view.auth === 'authenticated') void this.ensureStarted(entry);
+      else void this.stopConnection(entry, 'idle');
+    });
+    if (session.view().auth === 'authenticated') void this.ensureStarted(entry);
+  }
+
+  async unwatch(environmentId: string): Promise<void> {
+    const entry = this.watched.get(environmentId);
+    if (!entry) return;
+    this.watched.delete(environmentId);
+    entry.unsubscribe();
+    await this.stopConnection(entry, 'idle', false);
+  }
+
+  state(environmentId: string): { state: HubState; message?: string } {
+    const e = this.watched.get(environmentId);
+    if (!e) return { state: 'idle' };
+    return e.message !== undefined ? { state: e.state, message: e.message } : { state: e.state };
+  }
+
+  /** Resolves once the environment's connection is in `state` (tests, harness). */
+  async whenState(environmentId: string, state: HubState, timeoutMs = 10_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.state(environmentId).state !== state) {
+      if (Date.now() > deadline) throw new Error(`hub of ${environmentId} did not reach ${state} (is ${this.state(environmentId).state})`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.watched.keys()].map((id) => this.unwatch(id)));
+  }
+
+  private setState(entry: Watched, state: HubState, message?: string): void {
+    entry.state = state;
+    entry.message = message;
+    this.options.onState?.(entry.session.environmentId, state, message);
+  }
+
+  private ensureStarted(entry: Watched): Promise<void> {
+    if (entry.starting) return entry.starting;
+    const c = entry.connection;
+    if (c && c.state !== HubConnectionState.Disconnected) return Promise.resolve();
+    entry.starting = this.start(entry).finally(() => {
+      entry.starting = undefined;
+    });
+    return entry.starting;
+  }
+
+  private async start(entry: Watched): Promise<void> {
+    const id = entry.session.environmentId;
+    if (entry.retryTimer) clearTimeout(entry.retryTimer);
+    entry.retryTimer = undefined;
+    const url = entry.session.hubUrl();
+    if (!url) return;
+    const delays = this.options.reconnectDelaysMs ?? [0, 2_000, 5_000, 10_000, 30_000];
+    const connection = new HubConnectionBuilder()
+      .withUrl(url, { accessTokenFactory: async () => (await entry.session.freshToken()) ?? '' })
+      .withAutomaticReconnect(delays)
+      .configureLogging(this.logger(id))
+      .build();
+    entry.connection = connection;
+    connection.on('SvcEvent', (event: SvcEvent) => {
+      if (entry.connection === connection) this.options.onEvent(id, event);
+    });
+    connection.onreconnecting((error) => {
+      if (entry.connection !== connection) return;
+      if (error?.message.includes(TOKEN_EXPIRED)) {
+        this.setState(entry, 'reconnecting', TOKEN_EXPIRED);
+        void entry.session.handleRejected(TOKEN_EXPIRED).then((renewed) => {
+          // Without a new token the reconnect cannot succeed: stop; the session shows the prompt.
+          if (!renewed && entry.connection === connection) void this.stopConnection(entry, 'idle');
+        });
+        return;
+      }
+      this.setState(entry, 'reconnecting', error?.message);
+    });
+    connection.onreconnected(() => {
+      if (entry.connection === connection) this.setState(entry, 'connected');
+    });
+    connection.onclose((error) => {
+      if (entry.connection !== connection) return;
+      entry.connection = undefined;
+      if (entry.session.view().auth !== 'authenticated') {
+        this.setState(entry, 'idle');
+        return;
+      }
+      this.setState(entry, 'error', error?.message ?? 'The live connection closed');
+      this.scheduleRetry(entry);
+    });
+    this.setState(entry, 'connecting');
+    try {
+      await connection.start();
+      if (entry.connection === connection) this.setState(entry, 'connected');
+    } catch (err) {
+      if (entry.connection !== connection) return;
+      entry.connection = undefined;
+      const message = err instanceof Error ? err.message : String(err);
+      const status = (err as { statusCode?: number }).statusCode;
+      if (status === 404) {
+        this.setState(entry, 'unavailable', 'This environment has no live hub (standalone mode): the dashboard polls instead');
+        return;
+      }
+      if (status === 401) {
+        const renewed = await entry.session.handleRejected('The hub rejected the session token');
+        if (renewed) return this.start(entry);
+        this.setState(entry, 'idle');
+        return;
+      }
+      this.setState(entry, 'error', message);
+      this.scheduleRetry(entry);
+    }
+  }
+
+  private scheduleRetry(entry: Watched): void {
+    if (!this.watched.has(entry.session.environmentId)) return;
+    entry.retryTimer = setTimeout(() => {
+      entry.retryTimer = undefined;
+      if (entry.session.view().auth === 'authenticated') void this.ensureStarted(entry);
+    }, this.options.retryAfterFailureMs ?? 30_000);
+    entry.retryTimer.unref?.();
+  }
+
+  private async stopConnection(entry: Watched, state: HubState, report = true): Promise<void> {
+    if (entry.retryTimer) clearTimeout(entry.retryTimer);
+    entry.retryTimer = undefined;
+    const c = entry.connection;
+    entry.connection = undefined;
+    if (report) this.setState(entry, state);
+    else entry.state = state;
+    if (c) await c.stop().catch(() => undefined);
+  }
+
+  private logger(environmentId: string): ILogger {
+    return {
+      log: (level: LogLevel, message: string) => {
+        if (level >= LogLevel.Error) this.options.log?.(environmentId, 'error', message);
+        else if (level === LogLevel.Warning) this.options.log?.(environmentId, 'warn', message);
+      },
+    };
+  }
+}

@@ -1,0 +1,151 @@
+import type { SvcEvent } from '../../../server/src/contracts/events.js';
+import type { FailureInbox, InboxItem } from './FailureInbox.js';
+import { DEFAULT_NOTIFICATION_SETTINGS, notifies, type NotificationSettings } from './notificationSettings.js';
+
+/** What a click on a notification opens. */
+export type NotificationTarget =
+  | { kind: 'task'; environmentId: string; taskId: string }
+  | { kind: 'inbox'; environmentId?: string; burstId?: string }
+  | { kind: 'environment'; environmentId: string };
+
+export interface FailureNotification {
+  environmentId: string;
+  burstId: string;
+  title: string;
+  body: string;
+  isProduction: boolean;
+  count: number;
+  target: NotificationTarget;
+}
+
+/** Shows native notifications (Electron `Notification` in the wiring). */
+export interface NotificationSink {
+  show(notification: FailureNotification): void;
+}
+/** Shows the unread count (tray icon/tooltip, dock/taskbar badge in the wiring). */
+export interface BadgeSink {
+  setUnreadCount(count: number): void;
+}
+
+export interface EnvironmentInfo {
+  id: string;
+  name: string;
+  isProduction: boolean;
+}
+
+export interface FailureNotifierOptions {
+  inbox: FailureInbox;
+  notifications: NotificationSink;
+  badge: BadgeSink;
+  environment: (id: string) => EnvironmentInfo | undefined;
+  /** A burst gathers the failures of one environment for this long (default 4 s). */
+  burstWindowMs?: number;
+  settings?: NotificationSettings;
+}
+
+interface Burst {
+  id: string;
+  items: InboxItem[];
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * Task Failed and Timeout events → the failure inbox, and one native notification per burst
+ * and environment ("4 tasks failed in Production"), never one per event. Scope (all or
+ * chosen environments) and per-environment mute apply to notifications and to the badge;
+ * the inbox keeps every failure.
+ */
+export class FailureNotifier {
+  private settings: NotificationSettings;
+  private readonly bursts = new Map<string, Burst>();
+  private burstSequence = 0;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly options: FailureNotifierOptions) {
+    this.settings = options.settings ?? DEFAULT_NOTIFICATION_SETTINGS;
+    this.unsubscribe = options.inbox.onChange(() => this.updateBadge());
+    this.updateBadge();
+  }
+
+  getSettings(): NotificationSettings {
+    return structuredClone(this.settings);
+  }
+
+  setSettings(settings: NotificationSettings): void {
+    this.settings = structuredClone(settings);
+    this.updateBadge();
+  }
+
+  /** Feed every hub event here; only Failed and Timeout count. */
+  handle(environmentId: string, event: SvcEvent): void {
+    if (event.kind !== 'Failed' && event.kind !== 'Timeout') return;
+    const environment = this.options.environment(environmentId);
+    if (!environment) return;
+    let burst = this.bursts.get(environmentId);
+    if (!burst) {
+      const id = `b${++this.burstSequence}`;
+      const timer = setTimeout(() => this.flush(environmentId), this.options.burstWindowMs ?? 4_000);
+      timer.unref?.();
+      burst = { id, items: [], timer };
+      this.bursts.set(environmentId, burst);
+    }
+    burst.items.push(this.options.inbox.add(environment, event as SvcEvent & { kind: 'Failed' | 'Timeout' }, burst.id));
+  }
+
+  /** Closes every open burst now (app quitting, tests). */
+  flushAll(): void {
+    for (const id of [...this.bursts.keys()]) this.flush(id);
+  }
+
+  dispose(): void {
+    for (const b of this.bursts.values()) clearTimeout(b.timer);
+    this.bursts.clear();
+    this.unsubscribe();
+  }
+
+  private flush(environmentId: string): void {
+    const burst = this.bursts.get(environmentId);
+    if (!burst) return;
+    clearTimeout(burst.timer);
+    this.bursts.delete(environmentId);
+    const environment = this.options.environment(environmentId);
+    if (!environment || burst.items.length === 0 || !notifies(this.settings, environmentId)) return;
+    this.options.notifications.show(describeBurst(environment, burst.id, burst.items));
+  }
+
+  private updateBadge(): void {
+    this.options.badge.setUnreadCount(this.options.inbox.unreadCount((id) => notifies(this.settings, id)));
+  }
+}
+
+/** The text of a burst's notification. */
+export function describeBurst(environment: EnvironmentInfo, burstId: string, items: readonly InboxItem[]): FailureNotification {
+  const count = items.length;
+  const prefix = environment.isProduction ? '⚠ PRODUCTION · ' : '';
+  const failed = items.filter((i) => i.kind === 'Failed').length;
+  const timedOut = count - failed;
+  if (count === 1) {
+    const item = items[0]!;
+    const shortType = item.taskType.split('.').pop() ?? item.taskType;
+    return {
+      environmentId: environment.id,
+      burstId,
+      isProduction: environment.isProduction,
+      count,
+      title: `${prefix}${item.kind === 'Failed' ? 'Task failed' : 'Task timed out'} in ${environment.name}`,
+      body: `${shortType}: ${item.message}`.slice(0, 240),
+      target: { kind: 'task', environmentId: environment.id, taskId: item.taskId },
+    };
+  }
+  const parts = [failed > 0 ? `${failed} failed` : '', timedOut > 0 ? `${timedOut} timed out` : ''].filter(Boolean).join(', ');
+  const types = [...new Set(items.map((i) => i.taskType.split('.').pop() ?? i.taskType))];
+  return {
+    environmentId: environment.id,
+    burstId,
+    isProduction: environment.isProduction,
+    count,
+    title: `${prefix}${count} tasks failed in ${environment.name}`,
+    body: `${parts}: ${types.slice(0, 3).join(', ')}${types.length > 3 ? ` and ${types.length - 3} more types` : ''}`,
+    target: { kind: 'inbox', environmentId: environment.id, burstId },
+  };
+}

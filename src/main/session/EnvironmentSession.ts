@@ -1,0 +1,333 @@
+import type { AxiosInstance } from 'axios';
+import type {
+  LoginResponse,
+  MagicResponse,
+  MonitoringConfig,
+  ValidateResponse,
+} from '../../../server/src/contracts/task.js';
+import { ConsoleError } from '../ConsoleError.js';
+import type { CredentialVault } from '../credentials/CredentialVault.js';
+import type { Environment } from '../environments/environment.js';
+import { createHttpClient, DEFAULT_API_BASE_PATH, httpError, networkError } from './httpClient.js';
+import type { AuthState, SessionView } from './sessionView.js';
+
+export interface EnvironmentSessionOptions {
+  vault: CredentialVault;
+  timeoutMs?: number;
+  /** Re-login with a remembered password this long before expiry (default 60 s). */
+  renewBeforeMs?: number;
+  now?: () => number;
+}
+
+type Listener = (view: SessionView) => void;
+
+const MAX_TIMER_MS = 2_147_000_000;
+
+/**
+ * Authentication with one environment (spec §4.1/§4.2, D8): `/config` for the hub path and
+ * `managementEnabled`, `/auth/validate` of a stored token at start, password or magic-token
+ * login, expiry tracking (a remembered password renews silently; otherwise the session asks
+ * for a re-login), and rejection handling for the API proxy and the hub.
+ */
+export class EnvironmentSession {
+  private environment: Environment;
+  private http: AxiosInstance;
+  private config: MonitoringConfig | undefined;
+  private auth: AuthState = 'starting';
+  private token: string | undefined;
+  private expiresAt: string | undefined;
+  private username: string | undefined;
+  private canManage = false;
+  private hasPassword = false;
+  private message: string | undefined;
+  private expiryTimer: NodeJS.Timeout | undefined;
+  private renewing: Promise<boolean> | undefined;
+  private readonly listeners = new Set<Listener>();
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(environment: Environment, private readonly options: EnvironmentSessionOptions) {
+    this.environment = environment;
+    this.http = createHttpClient(this.apiBaseUrl(), options.timeoutMs ?? 15_000);
+    this.now = options.now ?? Date.now;
+  }
+
+  get environmentId(): string {
+    return this.environment.id;
+  }
+  get baseUrl(): string {
+    return this.environment.baseUrl;
+  }
+  /** The axios instance bound to this environment's API base. */
+  get client(): AxiosInstance {
+    return this.http;
+  }
+
+  onChange(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  view(): SessionView {
+    return {
+      environmentId: this.environment.id,
+      auth: this.auth,
+      canManage: this.canManage,
+      managementEnabled: this.config?.managementEnabled ?? false,
+      requireAuthentication: this.config?.requireAuthentication ?? true,
+      hasRememberedPassword: this.hasPassword,
+      ...(this.username !== undefined ? { username: this.username } : {}),
+      ...(this.config ? { hubPath: this.config.signalRHubPath, eventDebounceMs: this.config.eventDebounceMs } : {}),
+      ...(this.expiresAt !== undefined ? { expiresAt: this.expiresAt } : {}),
+      ...(this.message !== undefined ? { message: this.message } : {}),
+    };
+  }
+
+  /** Hub URL (absolute) once `/config` answered. */
+  hubUrl(): string | undefined {
+    if (!this.config) return undefined;
+    return new URL(this.config.signalRHubPath, this.environment.baseUrl + '/').toString();
+  }
+
+  /** The environment changed (e.g. its URL was edited): start over. */
+  async replaceEnvironment(environment: Environment): Promise<void> {
+    const urlChanged = environment.baseUrl !== this.environment.baseUrl;
+    this.environment = environment;
+    if (urlChanged) {
+      this.http = createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000);
+      this.config = undefined;
+      await this.start();
+    }
+  }
+
+  /** Reads `/config`, then validates a stored token (or logs in with a remembered password). */
+  async start(): Promise<SessionView> {
+    this.stopped = false;
+    try {
+      await this.loadConfig();
+    } catch (err) {
+      this.set('error', { message: err instanceof Error ? err.message : String(err) });
+      return this.view();
+    }
+    if (!this.config!.requireAuthentication) {
+      this.setAuthenticated({ canManage: false });
+      return this.view();
+    }
+    const secret = await this.options.vault.get(this.environment.id);
+    this.hasPassword = secret?.password !== undefined;
+    this.username = secret?.username;
+    if (secret?.token) {
+      try {
+        const validated = await this.validate(secret.token);
+        if (validated) return this.view();
+      } catch (err) {
+        this.set('error', { message: (err as Error).message });
+        return this.view();
+      }
+    }
+    if (secret?.password && secret.username) {
+      if (await this.renewWithPassword()) return this.view();
+      return this.view();
+    }
+    this.set(secret?.token ? 'relogin-required' : 'logged-out', secret?.token ? { message: 'The saved session was rejected or has expired' } : {});
+    return this.view();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.clearTimer();
+  }
+
+  async loginWithPassword(username: string, password: string, remember: boolean): Promise<SessionView> {
+    await this.ensureConfig();
+    const response = await this.post<LoginResponse>('/auth/login', { username, password }, 'Login');
+    await this.options.vault.update(this.environment.id, {
+      token: response.token,
+      expiresAt: response.expiresAt,
+      username: response.username,
+      canManage: response.canManage,
+      password: remember ? password : undefined,
+    });
+    this.hasPassword = remember;
+    this.setAuthenticated({ token: response.token, expiresAt: response.expiresAt, username: response.username, canManage: response.canManage });
+    return this.view();
+  }
+
+  async loginWithMagicToken(magicToken: string): Promise<SessionView> {
+    await this.ensureConfig();
+    const response = await this.post<MagicResponse>('/auth/magic', { token: magicToken }, 'Magic-link login');
+    // A magic session is read-only (spec §4.2); a remembered password would not apply.
+    await this.options.vault.update(this.environment.id, {
+      token: response.token,
+      expiresAt: response.expiresAt,
+      username: response.username,
+      canManage: false,
+      password: undefined,
+    });
+    this.hasPassword = false;
+    this.setAuthenticated({ token: response.token, expiresAt: response.expiresAt, username: response.username, canManage: false });
+    return this.view();
+  }
+
+  async logout(): Promise<SessionView> {
+    await this.options.vault.delete(this.environment.id);
+    this.token = undefined;
+    this.expiresAt = undefined;
+    this.username = undefined;
+    this.canManage = false;
+    this.hasPassword = false;
+    this.clearTimer();
+    this.set(this.config && !this.config.requireAuthentication ? 'authenticated' : 'logged-out');
+    return this.view();
+  }
+
+  /** The bearer for a request; undefined when none is needed or none is usable. */
+  currentToken(): string | undefined {
+    return this.auth === 'authenticated' ? this.token : undefined;
+  }
+
+  /** Waits for a renewal in flight, then returns the bearer (hub accessTokenFactory). */
+  async freshToken(): Promise<string | undefined> {
+    if (this.renewing) await this.renewing;
+    return this.currentToken();
+  }
+
+  /**
+   * The server rejected the token (API 401, hub Close "Token expired"). Renews with a
+   * remembered password once, else asks for a re-login. Resolves true when a new token is
+   * in place.
+   */
+  async handleRejected(reason: string): Promise<boolean> {
+    if (this.config && !this.config.requireAuthentication) return false;
+    if (this.renewing) return this.renewing;
+    if (this.hasPassword && (await this.renewWithPassword())) return true;
+    if (this.auth !== 'logged-out') this.set('relogin-required', { message: reason });
+    return false;
+  }
+
+  private apiBaseUrl(): string {
+    return this.environment.baseUrl + (this.config?.apiBasePath ?? DEFAULT_API_BASE_PATH);
+  }
+
+  private async ensureConfig(): Promise<void> {
+    if (!this.config) await this.loadConfig();
+  }
+
+  private async loadConfig(): Promise<void> {
+    let response;
+    try {
+      response = await this.http.get<MonitoringConfig>('/config');
+    } catch (err) {
+      throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
+    }
+    if (response.status !== 200) throw httpError(response, `${this.environment.baseUrl} /config`);
+    const config = response.data;
+    if (!config || typeof config !== 'object' || typeof config.signalRHubPath !== 'string' || typeof config.requireAuthentication !== 'boolean') {
+      throw new ConsoleError('http', `${this.environment.baseUrl} does not look like a Svc Monitor service (unexpected /config answer)`);
+    }
+    const apiBase = typeof config.apiBasePath === 'string' && config.apiBasePath.startsWith('/') ? config.apiBasePath : DEFAULT_API_BASE_PATH;
+    const rebase = apiBase !== (this.config?.apiBasePath ?? DEFAULT_API_BASE_PATH);
+    this.config = { ...config, apiBasePath: apiBase };
+    if (rebase) this.http = createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000);
+  }
+
+  /** true: token valid and in place; false: rejected (401). Throws on a network error. */
+  private async validate(token: string): Promise<boolean> {
+    let response;
+    try {
+      response = await this.http.post<ValidateResponse>('/auth/validate', { token }, { headers: { Authorization: `Bearer ${token}` } });
+    } catch (err) {
+      throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
+    }
+    if (response.status === 401 || (response.status === 200 && response.data?.isValid === false)) return false;
+    if (response.status !== 200) throw httpError(response, 'Token validation');
+    const v = response.data;
+    const secret = await this.options.vault.get(this.environment.id);
+    const expiresAt = v.expiresAt ?? secret?.expiresAt;
+    this.setAuthenticated({ token, username: v.username, canManage: v.canManage, ...(expiresAt ? { expiresAt } : {}) });
+    return true;
+  }
+
+  private renewWithPassword(): Promise<boolean> {
+    if (this.renewing) return this.renewing;
+    this.renewing = (async () => {
+      try {
+        const secret = await this.options.vault.get(this.environment.id);
+        if (!secret?.password || !secret.username) return false;
+        await this.loginWithPassword(secret.username, secret.password, true);
+        return true;
+      } catch (err) {
+        const e = err as ConsoleError;
+        if (e.code === 'login-required') {
+          // The remembered password no longer works: forget it.
+          await this.options.vault.update(this.environment.id, { password: undefined, token: undefined });
+          this.hasPassword = false;
+          this.set('relogin-required', { message: 'The remembered password was refused' });
+        } else {
+          this.set('error', { message: e.message });
+        }
+        return false;
+      } finally {
+        this.renewing = undefined;
+      }
+    })();
+    return this.renewing;
+  }
+
+  private async post<T>(path: string, body: unknown, what: string): Promise<T> {
+    let response;
+    try {
+      response = await this.http.post<T>(path, body);
+    } catch (err) {
+      throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
+    }
+    if (response.status === 200) return response.data;
+    if (response.status === 401) throw new ConsoleError('login-required', `${what} refused: invalid credentials`, 401);
+    if (response.status === 429) {
+      const e = httpError(response, what);
+      throw new ConsoleError('http', `${what}: too many attempts${e.retryAfterSeconds ? `, try again in ${e.retryAfterSeconds} s` : ''}`, 429, e.problem, e.retryAfterSeconds);
+    }
+    if (response.status === 404 && path === '/auth/magic') throw new ConsoleError('http', 'This environment has no magic link configured', 404);
+    throw httpError(response, what);
+  }
+
+  private setAuthenticated(values: { token?: string; expiresAt?: string; username?: string; canManage: boolean }): void {
+    this.token = values.token;
+    this.expiresAt = values.expiresAt;
+    if (values.username !== undefined) this.username = values.username;
+    this.canManage = values.canManage;
+    this.scheduleExpiry();
+    this.set('authenticated');
+  }
+
+  private scheduleExpiry(): void {
+    this.clearTimer();
+    if (this.stopped || !this.expiresAt) return;
+    const expiry = Date.parse(this.expiresAt);
+    if (Number.isNaN(expiry)) return;
+    const renewAt = this.hasPassword ? expiry - (this.options.renewBeforeMs ?? 60_000) : expiry;
+    const delay = Math.min(Math.max(0, renewAt - this.now()), MAX_TIMER_MS);
+    this.expiryTimer = setTimeout(() => {
+      this.expiryTimer = undefined;
+      if (delay === MAX_TIMER_MS) return this.scheduleExpiry();
+      void this.handleRejected('The session expired');
+    }, delay);
+    this.expiryTimer.unref?.();
+  }
+
+  private clearTimer(): void {
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+  }
+
+  private set(auth: AuthState, extra: { message?: string } = {}): void {
+    this.auth = auth;
+    this.message = extra.message;
+    if (auth !== 'authenticated') {
+      this.token = auth === 'relogin-required' || auth === 'logged-out' ? undefined : this.token;
+      if (auth !== 'error') this.clearTimer();
+    }
+    const view = this.view();
+    for (const l of this.listeners) l(view);
+  }
+}

@@ -1,0 +1,54 @@
+import type { EnvironmentStatusView, LiveStatus } from '../environmentStatus.js';
+
+/** A plain description of the tray menu; the wiring turns it into an Electron Menu. */
+export type TrayMenuItem =
+  | { kind: 'action'; id: 'show' | 'inbox' | 'quit'; label: string }
+  | { kind: 'environment'; environmentId: string; label: string; enabled: true }
+  | { kind: 'separator' }
+  | { kind: 'label'; label: string };
+
+const STATUS_LABEL: Record<LiveStatus, string> = {
+  connecting: 'connecting…',
+  connected: 'connected',
+  reconnecting: 'reconnecting…',
+  polling: 'polling',
+  'logged-out': 'logged out',
+  'relogin-required': 'log in again',
+  error: 'error',
+};
+
+const STATUS_MARK: Record<LiveStatus, string> = {
+  connecting: '◌',
+  connected: '●',
+  reconnecting: '◐',
+  polling: '○',
+  'logged-out': '○',
+  'relogin-required': '⚠',
+  error: '✖',
+};
+
+/** Show, environments with their status, the inbox with its unread count, quit. */
+export function buildTrayMenuTemplate(environments: readonly EnvironmentStatusView[], unread: number): TrayMenuItem[] {
+  const items: TrayMenuItem[] = [{ kind: 'action', id: 'show', label: 'Show Svc Monitor' }, { kind: 'separator' }];
+  if (environments.length === 0) items.push({ kind: 'label', label: 'No environments yet' });
+  for (const e of environments) {
+    items.push({
+      kind: 'environment',
+      environmentId: e.id,
+      enabled: true,
+      label: `${STATUS_MARK[e.live]} ${e.name}${e.isProduction ? ' (production)' : ''} — ${STATUS_LABEL[e.live]}`,
+    });
+  }
+  items.push(
+    { kind: 'separator' },
+    { kind: 'action', id: 'inbox', label: unread > 0 ? `Failure inbox (${unread} unread)` : 'Failure inbox' },
+    { kind: 'separator' },
+    { kind: 'action', id: 'quit', label: 'Quit' },
+  );
+  return items;
+}
+
+/** Tooltip of the tray icon. */
+export function trayTooltip(unread: number): string {
+  return unread === 0 ? 'Svc Monitor' : `Svc Monitor — ${unread} unread ${unread === 1 ? 'failure' : 'failures'}`;
+}
