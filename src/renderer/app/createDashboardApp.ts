@@ -1,0 +1,25 @@
+import { createApp, type App as VueApp } from 'vue';
+import { createPinia, type Pinia } from 'pinia';
+import type { Router, RouterHistory } from 'vue-router';
+import App from './App.vue';
+import { PLATFORM_KEY } from '../platform/inject.js';
+import type { Platform } from '../platform/Platform.js';
+import { createAppRouter } from './router.js';
+import '../styles/app.css';
+
+export interface DashboardApp {
+  app: VueApp;
+  router: Router;
+  pinia: Pinia;
+}
+
+/** Builds the dashboard over a Platform (web or desktop) and a router history. */
+export function createDashboardApp(platform: Platform, history: RouterHistory): DashboardApp {
+  const app = createApp(App);
+  app.provide(PLATFORM_KEY, platform);
+  const pinia = createPinia();
+  app.use(pinia);
+  const router = createAppRouter(history, pinia);
+  app.use(router);
+  return { app, router, pinia };
+}

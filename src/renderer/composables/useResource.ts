@@ -1,0 +1,68 @@
+import { onScopeDispose, ref, shallowRef, watch, type Ref, type ShallowRef } from 'vue';
+import { describeError } from '../platform/ApiError.js';
+import { useLiveStore } from '../stores/live.js';
+
+export interface Resource<T> {
+  data: ShallowRef<T | undefined>;
+  error: Ref<string | null>;
+  /** True while a request is in flight (the previous data stays visible). */
+  loading: Ref<boolean>;
+  /** True until the first answer (data or error) arrived for the current key. */
+  initial: Ref<boolean>;
+  reload: () => Promise<void>;
+}
+
+/**
+ * Loads data for a page and reloads it when `key()` changes (data of another key is dropped)
+ * and, when `live` is on, whenever the live store invalidates the cache (data kept meanwhile).
+ */
+export function useResource<T>(loader: () => Promise<T>, options: { key?: () => unknown; live?: boolean } = {}): Resource<T> {
+  const data = shallowRef<T | undefined>(undefined);
+  const error = ref<string | null>(null);
+  const loading = ref(false);
+  const initial = ref(true);
+  let seq = 0;
+  let disposed = false;
+
+  async function reload(): Promise<void> {
+    const mine = ++seq;
+    loading.value = true;
+    try {
+      const result = await loader();
+      if (mine !== seq || disposed) return;
+      data.value = result;
+      error.value = null;
+    } catch (e) {
+      if (mine !== seq || disposed) return;
+      error.value = describeError(e);
+    } finally {
+      if (mine === seq && !disposed) {
+        loading.value = false;
+        initial.value = false;
+      }
+    }
+  }
+
+  const keyFn = options.key ?? (() => null);
+  watch(
+    () => JSON.stringify(keyFn() ?? null),
+    () => {
+      data.value = undefined;
+      error.value = null;
+      initial.value = true;
+      void reload();
+    },
+    { immediate: true },
+  );
+  if (options.live !== false) {
+    const live = useLiveStore();
+    watch(
+      () => live.version,
+      () => void reload(),
+    );
+  }
+  onScopeDispose(() => {
+    disposed = true;
+  });
+  return { data, error, loading, initial, reload };
+}

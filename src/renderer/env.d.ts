@@ -1,0 +1,13 @@
+/// <reference types="vite/client" />
+declare module '*.vue' {
+  import type { DefineComponent } from 'vue';
+  const component: DefineComponent<object, object, unknown>;
+  export default component;
+}
+import 'vue-router';
+declare module 'vue-router' {
+  interface RouteMeta {
+    public?: boolean;
+    title?: string;
+  }
+}
