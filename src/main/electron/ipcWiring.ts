@@ -2,7 +2,7 @@ import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { createIpcDispatcher } from '../ipc/ipcDispatcher.js';
 import { IPC_CHANNEL_NAMES, IPC_PREFIX, RENDERER_EVENT_CHANNEL } from '../ipc/ipcChannelNames.js';
-import { decideWindowOpen } from '../window/navigationPolicy.js';
+import { decideWindowOpen, originOf } from '../window/navigationPolicy.js';
 
 /**
  * One `ipcMain.handle` per channel; a call from any frame other than the app's own top
@@ -19,11 +19,8 @@ export function wireIpc(services: ConsoleServices, allowedOrigins: readonly stri
   const fromApp = (event: IpcMainInvokeEvent): boolean => {
     const frame = event.senderFrame;
     if (!frame || frame.parent !== null) return false;
-    try {
-      return allowedOrigins.includes(new URL(frame.url).origin);
-    } catch {
-      return false;
-    }
+    const origin = originOf(frame.url);
+    return origin !== undefined && allowedOrigins.includes(origin);
   };
   for (const name of IPC_CHANNEL_NAMES) {
     ipcMain.handle(IPC_PREFIX + name, (event, ...args: unknown[]) => {

@@ -4,7 +4,16 @@ export type NavigationDecision = { action: 'allow' } | { action: 'deny' } | { ac
 
 /** Origins the window may show: the app itself (or the dev server in development). */
 export function appOrigins(devServerUrl?: string): string[] {
-  return devServerUrl ? [APP_ORIGIN, new URL(devServerUrl).origin] : [APP_ORIGIN];
+  return devServerUrl ? [APP_ORIGIN, originOf(devServerUrl)!] : [APP_ORIGIN];
+}
+
+/**
+ * `scheme://host[:port]` of a URL. (Node's URL reports origin "null" for schemes it does not
+ * know as special, such as `app:`, which Electron registers as standard.)
+ */
+export function originOf(url: string): string | undefined {
+  const u = parse(url);
+  return u && u.host !== '' ? `${u.protocol}//${u.host}` : undefined;
 }
 
 function parse(url: string): URL | undefined {
@@ -17,8 +26,8 @@ function parse(url: string): URL | undefined {
 
 /** `will-navigate` / `will-redirect`: in-app URLs only; nothing else, not even externally. */
 export function decideNavigation(url: string, allowedOrigins: readonly string[]): NavigationDecision {
-  const u = parse(url);
-  if (u && allowedOrigins.includes(u.origin)) return { action: 'allow' };
+  const origin = originOf(url);
+  if (origin !== undefined && allowedOrigins.includes(origin)) return { action: 'allow' };
   return { action: 'deny' };
 }
 

@@ -1,0 +1,95 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConsoleServices } from '../../src/main/ConsoleServices.js';
+import { IPC_ARGUMENTS } from '../../src/main/ipc/ipcArgumentSchemas.js';
+import { IPC_CHANNEL_NAMES } from '../../src/main/ipc/ipcChannelNames.js';
+import { createIpcDispatcher, type IpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
+import { makeTempDir } from './support/tempDir.js';
+
+const GUID = '0b6c1f7e-2a44-4d4b-9f3e-1f2a3b4c5d6e';
+
+/** For every channel: argument lists that main must refuse. */
+const BAD_ARGUMENTS: Record<(typeof IPC_CHANNEL_NAMES)[number], unknown[][]> = {
+  'environments.list': [['extra']],
+  'environments.add': [[], [{ name: 'x' }], [{ name: 'x', baseUrl: 'file:///etc/passwd', colour: '#000000', isProduction: false }], [{ name: 'x', baseUrl: 'http://h', colour: '#000000', isProduction: 'yes' }]],
+  'environments.update': [['../../etc', {}], ['abc', { baseUrl: 'javascript:alert(1)' }], ['abc', { unknown: 1 }]],
+  'environments.remove': [[42], ['a b'], []],
+  'environments.reorder': [['abc'], [[1, 2]]],
+  'environments.export': [[1]],
+  'environments.import': [['{}'], ['{}', 'overwrite'], ['x'.repeat(1_000_001), 'merge']],
+  'session.get': [[null]],
+  'session.loginPassword': [['abc', { username: 'a', password: 'b' }], ['abc', { username: '', password: 'b', remember: false }], ['abc', { username: 'a', password: 'b', remember: true, token: 'x' }]],
+  'session.loginMagic': [['abc', ''], ['abc', 7]],
+  'session.logout': [[{}]],
+  'session.retry': [['abc', 'extra']],
+  'api.call': [['abc', 'auth.login', {}], ['abc', 'tasks.get', 'id'], ['abc', 'not.an.operation', {}], ['abc', 'tasks.list']],
+  'inbox.list': [[], [{ environmentId: 5 }], [{ unread: true }]],
+  'inbox.markRead': [[{ ids: 'all' }], [{ ids: [1] }]],
+  'notifications.getSettings': [[{}]],
+  'notifications.setSettings': [[{ scope: 'some', chosenEnvironmentIds: [], mutedEnvironmentIds: [] }], [{ scope: 'all' }]],
+  'vault.status': [['x']],
+  'deepLink.open': [[{}], ['x'.repeat(3000)]],
+  'shell.openExternal': [['file:///etc/passwd'], ['javascript:alert(1)'], ['smb://host/share'], ['not a url']],
+};
+
+describe('IPC argument validation in main', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let services: ConsoleServices;
+  let dispatch: IpcDispatcher;
+  const opened: string[] = [];
+
+  beforeEach(async () => {
+    ({ dir, cleanup } = await makeTempDir());
+    services = await ConsoleServices.create({ userDataDir: dir, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    dispatch = createIpcDispatcher(services, { openExternal: async (url) => void opened.push(url) });
+  });
+  afterEach(async () => {
+    await services.dispose();
+    await cleanup();
+  });
+
+  it('has one validator per bridge channel and nothing else', () => {
+    expect(Object.keys(IPC_ARGUMENTS).sort()).toEqual([...IPC_CHANNEL_NAMES].sort());
+    expect(Object.keys(BAD_ARGUMENTS).sort()).toEqual([...IPC_CHANNEL_NAMES].sort());
+  });
+
+  for (const channel of IPC_CHANNEL_NAMES) {
+    it(`refuses bad arguments on ${channel} with an invalid-arguments error`, async () => {
+      for (const args of BAD_ARGUMENTS[channel]) {
+        const result = await dispatch(channel, args);
+        expect(result.ok, `${channel} ${JSON.stringify(args).slice(0, 80)}`).toBe(false);
+        if (!result.ok) {
+          expect(result.error.code).toBe('invalid-arguments');
+          expect(result.error.message.startsWith(channel)).toBe(true);
+        }
+      }
+    });
+  }
+
+  it('refuses an unknown channel', async () => {
+    expect(await dispatch('fs.readFile', ['/etc/passwd'])).toEqual({ ok: false, error: { code: 'not-found', message: 'Unknown IPC channel "fs.readFile"' } });
+  });
+
+  it('runs valid calls, and the API proxy validates each operation’s own parameters', async () => {
+    const added = await dispatch('environments.add', [{ name: 'Local', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false }]);
+    expect(added.ok).toBe(true);
+    const id = (added as { value: { id: string } }).value.id;
+    const list = await dispatch('environments.list', []);
+    expect(list.ok && (list.value as Array<{ name: string }>).map((e) => e.name)).toEqual(['Local']);
+
+    const badGuid = await dispatch('api.call', [id, 'tasks.get', { id: 'not-a-guid' }]);
+    expect(badGuid).toMatchObject({ ok: false, error: { code: 'invalid-arguments', message: expect.stringMatching(/tasks.get: id: must be a GUID/) } });
+    const badStatus = await dispatch('api.call', [id, 'tasks.list', { statuses: ['Exploded'] }]);
+    expect(badStatus).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
+    const extraKey = await dispatch('api.call', [id, 'tasks.counts', { sneaky: 1 }]);
+    expect(extraKey).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
+    const pageSize = await dispatch('api.call', [id, 'tasks.list', { pageSize: 100_000 }]);
+    expect(pageSize).toMatchObject({ ok: false, error: { code: 'invalid-arguments', message: expect.stringMatching(/pageSize/) } });
+    // Valid params reach the network: port 9 on loopback refuses the connection.
+    const unreachable = await dispatch('api.call', [id, 'tasks.get', { id: GUID }]);
+    expect(unreachable).toMatchObject({ ok: false });
+
+    expect(await dispatch('shell.openExternal', ['https://example.com/docs'])).toEqual({ ok: true, value: null });
+    expect(opened).toEqual(['https://example.com/docs']);
+  });
+});
