@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { SvcEvent } from '../../server/src/contracts/events.js';
+import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
+import { FailureNotifier, type FailureNotification } from '../../src/main/notifications/FailureNotifier.js';
+
+const envs = {
+  prod: { id: 'prod', name: 'Production', isProduction: true },
+  stg: { id: 'stg', name: 'Staging', isProduction: false },
+};
+let n = 0;
+function failed(kind: 'Failed' | 'Timeout' | 'Completed' = 'Failed', at = new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString()): SvcEvent {
+  n++;
+  return {
+    kind,
+    taskId: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
+    eventDateUtc: at,
+    severity: kind === 'Failed' ? 'Error' : kind === 'Timeout' ? 'Warning' : 'Information',
+    taskType: `Billing.Invoices.Task${n}`,
+    message: `boom ${n}`,
+  };
+}
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('FailureNotifier and the failure inbox', () => {
+  let notifier: FailureNotifier | undefined;
+  afterEach(() => notifier?.dispose());
+
+  function setup(burstWindowMs = 60) {
+    const inbox = new FailureInbox();
+    const shown: FailureNotification[] = [];
+    const badge: number[] = [];
+    notifier = new FailureNotifier({
+      inbox,
+      notifications: { show: (x) => shown.push(x) },
+      badge: { setUnreadCount: (c) => badge.push(c) },
+      environment: (id) => envs[id as keyof typeof envs],
+      burstWindowMs,
+    });
+    return { inbox, shown, badge, notifier };
+  }
+
+  it('coalesces a burst per environment into one notification, ignores non-failures, counts unread on the badge', async () => {
+    const { inbox, shown, badge, notifier } = setup();
+    for (let i = 0; i < 3; i++) notifier.handle('prod', failed());
+    notifier.handle('prod', failed('Timeout'));
+    notifier.handle('prod', failed('Completed'));
+    notifier.handle('stg', failed());
+    expect(shown).toEqual([]);
+    expect(badge.at(-1)).toBe(5);
+    await tick(120);
+    expect(shown).toHaveLength(2);
+    const prod = shown.find((s) => s.environmentId === 'prod')!;
+    expect(prod.title).toBe('⚠ PRODUCTION · 4 tasks failed in Production');
+    expect(prod.body).toMatch(/^3 failed, 1 timed out: /);
+    expect(prod.isProduction).toBe(true);
+    expect(prod.target).toEqual({ kind: 'inbox', environmentId: 'prod', burstId: prod.burstId });
+    const stg = shown.find((s) => s.environmentId === 'stg')!;
+    expect(stg.title).toBe('Task failed in Staging');
+    expect(stg.target).toMatchObject({ kind: 'task', environmentId: 'stg' });
+    expect(inbox.list({ burstId: prod.burstId })).toHaveLength(4);
+
+    // A new failure after the window opens a new burst.
+    notifier.handle('prod', failed());
+    await tick(120);
+    expect(shown).toHaveLength(3);
+    expect(shown[2]!.burstId).not.toBe(prod.burstId);
+  });
+
+  it('keeps the inbox newest first and marks items, bursts or environments read', () => {
+    const { inbox, badge, notifier } = setup(10_000);
+    notifier.handle('stg', failed('Failed', '2026-01-01T10:00:00.000Z'));
+    notifier.handle('prod', failed('Failed', '2026-01-01T12:00:00.000Z'));
+    notifier.handle('prod', failed('Failed', '2026-01-01T11:00:00.000Z'));
+    expect(inbox.list().map((i) => i.eventDateUtc)).toEqual(['2026-01-01T12:00:00.000Z', '2026-01-01T11:00:00.000Z', '2026-01-01T10:00:00.000Z']);
+    expect(inbox.markRead([inbox.list()[0]!.id])).toBe(1);
+    expect(badge.at(-1)).toBe(2);
+    expect(inbox.markRead(undefined, { environmentId: 'stg' })).toBe(1);
+    expect(inbox.list({ unreadOnly: true }).map((i) => i.environmentName)).toEqual(['Production']);
+    expect(badge.at(-1)).toBe(1);
+    notifier.flushAll();
+  });
+
+  it('honours scope and per-environment mute for notifications and badge, but the inbox records everything', async () => {
+    const { inbox, shown, badge, notifier } = setup();
+    notifier.setSettings({ scope: 'chosen', chosenEnvironmentIds: ['prod'], mutedEnvironmentIds: [] });
+    notifier.handle('stg', failed());
+    notifier.handle('prod', failed());
+    await tick(120);
+    expect(shown.map((s) => s.environmentId)).toEqual(['prod']);
+    expect(badge.at(-1)).toBe(1);
+    notifier.setSettings({ scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: ['prod'] });
+    expect(badge.at(-1)).toBe(1); // stg now counts, prod is muted
+    notifier.handle('prod', failed());
+    await tick(120);
+    expect(shown).toHaveLength(1);
+    expect(inbox.list()).toHaveLength(3);
+  });
+});
