@@ -44,9 +44,9 @@ export const useLiveStore = defineStore('live', () => {
   let debounceTimer: ReturnType<typeof setTimeout> | undefined;
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let seq = 0;
-  let running = false;
+  const running = ref(false);
 
-  const polling = computed(() => running && POLLING_STATES.has(state.value));
+  const polling = computed(() => running.value && POLLING_STATES.has(state.value));
   const counts = computed(() => {
     const byKind: Partial<Record<SvcEventKind, number>> = {};
     for (const e of events.value) byKind[e.kind] = (byKind[e.kind] ?? 0) + 1;
@@ -97,20 +97,20 @@ export const useLiveStore = defineStore('live', () => {
     state.value = next;
     detail.value = why;
     // Coming back after a gap: whatever happened meanwhile was missed, refresh once.
-    if (next === 'connected' && !wasConnected && running) invalidate();
+    if (next === 'connected' && !wasConnected && running.value) invalidate();
     updatePolling();
   }
 
   function start(options: LiveStartOptions): void {
     stop();
-    running = true;
+    running.value = true;
     debounceMs.value = Math.max(0, options.debounceMs);
     pollIntervalMs.value = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
     connection = platform.connectLive(receive, setState);
   }
 
   function stop(): void {
-    running = false;
+    running.value = false;
     if (debounceTimer !== undefined) clearTimeout(debounceTimer);
     debounceTimer = undefined;
     const current = connection;

@@ -1,0 +1,132 @@
+import type { ApiOperation, ApiParams, ApiResult } from '../../../../server/src/contracts/api.js';
+import type { DesktopBridge } from '../../../preload/bridge.js';
+import type { SessionView } from '../../../main/session/sessionView.js';
+import type { LiveConnection, LiveState, Platform, SessionInfo } from '../Platform.js';
+import { invoke } from './bridgeClient.js';
+
+/** What a management action asks the user before it runs (the shell shows the dialog). */
+export interface ManagementConfirmation {
+  operation: 'management.requeue' | 'management.resume' | 'management.cancel';
+  taskId: string;
+  environmentName: string;
+  isProduction: boolean;
+}
+
+export interface DesktopPlatformOptions {
+  bridge: DesktopBridge;
+  environmentId: string;
+  environmentName: string;
+  isProduction: boolean;
+  /** The session as main reported it when the dashboard was mounted. */
+  session: SessionView;
+  /** Asks the user to confirm a management action; false cancels it. */
+  confirmManagement: (request: ManagementConfirmation) => Promise<boolean>;
+  /** A session change the dashboard made (login, logout) that the shell must follow. */
+  onSessionChanged?: (view: SessionView) => void;
+}
+
+const HUB_TO_LIVE: Record<string, LiveState> = {
+  idle: 'disconnected',
+  connecting: 'connecting',
+  connected: 'connected',
+  reconnecting: 'reconnecting',
+  unavailable: 'unavailable',
+  error: 'reconnecting',
+};
+
+export class ManagementCancelledError extends Error {
+  override name = 'ManagementCancelledError';
+  constructor() {
+    super('Cancelled: nothing was changed.');
+  }
+}
+
+/**
+ * The desktop Platform: every call goes over the preload bridge to main, which holds the
+ * token, validates the parameters and makes the HTTP call. Login and logout go to the
+ * environment's session in main; live events come from main's hub connection.
+ */
+export function createDesktopPlatform(options: DesktopPlatformOptions): Platform {
+  const { bridge, environmentId } = options;
+  let view = options.session;
+  const changed = (next: SessionView) => {
+    view = next;
+    options.onSessionChanged?.(next);
+  };
+
+  async function call<Op extends ApiOperation>(op: Op, params: ApiParams<Op>): Promise<ApiResult<Op>> {
+    switch (op) {
+      case 'auth.login': {
+        const p = params as ApiParams<'auth.login'>;
+        const next = await invoke(bridge, 'session.loginPassword', environmentId, { username: p.username, password: p.password, remember: false });
+        changed(next);
+        return { token: '', username: next.username ?? p.username, expiresAt: next.expiresAt ?? '', canManage: next.canManage } as ApiResult<Op>;
+      }
+      case 'auth.magic': {
+        const next = await invoke(bridge, 'session.loginMagic', environmentId, (params as ApiParams<'auth.magic'>).token);
+        changed(next);
+        return { token: '', username: next.username ?? '', expiresAt: next.expiresAt ?? '' } as ApiResult<Op>;
+      }
+      case 'auth.validate': {
+        const next = await invoke(bridge, 'session.get', environmentId);
+        return { isValid: next.auth === 'authenticated', username: next.username ?? '', canManage: next.canManage, ...(next.expiresAt ? { expiresAt: next.expiresAt } : {}) } as ApiResult<Op>;
+      }
+      case 'management.requeue':
+      case 'management.resume':
+      case 'management.cancel': {
+        const confirmed = await options.confirmManagement({
+          operation: op,
+          taskId: (params as { id: string }).id,
+          environmentName: options.environmentName,
+          isProduction: options.isProduction,
+        });
+        if (!confirmed) throw new ManagementCancelledError();
+        break;
+      }
+    }
+    return (await invoke(bridge, 'api.call', environmentId, op as never, params as Record<string, unknown>)) as ApiResult<Op>;
+  }
+
+  const session = {
+    load(): SessionInfo | null {
+      if (view.auth !== 'authenticated' || !view.requireAuthentication) return null;
+      return { username: view.username ?? '', canManage: view.canManage, ...(view.expiresAt ? { expiresAt: view.expiresAt } : {}) };
+    },
+    save(): void {
+      // main keeps the session; nothing to store in the renderer.
+    },
+    clear(): void {
+      if (view.auth === 'authenticated') void invoke(bridge, 'session.logout', environmentId).then(changed, () => undefined);
+    },
+  };
+
+  function connectLive(onEvent: Parameters<Platform['connectLive']>[0], onState: (state: LiveState, detail?: string) => void): LiveConnection {
+    const off = bridge.onEvent((e) => {
+      if (e.type === 'svcEvent' && e.environmentId === environmentId) onEvent(e.event);
+      else if (e.type === 'status' && e.environment.id === environmentId) {
+        const hub = e.environment.hub;
+        onState(e.environment.live === 'relogin-required' ? 'unauthorized' : (HUB_TO_LIVE[hub.state] ?? 'connecting'), hub.message);
+      }
+    });
+    void invoke(bridge, 'environments.list').then((list) => {
+      const env = list.find((x) => x.id === environmentId);
+      if (env) onState(HUB_TO_LIVE[env.hub.state] ?? 'connecting', env.hub.message);
+    });
+    return {
+      async stop() {
+        off();
+        onState('disconnected');
+      },
+    };
+  }
+
+  return {
+    name: 'desktop',
+    capabilities: { manage: true, notifications: true },
+    call,
+    session,
+    connectLive,
+    // main raises native notifications for failures (coalesced); nothing to do per page.
+    notify: () => undefined,
+  };
+}
