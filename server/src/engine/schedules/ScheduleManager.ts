@@ -8,7 +8,7 @@ export interface DurableScheduleDefinition {
   request?: unknown;
   /** Exactly one of cron or every. */
   cron?: string;
-  /** Interval: milliseconds, or a duration string like '5m', '1h', '30s'. */
+  /** Interval: milliseconds, or a duration string like '5m', '1h', '30s', '1h30m'. */
   every?: number | string;
   /** IANA time zone, default 'UTC'. */
   timeZone?: string;
@@ -31,10 +31,33 @@ export interface ScheduleOperationResult {
 
 /** The schedule manager of spec §1 (ITaskScheduleManager). */
 export interface ScheduleManager {
-  /** Creates or changes a durable schedule; returns the schedule row's id. */
+  /**
+   * Creates or changes a durable schedule; returns the schedule row's id.
+   * Bad input → TypeError naming the field. A cancelled key → ScheduleOperationError 'Conflict'.
+   * A definition that cannot be evaluated (unknown zone, cron that never fires) →
+   * ScheduleOperationError 'Unavailable'. Nothing is written in either case.
+   */
   upsert(definition: DurableScheduleDefinition): Promise<string>;
   cancel(key: string): Promise<ScheduleOperationResult>;
   resume(key: string): Promise<ScheduleOperationResult>;
   /** Puts a terminal (Failed or Cancelled) occurrence back in the queue (spec §3). */
   requeue(occurrenceId: string): Promise<ScheduleOperationResult>;
+  /**
+   * Management entry points addressed by the schedule ROW id (spec §4.12): resolve the row's task
+   * key and call cancel/resume; NotFound for an unknown id, Conflict for a row that is not a
+   * durable schedule or has no key.
+   */
+  cancelTask(scheduleId: string): Promise<ScheduleOperationResult>;
+  resumeTask(scheduleId: string): Promise<ScheduleOperationResult>;
+}
+
+/** Thrown by `upsert` when the schedule cannot be written (nothing is written). */
+export class ScheduleOperationError extends Error {
+  constructor(
+    readonly status: Extract<ManagementStatus, 'Conflict' | 'Unavailable'>,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ScheduleOperationError';
+  }
 }

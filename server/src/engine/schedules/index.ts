@@ -1,17 +1,51 @@
-// SEAM (temporary): replaced by the durable-schedules implementation. Until then every
-// operation reports NotSupported so that nothing pretends to work.
+import { selectScheduleByKey } from '../../storage/sql/schedules/selectScheduleByKey.js';
+import { selectTaskById } from '../../storage/sql/schedules/selectTaskById.js';
 import type { EngineInternals } from '../EngineInternals.js';
-import type { ScheduleManager } from './ScheduleManager.js';
-export type { DurableScheduleDefinition, ScheduleManager, ScheduleOperationResult } from './ScheduleManager.js';
+import { cancelScheduleRow } from './cancelSchedule.js';
+import { OccurrenceMaterializer, type MaterializerOptions } from './OccurrenceMaterializer.js';
+import { requeueOccurrence } from './requeueOccurrence.js';
+import { resumeScheduleRow } from './resumeSchedule.js';
+import type { ScheduleManager, ScheduleOperationResult } from './ScheduleManager.js';
+import { upsertSchedule } from './upsertSchedule.js';
 
-export function createScheduleManager(_internals: EngineInternals): ScheduleManager {
-  const unsupported = async () => ({ status: 'NotSupported' as const, message: 'Durable schedules are not available in this build.' });
+export type { DurableScheduleDefinition, ScheduleManager, ScheduleOperationResult } from './ScheduleManager.js';
+export { ScheduleOperationError } from './ScheduleManager.js';
+export { OccurrenceMaterializer, DEFAULT_MATERIALIZER_OPTIONS, type MaterializerOptions, type MaterializeOutcome } from './OccurrenceMaterializer.js';
+export { planOccurrences, type OccurrencePlan, type PlanInput } from './MisfirePlanner.js';
+
+/** Options of durable schedules (createEngine may pass them through as `schedules`). */
+export type ScheduleManagerOptions = Partial<MaterializerOptions>;
+
+export interface DurableScheduleManager extends ScheduleManager {
+  /** The ticker registered on the engine; tests may call `tick(now)` directly. */
+  readonly materializer: OccurrenceMaterializer;
+}
+
+/**
+ * DESIGN §4.3: the schedule manager exposed as `engine.schedules`. Registers the occurrence
+ * materializer as an engine ticker (every `intervalMs`, default 1 s).
+ */
+export function createScheduleManager(internals: EngineInternals, options: ScheduleManagerOptions = {}): DurableScheduleManager {
+  const materializer = new OccurrenceMaterializer(internals, options);
+  internals.addTicker('occurrence-materializer', (now) => void materializer.tick(now), materializer.options.intervalMs);
+
+  const byKey = (key: string, run: (row: NonNullable<ReturnType<typeof selectScheduleByKey>>) => ScheduleOperationResult): ScheduleOperationResult => {
+    if (typeof key !== 'string' || key === '') return { status: 'NotFound', message: 'A schedule key is required.' };
+    const row = selectScheduleByKey(internals.db, key);
+    return row ? run(row) : { status: 'NotFound', message: `No durable schedule with key "${key}".` };
+  };
+  const byId = (id: string, run: (row: NonNullable<ReturnType<typeof selectTaskById>>) => ScheduleOperationResult): ScheduleOperationResult => {
+    const row = typeof id === 'string' ? selectTaskById(internals.db, id) : undefined;
+    return row ? run(row) : { status: 'NotFound', message: 'No task with this id.' };
+  };
+
   return {
-    upsert: async () => {
-      throw new Error('Durable schedules are not available in this build.');
-    },
-    cancel: unsupported,
-    resume: unsupported,
-    requeue: unsupported,
+    materializer,
+    upsert: async (definition) => upsertSchedule(internals, definition),
+    cancel: async (key) => byKey(key, (row) => cancelScheduleRow(internals, row)),
+    resume: async (key) => byKey(key, (row) => resumeScheduleRow(internals, materializer, row)),
+    requeue: async (occurrenceId) => requeueOccurrence(internals, occurrenceId),
+    cancelTask: async (id) => byId(id, (row) => cancelScheduleRow(internals, row)),
+    resumeTask: async (id) => byId(id, (row) => resumeScheduleRow(internals, materializer, row)),
   };
 }

@@ -1,5 +1,6 @@
 import { migration001Tasks } from './001_tasks.js';
 import { migration002ReadModels } from './002_readModels.js';
+import { migration003Schedules } from './003_schedules.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -14,4 +15,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'tasks and history tables', sql: migration001Tasks },
   { version: 2, name: 'read models (counters and run buckets) with triggers', sql: migration002ReadModels },
+  { version: 3, name: 'durable schedules: due-schedule index', sql: migration003Schedules },
 ];

@@ -1,0 +1,61 @@
+import { isScheduleRow, type ScheduleRow } from '../../storage/sql/schedules/ScheduleRow.js';
+import { selectTaskById } from '../../storage/sql/schedules/selectTaskById.js';
+import { setScheduleHalt } from '../../storage/sql/schedules/setScheduleHalt.js';
+import type { EngineInternals } from '../EngineInternals.js';
+import { createSlotSource } from './createSlotSource.js';
+import type { OccurrenceMaterializer } from './OccurrenceMaterializer.js';
+import { ScheduleOperationError, type ScheduleOperationResult } from './ScheduleManager.js';
+import { parseStoredDefinition } from './StoredScheduleDefinition.js';
+
+/**
+ * Resume (spec §3): releases a halt, keeps cursor and backlog, and re-plans the backlog at once
+ * against the current definition (it may halt again). A schedule without a halt answers
+ * Succeeded with releasedHalt=false. Unevaluable definition → Unavailable, nothing written.
+ */
+export function resumeScheduleRow(
+  internals: EngineInternals,
+  materializer: OccurrenceMaterializer,
+  row: ScheduleRow,
+): ScheduleOperationResult {
+  const { db } = internals;
+  if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
+  if (row.task_key === null) {
+    return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
+  }
+  if (row.status !== 'Pending') {
+    return { status: 'Conflict', message: `The schedule is ${row.status}; only an active schedule can be resumed.`, taskId: row.id };
+  }
+  try {
+    createSlotSource(parseStoredDefinition(row.schedule_definition!));
+  } catch (err) {
+    if (err instanceof ScheduleOperationError) return { status: 'Unavailable', message: err.message, taskId: row.id };
+    throw err;
+  }
+  const releasedHalt = db
+    .transaction((): boolean => {
+      const fresh = selectTaskById(db, row.id)!;
+      if (fresh.halt === null) return false;
+      setScheduleHalt(db, row.id, null);
+      return true;
+    })
+    .immediate();
+  let haltedAgain = false;
+  try {
+    haltedAgain = materializer.materializeSchedule(row.id, internals.now()).halted;
+  } catch (err) {
+    if (!(err instanceof ScheduleOperationError)) throw err;
+  }
+  const after = selectTaskById(db, row.id)!;
+  const result: ScheduleOperationResult = {
+    status: 'Succeeded',
+    message: !releasedHalt
+      ? 'The schedule was not halted; nothing to release.'
+      : haltedAgain
+        ? 'Halt released; the re-planned backlog is still over the overflow cap, so the schedule halted again.'
+        : 'Halt released; the backlog was re-planned.',
+    taskId: row.id,
+    releasedHalt,
+  };
+  if (after.scheduled_at !== null) result.nextRunUtc = new Date(after.scheduled_at).toISOString();
+  return result;
+}

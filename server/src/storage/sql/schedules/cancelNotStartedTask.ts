@@ -1,0 +1,13 @@
+import type { Database } from 'better-sqlite3';
+import { preparedStatement } from './preparedStatement.js';
+
+/** Pending/Queued/WaitingQueue → Cancelled. Returns false when the row had started meanwhile. */
+export function cancelNotStartedTask(db: Database, id: string): boolean {
+  return (
+    preparedStatement(
+      db,
+      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
+        WHERE id = ? AND status IN ('Pending', 'Queued', 'WaitingQueue')`,
+    ).run(id).changes === 1
+  );
+}

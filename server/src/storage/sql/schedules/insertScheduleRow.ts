@@ -1,0 +1,30 @@
+import type { Database } from 'better-sqlite3';
+import type { AuditLevel, MisfirePolicy } from '../../../contracts/index.js';
+import { preparedStatement } from './preparedStatement.js';
+
+export interface NewScheduleRow {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  taskKey: string;
+  auditLevel: AuditLevel;
+  createdAt: number;
+  nextSlotAt: number | null;
+  misfirePolicy: MisfirePolicy;
+  timeZoneId: string;
+  definitionJson: string;
+  cursorAt: number;
+}
+
+/** Inserts an active (Pending) durable schedule row, version 1. */
+export function insertScheduleRow(db: Database, row: NewScheduleRow): void {
+  preparedStatement(
+    db,
+    `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
+        is_recurring, occurrence_mode, misfire_policy, time_zone_id, schedule_version, schedule_definition, cursor_at)
+     VALUES (@id, @type, @handler, @request, @queue, 'Pending', @taskKey, @auditLevel, @createdAt, @nextSlotAt,
+        1, 'Durable', @misfirePolicy, @timeZoneId, 1, @definitionJson, @cursorAt)`,
+  ).run(row);
+}

@@ -1,0 +1,29 @@
+import type { Database } from 'better-sqlite3';
+import type { AuditLevel, MisfirePolicy, TaskStatus } from '../../../contracts/index.js';
+import { preparedStatement } from './preparedStatement.js';
+
+export interface ScheduleDefinitionChange {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  auditLevel: AuditLevel;
+  status: TaskStatus;
+  nextSlotAt: number | null;
+  misfirePolicy: MisfirePolicy;
+  timeZoneId: string;
+  scheduleVersion: number;
+  definitionJson: string;
+}
+
+/** A changed definition: new version, halt cleared (DESIGN §4.3). The cursor is kept. */
+export function updateScheduleDefinition(db: Database, change: ScheduleDefinitionChange): void {
+  preparedStatement(
+    db,
+    `UPDATE tasks SET type = @type, handler = @handler, request = @request, queue = @queue, audit_level = @auditLevel,
+        status = @status, scheduled_at = @nextSlotAt, misfire_policy = @misfirePolicy, time_zone_id = @timeZoneId,
+        schedule_version = @scheduleVersion, schedule_definition = @definitionJson, halt = NULL
+      WHERE id = @id`,
+  ).run(change);
+}

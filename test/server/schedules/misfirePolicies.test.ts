@@ -1,0 +1,147 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { MisfirePolicy } from '../../../server/src/contracts/index.js';
+import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
+
+// An hourly UTC schedule created at 2026-01-05T00:30Z; the engine is then down for 3 days and
+// comes back at 2026-01-08T00:30Z. 72 slots were missed: 48 older than the 24 h misfire window
+// (2026-01-05T01:00Z … 2026-01-07T00:00Z) and 24 inside it (2026-01-07T01:00Z … 2026-01-08T00:00Z).
+const CREATED = '2026-01-05T00:30:00.000Z';
+const BACK = '2026-01-08T00:30:00.000Z';
+const IN_WINDOW = hourly('2026-01-07T01:00:00.000Z', '2026-01-08T00:00:00.000Z');
+const OUTSIDE = { reason: 'OutsideMisfireWindow', skippedCount: 48, firstSlotUtc: '2026-01-05T01:00:00.000Z', lastSlotUtc: '2026-01-07T00:00:00.000Z' };
+
+let h: ScheduleHarness;
+afterEach(() => h?.close());
+
+async function downtime(policy: MisfirePolicy, overflowCap: number) {
+  h = openScheduleHarness({ startAt: CREATED });
+  const id = await h.manager.upsert({ key: `hourly-${policy}`, type: 'Reports.Hourly', cron: '0 * * * *', misfire: { policy, overflowCap } });
+  expect(h.tick().written).toBe(0); // nothing due at creation
+  h.tick(BACK);
+  const skipped = h.events.map((e) => ({ reason: e.reason, skippedCount: e.skippedCount, firstSlotUtc: e.firstSlotUtc, lastSlotUtc: e.lastSlotUtc }));
+  return { id, occ: occurrencesOf(h.db, id), row: scheduleRow(h.db, id), skipped };
+}
+
+describe('3 days of downtime on an hourly schedule', () => {
+  it('ReplayAll, cap above the missed count: one CatchUp occurrence per slot inside the window', async () => {
+    const { id, occ, row, skipped } = await downtime('ReplayAll', 100);
+    expect(occ.map((o) => iso(o.nominal_slot_at))).toEqual(IN_WINDOW);
+    expect(occ.map((o) => o.run_number)).toEqual(IN_WINDOW.map((_, i) => i + 1));
+    expect(new Set(occ.map((o) => o.misfire_kind))).toEqual(new Set(['CatchUp']));
+    for (const o of occ) {
+      expect(o).toMatchObject({ status: 'Pending', scheduled_at: ms(BACK), schedule_version: 1, time_zone_id: 'UTC', occurrence_mode: 'Durable', is_recurring: 0, missed_count: null });
+      expect(auditsOf(h.db, o.id)).toEqual(['Pending']);
+    }
+    expect(skipped).toEqual([OUTSIDE]);
+    expect(h.events[0]).toMatchObject({ kind: 'OccurrenceSkipped', severity: 'Warning', taskId: id, scheduleVersion: 1, taskType: 'Reports.Hourly' });
+    expect(row).toMatchObject({ status: 'Pending', halt: null, cursor_at: ms('2026-01-08T00:00:00Z'), scheduled_at: ms('2026-01-08T01:00:00Z') });
+    expect(h.wakes).toBeGreaterThan(0);
+  });
+
+  it('ReplayAll, cap below the missed count: halts, writes no backlog occurrence and emits nothing', async () => {
+    const { occ, row, skipped } = await downtime('ReplayAll', 10);
+    expect(occ).toEqual([]);
+    expect(skipped).toEqual([]);
+    expect(row.status).toBe('Pending');
+    expect(JSON.parse(row.halt!)).toEqual({
+      atUtc: BACK,
+      reason: 'OverflowCapExceeded',
+      detectedAtLeast: 24,
+      isExact: true,
+      cursorUtc: CREATED,
+      scheduleVersion: 1,
+    });
+    // a halt never releases itself: later ticks (and a new process) leave it alone
+    h.tick('2026-01-09T00:30:00Z');
+    expect(occurrencesOf(h.db, row.id)).toEqual([]);
+    expect(JSON.parse(scheduleRow(h.db, row.id).halt!).atUtc).toBe(BACK);
+  });
+
+  it('SkipOldest, cap below: the newest cap slots run, older ones are dropped as OverflowCap', async () => {
+    const { occ, skipped } = await downtime('SkipOldest', 10);
+    expect(occ.map((o) => iso(o.nominal_slot_at))).toEqual(IN_WINDOW.slice(14));
+    expect(occ.map((o) => o.run_number)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(occ.every((o) => o.misfire_kind === 'CatchUp')).toBe(true);
+    expect(skipped).toEqual([
+      OUTSIDE,
+      { reason: 'OverflowCap', skippedCount: 14, firstSlotUtc: IN_WINDOW[0], lastSlotUtc: IN_WINDOW[13] },
+    ]);
+  });
+
+  it('SkipOldest, cap above: every slot inside the window runs', async () => {
+    const { occ, skipped } = await downtime('SkipOldest', 100);
+    expect(occ.map((o) => iso(o.nominal_slot_at))).toEqual(IN_WINDOW);
+    expect(skipped).toEqual([OUTSIDE]);
+  });
+
+  for (const cap of [10, 100]) {
+    it(`Collapse (cap ${cap}): one CatchUp occurrence standing for the 24 missed slots`, async () => {
+      const { occ, skipped, row } = await downtime('Collapse', cap);
+      expect(occ).toHaveLength(1);
+      expect(occ[0]).toMatchObject({
+        nominal_slot_at: ms('2026-01-08T00:00:00Z'),
+        run_number: 1,
+        misfire_kind: 'CatchUp',
+        missed_from: ms(IN_WINDOW[0]!),
+        missed_through: ms('2026-01-08T00:00:00Z'),
+        missed_count: 24,
+        missed_count_is_exact: 1,
+        scheduled_at: ms(BACK),
+      });
+      expect(skipped).toEqual([OUTSIDE]);
+      expect(row.halt).toBeNull();
+    });
+
+    it(`Skip (cap ${cap}): only the newest missed slot runs, the others are NotCurrent`, async () => {
+      const { occ, skipped } = await downtime('Skip', cap);
+      expect(occ.map((o) => [iso(o.nominal_slot_at), o.run_number, o.misfire_kind, o.missed_count])).toEqual([
+        ['2026-01-08T00:00:00.000Z', 1, 'CatchUp', null],
+      ]);
+      expect(skipped).toEqual([OUTSIDE, { reason: 'NotCurrent', skippedCount: 23, firstSlotUtc: IN_WINDOW[0], lastSlotUtc: IN_WINDOW[22] }]);
+    });
+  }
+
+  it('after the catch-up, slots are materialized OnTime ahead of their slot, numbering goes on', async () => {
+    const { id } = await downtime('ReplayAll', 100);
+    h.tick('2026-01-08T00:59:59.000Z'); // 01:00 is within the 2 s lookahead
+    const last = occurrencesOf(h.db, id).at(-1)!;
+    expect(last).toMatchObject({ nominal_slot_at: ms('2026-01-08T01:00:00Z'), scheduled_at: ms('2026-01-08T01:00:00Z'), misfire_kind: 'OnTime', run_number: 25, status: 'Pending' });
+    h.tick('2026-01-08T01:00:00.500Z');
+    expect(occurrencesOf(h.db, id)).toHaveLength(25); // no duplicate for the same slot
+    expect(scheduleRow(h.db, id).scheduled_at).toBe(ms('2026-01-08T02:00:00Z'));
+  });
+});
+
+describe('bounded series and intervals', () => {
+  it('maxRuns: the schedule row becomes Completed after its last materialization', async () => {
+    h = openScheduleHarness({ startAt: '2026-01-05T00:00:30Z' });
+    const id = await h.manager.upsert({ key: 'three', type: 'Jobs.Three', every: '10m', maxRuns: 3 });
+    for (let t = ms('2026-01-05T00:00:30Z'); t <= ms('2026-01-05T01:00:00Z'); t += 60_000) h.tick(t);
+    const occ = occurrencesOf(h.db, id);
+    expect(occ.map((o) => [iso(o.nominal_slot_at), o.run_number, o.misfire_kind])).toEqual([
+      ['2026-01-05T00:10:30.000Z', 1, 'OnTime'],
+      ['2026-01-05T00:20:30.000Z', 2, 'OnTime'],
+      ['2026-01-05T00:30:30.000Z', 3, 'OnTime'],
+    ]);
+    expect(scheduleRow(h.db, id)).toMatchObject({ status: 'Completed', scheduled_at: null });
+    expect(auditsOf(h.db, id)).toEqual(['Pending', 'Completed']);
+  });
+
+  it('until: the series ends with its last slot at or before until', async () => {
+    h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
+    const id = await h.manager.upsert({ key: 'until', type: 'Jobs.Until', cron: '0 * * * *', until: '2026-01-05T03:00:00Z' });
+    h.tick('2026-01-05T10:00:00Z');
+    expect(occurrencesOf(h.db, id).map((o) => iso(o.nominal_slot_at))).toEqual(hourly('2026-01-05T01:00:00Z', '2026-01-05T03:00:00Z'));
+    expect(scheduleRow(h.db, id).status).toBe('Completed');
+  });
+
+  it('interval schedules count arithmetically: a year of 1 s slots halts with an exact count', async () => {
+    h = openScheduleHarness({ startAt: '2026-01-01T00:00:00Z' });
+    const id = await h.manager.upsert({ key: 'fast', type: 'Jobs.Fast', every: 1000, misfire: { policy: 'ReplayAll', windowMs: 400 * 86_400_000, overflowCap: 100 } });
+    h.tick('2027-01-01T00:00:00Z');
+    const halt = JSON.parse(scheduleRow(h.db, id).halt!);
+    // slots T+1 s … T+365 d−6 s are older than now − 5 s grace (the one at exactly now − 5 s is still on time)
+    expect(halt).toMatchObject({ isExact: true, detectedAtLeast: 365 * 86_400 - 6 });
+    expect(occurrencesOf(h.db, id)).toEqual([]);
+  });
+});
