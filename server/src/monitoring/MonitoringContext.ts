@@ -1,0 +1,31 @@
+import type { SvcEvent } from '../contracts/index.js';
+import type { ScheduleOperationResult } from '../engine/schedules/ScheduleManager.js';
+import type { MonitoringStore } from '../storage/MonitoringStore.js';
+import type { TokenService } from './auth/TokenService.js';
+import type { ResolvedOptions } from './options.js';
+
+/** What the monitoring needs from an engine (full registration): schedule operations and events. */
+export interface MonitoringEngine {
+  schedules: {
+    requeue(occurrenceId: string): Promise<ScheduleOperationResult>;
+    resume(key: string): Promise<ScheduleOperationResult>;
+    cancel(key: string): Promise<ScheduleOperationResult>;
+  };
+  on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+}
+
+export const BASE_PATH = '/svc-monitoring';
+export const API_PATH = `${BASE_PATH}/api`;
+export const HUB_PATH = `${BASE_PATH}/hub`;
+
+/** Shared by every handler factory. */
+export interface MonitoringContext {
+  store: MonitoringStore;
+  options: ResolvedOptions;
+  tokens: TokenService;
+  /** Present in the full registration only. */
+  engine?: MonitoringEngine;
+  /** Whether the hub exists (full registration). */
+  hubEnabled: boolean;
+}

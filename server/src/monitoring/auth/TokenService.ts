@@ -1,0 +1,57 @@
+import jwt from 'jsonwebtoken';
+import { randomUUID } from 'node:crypto';
+
+export type Role = 'read' | 'operate';
+
+export interface Principal {
+  username: string;
+  role: Role;
+  /** ms since epoch; undefined for a token without expiry or with authentication off. */
+  expiresAtMs?: number;
+}
+
+export type VerifyResult = { ok: true; principal: Principal } | { ok: false; expired: boolean; reason: string };
+
+/** D13: HS256 only (every other alg, `none` included, is rejected), iss/aud/exp checked. */
+export class TokenService {
+  constructor(
+    private readonly secret: string,
+    private readonly issuer: string,
+    private readonly audience: string,
+    private readonly lifetimeHours: number,
+    private readonly now: () => number,
+  ) {}
+
+  issue(username: string, role: Role): { token: string; expiresAtMs: number } {
+    const iat = Math.floor(this.now() / 1000);
+    const exp = iat + Math.round(this.lifetimeHours * 3600);
+    const token = jwt.sign({ sub: username, role, iat, exp, jti: randomUUID() }, this.secret, {
+      algorithm: 'HS256',
+      issuer: this.issuer,
+      audience: this.audience,
+    });
+    return { token, expiresAtMs: exp * 1000 };
+  }
+
+  verify(token: string): VerifyResult {
+    try {
+      const payload = jwt.verify(token, this.secret, {
+        algorithms: ['HS256'],
+        issuer: this.issuer,
+        audience: this.audience,
+        clockTimestamp: Math.floor(this.now() / 1000),
+      });
+      if (typeof payload !== 'object' || payload === null || typeof payload.sub !== 'string') {
+        return { ok: false, expired: false, reason: 'The token has no subject.' };
+      }
+      const role: Role = payload.role === 'operate' ? 'operate' : 'read';
+      return {
+        ok: true,
+        principal: { username: payload.sub, role, expiresAtMs: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined },
+      };
+    } catch (err) {
+      if (err instanceof jwt.TokenExpiredError) return { ok: false, expired: true, reason: 'The token expired.' };
+      return { ok: false, expired: false, reason: 'The token is invalid.' };
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import type { Database } from 'better-sqlite3';
+import { Router } from 'express';
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { createSqliteMonitoringStore } from '../storage/queries/createSqliteMonitoringStore.js';
+import type { MonitoringStore } from '../storage/MonitoringStore.js';
+import { createApiRouter } from './apiRouter.js';
+import { TokenService } from './auth/TokenService.js';
+import { problemErrorHandler } from './http/errorHandler.js';
+import { sendProblem } from './http/problem.js';
+import { loadCreateHub, type HubAccess, type HubLike } from './hubWiring.js';
+import { managementEnabledGate } from './management/managementGate.js';
+import { BASE_PATH, HUB_PATH, type MonitoringContext, type MonitoringEngine } from './MonitoringContext.js';
+import { clientAddress } from './network/clientAddress.js';
+import { corsPolicy } from './network/corsPolicy.js';
+import { IpAllowList } from './network/IpAllowList.js';
+import { ipAllowListMiddleware } from './network/ipAllowListMiddleware.js';
+import { openApiRouter } from './openapi/openApiRouter.js';
+import { MonitoringOptionError, resolveOptions, type MonitoringOptions } from './options.js';
+import { dashboardRouter, defaultWebRoot } from './ui/serveDashboard.js';
+
+/** A storage the monitoring can read: anything holding an open better-sqlite3 database. */
+export interface MonitoringStorage {
+  db: Database;
+}
+
+export type MonitoringSource =
+  | { engine: MonitoringEngine & { storage?: MonitoringStorage }; storage?: MonitoringStorage; store?: MonitoringStore }
+  | { engine?: undefined; storage: MonitoringStorage; store?: MonitoringStore };
+
+export interface Monitoring {
+  /** Mount on the host app: everything lives under /svc-monitoring, nothing outside. */
+  router: Router;
+  /** Adds WebSocket upgrades of the hub to the host's HTTP server. */
+  attach(server: Server): void;
+  /** Resolves once the hub (full registration) is wired. */
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+function resolveDb(source: MonitoringSource): Database {
+  const db = source.storage?.db ?? source.engine?.storage?.db;
+  if (!db || typeof db.prepare !== 'function') {
+    throw new MonitoringOptionError(
+      source.engine ? 'engine' : 'storage',
+      'needs an open SQLite storage ({ db }); pass { engine, storage } or { storage }',
+    );
+  }
+  return db;
+}
+
+/**
+ * DESIGN §5.1: `{engine}` is the full registration (hub events, management), `{storage}` the
+ * standalone one (same read API, no hub, management answers NotSupported).
+ */
+export function createMonitoring(source: MonitoringSource, rawOptions: MonitoringOptions = {}): Monitoring {
+  if (typeof source !== 'object' || source === null) throw new MonitoringOptionError('source', 'pass { engine } or { storage }');
+  const options = resolveOptions(rawOptions);
+  const store = source.store ?? createSqliteMonitoringStore(resolveDb(source));
+  const tokens = new TokenService(options.jwtSecret, options.jwtIssuer, options.jwtAudience, options.jwtExpirationHours, options.now);
+  const engine = source.engine;
+  const ctx: MonitoringContext = { store, options, tokens, engine, hubEnabled: engine !== undefined };
+  const allowList = new IpAllowList(options.allowedIpAddresses);
+
+  if (options.enableAuthentication && options.jwtSecretGenerated) {
+    options.logger.warn(
+      'svc-monitoring: no jwtSecret configured: generated a random 512-bit secret for this process; tokens become invalid at restart.',
+    );
+  }
+
+  const api = createApiRouter(ctx);
+  const base = Router();
+  if (options.enableCors) base.use(corsPolicy(options.corsAllowedOrigins));
+  // D12 step 1 comes before the IP check: a disabled management surface does not exist.
+  base.use('/api/management', managementEnabledGate(ctx));
+  base.use(ipAllowListMiddleware(allowList, options.trustForwardedFor));
+
+  let hub: HubLike | undefined;
+  let closed = false;
+  const access: HubAccess = (req, accessToken) => {
+    if (!allowList.allows(clientAddress(req, options.trustForwardedFor))) {
+      return { ok: false, status: 403, message: 'The client address is not in the allowed IP addresses.' };
+    }
+    if (!options.enableAuthentication) return { ok: true };
+    if (accessToken === undefined || accessToken === '') return { ok: false, status: 401, message: 'A bearer token is required.' };
+    const r = tokens.verify(accessToken);
+    return r.ok ? { ok: true, expiresAtMs: r.principal.expiresAtMs } : { ok: false, status: 401, message: r.reason };
+  };
+  const ready: Promise<void> = engine
+    ? loadCreateHub().then((createHub) => {
+        if (!createHub || closed) return;
+        hub = createHub({ path: HUB_PATH, access, events: engine, includeExecutionLogs: options.includeExecutionLogs });
+      })
+    : Promise.resolve();
+
+  base.use('/hub', (req, res, next) => {
+    if (hub) return hub.router(req, res, next);
+    if (!engine) return sendProblem(res, 404, 'No event hub: this is a standalone registration (poll the API).');
+    void ready.then(() => (hub ? hub.router(req, res, next) : sendProblem(res, 404, 'The event hub is not available.')));
+  });
+  base.use('/api', api.router);
+  if (options.enableOpenApiDocument) base.use(openApiRouter(options.enableScalar));
+  if (options.enableUI) base.use(dashboardRouter(options.webRoot ?? defaultWebRoot()));
+  base.use((req, res) => sendProblem(res, 404, `Nothing at ${req.originalUrl.split('?')[0]}.`));
+  base.use(problemErrorHandler((m) => options.logger.warn(m)));
+
+  const router = Router();
+  router.use(BASE_PATH, base);
+
+  const upgradeListeners = new Map<Server, (req: IncomingMessage, socket: Duplex, head: Buffer) => void>();
+  return {
+    router,
+    ready,
+    attach(server: Server) {
+      if (!engine || upgradeListeners.has(server)) return;
+      const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        const url = req.url ?? '';
+        if (url !== HUB_PATH && !url.startsWith(`${HUB_PATH}?`) && !url.startsWith(`${HUB_PATH}/`)) return;
+        const handle = () => {
+          if (!hub || !hub.handleUpgrade(req, socket, head)) {
+            if (!socket.destroyed) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+          }
+        };
+        if (hub) handle();
+        else void ready.then(handle);
+      };
+      upgradeListeners.set(server, onUpgrade);
+      server.on('upgrade', onUpgrade);
+    },
+    async close() {
+      closed = true;
+      api.close();
+      for (const [server, listener] of upgradeListeners) server.off('upgrade', listener);
+      upgradeListeners.clear();
+      await ready.catch(() => undefined);
+      if (hub) await hub.close();
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import type { RequestHandler } from 'express';
+import type { MonitoringConfig } from '../../contracts/index.js';
+import { sendJson } from '../http/sendJson.js';
+import { API_PATH, BASE_PATH, HUB_PATH, type MonitoringContext } from '../MonitoringContext.js';
+
+/** GET /config (§4.13, §2.10): no authentication. */
+export function getConfigHandler(ctx: MonitoringContext): RequestHandler {
+  const config: MonitoringConfig = {
+    apiBasePath: API_PATH,
+    uiBasePath: BASE_PATH,
+    signalRHubPath: HUB_PATH,
+    requireAuthentication: ctx.options.enableAuthentication,
+    uiEnabled: ctx.options.enableUI,
+    managementEnabled: ctx.options.enableManagementEndpoints,
+    eventDebounceMs: ctx.options.eventDebounceMs,
+  };
+  return (_req, res) => sendJson(res, 200, config);
+}

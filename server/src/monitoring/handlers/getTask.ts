@@ -1,0 +1,15 @@
+import type { RequestHandler } from 'express';
+import { sendProblem } from '../http/problem.js';
+import { pathId } from '../http/pathId.js';
+import { sendJson } from '../http/sendJson.js';
+import type { MonitoringContext } from '../MonitoringContext.js';
+
+/** GET /tasks/{id} (§4.4, D16). */
+export function getTaskHandler(ctx: MonitoringContext): RequestHandler {
+  return (req, res) => {
+    const id = pathId(req);
+    const detail = ctx.store.getTask(id);
+    if (!detail) return sendProblem(res, 404, `Task ${id} was not found.`);
+    sendJson(res, 200, detail);
+  };
+}

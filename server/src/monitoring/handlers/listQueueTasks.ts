@@ -1,0 +1,12 @@
+import type { RequestHandler } from 'express';
+import { parseTaskListQuery } from '../http/taskListQuery.js';
+import { sendJson } from '../http/sendJson.js';
+import type { MonitoringContext } from '../MonitoringContext.js';
+
+/** GET /queues/{name}/tasks (§4.10): the task list restricted to one queue. */
+export function listQueueTasksHandler(ctx: MonitoringContext): RequestHandler {
+  return (req, res) => {
+    const name = (req.params as Record<string, string>).name ?? '';
+    sendJson(res, 200, ctx.store.listTasks({ ...parseTaskListQuery(req), queueName: name }));
+  };
+}

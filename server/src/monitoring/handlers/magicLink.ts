@@ -1,0 +1,40 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { MagicResponse } from '../../contracts/index.js';
+import { toIso } from '../../storage/time.js';
+import { constantTimeEquals } from '../auth/constantTimeEquals.js';
+import { sendProblem } from '../http/problem.js';
+import { QueryParams } from '../http/queryParams.js';
+import { sendJson } from '../http/sendJson.js';
+import type { MonitoringContext } from '../MonitoringContext.js';
+
+/** The user name of every magic-link session (read-only rights, §4.2). */
+export const MAGIC_LINK_USER = 'magic-link';
+
+function exchange(ctx: MonitoringContext, token: unknown, res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+  const configured = ctx.options.magicLinkToken;
+  if (configured === null) return sendProblem(res, 404, 'No magic link is configured on this host.');
+  if (typeof token !== 'string' || token === '' || !constantTimeEquals(token, configured)) {
+    return sendProblem(res, 401, 'The magic link token is invalid.');
+  }
+  const issued = ctx.tokens.issue(MAGIC_LINK_USER, 'read');
+  const body: MagicResponse = { token: issued.token, expiresAt: toIso(issued.expiresAtMs), username: MAGIC_LINK_USER };
+  sendJson(res, 200, body);
+}
+
+/** POST /auth/magic {token} (§4.2). */
+export function magicPostHandler(ctx: MonitoringContext): RequestHandler {
+  return (req: Request, res) => {
+    const body = req.body as unknown;
+    const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).token : undefined;
+    exchange(ctx, token, res);
+  };
+}
+
+/** Deprecated GET /auth/magic?token= (§4.2, D15): same answers plus Deprecation: true. */
+export function magicGetHandler(ctx: MonitoringContext): RequestHandler {
+  return (req, res) => {
+    res.setHeader('Deprecation', 'true');
+    exchange(ctx, new QueryParams(req).string('token'), res);
+  };
+}

@@ -1,0 +1,16 @@
+import type { RequestHandler } from 'express';
+import { parsePageRequest } from '../http/pageRequest.js';
+import { sendProblem } from '../http/problem.js';
+import { pathId } from '../http/pathId.js';
+import { sendJson } from '../http/sendJson.js';
+import type { MonitoringContext } from '../MonitoringContext.js';
+
+/** GET /tasks/{id}/runs-audit: §4.5 page of runs, newest first. */
+export function runsAuditHandler(ctx: MonitoringContext): RequestHandler {
+  return (req, res) => {
+    const id = pathId(req);
+    const page = ctx.store.runsAudits(id, parsePageRequest(req));
+    if (!page) return sendProblem(res, 404, `Task ${id} was not found.`);
+    sendJson(res, 200, page);
+  };
+}

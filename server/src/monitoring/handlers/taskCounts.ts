@@ -1,0 +1,8 @@
+import type { RequestHandler } from 'express';
+import { sendJson } from '../http/sendJson.js';
+import type { MonitoringContext } from '../MonitoringContext.js';
+
+/** GET /tasks/counts (§4.7). */
+export function taskCountsHandler(ctx: MonitoringContext): RequestHandler {
+  return (_req, res) => sendJson(res, 200, ctx.store.counts());
+}

@@ -1,0 +1,1 @@
+export function buildOpenApiDocument(): Record<string, unknown> { return { openapi: "3.1.0" }; }

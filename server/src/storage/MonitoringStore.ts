@@ -1,0 +1,80 @@
+import type {
+  DashboardOverview,
+  DashboardRange,
+  ExecutionLogPage,
+  ExecutionTimesItem,
+  OccurrencePage,
+  QueueMetrics,
+  RecentActivityItem,
+  RunsAuditPage,
+  StatusAuditPage,
+  SuccessRateTrend,
+  TaskCounts,
+  TaskDetail,
+  TaskPage,
+  TaskSortField,
+  TaskStatus,
+  TaskTypesDistribution,
+  TrendPeriod,
+} from '../contracts/index.js';
+
+/**
+ * The storage contract under the monitoring API (in the manner of Hangfire's IMonitoringApi):
+ * every method answers one endpoint's question from SQL alone, already in wire shape
+ * (ISO timestamps, null fields left undefined). Lists are indexed queries with LIMIT/OFFSET;
+ * counts, overview, queue metrics and statistics read the read models (O(groups)).
+ */
+export interface TaskListFilter {
+  statuses?: readonly TaskStatus[];
+  queueName?: string;
+  /** Partial, case-insensitive match on the full type name. */
+  taskType?: string;
+  isRecurring?: boolean;
+  createdAfterMs?: number;
+  createdBeforeMs?: number;
+  /** Partial match on type, handler or task key. */
+  searchTerm?: string;
+  parentTaskId?: string;
+  onlyOccurrences?: boolean;
+  onlyCatchUp?: boolean;
+}
+
+/** A validated, clamped list query (D10). */
+export interface TaskListQuery extends TaskListFilter {
+  sortBy: TaskSortField;
+  sortDescending: boolean;
+  page: number;
+  pageSize: number;
+}
+
+export interface PageRequest {
+  skip: number;
+  take: number;
+}
+
+/** What a management endpoint needs to know about a row before addressing the engine. */
+export interface ManagementTarget {
+  id: string;
+  taskKey?: string;
+  isDurableSchedule: boolean;
+  isOccurrence: boolean;
+  status: TaskStatus;
+}
+
+export interface MonitoringStore {
+  listTasks(query: TaskListQuery): TaskPage;
+  getTask(id: string): TaskDetail | undefined;
+  /** undefined when the task does not exist. */
+  statusAudits(id: string, page: PageRequest): StatusAuditPage | undefined;
+  runsAudits(id: string, page: PageRequest): RunsAuditPage | undefined;
+  executionLogs(id: string, page: PageRequest): ExecutionLogPage | undefined;
+  occurrences(id: string, nonTerminalOnly: boolean, page: PageRequest): OccurrencePage | undefined;
+  counts(): TaskCounts;
+  overview(range: DashboardRange, nowMs: number): DashboardOverview;
+  recentActivity(limit: number): RecentActivityItem[];
+  queueMetrics(): QueueMetrics[];
+  successRateTrend(period: TrendPeriod, nowMs: number): SuccessRateTrend;
+  taskTypes(range: DashboardRange, nowMs: number): TaskTypesDistribution;
+  executionTimes(range: DashboardRange, nowMs: number): ExecutionTimesItem[];
+  managementTarget(id: string): ManagementTarget | undefined;
+}

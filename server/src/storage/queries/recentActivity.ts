@@ -1,0 +1,33 @@
+import type { Database } from 'better-sqlite3';
+import type { RecentActivityItem, TaskStatus } from '../../contracts/index.js';
+import { toIso } from '../time.js';
+import { shortTypeName } from './taskRow.js';
+
+const MESSAGES: Record<TaskStatus, string> = {
+  WaitingQueue: 'Task is waiting for room in its queue',
+  Queued: 'Task queued',
+  InProgress: 'Task started',
+  Pending: 'Task scheduled',
+  Cancelled: 'Task cancelled',
+  Completed: 'Task completed',
+  Failed: 'Task failed',
+  ServiceStopped: 'Task stopped by a service shutdown',
+};
+
+/** §4.9: the newest status transitions (status audit, id descending: an index walk). */
+export function createRecentActivity(db: Database) {
+  const st = db.prepare(`
+    SELECT a.task_id, a.new_status, a.updated_at, a.exception, t.type
+      FROM status_audit a JOIN tasks t ON t.id = a.task_id
+     ORDER BY a.id DESC LIMIT ?`);
+  return function recentActivity(limit: number): RecentActivityItem[] {
+    const rows = st.all(limit) as { task_id: string; new_status: TaskStatus; updated_at: number; exception: string | null; type: string }[];
+    return rows.map((r) => ({
+      taskId: r.task_id,
+      taskType: shortTypeName(r.type),
+      status: r.new_status,
+      timestamp: toIso(r.updated_at),
+      message: r.exception ? `${MESSAGES[r.new_status] ?? r.new_status}: ${r.exception.split('\n')[0]}` : (MESSAGES[r.new_status] ?? r.new_status),
+    }));
+  };
+}

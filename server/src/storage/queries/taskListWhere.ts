@@ -1,0 +1,155 @@
+import type { TaskListFilter } from '../MonitoringStore.js';
+import type { TypeResolver } from './resolveTypeNames.js';
+
+type SqlValue = string | number;
+
+/** Conditions that the stat_tasks counters can answer (their dimensions). */
+export interface StatDimensions {
+  statuses?: readonly string[];
+  queue?: string;
+  types?: readonly string[];
+  isRecurring?: number;
+  isOccurrence?: number;
+}
+
+export interface TaskListWhere {
+  /** No row can match (e.g. a type substring that matches no type). */
+  empty: boolean;
+  /** Build the WHERE clause; `demote` prefixes IN-list columns with unary + so that SQLite walks the sort index instead. */
+  sql(demote: boolean): string;
+  params: SqlValue[];
+  /** Set when every condition is a stat_tasks dimension: the count is read from the counters. */
+  statDimensions?: StatDimensions;
+  /** Whether an IN-list on status or type is present (the planner may demote it). */
+  hasInList: boolean;
+}
+
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
+
+export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolver): TaskListWhere {
+  const parts: ((demote: boolean) => string)[] = [];
+  const params: SqlValue[] = [];
+  const dims: StatDimensions = {};
+  let countable = true;
+  let empty = false;
+  let hasInList = false;
+
+  if (filter.statuses && filter.statuses.length > 0) {
+    const statuses = [...new Set(filter.statuses)];
+    parts.push((d) => `${d ? '+' : ''}status IN (${placeholders(statuses.length)})`);
+    params.push(...statuses);
+    dims.statuses = statuses;
+    hasInList = true;
+  }
+  if (filter.queueName !== undefined) {
+    parts.push(() => `queue = ?`);
+    params.push(filter.queueName);
+    dims.queue = filter.queueName;
+  }
+  if (filter.taskType !== undefined && filter.taskType !== '') {
+    const types = resolver.types(filter.taskType);
+    if (types.length === 0) empty = true;
+    else {
+      parts.push((d) => `${d ? '+' : ''}type IN (${placeholders(types.length)})`);
+      params.push(...types);
+      dims.types = types;
+      hasInList = true;
+    }
+  }
+  if (filter.isRecurring !== undefined) {
+    parts.push(() => `is_recurring = ?`);
+    params.push(filter.isRecurring ? 1 : 0);
+    dims.isRecurring = filter.isRecurring ? 1 : 0;
+  }
+  if (filter.onlyOccurrences !== undefined) {
+    parts.push(() => (filter.onlyOccurrences ? `parent_task_id IS NOT NULL` : `parent_task_id IS NULL`));
+    dims.isOccurrence = filter.onlyOccurrences ? 1 : 0;
+  }
+  if (filter.createdAfterMs !== undefined) {
+    parts.push(() => `created_at >= ?`);
+    params.push(filter.createdAfterMs);
+    countable = false;
+  }
+  if (filter.createdBeforeMs !== undefined) {
+    parts.push(() => `created_at <= ?`);
+    params.push(filter.createdBeforeMs);
+    countable = false;
+  }
+  if (filter.parentTaskId !== undefined) {
+    parts.push(() => `parent_task_id = ?`);
+    params.push(filter.parentTaskId);
+    countable = false;
+  }
+  if (filter.onlyCatchUp !== undefined) {
+    parts.push(() =>
+      filter.onlyCatchUp ? `misfire_kind = 'CatchUp'` : `(misfire_kind IS NULL OR misfire_kind <> 'CatchUp')`,
+    );
+    countable = false;
+  }
+  if (filter.searchTerm !== undefined && filter.searchTerm !== '') {
+    const term = filter.searchTerm;
+    const types = resolver.types(term);
+    const pairs = resolver.handlerPairs(term);
+    const alternatives: string[] = [];
+    const local: SqlValue[] = [];
+    if (types.length > 0) {
+      alternatives.push(`type IN (${placeholders(types.length)})`);
+      local.push(...types);
+    }
+    if (pairs === undefined) {
+      alternatives.push(`instr(lower(handler), lower(?)) > 0`);
+      local.push(term);
+    } else if (pairs.length > 0) {
+      const ptypes = [...new Set(pairs.map((p) => p.type))];
+      const handlers = [...new Set(pairs.map((p) => p.handler))];
+      alternatives.push(
+        `(type IN (${placeholders(ptypes.length)}) AND handler IN (${placeholders(handlers.length)}))`,
+      );
+      local.push(...ptypes, ...handlers);
+    }
+    // Task keys: scan only the keyed rows (partial index ix_tasks_key), never the whole table.
+    alternatives.push(
+      `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND instr(lower(task_key), lower(?)) > 0)`,
+    );
+    local.push(term);
+    parts.push(() => `(${alternatives.join(' OR ')})`);
+    params.push(...local);
+    countable = false;
+  }
+
+  return {
+    empty,
+    params,
+    hasInList,
+    statDimensions: countable ? dims : undefined,
+    sql: (demote) => (parts.length === 0 ? '' : `WHERE ${parts.map((p) => p(demote)).join(' AND ')}`),
+  };
+}
+
+/** Sums stat_tasks over the given dimensions. */
+export function statCountSql(dims: StatDimensions): { sql: string; params: SqlValue[] } {
+  const parts: string[] = [];
+  const params: SqlValue[] = [];
+  if (dims.statuses) {
+    parts.push(`status IN (${placeholders(dims.statuses.length)})`);
+    params.push(...dims.statuses);
+  }
+  if (dims.queue !== undefined) {
+    parts.push(`queue = ?`);
+    params.push(dims.queue);
+  }
+  if (dims.types) {
+    parts.push(`type IN (${placeholders(dims.types.length)})`);
+    params.push(...dims.types);
+  }
+  if (dims.isRecurring !== undefined) {
+    parts.push(`is_recurring = ?`);
+    params.push(dims.isRecurring);
+  }
+  if (dims.isOccurrence !== undefined) {
+    parts.push(`is_occurrence = ?`);
+    params.push(dims.isOccurrence);
+  }
+  const where = parts.length === 0 ? '' : `WHERE ${parts.join(' AND ')}`;
+  return { sql: `SELECT COALESCE(SUM(n), 0) AS n FROM stat_tasks ${where}`, params };
+}
