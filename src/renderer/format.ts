@@ -12,6 +12,16 @@ export function formatLocal(iso: string | undefined | null): string {
   const t = Date.parse(iso);
   return Number.isNaN(t) ? iso : dateTime.format(t);
 }
+const compactDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+/** Time only for today, otherwise day and minute: for dense tables (full date in the tooltip). */
+export function formatCompact(iso: string | undefined | null, now: Date = new Date()): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const d = new Date(t);
+  const sameDay = d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth() && d.getDate() === now.getDate();
+  return sameDay ? timeOnly.format(t) : compactDay.format(t);
+}
 export function formatLocalTime(iso: string | number | undefined | null): string {
   if (iso === undefined || iso === null) return '—';
   const t = typeof iso === 'number' ? iso : Date.parse(iso);

@@ -1,0 +1,151 @@
+import { reactive } from 'vue';
+import type { DesktopBridge } from '../../preload/bridge.js';
+import type { EnvironmentStatusView } from '../../main/environmentStatus.js';
+import type { InboxItem } from '../../main/notifications/FailureInbox.js';
+import type { NotificationSettings } from '../../main/notifications/notificationSettings.js';
+import type { NotificationTarget, VaultStatus } from '../../main/shared/viewTypes.js';
+import { invoke } from '../platform/desktop/bridgeClient.js';
+import type { ManagementConfirmation } from '../platform/desktop/createDesktopPlatform.js';
+
+/** The desktop shell's state: environments with live status, the active one, the inbox. */
+export interface DesktopState {
+  environments: EnvironmentStatusView[];
+  activeId: string | null;
+  inbox: InboxItem[];
+  unread: number;
+  vault: VaultStatus | null;
+  settings: NotificationSettings | null;
+  switcherOpen: boolean;
+  inboxOpen: boolean;
+  inboxFilter: { environmentId?: string; burstId?: string };
+  editor: { mode: 'add' } | { mode: 'edit'; id: string } | { mode: 'import-export' } | null;
+  confirmation: (ManagementConfirmation & { resolve: (ok: boolean) => void }) | null;
+  /** A route the dashboard should show once mounted (deep link, inbox jump). */
+  pendingRoute: string | null;
+  /** Bumped to remount the dashboard (environment switch, new session). */
+  mountKey: number;
+}
+
+export function createDesktopState(bridge: DesktopBridge) {
+  const state = reactive<DesktopState>({
+    environments: [],
+    activeId: null,
+    inbox: [],
+    unread: 0,
+    vault: null,
+    settings: null,
+    switcherOpen: false,
+    inboxOpen: false,
+    inboxFilter: {},
+    editor: null,
+    confirmation: null,
+    pendingRoute: null,
+    mountKey: 0,
+  });
+
+  const active = (): EnvironmentStatusView | undefined => state.environments.find((e) => e.id === state.activeId);
+
+  async function refreshInbox(): Promise<void> {
+    state.inbox = await invoke(bridge, 'inbox.list', {});
+    state.unread = state.inbox.filter((i) => !i.read).length;
+  }
+
+  function upsert(env: EnvironmentStatusView): void {
+    const i = state.environments.findIndex((e) => e.id === env.id);
+    const before = i >= 0 ? state.environments[i] : undefined;
+    if (i >= 0) state.environments[i] = env;
+    else state.environments.push(env);
+    // The dashboard follows the session: remount when the active environment logs in or out.
+    if (env.id === state.activeId && before && dashboardVisible(before) !== dashboardVisible(env)) state.mountKey++;
+  }
+
+  function select(id: string, route: string | null = null): void {
+    if (state.activeId !== id) {
+      state.activeId = id;
+      state.mountKey++;
+    }
+    if (route) {
+      state.pendingRoute = route;
+      state.mountKey++;
+    }
+    try {
+      localStorage.setItem('svc-monitor.desktop.active', id);
+    } catch {
+      /* storage may be unavailable */
+    }
+  }
+
+  function open(target: NotificationTarget): void {
+    if (target.kind === 'task') select(target.environmentId, `/tasks/${target.taskId}`);
+    else if (target.kind === 'environment') select(target.environmentId);
+    else {
+      state.inboxFilter = { ...(target.environmentId ? { environmentId: target.environmentId } : {}), ...(target.burstId ? { burstId: target.burstId } : {}) };
+      state.inboxOpen = true;
+    }
+  }
+
+  async function start(): Promise<void> {
+    bridge.onEvent((e) => {
+      switch (e.type) {
+        case 'environments':
+          state.environments = e.environments;
+          if (!state.environments.some((x) => x.id === state.activeId)) {
+            state.activeId = state.environments[0]?.id ?? null;
+            state.mountKey++;
+          }
+          break;
+        case 'status':
+          upsert(e.environment);
+          break;
+        case 'inbox':
+          void refreshInbox();
+          break;
+        case 'open':
+          open(e.target);
+          break;
+        case 'vault':
+          state.vault = e.status;
+          break;
+        case 'svcEvent':
+          break;
+      }
+    });
+    state.environments = await invoke(bridge, 'environments.list');
+    state.vault = await invoke(bridge, 'vault.status');
+    state.settings = await invoke(bridge, 'notifications.getSettings');
+    await refreshInbox();
+    let remembered: string | null = null;
+    try {
+      remembered = localStorage.getItem('svc-monitor.desktop.active');
+    } catch {
+      remembered = null;
+    }
+    const first = state.environments.find((e) => e.id === remembered) ?? state.environments[0];
+    if (first) select(first.id);
+  }
+
+  function confirm(request: ManagementConfirmation): Promise<boolean> {
+    return new Promise((resolve) => {
+      state.confirmation?.resolve(false);
+      state.confirmation = { ...request, resolve };
+    });
+  }
+
+  async function reloadEnvironments(): Promise<void> {
+    state.environments = await invoke(bridge, 'environments.list');
+  }
+
+  async function saveSettings(settings: NotificationSettings): Promise<void> {
+    await invoke(bridge, 'notifications.setSettings', settings);
+    state.settings = settings;
+  }
+
+  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, bridge };
+}
+
+/** The dashboard is shown when the session is usable; otherwise the shell's login or error panel. */
+export function dashboardVisible(env: EnvironmentStatusView): boolean {
+  return env.session.auth === 'authenticated';
+}
+
+export type DesktopController = ReturnType<typeof createDesktopState>;

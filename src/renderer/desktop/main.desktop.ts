@@ -1,0 +1,14 @@
+import { createApp } from 'vue';
+import { findBridge } from '../platform/desktop/bridgeClient.js';
+import DesktopShell from './DesktopShell.vue';
+import { createDesktopState } from './desktopState.js';
+import './desktop.css';
+
+const bridge = findBridge();
+const root = document.getElementById('app')!;
+if (!bridge) {
+  root.textContent = 'This page is the Svc Monitor desktop console and must run inside the desktop app.';
+} else {
+  const controller = createDesktopState(bridge);
+  void controller.start().then(() => createApp(DesktopShell, { controller }).mount(root));
+}
