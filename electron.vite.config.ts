@@ -5,7 +5,8 @@ import vue from '@vitejs/plugin-vue';
 /**
  * The desktop console: main (ESM, Node services + Electron wiring), preload (CommonJS: a
  * sandboxed preload cannot be an ES module, DESIGN §6) and the Vue renderer in desktop
- * mode (`SVC_MONITOR_PLATFORM=desktop` picks the bridge-backed platform).
+ * mode: src/renderer/desktop/index.html mounts the desktop shell, which mounts the shared
+ * dashboard per environment over the bridge-backed platform.
  */
 export default defineConfig({
   main: {
@@ -31,13 +32,13 @@ export default defineConfig({
     },
   },
   renderer: {
-    root: resolve(import.meta.dirname, 'src/renderer'),
+    root: resolve(import.meta.dirname, 'src/renderer/desktop'),
     base: './',
-    define: { 'import.meta.env.SVC_MONITOR_PLATFORM': JSON.stringify('desktop') },
     plugins: [vue()],
     build: {
       outDir: resolve(import.meta.dirname, 'out/renderer'),
-      rolldownOptions: { input: { index: resolve(import.meta.dirname, 'src/renderer/index.html') } },
+      emptyOutDir: true,
+      rolldownOptions: { input: { index: resolve(import.meta.dirname, 'src/renderer/desktop/index.html') } },
     },
   },
 });

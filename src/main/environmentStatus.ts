@@ -1,5 +1,5 @@
 import type { Environment } from './environments/environment.js';
-import type { HubState } from './hub/HubManager.js';
+import type { HubState } from './shared/viewTypes.js';
 import type { SessionView } from './session/sessionView.js';
 
 /** The one status the sidebar shows for an environment. */

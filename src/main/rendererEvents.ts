@@ -1,7 +1,6 @@
 import type { SvcEvent } from '../../server/src/contracts/events.js';
-import type { VaultStatus } from './credentials/CredentialVault.js';
+import type { NotificationTarget, VaultStatus } from './shared/viewTypes.js';
 import type { EnvironmentStatusView } from './environmentStatus.js';
-import type { NotificationTarget } from './notifications/FailureNotifier.js';
 
 /** Everything main pushes to the renderer, on the single `svc-monitor:event` channel. */
 export type RendererEvent =

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { KeytarSecretBackend } from './KeytarSecretBackend.js';
 import { MemorySecretBackend } from './MemorySecretBackend.js';
 import { SafeStorageFileBackend } from './SafeStorageFileBackend.js';
-import type { KeytarLike, SafeStorageLike, SecretBackend, SecretStorageKind } from './secretBackend.js';
+import type { KeytarLike, SafeStorageLike, SecretBackend } from './secretBackend.js';
+import type { VaultStatus } from '../shared/viewTypes.js';
 
 /** What the vault keeps for one environment. Never leaves the main process. */
 export interface EnvironmentSecret {
@@ -25,13 +26,7 @@ const secretSchema = z.object({
   savedAt: z.string(),
 });
 
-export interface VaultStatus {
-  storage: SecretStorageKind;
-  /** Why the keychain is not used (shown to the user), absent when it is. */
-  reason?: string;
-  /** Accounts moved from the encrypted file into the keychain when the vault opened. */
-  migrated: number;
-}
+export type { VaultStatus };
 
 export interface CredentialVaultOptions {
   userDataDir: string;

@@ -1,5 +1,5 @@
-/** Where the vault keeps secrets. */
-export type SecretStorageKind = 'keychain' | 'encrypted-file' | 'memory';
+import type { SecretStorageKind } from '../shared/viewTypes.js';
+export type { SecretStorageKind };
 
 /** A place that stores one opaque secret string per account. */
 export interface SecretBackend {

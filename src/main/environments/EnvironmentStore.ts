@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../files/readJsonFile.js';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
+import type { ImportMode, ImportResult } from '../shared/viewTypes.js';
 import {
   describeZodError,
   environmentInputSchema,
@@ -26,12 +27,7 @@ const exportSchema = z.object({
   environments: z.array(environmentInputSchema),
 });
 
-export type ImportMode = 'merge' | 'replace';
-export interface ImportResult {
-  added: number;
-  updated: number;
-  removedIds: string[];
-}
+export type { ImportMode, ImportResult };
 
 type Listener = (environments: readonly Environment[]) => void;
 

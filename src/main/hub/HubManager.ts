@@ -1,18 +1,9 @@
 import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type ILogger } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
+import type { HubState } from '../shared/viewTypes.js';
 
-/** Live-connection state of one environment's hub. */
-export type HubState =
-  /** Not watched, or the session is not authenticated. */
-  | 'idle'
-  | 'connecting'
-  | 'connected'
-  | 'reconnecting'
-  /** The host has no hub (standalone registration): the dashboard polls. */
-  | 'unavailable'
-  /** Gave up for now (sticky message); retried after `retryAfterFailureMs`. */
-  | 'error';
+export type { HubState };
 
 export interface HubManagerOptions {
   onEvent: (environmentId: string, event: SvcEvent) => void;

@@ -1,12 +1,10 @@
 import type { ApiResult } from '../../../server/src/contracts/api.js';
 import type { SerializedConsoleError } from '../ConsoleError.js';
 import type { ProxiedOperation } from '../api/operationParams.js';
-import type { VaultStatus } from '../credentials/CredentialVault.js';
 import type { EnvironmentInput } from '../environments/environment.js';
-import type { ImportMode, ImportResult } from '../environments/EnvironmentStore.js';
+import type { ImportMode, ImportResult, NotificationTarget, VaultStatus } from '../shared/viewTypes.js';
 import type { EnvironmentStatusView } from '../environmentStatus.js';
 import type { InboxFilter, InboxItem } from '../notifications/FailureInbox.js';
-import type { NotificationTarget } from '../notifications/FailureNotifier.js';
 import type { NotificationSettings } from '../notifications/notificationSettings.js';
 import type { SessionView } from '../session/sessionView.js';
 

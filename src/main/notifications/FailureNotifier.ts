@@ -1,12 +1,9 @@
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import type { FailureInbox, InboxItem } from './FailureInbox.js';
+import type { NotificationTarget } from '../shared/viewTypes.js';
 import { DEFAULT_NOTIFICATION_SETTINGS, notifies, type NotificationSettings } from './notificationSettings.js';
 
-/** What a click on a notification opens. */
-export type NotificationTarget =
-  | { kind: 'task'; environmentId: string; taskId: string }
-  | { kind: 'inbox'; environmentId?: string; burstId?: string }
-  | { kind: 'environment'; environmentId: string };
+export type { NotificationTarget };
 
 export interface FailureNotification {
   environmentId: string;
