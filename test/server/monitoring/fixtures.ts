@@ -106,6 +106,7 @@ export function insertTask(db: Database, input: TaskRowInput = {}): string {
     missed_count_is_exact: null,
     ...input,
   };
+  if (input.handler === undefined) row.handler = `${row.type}Handler`;
   const cols = Object.keys(row);
   db.prepare(`INSERT INTO tasks (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`).run(row);
   return row.id;

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { IpAllowList } from '../../../server/src/monitoring/network/IpAllowList.js';
+import { getJson, postJson, serve, tempDb } from './fixtures.js';
+
+describe('IP allow-list (§5.9)', () => {
+  it('matches IPv4, IPv6, CIDR ranges and IPv4-mapped IPv6', () => {
+    const list = new IpAllowList(['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '::1', '::ffff:172.16.0.0/108']);
+    expect(list.allows('10.200.3.4')).toBe(true);
+    expect(list.allows('::ffff:10.1.1.1')).toBe(true);
+    expect(list.allows('11.0.0.1')).toBe(false);
+    expect(list.allows('192.168.1.7')).toBe(true);
+    expect(list.allows('192.168.1.8')).toBe(false);
+    expect(list.allows('2001:db8:1234::5')).toBe(true);
+    expect(list.allows('2001:db9::1')).toBe(false);
+    expect(list.allows('::1')).toBe(true);
+    expect(list.allows('172.16.9.9')).toBe(true);
+    expect(list.allows('172.32.0.1')).toBe(false);
+    expect(list.allows('garbage')).toBe(false);
+    expect(new IpAllowList([]).allows('8.8.8.8')).toBe(true);
+  });
+
+  it('refuses with 403 before authentication on the API, the hub path and the dashboard; X-Forwarded-For first', async () => {
+    const t = tempDb();
+    const s = await serve({ storage: { db: t.db } }, { allowedIpAddresses: ['10.0.0.0/8', '2001:db8::/32'], loginRateLimit: false });
+    try {
+      // The socket address 127.0.0.1 is not allowed.
+      for (const path of ['/svc-monitoring/api/config', '/svc-monitoring/api/tasks', '/svc-monitoring/hub/negotiate', '/svc-monitoring/', '/svc-monitoring/tasks']) {
+        const r = await getJson(`${s.baseUrl}${path}`);
+        expect(r.status, path).toBe(403);
+        expect(r.headers.get('content-type'), path).toMatch(/problem\+json/);
+      }
+      expect((await postJson(`${s.api}/auth/login`, { username: 'admin', password: 'admin' })).status).toBe(403);
+      // Allowed through X-Forwarded-For (first address), then authentication applies.
+      const xff = { 'x-forwarded-for': '10.4.5.6, 127.0.0.1' };
+      expect((await getJson(`${s.api}/config`, undefined, xff)).status).toBe(200);
+      expect((await getJson(`${s.api}/tasks`, undefined, xff)).status).toBe(401);
+      expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': '2001:db8::42' })).status).toBe(200);
+      expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': '[2001:db8::42]:4444' })).status).toBe(200);
+      expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': '127.0.0.1, 10.4.5.6' })).status).toBe(403);
+      expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': 'not-an-ip' })).status).toBe(403);
+      // The host's own routes are untouched.
+      expect((await getJson(`${s.baseUrl}/host/ping`)).status).toBe(200);
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  });
+
+  it('with trustForwardedFor=false the socket address decides', async () => {
+    const t = tempDb();
+    const s = await serve({ storage: { db: t.db } }, { allowedIpAddresses: ['127.0.0.1'], trustForwardedFor: false });
+    try {
+      expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': '10.9.9.9' })).status).toBe(200);
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  });
+});
+
+describe('CORS (§5.12): only under /svc-monitoring', () => {
+  it('answers preflights and adds headers under the base path, never outside', async () => {
+    const t = tempDb();
+    const s = await serve({ storage: { db: t.db } }, {});
+    try {
+      const pre = await fetch(`${s.api}/tasks`, {
+        method: 'OPTIONS',
+        headers: { origin: 'http://dashboard.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+      });
+      expect(pre.status).toBe(204);
+      expect(pre.headers.get('access-control-allow-origin')).toBe('http://dashboard.example');
+      expect(pre.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
+      const get = await getJson(`${s.api}/config`, undefined, { origin: 'http://dashboard.example' });
+      expect(get.headers.get('access-control-allow-origin')).toBe('http://dashboard.example');
+      const outside = await getJson(`${s.baseUrl}/host/ping`, undefined, { origin: 'http://dashboard.example' });
+      expect(outside.headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  });
+
+  it('restricts to corsAllowedOrigins, and enableCors=false adds nothing', async () => {
+    const t = tempDb();
+    const s = await serve({ storage: { db: t.db } }, { corsAllowedOrigins: ['https://ok.example'] });
+    const off = await serve({ storage: { db: t.db } }, { enableCors: false });
+    try {
+      expect((await getJson(`${s.api}/config`, undefined, { origin: 'https://ok.example' })).headers.get('access-control-allow-origin')).toBe('https://ok.example');
+      expect((await getJson(`${s.api}/config`, undefined, { origin: 'https://evil.example' })).headers.get('access-control-allow-origin')).toBeNull();
+      expect((await getJson(`${off.api}/config`, undefined, { origin: 'https://ok.example' })).headers.get('access-control-allow-origin')).toBeNull();
+    } finally {
+      await s.close();
+      await off.close();
+      t.cleanup();
+    }
+  });
+});
