@@ -1,0 +1,267 @@
+import { execSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DashboardOverview, TaskDetail, TaskPage } from '../../../server/src/contracts/task.js';
+import { openBrowser, type BrowserSession } from './browser.js';
+import { apiGet, apiLogin, REPO, startCli, type RunningServer } from './demoServer.js';
+import { injectSession } from './session.js';
+
+const SHOTS = join(REPO, 'docs/screenshots/web');
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function buildWeb(): void {
+  execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });
+}
+
+async function shot(page: Page, name: string, theme: 'light' | 'dark'): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.waitForTimeout(450); // chart animations are 300 ms
+  await page.screenshot({ path: join(SHOTS, `${name}-${theme}.png`) });
+}
+
+describe('web dashboard against a real demo server', () => {
+  let demo: RunningServer;
+  let token: string;
+  let browser: BrowserSession;
+
+  beforeAll(async () => {
+    buildWeb();
+    demo = await startCli('demo');
+    token = await apiLogin(demo.api); // login attempt 1 of the 5 the rate limit allows
+    browser = await openBrowser('light');
+  }, 240_000);
+  afterAll(async () => {
+    await browser?.close();
+    await demo?.stop();
+  });
+
+  it('login: a bad password is refused with a message, the right one opens the overview', async () => {
+    const { page } = browser;
+    await page.goto(`${demo.base}/tasks`);
+    await page.waitForSelector('input[name="username"]');
+    expect(new URL(page.url()).pathname).toBe('/svc-monitoring/login');
+    await page.fill('input[name="username"]', 'admin');
+    await page.fill('input[name="password"]', 'wrong-password'); // attempt 2
+    await page.click('button[type="submit"]');
+    await expect.poll(() => page.textContent('[data-testid="login-error"]')).toContain('Wrong username or password');
+    await page.fill('input[name="password"]', 'admin'); // attempt 3
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('[data-testid="task-table"]');
+    expect(new URL(page.url()).pathname).toBe('/svc-monitoring/tasks');
+    expect(await page.textContent('[data-testid="current-user"]')).toContain('admin');
+  });
+
+  it('magic link: exchanged for a session, the token is gone from the address bar and history', async () => {
+    expect(demo.magicToken, `demo printed no magic link:\n${demo.output()}`).toBeTruthy();
+    const b = await openBrowser('light');
+    try {
+      const { page } = b;
+      await page.goto(`${demo.base}/magic#token=${encodeURIComponent(demo.magicToken as string)}`); // attempt 4
+      await page.waitForSelector('[data-testid="kpi-today"]');
+      expect(page.url()).not.toContain('token');
+      expect(page.url()).not.toContain(demo.magicToken as string);
+      const history = await page.evaluate(() => window.history.length);
+      await page.goBack().catch(() => undefined);
+      await page.waitForTimeout(300);
+      expect(page.url()).not.toContain(demo.magicToken as string);
+      expect(history).toBeGreaterThanOrEqual(1);
+      const stored = await page.evaluate(() => JSON.parse(window.sessionStorage.getItem('svc-monitoring.session') ?? 'null') as { canManage: boolean } | null);
+      expect(stored?.canManage).toBe(false);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('overview: the numbers on screen equal the API, and they show fast', async () => {
+    const b = await openBrowser('light');
+    try {
+      await injectSession(b.context, { username: 'admin', token });
+      const { page } = b;
+      await page.goto(`${demo.base}/`); // warm (assets cached like a returning user)
+      await page.waitForSelector('[data-testid="kpi-today"]');
+      const started = Date.now();
+      await page.goto(`${demo.base}/`);
+      await page.waitForSelector('[data-testid="kpi-today"]');
+      const wallMs = Date.now() - started;
+      const sinceNavigationMs = await page.evaluate(() => Math.round(performance.now()));
+      console.log(`[figure] navigation → overview numbers visible: ${wallMs} ms wall clock, ${sinceNavigationMs} ms since navigation start`);
+
+      // Compare with the API right now; activity never stops, so retry until one snapshot agrees.
+      await expect
+        .poll(
+          async () => {
+            const o = await apiGet<DashboardOverview>(demo.api, '/dashboard/overview?range=Today', token);
+            const shown = await page.evaluate(() =>
+              ['kpi-today', 'kpi-week', 'kpi-failed', 'kpi-throttled'].map((id) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.trim()),
+            );
+            const expected = [fmt(o.totalTasksToday), fmt(o.totalTasksWeek), fmt(o.failedCount), fmt(o.throttledTasks)];
+            if (JSON.stringify(shown) !== JSON.stringify(expected)) await page.reload().then(() => page.waitForSelector('[data-testid="kpi-today"]'));
+            return JSON.stringify(shown) === JSON.stringify(expected) ? 'equal' : `${shown} vs ${expected}`;
+          },
+          { timeout: 20_000, interval: 500 },
+        )
+        .toBe('equal');
+      const backlog = await apiGet<DashboardOverview>(demo.api, '/dashboard/overview', token);
+      expect(Number(await page.textContent('[data-testid="halted-count"]'))).toBe(backlog.catchUpBacklog.haltedSchedules);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('tasks: filters change the results and the URL; back restores', async () => {
+    const b = await openBrowser('light');
+    try {
+      await injectSession(b.context, { username: 'admin', token });
+      const { page } = b;
+      await page.goto(`${demo.base}/tasks`);
+      await page.waitForSelector('[data-testid="task-table"]');
+      await page.click('label:has(input[name="status-Failed"])');
+      await page.waitForURL(/statuses=Failed/);
+      await expect
+        .poll(async () => {
+          const statuses = await page.$$eval('[data-testid="task-table"] tbody [data-status]', (els) => els.map((e) => e.getAttribute('data-status')));
+          return statuses.length > 0 && statuses.every((s) => s === 'Failed');
+        })
+        .toBe(true);
+      const api = await apiGet<TaskPage>(demo.api, '/tasks?statuses=Failed&pageSize=1', token);
+      await expect.poll(async () => page.textContent('[data-testid="task-total"]')).toMatch(/\d+ matching/);
+      expect(api.totalCount).toBeGreaterThan(0);
+
+      await page.selectOption('select[name="isRecurring"]', 'false');
+      await page.waitForURL(/isRecurring=false/);
+      expect(page.url()).toContain('statuses=Failed');
+      await page.click('button[data-sort="Type"]');
+      await page.waitForURL(/sortBy=Type/);
+      await page.goBack();
+      await page.waitForURL((u) => !u.search.includes('sortBy=Type'));
+      expect(page.url()).toContain('isRecurring=false');
+      // A shared URL reproduces the view.
+      const shared = page.url();
+      await page.goto(shared);
+      await page.waitForSelector('[data-testid="task-table"]');
+      expect(await page.isChecked('input[name="status-Failed"]')).toBe(true);
+      expect(await page.inputValue('select[name="isRecurring"]')).toBe('false');
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('detail of a failed task shows its exception and its logs', async () => {
+    const failed = await apiGet<TaskPage>(demo.api, '/tasks?statuses=Failed&isRecurring=false&pageSize=50', token);
+    let withLogs: TaskDetail | undefined;
+    for (const t of failed.items) {
+      const d = await apiGet<TaskDetail>(demo.api, `/tasks/${t.id}`, token);
+      if (d.exception && d.executionLogsTotalCount > 0) {
+        withLogs = d;
+        break;
+      }
+    }
+    expect(withLogs, 'the demo has a failed task with an exception and logs').toBeTruthy();
+    const b = await openBrowser('light');
+    try {
+      await injectSession(b.context, { username: 'admin', token });
+      const { page } = b;
+      await page.goto(`${demo.base}/tasks/${withLogs?.id}`);
+      await page.waitForSelector('[data-testid="task-exception"]');
+      const firstLine = (withLogs?.exception ?? '').split('\n')[0] ?? '';
+      expect(await page.textContent('[data-testid="task-exception"]')).toContain(firstLine);
+      await page.waitForSelector('[data-testid="execution-logs"] [data-level]');
+      const shownLogs = await page.$$eval('[data-testid="execution-logs"] [data-level]', (els) => els.length);
+      expect(shownLogs).toBe(Math.min(50, withLogs?.executionLogsTotalCount ?? 0));
+      expect(await page.textContent('[data-testid="execution-logs"]')).toContain(withLogs?.executionLogs[0]?.message ?? '');
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('live: a task the demo dispatches during the test shows in the live feed and in the list without reload within 3 s', async () => {
+    const b = await openBrowser('light');
+    try {
+      await injectSession(b.context, { username: 'admin', token });
+      const feed = b.page;
+      const list = await b.context.newPage();
+      await feed.goto(`${demo.base}/live`);
+      await list.goto(`${demo.base}/tasks?pageSize=100`);
+      await feed.waitForSelector('[data-testid="connection-indicator"][data-state="connected"]', { timeout: 15_000 });
+      await list.waitForSelector('[data-testid="connection-indicator"][data-state="connected"]', { timeout: 15_000 });
+      const known = new Set(await list.$$eval('[data-testid="task-table"] tbody tr', (rows) => rows.map((r) => r.getAttribute('data-task-id'))));
+      // Wait for an event about a task the list has not shown yet (dispatched after the page loaded).
+      const handle = await feed.waitForFunction(
+        (seen) => {
+          const items = [...document.querySelectorAll('[data-testid="live-feed"] li[data-task-id]')];
+          const fresh = items.find((li) => !seen.includes(li.getAttribute('data-task-id') ?? ''));
+          return fresh ? fresh.getAttribute('data-task-id') : null;
+        },
+        [...known].filter((x): x is string => x !== null),
+        { timeout: 30_000, polling: 50 },
+      );
+      const id = (await handle.jsonValue()) as string;
+      const seenAt = Date.now();
+      await list.waitForSelector(`[data-testid="task-table"] tr[data-task-id="${id}"]`, { timeout: 3_000 });
+      console.log(`[figure] live event → task row in the open list: ${Date.now() - seenAt} ms`);
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('screenshots of every page in light and dark (1280×720)', async () => {
+    const schedules = await apiGet<TaskPage>(demo.api, '/tasks?isRecurring=true&onlyOccurrences=false&pageSize=100', token);
+    let halted: string | undefined;
+    let schedule: string | undefined;
+    for (const s of schedules.items.filter((t) => t.occurrenceMode === 'Durable')) {
+      const d = await apiGet<TaskDetail>(demo.api, `/tasks/${s.id}`, token);
+      schedule ??= d.id;
+      if (d.halt) halted = d.id;
+    }
+    const failed = await apiGet<TaskPage>(demo.api, '/tasks?statuses=Failed&isRecurring=false&pageSize=1', token);
+    for (const theme of ['light', 'dark'] as const) {
+      const b = await openBrowser(theme);
+      try {
+        const { page } = b;
+        await page.goto(`${demo.base}/login`);
+        await page.waitForSelector('input[name="username"]');
+        await shot(page, 'login', theme);
+        await injectSession(b.context, { username: 'admin', token });
+        const pages: [string, string, string][] = [
+          ['overview', '/', '[data-testid="kpi-today"]'],
+          ['tasks', '/tasks', '[data-testid="task-table"]'],
+          ['task-failed', `/tasks/${failed.items[0]?.id}`, '[data-testid="execution-logs"]'],
+          ['schedule', `/tasks/${halted ?? schedule}`, '[data-testid="occurrences"]'],
+          ['queues', '/queues', '[data-testid="queues-table"]'],
+          ['statistics', '/statistics', '[data-testid="execution-times"]'],
+          ['live', '/live', '[data-testid="live-feed"]'],
+        ];
+        for (const [name, path, selector] of pages) {
+          await page.goto(`${demo.base}${path}`);
+          await page.waitForSelector(selector, { timeout: 15_000 });
+          await shot(page, name, theme);
+        }
+        expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
+      } finally {
+        await b.close();
+      }
+    }
+  });
+
+  it('rate limit: after too many attempts the login page says how long to wait', async () => {
+    const b = await openBrowser('light');
+    try {
+      const { page } = b;
+      await page.goto(`${demo.base}/login`);
+      await page.fill('input[name="username"]', 'admin');
+      let message = '';
+      for (let attempt = 0; attempt < 8 && !/Too many/.test(message); attempt += 1) {
+        await page.fill('input[name="password"]', `wrong-${attempt}`);
+        await page.click('button[type="submit"]');
+        await page.waitForSelector('[data-testid="login-error"]');
+        await page.waitForFunction(() => !document.querySelector('button[type="submit"]')?.hasAttribute('disabled'));
+        message = (await page.textContent('[data-testid="login-error"]')) ?? '';
+      }
+      expect(message).toMatch(/Too many sign-in attempts\. Try again in \d+ (seconds?|minutes?)/);
+    } finally {
+      await b.close();
+    }
+  });
+});

@@ -1,0 +1,73 @@
+import { execSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskPage } from '../../../server/src/contracts/task.js';
+import { openBrowser } from './browser.js';
+import { apiGet, REPO, startCli, type RunningServer } from './demoServer.js';
+
+const AUTH_OFF = { SVC_MONITOR_ENABLE_AUTHENTICATION: 'false' };
+
+describe('authentication off, and the standalone registration (serve)', () => {
+  let demo: RunningServer;
+  let standalone: RunningServer;
+
+  beforeAll(async () => {
+    execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });
+    demo = await startCli('demo', { env: AUTH_OFF });
+    // `serve` reads the demo's database from a second process: no engine, no hub.
+    standalone = await startCli('serve', { dbFile: demo.dbFile, env: AUTH_OFF });
+  }, 240_000);
+  afterAll(async () => {
+    await standalone?.stop();
+    await demo?.stop();
+  });
+
+  it('requireAuthentication=false: no login page, straight to the data, live hub connected', async () => {
+    const config = await apiGet<{ requireAuthentication: boolean }>(demo.api, '/config');
+    expect(config.requireAuthentication).toBe(false);
+    const b = await openBrowser('light');
+    try {
+      const { page } = b;
+      await page.goto(`${demo.base}/login`);
+      await page.waitForSelector('[data-testid="kpi-today"]');
+      expect(new URL(page.url()).pathname).toBe('/svc-monitoring/');
+      expect(await page.isVisible('[data-testid="auth-off"]')).toBe(true);
+      expect(await page.$('[data-testid="logout"]')).toBeNull();
+      expect(await page.$('input[name="password"]')).toBeNull();
+      await page.waitForSelector('[data-testid="connection-indicator"][data-state="connected"]', { timeout: 15_000 });
+    } finally {
+      await b.close();
+    }
+  });
+
+  it('standalone: the hub is absent (404), the dashboard says it polls and refreshes the list without reload', async () => {
+    const b = await openBrowser('light');
+    try {
+      const { page } = b;
+      const negotiate: number[] = [];
+      page.on('response', (r) => {
+        if (r.url().includes('/svc-monitoring/hub')) negotiate.push(r.status());
+      });
+      await page.goto(`${standalone.base}/tasks?pageSize=50`);
+      await page.waitForSelector('[data-testid="task-table"]');
+      await page.waitForSelector('[data-testid="connection-indicator"][data-state="unavailable"]', { timeout: 15_000 });
+      expect(negotiate).toContain(404);
+      expect(await page.textContent('[data-testid="connection-indicator"]')).toMatch(/Polling every 5 s/);
+      const shown = new Set(await page.$$eval('[data-testid="task-table"] tbody tr', (rows) => rows.map((r) => r.getAttribute('data-task-id'))));
+      // The demo keeps dispatching into the shared database; a new row must appear by polling alone.
+      let fresh: string | undefined;
+      await expect
+        .poll(
+          async () => {
+            const latest = await apiGet<TaskPage>(standalone.api, '/tasks?pageSize=5');
+            fresh = latest.items.find((t) => !shown.has(t.id))?.id;
+            return fresh !== undefined;
+          },
+          { timeout: 30_000, interval: 250 },
+        )
+        .toBe(true);
+      await page.waitForSelector(`[data-testid="task-table"] tr[data-task-id="${fresh}"]`, { timeout: 12_000 });
+    } finally {
+      await b.close();
+    }
+  });
+});
