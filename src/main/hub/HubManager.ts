@@ -141,7 +141,7 @@ export class HubManager {
       if (entry.connection !== connection) return;
       entry.connection = undefined;
       const message = err instanceof Error ? err.message : String(err);
-      const status = (err as { statusCode?: number }).statusCode;
+      const status = statusOf(err);
       if (status === 404) {
         this.setState(entry, 'unavailable', 'This environment has no live hub (standalone mode): the dashboard polls instead');
         return;
@@ -184,4 +184,12 @@ export class HubManager {
       },
     };
   }
+}
+
+/** The HTTP status of a failed start (negotiate errors carry it only in their text). */
+export function statusOf(err: unknown): number | undefined {
+  const code = (err as { statusCode?: unknown } | undefined)?.statusCode;
+  if (typeof code === 'number') return code;
+  const m = /Status code '(\d{3})'/.exec(err instanceof Error ? err.message : String(err));
+  return m ? Number(m[1]) : undefined;
 }
