@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { insertTask, login, postJson, serve, tempDb, type Served, type TempDb } from './fixtures.js';
+
+/**
+ * D12 order on a standalone registration: a request that passes every gate reaches the action,
+ * which answers NotSupported (501) without an engine — so 501 proves the gates let it through.
+ */
+describe('management authorization order (D12) and provenance (§5.8)', () => {
+  let t: TempDb;
+  let s: Served;
+  let id: string;
+  let read: string;
+  let operate: string;
+
+  beforeAll(async () => {
+    t = tempDb();
+    id = insertTask(t.db, { status: 'Failed', parent_task_id: randomUUID(), occurrence_mode: 'Durable', nominal_slot_at: Date.now(), run_number: 1 });
+    s = await serve(
+      { storage: { db: t.db } },
+      { enableManagementEndpoints: true, managementUsername: 'operator', managementPassword: 'operator-pw', allowedIpAddresses: ['127.0.0.1', '10.0.0.0/8'], loginRateLimit: false },
+    );
+    read = await login(s.api);
+    operate = await login(s.api, 'operator', 'operator-pw');
+  });
+  afterAll(async () => {
+    await s?.close();
+    t?.cleanup();
+  });
+
+  const url = (action = 'requeue', target = id) => `${s.api}/management/tasks/${target}/${action}`;
+
+  it('operate role reaches the action: standalone answers 501 NotSupported for each action', async () => {
+    for (const action of ['requeue', 'resume', 'cancel']) {
+      const r = await postJson(url(action), undefined, operate);
+      expect(r.status, action).toBe(501);
+      expect(r.body).toEqual({ status: 'NotSupported', message: expect.any(String), taskId: id });
+    }
+  });
+
+  it('401 without or with an invalid token, 403 with the read role', async () => {
+    const none = await postJson(url(), undefined);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect((await postJson(url(), undefined, 'garbage')).status).toBe(401);
+    const r = await postJson(url(), undefined, read);
+    expect(r.status).toBe(403);
+    expect(r.body.status).toBe(403);
+  });
+
+  it('IP outside the allow-list → 403 before authentication', async () => {
+    const r = await postJson(url(), undefined, operate, { 'x-forwarded-for': '192.168.3.3' });
+    expect(r.status).toBe(403);
+    const noToken = await postJson(url(), undefined, undefined, { 'x-forwarded-for': '192.168.3.3' });
+    expect(noToken.status).toBe(403);
+  });
+
+  it('provenance: Sec-Fetch-Site and Origin checked before authorization', async () => {
+    const host = new URL(s.baseUrl).host;
+    const cases: [Record<string, string>, number][] = [
+      [{ 'sec-fetch-site': 'cross-site' }, 403],
+      [{ 'sec-fetch-site': 'same-site' }, 501],
+      [{ 'sec-fetch-site': 'same-origin' }, 501],
+      [{ 'sec-fetch-site': 'none' }, 501],
+      [{ 'sec-fetch-site': 'cross-site', origin: s.baseUrl }, 403],
+      [{ origin: 'https://evil.example' }, 403],
+      [{ origin: `http://${host}` }, 501],
+      [{ origin: `https://${host}` }, 403],
+      [{ origin: 'http://127.0.0.1:1' }, 403],
+      [{ origin: 'null' }, 403],
+      [{}, 501],
+    ];
+    for (const [headers, code] of cases) {
+      const r = await postJson(url(), undefined, operate, headers);
+      expect(r.status, JSON.stringify(headers)).toBe(code);
+    }
+    // Refused by provenance even without a token: provenance comes before authentication.
+    expect((await postJson(url(), undefined, undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+  });
+
+  it('bad id → 400 problem after the gates; unknown management path → 404', async () => {
+    const r = await postJson(url('requeue', 'nope'), undefined, operate);
+    expect(r.status).toBe(400);
+    expect(r.body.errors).toHaveProperty('id');
+    expect((await postJson(`${s.api}/management/tasks/${id}/explode`, undefined, operate)).status).toBe(404);
+  });
+});
+
+describe('management disabled, hook, authentication off', () => {
+  it('disabled: 404 on any path under /management, even from a refused address', async () => {
+    const t = tempDb();
+    const s = await serve({ storage: { db: t.db } }, { allowedIpAddresses: ['10.0.0.1'] });
+    try {
+      for (const p of ['/management/tasks/x/requeue', '/management', '/management/anything/else']) {
+        const r = await postJson(`${s.api}${p}`, undefined);
+        expect(r.status, p).toBe(404);
+      }
+      const get = await fetch(`${s.api}/management/tasks/x/requeue`);
+      expect(get.status).toBe(404);
+      expect((await fetch(`${s.api}/config`)).status).toBe(403);
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  });
+
+  it('the managementAuthorization hook alone decides', async () => {
+    const t = tempDb();
+    const id = randomUUID();
+    const seen: string[] = [];
+    const s = await serve(
+      { storage: { db: t.db } },
+      {
+        enableManagementEndpoints: true,
+        managementUsername: 'operator',
+        managementPassword: 'pw',
+        managementAuthorization: async (req) => {
+          seen.push(String(req.headers['x-user']));
+          return req.headers['x-user'] === 'boss';
+        },
+      },
+    );
+    try {
+      const operate = await login(s.api, 'operator', 'pw');
+      expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, operate)).status).toBe(403);
+      expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss' })).status).toBe(501);
+      expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+      expect(seen).toEqual(['undefined', 'boss']);
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  });
+
+  it('authentication off and no hook → 403: nobody can prove the operate role', async () => {
+    const t = tempDb();
+    const s = await serve({ storage: { db: t.db } }, { enableManagementEndpoints: true, enableAuthentication: false });
+    try {
+      const r = await postJson(`${s.api}/management/tasks/${randomUUID()}/requeue`, undefined);
+      expect(r.status).toBe(403);
+      expect((await fetch(`${s.api}/config`).then((x) => x.json())).managementEnabled).toBe(true);
+    } finally {
+      await s.close();
+      t.cleanup();
+    }
+  });
+});
