@@ -1,0 +1,112 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStandaloneHost, type MonitoringHost } from '../../main/support/monitoringHost.js';
+import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
+import { buildDesktop, openDesktop, serveRenderer, type DesktopHarness } from './desktopHarness.js';
+
+const SHOTS = 'docs/screenshots/desktop';
+
+describe('desktop console renderer in Chromium, bridge served by the real main services (standalone hosts)', () => {
+  let dir: string;
+  let staging: MonitoringHost;
+  let production: MonitoringHost;
+  let shortLived: MonitoringHost;
+  let renderer: { url: string; close: () => Promise<void> };
+  let h: DesktopHarness;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'svc-desktop-e2e-'));
+    await buildDesktop();
+    renderer = await serveRenderer();
+    staging = await startStandaloneHost(dir, { username: 'ops', password: 'staging-pw', loginRateLimit: false });
+    production = await startStandaloneHost(dir, { username: 'ops', password: 'prod-pw', loginRateLimit: false });
+    shortLived = await startStandaloneHost(dir, { username: 'ops', password: 'short-pw', jwtExpirationHours: 3 / 3600, loginRateLimit: false });
+    h = await openDesktop(renderer.url, { safeStorage: aesSafeStorage('gnome_libsecret') });
+    await h.services.addEnvironment({ name: 'Staging', baseUrl: staging.baseUrl, colour: '#2563eb', isProduction: false, group: 'EU' });
+    await h.services.addEnvironment({ name: 'Production', baseUrl: production.baseUrl, colour: '#dc2626', isProduction: true, group: 'EU', favourite: true });
+    await h.services.addEnvironment({ name: 'Short Sessions', baseUrl: shortLived.baseUrl, colour: '#16a34a', isProduction: false });
+  }, 300_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await renderer?.close();
+    for (const host of [staging, production, shortLived]) await host?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function login(password: string): Promise<void> {
+    const p = h.page;
+    await p.getByTestId('login-username').fill('ops');
+    await p.getByTestId('login-password').fill(password);
+    await p.getByTestId('login-submit').click();
+  }
+
+  it('lists the environments with live status, logs in per environment and shows the dashboard', async () => {
+    const p = h.page;
+    await p.goto(renderer.url);
+    await expect.poll(() => p.getByTestId('env-status-Staging').textContent()).toBe('Logged out');
+    await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
+    await p.screenshot({ path: `${SHOTS}/login-light.png` });
+    await p.getByTestId('login-password').fill('wrong');
+    await p.getByTestId('login-username').fill('ops');
+    await p.getByTestId('login-submit').click();
+    await expect.poll(() => p.getByTestId('login-error').textContent()).toContain('invalid credentials');
+    await login('staging-pw');
+    await p.getByTestId('dashboard-host').waitFor();
+    // Standalone hosts have no hub: the environment polls.
+    await expect.poll(() => p.getByTestId('env-status-Staging').textContent()).toBe('Polling');
+    await expect.poll(() => p.getByTestId('current-user').textContent()).toContain('ops');
+    expect(h.services.sessionView(h.services.environments()[0]!.id).auth).toBe('authenticated');
+  });
+
+  it('switches with Ctrl+K (fuzzy), tints the chrome with the environment colour and flags production', async () => {
+    const p = h.page;
+    await p.keyboard.press('Control+k');
+    await p.getByTestId('switcher-input').fill('prdct');
+    await p.screenshot({ path: `${SHOTS}/switcher-light.png` });
+    await p.keyboard.press('Enter');
+    await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Production');
+    await p.getByTestId('production-banner').waitFor();
+    const bar = await p.getByTestId('env-bar').evaluate((el) => getComputedStyle(el).backgroundColor);
+    expect(bar).toBe('rgb(220, 38, 38)');
+    const border = await p.locator('.desk-envs').evaluate((el) => getComputedStyle(el).borderRightColor);
+    expect(border).toBe('rgb(220, 38, 38)');
+    await login('prod-pw');
+    await p.getByTestId('dashboard-host').waitFor();
+    await p.waitForTimeout(500);
+    await p.screenshot({ path: `${SHOTS}/production-overview-light.png` });
+
+    await p.getByTestId('env-Staging').getByRole('button').first().click();
+    await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
+    expect(await p.getByTestId('production-banner').count()).toBe(0);
+    expect(await p.getByTestId('env-bar').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(37, 99, 235)');
+  });
+
+  it('prompts for a re-login when the token expires', async () => {
+    const p = h.page;
+    await p.getByTestId('env-Short Sessions').getByRole('button').first().click();
+    await login('short-pw');
+    await p.getByTestId('dashboard-host').waitFor();
+    await expect.poll(() => p.getByTestId('relogin-reason').textContent(), { timeout: 8_000 }).toContain('The session expired');
+    await expect.poll(() => p.getByTestId('env-status-Short Sessions').textContent()).toBe('Log in again');
+    await p.screenshot({ path: `${SHOTS}/relogin-light.png` });
+    await login('short-pw');
+    await p.getByTestId('dashboard-host').waitFor();
+  });
+
+  it('exports the environment list without secrets and validates an import in main', async () => {
+    const p = h.page;
+    await p.getByTestId('env-import-export').click();
+    await expect.poll(() => p.getByTestId('export-json').inputValue()).toContain('"Production"');
+    const exported = await p.getByTestId('export-json').inputValue();
+    expect(exported).not.toMatch(/pw|token|password/i);
+    await p.getByTestId('import-json').fill(exported.replace('"Staging"', '"Staging copy"').replace(/"baseUrl": "http:\/\/127\.0\.0\.1:\d+"/, '"baseUrl": "file:///etc/passwd"'));
+    await p.getByTestId('import-run').click();
+    await expect.poll(() => p.locator('[data-testid="import-export"] .form-error').textContent()).toMatch(/baseUrl must be an http/);
+    await p.keyboard.press('Escape');
+    await p.locator('.desk-overlay').click({ position: { x: 5, y: 5 } });
+    expect(h.pageErrors.filter((e) => /Content Security Policy|Refused/.test(e))).toEqual([]);
+  });
+});
