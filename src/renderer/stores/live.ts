@@ -44,6 +44,7 @@ export const useLiveStore = defineStore('live', () => {
   let debounceTimer: ReturnType<typeof setTimeout> | undefined;
   let pollTimer: ReturnType<typeof setInterval> | undefined;
   let seq = 0;
+  let everConnected = false;
   const running = ref(false);
 
   const polling = computed(() => running.value && POLLING_STATES.has(state.value));
@@ -96,13 +97,15 @@ export const useLiveStore = defineStore('live', () => {
     const wasConnected = state.value === 'connected';
     state.value = next;
     detail.value = why;
-    // Coming back after a gap: whatever happened meanwhile was missed, refresh once.
-    if (next === 'connected' && !wasConnected && running.value) invalidate();
+    // Coming back after a gap (not the first connect): whatever happened meanwhile was missed, refresh once.
+    if (next === 'connected' && !wasConnected && running.value && everConnected) invalidate();
+    if (next === 'connected') everConnected = true;
     updatePolling();
   }
 
   function start(options: LiveStartOptions): void {
     stop();
+    everConnected = false;
     running.value = true;
     debounceMs.value = Math.max(0, options.debounceMs);
     pollIntervalMs.value = options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
