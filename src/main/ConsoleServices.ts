@@ -89,9 +89,10 @@ export class ConsoleServices {
   }
 
   async dispose(): Promise<void> {
+    await this.syncing;
     this.notifier.dispose();
     await this.hub.stopAll();
-    for (const s of this.sessions.values()) s.stop();
+    await Promise.all([...this.sessions.values()].map((s) => s.stop()));
     this.sessions.clear();
   }
 
@@ -114,8 +115,7 @@ export class ConsoleServices {
 
   async updateEnvironment(id: string, patch: Partial<EnvironmentInput>): Promise<EnvironmentStatusView> {
     const env = await this.store.update(id, patch);
-    await this.sessions.get(id)?.replaceEnvironment(env);
-    this.emitStatus(id);
+    await this.syncSessions();
     return this.statusOf(env);
   }
 
@@ -252,7 +252,7 @@ export class ConsoleServices {
     const ids = new Set(envs.map((e) => e.id));
     for (const [id, session] of this.sessions) {
       if (ids.has(id)) continue;
-      session.stop();
+      await session.stop();
       this.sessions.delete(id);
       await this.hub.unwatch(id);
       await this.vault.delete(id);
@@ -260,7 +260,19 @@ export class ConsoleServices {
     }
     const started: Promise<unknown>[] = [];
     for (const env of envs) {
-      if (this.sessions.has(env.id)) continue;
+      const existing = this.sessions.get(env.id);
+      if (existing && existing.baseUrl !== env.baseUrl) {
+        // A token or password belongs to the host it was issued by: never send it to a new address.
+        await this.hub.unwatch(env.id);
+        await this.vault.delete(env.id);
+        await existing.replaceEnvironment(env);
+        this.hub.watch(existing);
+        continue;
+      }
+      if (existing) {
+        void existing.replaceEnvironment(env);
+        continue;
+      }
       const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault });
       this.sessions.set(env.id, session);
       session.onChange(() => this.emitStatus(env.id));

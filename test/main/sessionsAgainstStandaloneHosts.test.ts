@@ -146,3 +146,57 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
   });
 });
 
+
+describe('environment edits and deep links', () => {
+  it('never sends a stored token to a new address: editing the base URL forgets the login', async () => {
+    const { dir, cleanup } = await makeTempDir();
+    const first = await startStandaloneHost(dir, { username: 'ops', password: 'pw-1', loginRateLimit: false });
+    const second = await startStandaloneHost(dir, { username: 'ops', password: 'pw-2', loginRateLimit: false });
+    const seenBySecond: string[] = [];
+    const services = await ConsoleServices.create({ userDataDir: join(dir, 'ud'), safeStorage: aesSafeStorage('gnome_libsecret'), notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    try {
+      const env = await services.addEnvironment({ name: 'Moving', baseUrl: first.baseUrl, colour: '#123456', isProduction: false });
+      await services.loginWithPassword(env.id, 'ops', 'pw-1', true);
+      expect(await services.vault.get(env.id)).toMatchObject({ password: 'pw-1' });
+      // Watch what reaches the second host: a proxy in front of it would see any bearer.
+      const probe = await import('node:http');
+      const spy = probe.createServer((req, res) => {
+        seenBySecond.push(req.headers.authorization ?? '');
+        const target = new URL(req.url ?? '/', second.baseUrl);
+        void fetch(target, { method: req.method, headers: { 'content-type': 'application/json' } }).then(async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await r.arrayBuffer())));
+      });
+      await new Promise<void>((r) => spy.listen(0, '127.0.0.1', () => r()));
+      const spyUrl = `http://127.0.0.1:${(spy.address() as { port: number }).port}`;
+      await services.updateEnvironment(env.id, { baseUrl: spyUrl });
+      expect(services.sessionView(env.id).auth).toBe('logged-out');
+      expect(await services.vault.get(env.id)).toBeUndefined();
+      expect(seenBySecond.filter((h) => h !== '')).toEqual([]);
+      spy.closeAllConnections();
+      await new Promise<void>((r) => spy.close(() => r()));
+    } finally {
+      await services.dispose();
+      await first.close();
+      await second.close();
+      await cleanup();
+    }
+  });
+
+  it('opens svc-monitor:// links for a known environment (by name) and refuses others', async () => {
+    const { dir, cleanup } = await makeTempDir();
+    const services = await ConsoleServices.create({ userDataDir: dir, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    try {
+      const env = await services.addEnvironment({ name: 'Staging EU', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false });
+      const opened: unknown[] = [];
+      services.onEvent((e) => e.type === 'open' && opened.push(e.target));
+      const id = '3f2504e0-4f89-11d3-9a0c-0305e82c3301';
+      expect(services.openDeepLink(`svc-monitor://staging%20eu/tasks/${id}`)).toEqual({ kind: 'task', environmentId: env.id, taskId: id });
+      expect(opened).toEqual([{ kind: 'task', environmentId: env.id, taskId: id }]);
+      expect(() => services.openDeepLink(`svc-monitor://Nowhere/tasks/${id}`)).toThrow(/no environment named "Nowhere"/);
+      expect(() => services.openDeepLink('svc-monitor://Staging%20EU/tasks/1;rm')).toThrow(/task id must be a GUID/);
+      expect(opened).toHaveLength(1);
+    } finally {
+      await services.dispose();
+      await cleanup();
+    }
+  });
+});

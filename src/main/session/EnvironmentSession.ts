@@ -94,8 +94,15 @@ export class EnvironmentSession {
     const urlChanged = environment.baseUrl !== this.environment.baseUrl;
     this.environment = environment;
     if (urlChanged) {
-      this.http = createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000);
+      // Forget everything issued by the old host before the first request to the new one.
+      this.clearTimer();
+      this.token = undefined;
+      this.expiresAt = undefined;
+      this.canManage = false;
+      this.hasPassword = false;
       this.config = undefined;
+      this.http = createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000);
+      this.set('starting');
       await this.start();
     }
   }
@@ -133,9 +140,11 @@ export class EnvironmentSession {
     return this.view();
   }
 
-  stop(): void {
+  /** Stops expiry tracking; resolves once a renewal in flight has settled. */
+  async stop(): Promise<void> {
     this.stopped = true;
     this.clearTimer();
+    await this.renewing?.catch(() => undefined);
   }
 
   async loginWithPassword(username: string, password: string, remember: boolean): Promise<SessionView> {
