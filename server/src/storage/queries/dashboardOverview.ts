@@ -83,12 +83,7 @@ export function createDashboardOverview(
     const completed = statusDistribution.Completed ?? 0;
     const failed = statusDistribution.Failed ?? 0;
 
-    let durSum = 0;
-    let durCount = 0;
-    for (const r of parts.runsInRange(from)) {
-      durSum += r.durSum;
-      durCount += r.durCount;
-    }
+    const { durSum, durCount } = parts.runsInRange.totals(from);
 
     const queues = new Map<string, QueueSummary>();
     const q = (name: string) => {
