@@ -20,8 +20,9 @@ export const routes: RouteRecordRaw[] = [
  * (`requireAuthentication=false`) there is no login page at all; otherwise every private
  * page needs a session and sends the user to login with a `redirect` back.
  */
-export function createAppRouter(history: RouterHistory, pinia: Pinia): Router {
-  const router = createRouter({ history, routes, scrollBehavior: () => ({ top: 0 }) });
+export function createAppRouter(history: RouterHistory, pinia: Pinia, extraRoutes: RouteRecordRaw[] = []): Router {
+  const all = [...routes.slice(0, -1), ...extraRoutes, ...routes.slice(-1)]; // the catch-all stays last
+  const router = createRouter({ history, routes: all, scrollBehavior: () => ({ top: 0 }) });
   router.beforeEach(async (to) => {
     const session = useSessionStore(pinia);
     await session.init();

@@ -62,6 +62,20 @@ export const useSessionStore = defineStore('session', () => {
     return initPromise;
   }
 
+  /**
+   * Forget everything loaded from the current server and start again (the desktop console
+   * calls this after switching environment: another config, another session).
+   */
+  async function reload(): Promise<void> {
+    initPromise = null;
+    initialized.value = false;
+    config.value = null;
+    user.value = null;
+    notice.value = null;
+    generation.value += 1;
+    await init();
+  }
+
   function remember(session: SessionInfo): void {
     platform.session.save(session);
     user.value = session;
@@ -114,6 +128,7 @@ export const useSessionStore = defineStore('session', () => {
     canManageHere,
     capabilities: platform.capabilities,
     init,
+    reload,
     login,
     loginWithMagic,
     logout,
