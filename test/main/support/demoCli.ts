@@ -1,0 +1,74 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+export interface DemoServer {
+  baseUrl: string;
+  output(): string;
+  stop(): Promise<void>;
+}
+
+export function demoCliAvailable(): boolean {
+  return existsSync('server/src/cli.ts');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const a = srv.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** `node --import tsx server/src/cli.ts demo --port P --db <dir>/demo-P.db`, ready when /config answers. */
+export async function startDemo(dir: string, extraArgs: string[] = []): Promise<DemoServer> {
+  const port = await freePort();
+  let out = '';
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', 'demo', '--port', String(port), '--db', join(dir, `demo-${port}.db`), ...extraArgs], {
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  let exited = false;
+  child.on('exit', () => (exited = true));
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (exited) throw new Error(`demo exited early:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`demo did not answer within 60 s:\n${out}`);
+    }
+    try {
+      const r = await fetch(`${baseUrl}/svc-monitoring/api/config`);
+      if (r.ok) break;
+    } catch {
+      /* not yet */
+    }
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  return {
+    baseUrl,
+    output: () => out,
+    async stop() {
+      if (exited) return;
+      child.kill('SIGTERM');
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(() => {
+          child.kill('SIGKILL');
+          resolve();
+        }, 5_000);
+        child.once('exit', () => {
+          clearTimeout(t);
+          resolve();
+        });
+      });
+    },
+  };
+}
