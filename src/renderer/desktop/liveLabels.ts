@@ -1,0 +1,12 @@
+import type { LiveStatus } from '../../main/environmentStatus.js';
+
+/** What the sidebar and title strip say for each live status. */
+export const LIVE_LABEL: Record<LiveStatus, string> = {
+  connecting: 'Connecting…',
+  connected: 'Connected',
+  reconnecting: 'Reconnecting…',
+  polling: 'Polling',
+  'logged-out': 'Logged out',
+  'relogin-required': 'Log in again',
+  error: 'Error',
+};
