@@ -1,0 +1,13 @@
+/** The names the negotiate response and the clients use for the three transports. */
+export type TransportKind = 'WebSockets' | 'ServerSentEvents' | 'LongPolling';
+
+/** What a connection needs from its transport: write frames, know the backlog, end it. */
+export interface TransportSink {
+  readonly kind: TransportKind;
+  /** Queue framed text for the client; never blocks. */
+  write(text: string): void;
+  /** Bytes written but not yet handed to the network (the per-connection send buffer). */
+  bufferedBytes(): number;
+  /** Ends the transport after what is already queued (the Close frame included). */
+  end(): void;
+}

@@ -1,0 +1,109 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Router } from 'express';
+import { WebSocketServer } from 'ws';
+import type { SvcEvent } from '../contracts/index.js';
+import { ConnectionRegistry } from './ConnectionRegistry.js';
+import { eventFrame } from './eventFrame.js';
+import type { HubContext } from './HubContext.js';
+import { createHubRouter } from './hubRouter.js';
+import { startKeepAlive } from './keepAlive.js';
+import { resolveHubOptions } from './options.js';
+import { createUpgradeHandler } from './webSocketUpgrade.js';
+
+export type HubAccessDecision =
+  | { ok: true; expiresAtMs?: number } // expiresAtMs: JWT exp; absent = no expiry timer
+  | { ok: false; status: 401 | 403; message: string };
+
+export interface HubEventSource {
+  on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+}
+
+export interface HubOptions {
+  path: string; // '/svc-monitoring/hub'
+  /** Called on negotiate and on every connect/poll/send request, with the token from `Authorization: Bearer` or `access_token`. */
+  access: (req: IncomingMessage, accessToken: string | undefined) => HubAccessDecision;
+  events?: HubEventSource; // engine; absent = no events
+  includeExecutionLogs?: boolean; // strip `executionLogs` from events unless true
+  keepAliveIntervalMs?: number;
+  clientTimeoutMs?: number;
+  maxMessageBytes?: number;
+  maxBufferedBytes?: number;
+  longPollTimeoutMs?: number;
+}
+
+export interface Hub {
+  /** Handles the FULL paths `${path}/negotiate` and `${path}` (GET SSE / GET long poll / POST send / DELETE); mount at the app root. */
+  router: Router;
+  /** True when the URL is the hub path and it took the socket (refusals answered over raw HTTP). */
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
+  /** Also called automatically for events from `events`. */
+  broadcast(event: SvcEvent): void;
+  connectionCount(): number;
+  /** Sends Close to all, ends transports, stops timers. */
+  close(): Promise<void>;
+}
+
+const CLOSE_WAIT_MS = 2_000;
+/** How long a closed long-polling connection still answers polls (Close frame, then 204). */
+const RETIRED_LONG_POLL_MS = 30_000;
+
+/** A SignalR-protocol hub server (JSON hub protocol; WebSockets, SSE, long polling). */
+export function createHub(options: HubOptions): Hub {
+  const resolved = resolveHubOptions(options);
+  const registry = new ConnectionRegistry(
+    { maxMessageBytes: resolved.maxMessageBytes, maxBufferedBytes: resolved.maxBufferedBytes },
+    RETIRED_LONG_POLL_MS,
+  );
+  let closed = false;
+  const ctx: HubContext = { options: resolved, registry, isClosed: () => closed };
+  const wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    // Frames up to this size reach the protocol layer, which closes with an error above maxMessageBytes.
+    maxPayload: Math.max(resolved.maxMessageBytes * 4, 64 * 1024),
+  });
+  const stopKeepAlive = startKeepAlive(registry, resolved);
+
+  // Events emitted in the same turn of the event loop go out as one transport write per client.
+  let pending: string[] = [];
+  let flushScheduled = false;
+  const flush = () => {
+    flushScheduled = false;
+    if (pending.length === 0) return;
+    const text = pending.length === 1 ? pending[0] : pending.join('');
+    pending = [];
+    for (const connection of registry.connections()) {
+      if (connection.isOpen) connection.send(text);
+    }
+  };
+  const broadcast = (event: SvcEvent) => {
+    if (closed) return;
+    pending.push(eventFrame(event, resolved.includeExecutionLogs));
+    if (!flushScheduled) {
+      flushScheduled = true;
+      setImmediate(flush);
+    }
+  };
+  options.events?.on('event', broadcast);
+
+  return {
+    router: createHubRouter(ctx),
+    handleUpgrade: createUpgradeHandler(ctx, wss),
+    broadcast,
+    connectionCount: () => registry.openCount(),
+    async close() {
+      if (closed) return;
+      flush();
+      closed = true;
+      stopKeepAlive();
+      options.events?.off('event', broadcast);
+      for (const connection of [...registry.connections()]) connection.close(undefined, true);
+      const deadline = Date.now() + CLOSE_WAIT_MS;
+      while (wss.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

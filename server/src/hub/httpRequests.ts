@@ -1,0 +1,134 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authorize, type HubContext } from './HubContext.js';
+import { sendHubError } from './httpErrors.js';
+import type { HubConnection } from './HubConnection.js';
+import { negotiate } from './negotiate.js';
+import { readBody } from './readBody.js';
+import { bindServerSentEvents } from './transports/serverSentEventsTransport.js';
+import { LongPollingSink } from './transports/longPollingTransport.js';
+
+type Req = IncomingMessage & { body?: unknown };
+
+/** Access check shared by every hub HTTP request; false when it already answered. */
+function allowed(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): { expiresAtMs?: number } | false {
+  if (ctx.isClosed()) {
+    sendHubError(res, 503, 'The hub is shutting down.');
+    return false;
+  }
+  const decision = authorize(ctx, req, query);
+  if (!decision.ok) {
+    sendHubError(res, decision.status, decision.message);
+    return false;
+  }
+  return decision;
+}
+
+function connectionId(query: URLSearchParams, res: ServerResponse): string | undefined {
+  const id = query.get('id');
+  if (id === null || id === '') {
+    sendHubError(res, 400, "The 'id' query parameter (connection token) is required.");
+    return undefined;
+  }
+  return id;
+}
+
+/** POST {path}/negotiate */
+export function handleNegotiate(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): void {
+  if (!allowed(ctx, req, res, query)) return;
+  negotiate(ctx.registry, query, res);
+}
+
+/** GET {path}?id=…: the SSE stream (Accept: text/event-stream) or a long poll. */
+export function handleGet(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): void {
+  const decision = allowed(ctx, req, res, query);
+  if (!decision) return;
+  const id = connectionId(query, res);
+  if (id === undefined) return;
+  const connection = ctx.registry.get(id);
+  const wantsSse = (req.headers.accept ?? '').includes('text/event-stream');
+  if (!connection) {
+    const retired = wantsSse ? undefined : ctx.registry.getRetired(id);
+    if (retired instanceof LongPollingSink) {
+      retired.poll(res);
+      if (retired.finished) ctx.registry.forgetRetired(id);
+      return;
+    }
+    sendHubError(res, 404, 'No connection with this id.');
+    return;
+  }
+  if (wantsSse) {
+    if (connection.isBound) {
+      sendHubError(res, connection.transportKind === 'ServerSentEvents' ? 409 : 400, 'The connection already has a transport.');
+      return;
+    }
+    bindServerSentEvents(req, res, connection);
+    connection.expireAt(decision.expiresAtMs);
+    return;
+  }
+  if (!connection.isBound) {
+    const sink = new LongPollingSink(ctx.options.longPollTimeoutMs);
+    connection.bind(sink);
+    connection.expireAt(decision.expiresAtMs);
+    sink.answerFirstPoll(res);
+    return;
+  }
+  const sink = connection.transport;
+  if (!(sink instanceof LongPollingSink)) {
+    sendHubError(res, 400, 'Cannot change transports mid-connection.');
+    return;
+  }
+  sink.poll(res);
+}
+
+function httpConnection(ctx: HubContext, res: ServerResponse, id: string): HubConnection | undefined {
+  const connection = ctx.registry.get(id);
+  if (!connection) {
+    sendHubError(res, 404, 'No connection with this id.');
+    return undefined;
+  }
+  return connection;
+}
+
+/** POST {path}?id=…: client messages for the SSE and long-polling transports. */
+export async function handlePost(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): Promise<void> {
+  if (!allowed(ctx, req, res, query)) return;
+  const id = connectionId(query, res);
+  if (id === undefined) return;
+  const connection = httpConnection(ctx, res, id);
+  if (!connection) return;
+  if (connection.transportKind === 'WebSockets') {
+    sendHubError(res, 405, 'POST requests are not allowed on WebSocket connections.');
+    return;
+  }
+  if (!connection.isBound) {
+    sendHubError(res, 400, 'The connection has no transport yet: open the event stream or poll first.');
+    return;
+  }
+  // One POST may carry several records; each record is limited by maxMessageBytes.
+  const body = await readBody(req, ctx.options.maxMessageBytes * 4 + 1024);
+  if (!body.ok) {
+    const error = `The message exceeds the maximum message size of ${ctx.options.maxMessageBytes} bytes.`;
+    connection.close(error);
+    sendHubError(res, 413, error);
+    return;
+  }
+  connection.receive(body.text);
+  res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 0 });
+  res.end();
+}
+
+/** DELETE {path}?id=…: the long-polling client ends its connection; the next poll gets 204. */
+export function handleDelete(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): void {
+  if (!allowed(ctx, req, res, query)) return;
+  const id = connectionId(query, res);
+  if (id === undefined) return;
+  const connection = httpConnection(ctx, res, id);
+  if (!connection) return;
+  if (connection.transportKind !== 'LongPolling') {
+    sendHubError(res, 400, 'Cannot terminate this connection using the DELETE endpoint.');
+    return;
+  }
+  connection.terminate();
+  res.writeHead(202, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': 0 });
+  res.end();
+}

@@ -1,0 +1,46 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { WebSocketServer } from 'ws';
+import { authorize, parseUrl, type HubContext } from './HubContext.js';
+import { rejectUpgrade } from './httpErrors.js';
+import { bindWebSocket } from './transports/webSocketTransport.js';
+
+/**
+ * An HTTP upgrade on the hub path: access check (refusals answered over raw HTTP), then the
+ * negotiated connection named by `id`, or a new one without negotiation (skipNegotiation).
+ */
+export function createUpgradeHandler(ctx: HubContext, wss: WebSocketServer) {
+  return (req: IncomingMessage, socket: Duplex, head: Buffer): boolean => {
+    const { pathname, query } = parseUrl(req.url);
+    if (pathname !== ctx.options.path) return false;
+    if (ctx.isClosed()) {
+      rejectUpgrade(socket, 503, 'The hub is shutting down.');
+      return true;
+    }
+    const decision = authorize(ctx, req, query);
+    if (!decision.ok) {
+      rejectUpgrade(socket, decision.status, decision.message);
+      return true;
+    }
+    const id = query.get('id');
+    const connection = id === null || id === '' ? ctx.registry.create(false) : ctx.registry.get(id);
+    if (!connection) {
+      rejectUpgrade(socket, 404, 'No connection with this id.');
+      return true;
+    }
+    if (connection.isBound) {
+      rejectUpgrade(socket, 400, 'The connection already has a transport.');
+      return true;
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      if (connection.isClosed || connection.isBound) {
+        ws.terminate();
+        return;
+      }
+      ws.on('error', () => undefined);
+      bindWebSocket(ws, connection);
+      connection.expireAt(decision.expiresAtMs);
+    });
+    return true;
+  };
+}
