@@ -314,7 +314,10 @@ export class EnvironmentSession {
     if (this.stopped || !this.expiresAt) return;
     const expiry = Date.parse(this.expiresAt);
     if (Number.isNaN(expiry)) return;
-    const renewAt = this.hasPassword ? expiry - (this.options.renewBeforeMs ?? 60_000) : expiry;
+    // Renew ahead of expiry, but never before half of the remaining lifetime: a host with very
+    // short tokens must not see a loop of logins.
+    const remaining = expiry - this.now();
+    const renewAt = this.hasPassword ? expiry - Math.min(this.options.renewBeforeMs ?? 60_000, remaining / 2) : expiry;
     const delay = Math.min(Math.max(0, renewAt - this.now()), MAX_TIMER_MS);
     this.expiryTimer = setTimeout(() => {
       this.expiryTimer = undefined;

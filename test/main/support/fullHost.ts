@@ -1,0 +1,65 @@
+import { EventEmitter } from 'node:events';
+import express from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { SvcEvent } from '../../../server/src/contracts/events.js';
+import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
+import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
+import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+
+export interface FullHost {
+  baseUrl: string;
+  /** Emits an engine event (what the engine's `event` emitter carries) through the real hub. */
+  emit(event: SvcEvent): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Full registration (API + the real SignalR-protocol hub) with options the demo CLI does not
+ * expose (short-lived tokens). The event source is an EventEmitter with the engine's event
+ * surface, so the test decides exactly which events the hub broadcasts.
+ */
+export async function startFullHost(dir: string, options: MonitoringOptions = {}): Promise<FullHost> {
+  const storage = openSqliteStorage({ file: join(dir, `full-${Math.random().toString(36).slice(2)}.db`) });
+  const emitter = new EventEmitter();
+  const notSupported = async () => ({ status: 'NotSupported' as const, message: 'no engine in this host' });
+  const engine = {
+    schedules: { requeue: notSupported, resume: notSupported, cancel: notSupported },
+    on: (e: 'event', l: (x: SvcEvent) => void) => emitter.on(e, l),
+    off: (e: 'event', l: (x: SvcEvent) => void) => emitter.off(e, l),
+  };
+  const monitoring = createMonitoring({ engine, storage }, { enableUI: false, loginRateLimit: false, logger: { info: () => undefined, warn: () => undefined }, ...options });
+  await monitoring.ready;
+  const app = express();
+  app.use(monitoring.router);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  monitoring.attach(server);
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    emit: (event) => emitter.emit('event', event),
+    async close() {
+      await monitoring.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      storage.close();
+    },
+  };
+}
+
+let n = 0;
+export function svcEvent(kind: SvcEvent['kind'], taskType = 'Billing.Invoices.SendInvoice'): SvcEvent {
+  n++;
+  return {
+    kind,
+    taskId: `0b6c1f7e-2a44-4d4b-9f3e-${String(n).padStart(12, '0')}`,
+    eventDateUtc: new Date().toISOString(),
+    severity: kind === 'Failed' ? 'Error' : kind === 'Completed' || kind === 'Started' ? 'Information' : 'Warning',
+    taskType,
+    message: `${kind} #${n}`,
+    ...(kind === 'Failed' ? { exception: 'System.InvalidOperationException: boom' } : {}),
+    queueName: 'default',
+  };
+}
