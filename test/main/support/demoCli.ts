@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 
@@ -9,8 +9,13 @@ export interface DemoServer {
   stop(): Promise<void>;
 }
 
+/**
+ * The demo CLI is written in parallel by another helper: until its `demo` command exists
+ * (the placeholder throws "not available yet"), the tests that need it are skipped.
+ */
 export function demoCliAvailable(): boolean {
-  return existsSync('server/src/cli.ts');
+  const demo = 'server/src/cli/demoCommand.ts';
+  return existsSync('server/src/cli.ts') && existsSync(demo) && !readFileSync(demo, 'utf8').includes('not available yet');
 }
 
 async function freePort(): Promise<number> {
