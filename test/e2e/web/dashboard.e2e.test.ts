@@ -5,7 +5,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardOverview, TaskDetail, TaskPage } from '../../../server/src/contracts/task.js';
 import { openBrowser, type BrowserSession } from './browser.js';
-import { apiGet, apiLogin, REPO, startCli, type RunningServer } from './demoServer.js';
+import { apiGet, apiLogin, demoDispatch, REPO, startCli, type RunningServer } from './demoServer.js';
 import { injectSession } from './session.js';
 
 const SHOTS = join(REPO, 'docs/screenshots/web');
@@ -28,7 +28,7 @@ describe('web dashboard against a real demo server', () => {
 
   beforeAll(async () => {
     buildWeb();
-    demo = await startCli('demo');
+    demo = await startCli('demo', { args: ['--demo-dispatch-endpoint'] });
     token = await apiLogin(demo.api); // login attempt 1 of the 5 the rate limit allows
     browser = await openBrowser('light');
   }, 240_000);
@@ -176,31 +176,27 @@ describe('web dashboard against a real demo server', () => {
     }
   });
 
-  it('live: a task the demo dispatches during the test shows in the live feed and in the list without reload within 3 s', async () => {
+  it('live: a task dispatched during the test shows in the live feed and in the open list without reload within 3 s', async () => {
     const b = await openBrowser('light');
     try {
       await injectSession(b.context, { username: 'admin', token });
       const feed = b.page;
       const list = await b.context.newPage();
       await feed.goto(`${demo.base}/live`);
-      await list.goto(`${demo.base}/tasks?pageSize=100`);
+      await list.goto(`${demo.base}/tasks`);
+      await list.waitForSelector('[data-testid="task-table"]');
       await feed.waitForSelector('[data-testid="connection-indicator"][data-state="connected"]', { timeout: 15_000 });
       await list.waitForSelector('[data-testid="connection-indicator"][data-state="connected"]', { timeout: 15_000 });
-      const known = new Set(await list.$$eval('[data-testid="task-table"] tbody tr', (rows) => rows.map((r) => r.getAttribute('data-task-id'))));
-      // Wait for an event about a task the list has not shown yet (dispatched after the page loaded).
-      const handle = await feed.waitForFunction(
-        (seen) => {
-          const items = [...document.querySelectorAll('[data-testid="live-feed"] li[data-task-id]')];
-          const fresh = items.find((li) => !seen.includes(li.getAttribute('data-task-id') ?? ''));
-          return fresh ? fresh.getAttribute('data-task-id') : null;
-        },
-        [...known].filter((x): x is string => x !== null),
-        { timeout: 30_000, polling: 50 },
-      );
-      const id = (await handle.jsonValue()) as string;
-      const seenAt = Date.now();
-      await list.waitForSelector(`[data-testid="task-table"] tr[data-task-id="${id}"]`, { timeout: 3_000 });
-      console.log(`[figure] live event → task row in the open list: ${Date.now() - seenAt} ms`);
+      const navigations: string[] = [];
+      list.on('framenavigated', (f) => navigations.push(f.url()));
+
+      const dispatchedAt = Date.now();
+      const id = await demoDispatch(demo.port, 'slow');
+      await feed.waitForSelector(`[data-testid="live-feed"] li[data-task-id="${id}"]`, { timeout: 3_000 });
+      const inFeedMs = Date.now() - dispatchedAt;
+      await list.waitForSelector(`[data-testid="task-table"] tr[data-task-id="${id}"]`, { timeout: Math.max(1, 3_000 - (Date.now() - dispatchedAt)) });
+      console.log(`[figure] dispatch → live feed ${inFeedMs} ms, → row in the open task list ${Date.now() - dispatchedAt} ms`);
+      expect(navigations).toEqual([]); // no reload
     } finally {
       await b.close();
     }

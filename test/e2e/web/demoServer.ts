@@ -98,6 +98,16 @@ export async function apiLogin(api: string, username = 'admin', password = 'admi
   return ((await r.json()) as { token: string }).token;
 }
 
+/** `demo --demo-dispatch-endpoint`: POST /demo/dispatch on the demo host app; returns the new task id. */
+export async function demoDispatch(port: number, type: 'fast' | 'slow' | 'flaky' | 'failing' | 'timeout' | 'logging'): Promise<string> {
+  const r = await fetch(`http://127.0.0.1:${port}/demo/dispatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type }) });
+  if (!r.ok) throw new Error(`POST /demo/dispatch: ${r.status} ${await r.text()}`);
+  const body = (await r.json()) as { id?: string; taskId?: string };
+  const id = body.id ?? body.taskId;
+  if (!id) throw new Error(`POST /demo/dispatch answered no id: ${JSON.stringify(body)}`);
+  return id;
+}
+
 export async function apiGet<T>(api: string, path: string, token?: string): Promise<T> {
   const r = await fetch(`${api}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
   if (!r.ok) throw new Error(`GET ${path}: ${r.status} ${await r.text()}`);
