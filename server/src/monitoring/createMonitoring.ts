@@ -8,7 +8,7 @@ import { createApiRouter } from './apiRouter.js';
 import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
 import { sendProblem } from './http/problem.js';
-import { loadCreateHub, type HubAccess, type HubLike } from './hubWiring.js';
+import { createHub, type Hub, type HubOptions } from '../hub/createHub.js';
 import { managementEnabledGate } from './management/managementGate.js';
 import { BASE_PATH, HUB_PATH, type MonitoringContext, type MonitoringEngine } from './MonitoringContext.js';
 import { clientAddress } from './network/clientAddress.js';
@@ -33,7 +33,7 @@ export interface Monitoring {
   router: Router;
   /** Adds WebSocket upgrades of the hub to the host's HTTP server. */
   attach(server: Server): void;
-  /** Resolves once the hub (full registration) is wired. */
+  /** Resolves once everything is wired (immediately; kept for hosts that await it). */
   ready: Promise<void>;
   close(): Promise<void>;
 }
@@ -75,9 +75,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   base.use('/api/management', managementEnabledGate(ctx));
   base.use(ipAllowListMiddleware(allowList, options.trustForwardedFor));
 
-  let hub: HubLike | undefined;
-  let closed = false;
-  const access: HubAccess = (req, accessToken) => {
+  const access: HubOptions['access'] = (req, accessToken) => {
     if (!allowList.allows(clientAddress(req, options.trustForwardedFor))) {
       return { ok: false, status: 403, message: 'The client address is not in the allowed IP addresses.' };
     }
@@ -86,17 +84,15 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
     const r = tokens.verify(accessToken);
     return r.ok ? { ok: true, expiresAtMs: r.principal.expiresAtMs } : { ok: false, status: 401, message: r.reason };
   };
-  const ready: Promise<void> = engine
-    ? loadCreateHub().then((createHub) => {
-        if (!createHub || closed) return;
-        hub = createHub({ path: HUB_PATH, access, events: engine, includeExecutionLogs: options.includeExecutionLogs });
-      })
-    : Promise.resolve();
+  // Full registration: the SignalR-protocol hub on the engine's events (spec §6); standalone: none.
+  const hub: Hub | undefined = engine
+    ? createHub({ path: HUB_PATH, access, events: engine, includeExecutionLogs: options.includeExecutionLogs })
+    : undefined;
+  const ready = Promise.resolve();
 
   base.use('/hub', (req, res, next) => {
     if (hub) return hub.router(req, res, next);
-    if (!engine) return sendProblem(res, 404, 'No event hub: this is a standalone registration (poll the API).');
-    void ready.then(() => (hub ? hub.router(req, res, next) : sendProblem(res, 404, 'The event hub is not available.')));
+    sendProblem(res, 404, 'No event hub: this is a standalone registration (poll the API).');
   });
   base.use('/api', api.router);
   if (options.enableOpenApiDocument) base.use(openApiRouter(options.enableScalar));
@@ -116,23 +112,17 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const url = req.url ?? '';
         if (url !== HUB_PATH && !url.startsWith(`${HUB_PATH}?`) && !url.startsWith(`${HUB_PATH}/`)) return;
-        const handle = () => {
-          if (!hub || !hub.handleUpgrade(req, socket, head)) {
-            if (!socket.destroyed) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-          }
-        };
-        if (hub) handle();
-        else void ready.then(handle);
+        if (!hub || !hub.handleUpgrade(req, socket, head)) {
+          if (!socket.destroyed) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        }
       };
       upgradeListeners.set(server, onUpgrade);
       server.on('upgrade', onUpgrade);
     },
     async close() {
-      closed = true;
       api.close();
       for (const [server, listener] of upgradeListeners) server.off('upgrade', listener);
       upgradeListeners.clear();
-      await ready.catch(() => undefined);
       if (hub) await hub.close();
     },
   };

@@ -1,0 +1,41 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { createMonitoring } from '../monitoring/createMonitoring.js';
+import { MonitoringOptionError } from '../monitoring/options.js';
+import { openDatabase } from '../storage/openDatabase.js';
+import { CliError } from './CliError.js';
+import { runHttpServer } from './runHttpServer.js';
+import { resolveServeSettings } from './serveSettings.js';
+
+/** `serve --db file`: standalone monitoring (read-only) of a database written by another process. */
+export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
+  const settings = resolveServeSettings(argv, env, { port: 5080 });
+  if (settings.db === undefined) throw new CliError('serve needs --db <file> (an existing Svc Monitor SQLite database).');
+  const file = settings.db;
+  if (!existsSync(file)) throw new CliError(`Database file not found: ${file}`);
+  try {
+    accessSync(file, constants.R_OK);
+  } catch {
+    throw new CliError(`Database file is not readable: ${file}`);
+  }
+  let db;
+  try {
+    db = openDatabase({ file, readonly: true });
+    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('tasks', 'stat_tasks')`).all();
+    if (tables.length < 2) throw new Error('no Svc Monitor tables (tasks, stat_tasks)');
+  } catch (err) {
+    db?.close();
+    throw new CliError(`Cannot open ${file} as a Svc Monitor database: ${(err as Error).message}`);
+  }
+  let monitoring;
+  try {
+    monitoring = createMonitoring({ storage: { db } }, settings.options);
+  } catch (err) {
+    db.close();
+    if (err instanceof MonitoringOptionError) throw new CliError(err.message);
+    throw err;
+  }
+  const { port } = await runHttpServer(monitoring, settings, { onStop: () => void db.close() });
+  console.log(`Svc Monitor (standalone, read-only) over ${file}`);
+  console.log(`Dashboard: http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring`);
+  console.log(`API:       http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring/api`);
+}

@@ -1,0 +1,111 @@
+import { readFileSync } from 'node:fs';
+import { OPTION_KINDS, type MonitoringOptions } from '../monitoring/options.js';
+import { CliError } from './CliError.js';
+import { camelToEnv, parseFlags, type FlagValue } from './parseFlags.js';
+
+/** Monitoring options settable from the CLI (functions and objects are for code hosts only). */
+export const CLI_OPTION_KINDS = Object.fromEntries(
+  Object.entries(OPTION_KINDS).filter(([, kind]) => kind !== 'function' && kind !== 'object'),
+) as Record<string, 'boolean' | 'string' | 'number' | 'string[]' | 'boolean|object'>;
+
+/** Settings of the CLI itself (not monitoring options). */
+export const CLI_SETTINGS = { db: 'string', port: 'number', host: 'string', config: 'string' } as const;
+
+export interface ServeSettings {
+  db?: string;
+  port: number;
+  host: string;
+  options: MonitoringOptions;
+}
+
+function coerce(name: string, kind: string, raw: unknown, source: string): unknown {
+  const fail = (what: string) => new CliError(`${source}: "${name}" ${what}.`);
+  if (kind === 'boolean') {
+    if (typeof raw === 'boolean') return raw;
+    if (typeof raw === 'string' && /^(true|1)$/i.test(raw)) return true;
+    if (typeof raw === 'string' && /^(false|0)$/i.test(raw)) return false;
+    throw fail('must be true or false');
+  }
+  if (kind === 'number') {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
+    if (!Number.isFinite(n)) throw fail('must be a number');
+    return n;
+  }
+  if (kind === 'string') {
+    if (typeof raw === 'string') return raw;
+    throw fail('must be a string');
+  }
+  if (kind === 'string[]') {
+    if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return raw;
+    if (typeof raw === 'string') return raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
+    throw fail('must be a list of strings (comma-separated)');
+  }
+  if (kind === 'boolean|object') {
+    if (typeof raw === 'boolean' || (typeof raw === 'object' && raw !== null)) return raw;
+    if (typeof raw === 'string') {
+      if (/^(true|1)$/i.test(raw)) return true;
+      if (/^(false|0)$/i.test(raw)) return false;
+      try {
+        return JSON.parse(raw) as unknown;
+      } catch {
+        throw fail('must be true, false or a JSON object like {"limit":5,"windowMs":900000}');
+      }
+    }
+    throw fail('must be true, false or an object');
+  }
+  return raw;
+}
+
+/**
+ * Settings from, in increasing precedence: the --config JSON file, SVC_MONITOR_<OPTION>
+ * environment variables, command-line flags.
+ */
+export function resolveServeSettings(argv: readonly string[], env: NodeJS.ProcessEnv, defaults: { port: number }): ServeSettings {
+  const kinds: Record<string, string> = { ...CLI_OPTION_KINDS, ...CLI_SETTINGS };
+  const booleans = new Set(Object.entries(kinds).filter(([, k]) => k === 'boolean' || k === 'boolean|object').map(([n]) => n));
+  const flags = parseFlags(argv, new Set(Object.keys(kinds)), booleans);
+
+  const merged = new Map<string, unknown>();
+  const configPath = (flags.get('config') as string | undefined) ?? env.SVC_MONITOR_CONFIG;
+  if (configPath !== undefined) {
+    let text: string;
+    try {
+      text = readFileSync(configPath, 'utf8');
+    } catch (err) {
+      throw new CliError(`Cannot read the config file ${configPath}: ${(err as Error).message}`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (err) {
+      throw new CliError(`The config file ${configPath} is not valid JSON: ${(err as Error).message}`);
+    }
+    if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+      throw new CliError(`The config file ${configPath} must hold a JSON object of options.`);
+    }
+    for (const [k, v] of Object.entries(json as Record<string, unknown>)) {
+      if (k === 'config' || !(k in kinds)) throw new CliError(`The config file ${configPath} has an unknown option "${k}". See --help.`);
+      merged.set(k, coerce(k, kinds[k]!, v, `config file ${configPath}`));
+    }
+  }
+  for (const [name, kind] of Object.entries(kinds)) {
+    if (name === 'config') continue;
+    const v = env[camelToEnv(name)];
+    if (v !== undefined && v !== '') merged.set(name, coerce(name, kind, v, `environment variable ${camelToEnv(name)}`));
+  }
+  for (const [name, v] of flags) {
+    if (name === 'config') continue;
+    merged.set(name, coerce(name, kinds[name]!, v as FlagValue, 'command line'));
+  }
+
+  const port = (merged.get('port') as number | undefined) ?? defaults.port;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`"port" must be an integer 0..65535 (got ${port}).`);
+  const options: Record<string, unknown> = {};
+  for (const [k, v] of merged) if (k in CLI_OPTION_KINDS) options[k] = v;
+  return {
+    db: merged.get('db') as string | undefined,
+    port,
+    host: (merged.get('host') as string | undefined) ?? '127.0.0.1',
+    options: options as MonitoringOptions,
+  };
+}

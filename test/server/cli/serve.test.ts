@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCli } from './cliProcess.js';
+
+/** A database written by a separate process (its own connection, then closed). */
+function writeDatabaseInChildProcess(file: string): void {
+  const script = `
+    import { openDatabase } from ${JSON.stringify(new URL('../../../server/src/storage/openDatabase.ts', import.meta.url).pathname)};
+    import { randomUUID } from 'node:crypto';
+    const db = openDatabase({ file: process.argv[1] });
+    const ins = db.prepare("INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at) VALUES (?, ?, ?, '{}', 'default', ?, 'Full', ?)");
+    for (let i = 0; i < 25; i++) ins.run(randomUUID(), 'Cli.Sample.Job' + (i % 3), 'Cli.Sample.Handler', i % 5 === 0 ? 'Failed' : 'Completed', Date.now() - i * 60000);
+    db.close();`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(r.stderr);
+}
+
+describe('svc-monitor-server serve', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+  const db = join(dir, 'tasks.db');
+  beforeAll(() => writeDatabaseInChildProcess(db));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('--help lists every option with its flag and environment variable', async () => {
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    for (const name of ['--jwt-secret', 'SVC_MONITOR_JWT_SECRET', '--allowed-ip-addresses', '--enable-management-endpoints', '--magic-link-token', '--login-rate-limit', '--config', '--db', '--port', 'demo', 'serve']) {
+      expect(r.stdout).toContain(name);
+    }
+  });
+
+  it.each([
+    [['serve', '--db', db, '--bogus'], /Unknown flag "--bogus"/],
+    [['serve'], /needs --db/],
+    [['serve', '--db', '/nonexistent/x.db'], /not found/],
+    [['serve', '--db', db, '--port'], /needs a value/],
+    [['serve', '--db', db, '--port', 'eighty'], /"port" must be a number/],
+    [['serve', '--db', db, '--jwt-expiration-hours', '-3'], /"jwtExpirationHours"/],
+    [['serve', '--db', db, '--allowed-ip-addresses', '10.0.0.0/99'], /"allowedIpAddresses"/],
+    [['launch'], /Unknown command "launch"/],
+  ])('%j → exit 2 with a clear message', async (args, message) => {
+    const r = await runCli(args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message as RegExp);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('malformed config, unknown config key, non-database file → exit 2', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, '{ "username": ');
+    const unknown = join(dir, 'unknown.json');
+    writeFileSync(unknown, '{ "usrname": "x" }');
+    const notDb = join(dir, 'not.db');
+    writeFileSync(notDb, 'hello, this is not sqlite');
+    expect((await runCli(['serve', '--db', db, '--config', bad])).stderr).toMatch(/not valid JSON/);
+    expect((await runCli(['serve', '--db', db, '--config', bad])).code).toBe(2);
+    const r2 = await runCli(['serve', '--db', db, '--config', unknown]);
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toMatch(/unknown option "usrname"/);
+    const r3 = await runCli(['serve', '--db', notDb]);
+    expect(r3.code).toBe(2);
+    expect(r3.stderr).toMatch(/Cannot open/);
+    const r4 = await runCli(['serve', '--db', db], { SVC_MONITOR_ENABLE_CORS: 'perhaps' });
+    expect(r4.code).toBe(2);
+    expect(r4.stderr).toMatch(/SVC_MONITOR_ENABLE_CORS/);
+  });
+
+  it('serves the database standalone: config < env < flags; no hub; management NotSupported; SIGTERM stops', async () => {
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ username: 'from-config', password: 'config-pw', enableManagementEndpoints: true, managementUsername: 'ops', managementPassword: 'ops-pw', jwtSecret: 'c'.repeat(40) }));
+    const app = await startCli(['serve', '--db', db, '--port', '0', '--config', config, '--password', 'flag-pw'], {
+      SVC_MONITOR_USERNAME: 'from-env',
+      SVC_MONITOR_PASSWORD: 'env-pw',
+      SVC_MONITOR_ALLOWED_IP_ADDRESSES: '127.0.0.1,::1',
+    });
+    try {
+      const api = `${app.baseUrl}/svc-monitoring/api`;
+      const login = async (username: string, password: string) =>
+        fetch(`${api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) });
+      expect((await login('from-config', 'config-pw')).status).toBe(401);
+      expect((await login('from-env', 'env-pw')).status).toBe(401);
+      const ok = await login('from-env', 'flag-pw');
+      expect(ok.status).toBe(200);
+      const token = ((await ok.json()) as { token: string }).token;
+      const counts = await fetch(`${api}/tasks/counts`, { headers: { authorization: `Bearer ${token}` } });
+      expect(await counts.json()).toEqual({ all: 25, standard: 25, recurring: 0, failed: 5, occurrences: 0 });
+      const list = await fetch(`${api}/tasks?taskType=Job1`, { headers: { authorization: `Bearer ${token}` } });
+      expect(((await list.json()) as { totalCount: number }).totalCount).toBe(8);
+      expect((await fetch(`${app.baseUrl}/svc-monitoring/hub/negotiate`, { method: 'POST' })).status).toBe(404);
+      const ops = (await (await login('ops', 'ops-pw')).json()) as { token: string; canManage: boolean };
+      expect(ops.canManage).toBe(true);
+      const m = await fetch(`${api}/management/tasks/00000000-0000-0000-0000-000000000001/requeue`, { method: 'POST', headers: { authorization: `Bearer ${ops.token}` } });
+      expect(m.status).toBe(501);
+      app.child.kill('SIGTERM');
+      expect(await app.exited).toBe(0);
+    } finally {
+      app.child.kill('SIGKILL');
+    }
+  });
+});
