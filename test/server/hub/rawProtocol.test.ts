@@ -1,0 +1,234 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHub } from '../../../server/src/hub/createHub.js';
+import { HUB_PATH, jwtAccess, sampleEvent, signToken, startHubServer, type HubServer } from './hubFixture.js';
+import { RawClient, upgradeStatus } from './rawClient.js';
+
+const RS = '\u001e';
+
+describe('hub raw protocol (ws and fetch)', () => {
+  let s: HubServer;
+  const token = signToken();
+  const auth = { Authorization: `Bearer ${token}` };
+  beforeAll(async () => {
+    s = await startHubServer({ keepAliveIntervalMs: 100, clientTimeoutMs: 600, longPollTimeoutMs: 300 });
+  });
+  afterAll(async () => {
+    await s.close();
+  });
+
+  it('negotiate v1 returns connectionId, a separate connectionToken and three Text transports', async () => {
+    const res = await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.negotiateVersion).toBe(1);
+    expect(typeof body.connectionId).toBe('string');
+    expect(typeof body.connectionToken).toBe('string');
+    expect(body.connectionToken).not.toBe(body.connectionId);
+    expect(body.availableTransports).toEqual([
+      { transport: 'WebSockets', transferFormats: ['Text'] },
+      { transport: 'ServerSentEvents', transferFormats: ['Text'] },
+      { transport: 'LongPolling', transferFormats: ['Text'] },
+    ]);
+  });
+
+  it('negotiate v0 returns only a connectionId, usable as the id', async () => {
+    const res = await fetch(`${s.url}/negotiate`, { method: 'POST', headers: auth });
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(body.negotiateVersion).toBe(0);
+    expect(body).not.toHaveProperty('connectionToken');
+    const c = await RawClient.open(`${s.wsUrl}?id=${String(body.connectionId)}`, token);
+    await c.handshake();
+    c.ws.close();
+  });
+
+  it('refuses without a token (401 + WWW-Authenticate: Bearer) and on a 403 decision, over HTTP and upgrade', async () => {
+    const noToken = await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST' });
+    expect(noToken.status).toBe(401);
+    expect(noToken.headers.get('www-authenticate')).toBe('Bearer');
+    expect(((await noToken.json()) as { status: number }).status).toBe(401);
+    const badSig = await fetch(`${s.url}/negotiate`, { method: 'POST', headers: { Authorization: 'Bearer abc.def.ghi' } });
+    expect(badSig.status).toBe(401);
+    const blocked = signToken({ blocked: true });
+    const forbidden = await fetch(`${s.url}/negotiate?access_token=${blocked}`, { method: 'POST' });
+    expect(forbidden.status).toBe(403);
+    expect(await upgradeStatus(s.wsUrl)).toBe(401);
+    expect(await upgradeStatus(`${s.wsUrl}?access_token=${blocked}`)).toBe(403);
+    // the access_token query parameter is accepted (browsers' WebSockets and SSE)
+    const viaQuery = await RawClient.open(`${s.wsUrl}?access_token=${token}`);
+    await viaQuery.handshake();
+    viaQuery.ws.close();
+  });
+
+  it('answers a malformed handshake with a handshake error, then closes', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    c.send(`{"protocol":"json",${RS}`);
+    const answer = await c.next();
+    expect(answer.error).toMatch(/not valid JSON/);
+    await c.waitClosed();
+  });
+
+  it('answers an unknown protocol or version with a handshake error, then closes', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    c.send(`{"protocol":"messagepack","version":1}${RS}`);
+    expect((await c.next()).error).toBe("The protocol 'messagepack' is not supported.");
+    await c.waitClosed();
+    const v2 = await RawClient.open(s.wsUrl, token);
+    v2.send(`{"protocol":"json","version":2}${RS}`);
+    expect((await v2.next()).error).toMatch(/version 2/);
+    await v2.waitClosed();
+  });
+
+  it('closes with an error on malformed JSON after the handshake', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    await c.handshake();
+    c.send(`{"type":1,${RS}`);
+    const close = await c.next((r) => r.type === 7);
+    expect(close.error).toMatch(/not valid JSON/);
+    expect(close).not.toHaveProperty('allowReconnect');
+    await c.waitClosed();
+  });
+
+  it('closes with an error when a client message exceeds 32 KiB', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    await c.handshake();
+    const big = JSON.stringify({ type: 1, target: 'X', arguments: ['x'.repeat(33 * 1024)] });
+    c.send(big + RS);
+    const close = await c.next((r) => r.type === 7);
+    expect(close.error).toBe('The message exceeds the maximum message size of 32768 bytes.');
+    await c.waitClosed();
+  });
+
+  it('accepts a message just under the limit', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    await c.handshake();
+    const ok = JSON.stringify({ type: 1, invocationId: '9', target: 'X', arguments: ['x'.repeat(30 * 1024)] });
+    c.send(ok + RS);
+    expect((await c.next((r) => r.type === 3)).invocationId).toBe('9');
+    c.ws.close();
+  });
+
+  it('answers 404 for an unknown connection id on every transport and verb', async () => {
+    expect(await upgradeStatus(`${s.wsUrl}?id=unknown`, auth)).toBe(404);
+    expect((await fetch(`${s.url}?id=unknown`, { headers: auth })).status).toBe(404);
+    expect((await fetch(`${s.url}?id=unknown`, { headers: { ...auth, Accept: 'text/event-stream' } })).status).toBe(404);
+    expect((await fetch(`${s.url}?id=unknown`, { method: 'POST', headers: auth, body: '{}' })).status).toBe(404);
+    expect((await fetch(`${s.url}?id=unknown`, { method: 'DELETE', headers: auth })).status).toBe(404);
+  });
+
+  it('answers an invocation of an unknown method with a completion error only when it has an invocationId', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    await c.handshake();
+    c.send(`{"type":1,"target":"Nope","arguments":[]}${RS}{"type":1,"invocationId":"42","target":"Nope","arguments":[]}${RS}`);
+    const completion = await c.next((r) => r.type === 3);
+    expect(completion).toEqual({ type: 3, invocationId: '42', error: 'Method does not exist' });
+    c.ws.close();
+  });
+
+  it('pings every keepAliveIntervalMs and closes a silent client after clientTimeoutMs', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    await c.handshake();
+    const ping = await c.next();
+    expect(ping).toEqual({ type: 6 });
+    const close = await c.next((r) => r.type === 7, 3_000);
+    expect(close.error).toBe('Server timeout elapsed without receiving a message from the client.');
+    await c.waitClosed();
+  });
+
+  it('keeps a client that pings', async () => {
+    const c = await RawClient.open(s.wsUrl, token);
+    await c.handshake();
+    const timer = setInterval(() => c.send(`{"type":6}${RS}`), 100);
+    await new Promise((r) => setTimeout(r, 1_000));
+    clearInterval(timer);
+    expect(c.closed).toBe(false);
+    expect(c.records.some((r) => (r as { type?: number }).type === 7)).toBe(false);
+    c.ws.close();
+  });
+
+  it('long polling: first poll 200, handshake by POST, events by poll, DELETE 202, then poll 204', async () => {
+    const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
+      connectionToken: string;
+    };
+    const url = `${s.url}?id=${neg.connectionToken}`;
+    const first = await fetch(url, { headers: auth });
+    expect(first.status).toBe(200);
+    expect(await first.text()).toBe('');
+    const sent = await fetch(url, { method: 'POST', headers: auth, body: `{"protocol":"json","version":1}${RS}` });
+    expect(sent.status).toBe(200);
+    expect(await (await fetch(url, { headers: auth })).text()).toBe(`{}${RS}`);
+    const poll = fetch(url, { headers: auth });
+    await new Promise((r) => setTimeout(r, 30));
+    s.hub.broadcast(sampleEvent({ taskId: 'lp-1' }));
+    const polled = await poll;
+    expect(polled.status).toBe(200);
+    const record = JSON.parse((await polled.text()).split(RS)[0]) as { type: number; target: string; arguments: { taskId: string }[] };
+    expect(record.type).toBe(1);
+    expect(record.target).toBe('SvcEvent');
+    expect(record.arguments[0].taskId).toBe('lp-1');
+    expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(202);
+    expect((await fetch(url, { headers: auth })).status).toBe(204);
+    expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(404);
+  });
+
+  it('long polling: an idle poll ends with 200 and an empty body after longPollTimeoutMs', async () => {
+    const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
+      connectionToken: string;
+    };
+    const url = `${s.url}?id=${neg.connectionToken}`;
+    await fetch(url, { headers: auth });
+    const res = await fetch(url, { headers: auth });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe('');
+    await fetch(url, { method: 'DELETE', headers: auth });
+  });
+
+  it('server-sent events: data: framing of the handshake answer and of events', async () => {
+    const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
+      connectionToken: string;
+    };
+    const url = `${s.url}?id=${neg.connectionToken}`;
+    const stream = await fetch(`${url}&access_token=${token}`, { headers: { Accept: 'text/event-stream' } });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    const reader = (stream.body as ReadableStream<Uint8Array>).getReader();
+    await fetch(url, { method: 'POST', headers: auth, body: `{"protocol":"json","version":1}${RS}` });
+    let text = '';
+    const decoder = new TextDecoder();
+    while (!text.includes('\n\n')) text += decoder.decode((await reader.read()).value);
+    expect(text).toBe(`data: {}${RS}\n\n`);
+    s.hub.broadcast(sampleEvent({ taskId: 'sse-1' }));
+    text = '';
+    while (!text.endsWith('\n\n')) text += decoder.decode((await reader.read()).value);
+    expect(text.startsWith('data: {"type":1,"target":"SvcEvent","arguments":[{"kind":"Failed","taskId":"sse-1"')).toBe(true);
+    expect(text.endsWith(`${RS}\n\n`)).toBe(true);
+    // a second stream for the same connection is refused
+    expect((await fetch(url, { headers: { ...auth, Accept: 'text/event-stream' } })).status).toBe(409);
+    await reader.cancel();
+  });
+
+  it('refuses POST on a WebSocket connection (405) and transport changes (400)', async () => {
+    const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
+      connectionToken: string;
+    };
+    const c = await RawClient.open(`${s.wsUrl}?id=${neg.connectionToken}`, token);
+    await c.handshake();
+    expect((await fetch(`${s.url}?id=${neg.connectionToken}`, { method: 'POST', headers: auth, body: '{"type":6}' })).status).toBe(405);
+    expect((await fetch(`${s.url}?id=${neg.connectionToken}`, { headers: auth })).status).toBe(400);
+    c.ws.close();
+  });
+
+  it('hub.close() sends Close with allowReconnect to every client', async () => {
+    const own = await startHubServer();
+    const c = await RawClient.open(own.wsUrl, token);
+    await c.handshake();
+    await own.close();
+    expect(await c.next((r) => r.type === 7)).toEqual({ type: 7, allowReconnect: true });
+    await c.waitClosed();
+  });
+
+  it('fails at creation naming a bad option', () => {
+    expect(() => createHub({ path: 'hub', access: jwtAccess })).toThrow(/'path'/);
+    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, maxBufferedBytes: -1 })).toThrow(/'maxBufferedBytes'/);
+    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, keepAliveIntervalMs: 30_000 })).toThrow(/'clientTimeoutMs'/);
+  });
+});
