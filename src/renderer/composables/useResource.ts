@@ -1,10 +1,12 @@
 import { onScopeDispose, ref, shallowRef, watch, type Ref, type ShallowRef } from 'vue';
-import { describeError } from '../platform/ApiError.js';
+import { describeError, isApiError } from '../platform/ApiError.js';
 import { useLiveStore } from '../stores/live.js';
 
 export interface Resource<T> {
   data: ShallowRef<T | undefined>;
   error: Ref<string | null>;
+  /** HTTP status of the last error (0 = network), null without error. */
+  errorStatus: Ref<number | null>;
   /** True while a request is in flight (the previous data stays visible). */
   loading: Ref<boolean>;
   /** True until the first answer (data or error) arrived for the current key. */
@@ -19,6 +21,7 @@ export interface Resource<T> {
 export function useResource<T>(loader: () => Promise<T>, options: { key?: () => unknown; live?: boolean } = {}): Resource<T> {
   const data = shallowRef<T | undefined>(undefined);
   const error = ref<string | null>(null);
+  const errorStatus = ref<number | null>(null);
   const loading = ref(false);
   const initial = ref(true);
   let seq = 0;
@@ -32,9 +35,11 @@ export function useResource<T>(loader: () => Promise<T>, options: { key?: () => 
       if (mine !== seq || disposed) return;
       data.value = result;
       error.value = null;
+      errorStatus.value = null;
     } catch (e) {
       if (mine !== seq || disposed) return;
       error.value = describeError(e);
+      errorStatus.value = isApiError(e) ? e.status : null;
     } finally {
       if (mine === seq && !disposed) {
         loading.value = false;
@@ -49,6 +54,7 @@ export function useResource<T>(loader: () => Promise<T>, options: { key?: () => 
     () => {
       data.value = undefined;
       error.value = null;
+      errorStatus.value = null;
       initial.value = true;
       void reload();
     },
@@ -64,5 +70,5 @@ export function useResource<T>(loader: () => Promise<T>, options: { key?: () => 
   onScopeDispose(() => {
     disposed = true;
   });
-  return { data, error, loading, initial, reload };
+  return { data, error, errorStatus, loading, initial, reload };
 }
