@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../contracts/index.js';
-import { insertOccurrence } from '../../storage/sql/schedules/insertOccurrence.js';
+import { insertOccurrences, type NewOccurrenceRow } from '../../storage/sql/schedules/insertOccurrences.js';
+import { insertStatusAudits } from '../../storage/sql/schedules/insertStatusAudits.js';
 import { insertStatusAudit } from '../../storage/sql/schedules/insertStatusAudit.js';
 import { isScheduleRow, type ScheduleRow } from '../../storage/sql/schedules/ScheduleRow.js';
 import { selectDueScheduleIds } from '../../storage/sql/schedules/selectDueScheduleIds.js';
@@ -10,13 +10,22 @@ import { setScheduleHalt, type StoredHalt } from '../../storage/sql/schedules/se
 import { updateScheduleProgress } from '../../storage/sql/schedules/updateScheduleProgress.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { createSlotSource } from './createSlotSource.js';
+import { ScheduleOperationError } from './ScheduleManager.js';
 import { planOccurrences, type OccurrencePlan, type PlanBounds } from './MisfirePlanner.js';
 import { skippedEvent } from './skippedEvent.js';
+import { uuidV7 } from './uuidV7.js';
 import { parseStoredDefinition, type StoredScheduleDefinition } from './StoredScheduleDefinition.js';
 
 export interface MaterializerOptions extends PlanBounds {
   /** Ticker period. */
   intervalMs: number;
+  /** Occurrence rows per write transaction before the next schedules get a new one. */
+  rowsPerTransaction: number;
+  /**
+   * A tick that has run this long yields to the event loop (workers keep running) and goes on
+   * with the remaining due schedules in a setImmediate continuation.
+   */
+  tickBudgetMs: number;
 }
 
 export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = {
@@ -24,6 +33,8 @@ export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = {
   graceMs: 5000,
   lookaheadMs: 2000,
   countBound: 100_000,
+  rowsPerTransaction: 20_000,
+  tickBudgetMs: 200,
 };
 
 export interface MaterializeOutcome {
@@ -35,6 +46,14 @@ export interface MaterializeOutcome {
 }
 
 const NOTHING: MaterializeOutcome = { written: 0, halted: false, completed: false, events: [] };
+
+/** Nothing to write: no occurrence, no skip, no halt, cursor and next slot unchanged. */
+function isIdle({ row, plan: p }: Planned): boolean {
+  return (
+    p.occurrences.length === 0 && p.skipped.length === 0 && p.halt === null && !p.exhausted &&
+    p.cursor === row.cursor_at && p.nextSlot === row.scheduled_at
+  );
+}
 
 interface Planned {
   row: ScheduleRow;
@@ -58,25 +77,77 @@ export class OccurrenceMaterializer {
     this.options = { ...DEFAULT_MATERIALIZER_OPTIONS, ...options };
   }
 
-  /** One pass over every due schedule. Events are emitted after each schedule's commit. */
+  /**
+   * One pass over every due schedule. Schedules are written in transactions of up to
+   * `rowsPerTransaction` occurrences (a catch-up of 1,000 schedules is then ~100 commits, not
+   * 1,000); events are emitted after each commit.
+   */
   tick(nowMs: number = this.internals.now()): MaterializeOutcome {
+    return this.run(nowMs, this.options.tickBudgetMs);
+  }
+
+  /** Materializes every due schedule at `nowMs` without yielding (benchmarks, tools). */
+  drain(nowMs: number = this.internals.now()): MaterializeOutcome {
+    return this.run(nowMs, Number.POSITIVE_INFINITY);
+  }
+
+  private continuation: NodeJS.Immediate | null = null;
+
+  private run(nowMs: number, budgetMs: number): MaterializeOutcome {
+    const started = performance.now();
     const ids = selectDueScheduleIds(this.internals.db, nowMs + this.options.lookaheadMs);
     const total: MaterializeOutcome = { written: 0, halted: false, completed: false, events: [] };
-    for (const id of ids) {
-      let outcome: MaterializeOutcome;
-      try {
-        outcome = this.materializeSchedule(id, nowMs);
-      } catch (err) {
-        // A schedule that cannot be evaluated must not stop the others; it stays as it is.
-        if ((err as { name?: string }).name === 'ScheduleOperationError') continue;
-        throw err;
-      }
+    let next = 0;
+    while (next < ids.length) {
+      const { outcome, consumed } = this.materializeBatch(ids, next, nowMs);
+      next += consumed;
       total.written += outcome.written;
       total.halted ||= outcome.halted;
       total.completed ||= outcome.completed;
       total.events.push(...outcome.events);
+      if (next < ids.length && performance.now() - started >= budgetMs) {
+        if (this.continuation === null && this.internals.isRunning()) {
+          this.continuation = setImmediate(() => {
+            this.continuation = null;
+            if (this.internals.isRunning()) this.tick(this.internals.now());
+          });
+        }
+        break;
+      }
     }
     return total;
+  }
+
+  /** Plans and writes schedules ids[from…] in one immediate transaction, up to the row budget. */
+  private materializeBatch(ids: readonly string[], from: number, nowMs: number): { outcome: MaterializeOutcome; consumed: number } {
+    const { db } = this.internals;
+    const outcome: MaterializeOutcome = { written: 0, halted: false, completed: false, events: [] };
+    let consumed = 0;
+    db.transaction(() => {
+      for (let i = from; i < ids.length; i++) {
+        consumed++;
+        const row = selectTaskById(db, ids[i]!);
+        if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
+        let planned: Planned;
+        try {
+          planned = this.planFor(row, nowMs);
+        } catch (err) {
+          // A schedule that cannot be evaluated must not stop the others; it stays as it is.
+          if (err instanceof ScheduleOperationError) continue;
+          throw err;
+        }
+        if (isIdle(planned)) continue;
+        const one = this.write(planned, nowMs);
+        outcome.written += one.written;
+        outcome.halted ||= one.halted;
+        outcome.completed ||= one.completed;
+        outcome.events.push(...one.events);
+        if (outcome.written >= this.options.rowsPerTransaction) break;
+      }
+    }).immediate();
+    for (const e of outcome.events) this.internals.emit(e);
+    if (outcome.written > 0) this.internals.wake();
+    return { outcome, consumed };
   }
 
   private planFor(row: ScheduleRow, nowMs: number): Planned {
@@ -104,13 +175,7 @@ export class OccurrenceMaterializer {
     const first = selectTaskById(db, id);
     if (!first || !isScheduleRow(first) || first.status !== 'Pending' || first.halt !== null) return NOTHING;
     const planned = this.planFor(first, nowMs);
-    const p = planned.plan;
-    if (
-      p.occurrences.length === 0 && p.skipped.length === 0 && p.halt === null && !p.exhausted &&
-      p.cursor === first.cursor_at && p.nextSlot === first.scheduled_at
-    ) {
-      return NOTHING;
-    }
+    if (isIdle(planned)) return NOTHING;
     const outcome = db
       .transaction((): MaterializeOutcome => {
         const fresh = selectTaskById(db, id);
@@ -141,34 +206,29 @@ export class OccurrenceMaterializer {
       return { written: 0, halted: true, completed: false, events: [] };
     }
     const handler = this.internals.handlerNameOf(row.type) ?? row.handler;
-    let written = 0;
-    for (const o of plan.occurrences) {
-      const occurrenceId = randomUUID();
-      const inserted = insertOccurrence(db, {
-        id: occurrenceId,
-        type: row.type,
-        handler,
-        request: row.request,
-        queue: row.queue,
-        auditLevel: row.audit_level,
-        createdAt: nowMs,
-        scheduledAt: o.dueAt,
-        timeZoneId: def.timeZone,
-        scheduleVersion: version,
-        parentTaskId: row.id,
-        nominalSlotAt: o.slot,
-        runNumber: o.runNumber,
-        misfireKind: o.misfireKind,
-        missedFrom: o.collapse?.fromMs ?? null,
-        missedThrough: o.collapse?.throughMs ?? null,
-        missedCount: o.collapse?.count ?? null,
-        missedCountIsExact: o.collapse ? (o.collapse.exact ? 1 : 0) : null,
-      });
-      if (inserted) {
-        insertStatusAudit(db, occurrenceId, row.audit_level, 'Pending', nowMs);
-        written++;
-      }
-    }
+    const rows: NewOccurrenceRow[] = plan.occurrences.map((o) => ({
+      id: uuidV7(),
+      type: row.type,
+      handler,
+      request: row.request,
+      queue: row.queue,
+      auditLevel: row.audit_level,
+      createdAt: nowMs,
+      scheduledAt: o.dueAt,
+      timeZoneId: def.timeZone,
+      scheduleVersion: version,
+      parentTaskId: row.id,
+      nominalSlotAt: o.slot,
+      runNumber: o.runNumber,
+      misfireKind: o.misfireKind,
+      missedFrom: o.collapse?.fromMs ?? null,
+      missedThrough: o.collapse?.throughMs ?? null,
+      missedCount: o.collapse?.count ?? null,
+      missedCountIsExact: o.collapse ? (o.collapse.exact ? 1 : 0) : null,
+    }));
+    const writtenIds = insertOccurrences(db, rows);
+    insertStatusAudits(db, writtenIds, row.audit_level, 'Pending', nowMs);
+    const written = writtenIds.length;
     const status = plan.exhausted ? 'Completed' : 'Pending';
     updateScheduleProgress(db, row.id, plan.cursor, plan.exhausted ? null : plan.nextSlot, status);
     if (plan.exhausted) insertStatusAudit(db, row.id, row.audit_level, 'Completed', nowMs);
