@@ -12,6 +12,8 @@ export const CLI_OPTION_KINDS = Object.fromEntries(
 export const CLI_SETTINGS = { db: 'string', port: 'number', host: 'string', config: 'string' } as const;
 
 export interface ServeSettings {
+  /** Values of command-specific flags (e.g. demo's --demo-dispatch-endpoint). */
+  extras: Record<string, unknown>;
   db?: string;
   port: number;
   host: string;
@@ -60,8 +62,13 @@ function coerce(name: string, kind: string, raw: unknown, source: string): unkno
  * Settings from, in increasing precedence: the --config JSON file, SVC_MONITOR_<OPTION>
  * environment variables, command-line flags.
  */
-export function resolveServeSettings(argv: readonly string[], env: NodeJS.ProcessEnv, defaults: { port: number }): ServeSettings {
-  const kinds: Record<string, string> = { ...CLI_OPTION_KINDS, ...CLI_SETTINGS };
+export function resolveServeSettings(
+  argv: readonly string[],
+  env: NodeJS.ProcessEnv,
+  defaults: { port: number },
+  extraFlags: Record<string, 'boolean' | 'string' | 'number'> = {},
+): ServeSettings {
+  const kinds: Record<string, string> = { ...CLI_OPTION_KINDS, ...CLI_SETTINGS, ...extraFlags };
   const booleans = new Set(Object.entries(kinds).filter(([, k]) => k === 'boolean' || k === 'boolean|object').map(([n]) => n));
   const flags = parseFlags(argv, new Set(Object.keys(kinds)), booleans);
 
@@ -102,7 +109,10 @@ export function resolveServeSettings(argv: readonly string[], env: NodeJS.Proces
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`"port" must be an integer 0..65535 (got ${port}).`);
   const options: Record<string, unknown> = {};
   for (const [k, v] of merged) if (k in CLI_OPTION_KINDS) options[k] = v;
+  const extras: Record<string, unknown> = {};
+  for (const k of Object.keys(extraFlags)) if (merged.has(k)) extras[k] = merged.get(k);
   return {
+    extras,
     db: merged.get('db') as string | undefined,
     port,
     host: (merged.get('host') as string | undefined) ?? '127.0.0.1',
