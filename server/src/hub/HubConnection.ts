@@ -59,6 +59,11 @@ export class HubConnection {
     return this.state === 'closed';
   }
 
+  /** Activity that is not a message (a long poll: that client sends no pings). */
+  touch(): void {
+    this.lastReceivedAtMs = Date.now();
+  }
+
   /** Starts the transport; the client's first message must then be the handshake. */
   bind(sink: TransportSink): void {
     this.sink = sink;
@@ -103,7 +108,9 @@ export class HubConnection {
   /** Sends framed text when the connection is open; a client whose buffer would overflow is closed. */
   send(text: string): void {
     if (this.state !== 'open' || !this.sink) return;
-    if (this.sink.bufferedBytes() + text.length > this.limits.maxBufferedBytes) {
+    // An empty buffer always takes one write (a burst larger than the bound is not a slow client).
+    const buffered = this.sink.bufferedBytes();
+    if (buffered > 0 && buffered + text.length > this.limits.maxBufferedBytes) {
       this.close(`The client is too slow: its send buffer exceeded ${this.limits.maxBufferedBytes} bytes.`);
       return;
     }

@@ -8,6 +8,8 @@ export interface TransportSink {
   write(text: string): void;
   /** Bytes written but not yet handed to the network (the per-connection send buffer). */
   bufferedBytes(): number;
+  /** True while the transport itself shows the client is there (a pending long poll). */
+  clientPresent?(): boolean;
   /** Ends the transport after what is already queued (the Close frame included). */
   end(): void;
 }

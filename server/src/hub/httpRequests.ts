@@ -49,8 +49,10 @@ export function handleGet(ctx: HubContext, req: Req, res: ServerResponse, query:
   if (!connection) {
     const retired = wantsSse ? undefined : ctx.registry.getRetired(id);
     if (retired instanceof LongPollingSink) {
+      // It delivers what is left (the Close); the poll after that gets 204 and forgets it.
+      const drained = retired.finished;
       retired.poll(res);
-      if (retired.finished) ctx.registry.forgetRetired(id);
+      if (drained) ctx.registry.forgetRetired(id);
       return;
     }
     sendHubError(res, 404, 'No connection with this id.');
@@ -77,6 +79,7 @@ export function handleGet(ctx: HubContext, req: Req, res: ServerResponse, query:
     sendHubError(res, 400, 'Cannot change transports mid-connection.');
     return;
   }
+  connection.touch();
   sink.poll(res);
 }
 

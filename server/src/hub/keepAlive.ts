@@ -9,7 +9,8 @@ export interface KeepAliveOptions {
 
 /**
  * One timer for the whole hub: a ping (type 6) to every open connection that was sent nothing
- * for keepAliveIntervalMs; Close with an error to a client silent for clientTimeoutMs; drops
+ * for keepAliveIntervalMs; Close with an error to a client silent for clientTimeoutMs (a
+ * long-polling client, which sends no pings, counts as present while a poll is pending); drops
  * negotiated connections that never connected.
  */
 export function startKeepAlive(registry: ConnectionRegistry, options: KeepAliveOptions): () => void {
@@ -17,6 +18,7 @@ export function startKeepAlive(registry: ConnectionRegistry, options: KeepAliveO
   const timer = setInterval(() => {
     const now = Date.now();
     for (const connection of [...registry.connections()]) {
+      if (connection.transport?.clientPresent?.() === true) connection.touch();
       if (now - connection.lastReceivedAtMs >= options.clientTimeoutMs) {
         connection.close(connection.isBound ? CLIENT_TIMEOUT_ERROR : undefined);
       } else if (connection.isOpen && now - connection.lastSentAtMs >= options.keepAliveIntervalMs) {

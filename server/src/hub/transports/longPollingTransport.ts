@@ -50,6 +50,10 @@ export class LongPollingSink implements TransportSink {
     }
   }
 
+  clientPresent(): boolean {
+    return this.pending !== undefined;
+  }
+
   /** True once ended and drained: the next poll gets 204. */
   get finished(): boolean {
     return this.ended && this.queue.length === 0;

@@ -1,0 +1,35 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { HubConnectionState, HttpTransportType } from '@microsoft/signalr';
+import type { SvcEvent } from '../../../server/src/contracts/index.js';
+import { buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
+
+describe('hub automatic reconnect', () => {
+  let second: HubServer | undefined;
+  afterAll(async () => {
+    await second?.close();
+  });
+
+  it('withAutomaticReconnect reconnects after the server restarts on the same port and receives events again', async () => {
+    const first = await startHubServer();
+    const client = buildClient(first.url, { name: 'ws', transport: HttpTransportType.WebSockets, skipNegotiation: false }, () => signToken(), true);
+    const ids: string[] = [];
+    client.on('SvcEvent', (e: SvcEvent) => ids.push(e.taskId));
+    let reconnecting = 0;
+    let reconnected = 0;
+    client.onreconnecting(() => reconnecting++);
+    client.onreconnected(() => reconnected++);
+    await client.start();
+    first.emitter.emit('event', sampleEvent({ taskId: 'before' }));
+    await waitFor(() => ids.length === 1, 5_000, 'first event');
+
+    await first.close();
+    await waitFor(() => reconnecting === 1, 5_000, 'onreconnecting');
+    second = await startHubServer({}, first.port);
+    await waitFor(() => reconnected === 1, 10_000, 'onreconnected');
+    expect(client.state).toBe(HubConnectionState.Connected);
+    second.emitter.emit('event', sampleEvent({ taskId: 'after' }));
+    await waitFor(() => ids.length === 2, 5_000, 'event after restart');
+    expect(ids).toEqual(['before', 'after']);
+    await client.stop();
+  });
+});
