@@ -11,7 +11,6 @@ import vue from '@vitejs/plugin-vue';
 export default defineConfig({
   main: {
     build: {
-      outDir: 'out/main',
       // keytar is native and stays in node_modules; the rest is bundled.
       externalizeDeps: { include: ['keytar'] },
       rolldownOptions: {
@@ -22,7 +21,6 @@ export default defineConfig({
   },
   preload: {
     build: {
-      outDir: 'out/preload',
       externalizeDeps: false,
       rolldownOptions: {
         input: { index: resolve(import.meta.dirname, 'src/preload/index.ts') },
@@ -36,8 +34,6 @@ export default defineConfig({
     base: './',
     plugins: [vue()],
     build: {
-      outDir: resolve(import.meta.dirname, 'out/renderer'),
-      emptyOutDir: true,
       rolldownOptions: { input: { index: resolve(import.meta.dirname, 'src/renderer/desktop/index.html') } },
     },
   },

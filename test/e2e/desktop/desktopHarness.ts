@@ -14,17 +14,22 @@ import { buildContentSecurityPolicy } from '../../../src/main/window/contentSecu
 
 const run = promisify(execFile);
 
-/** Builds the desktop bundles once per run (`electron-vite build`). */
-export async function buildDesktop(): Promise<void> {
-  await run(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build'], { env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' }, timeout: 240_000 });
+/** Builds the desktop bundles (`electron-vite build`) into a fresh folder; returns it. */
+export async function buildDesktop(): Promise<string> {
+  const outDir = await mkdtemp(join(tmpdir(), 'svc-desktop-out-'));
+  await run(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--outDir', outDir, '--logLevel', 'error'], {
+    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
+    timeout: 240_000,
+  });
+  return outDir;
 }
 
 /**
  * Serves out/renderer the way the app:// protocol handler does (same resolution, same CSP
  * header), on a loopback port, since Chromium here cannot load Electron's custom scheme.
  */
-export async function serveRenderer(): Promise<{ url: string; close: () => Promise<void> }> {
-  const root = resolve('out/renderer');
+export async function serveRenderer(outDir: string): Promise<{ url: string; close: () => Promise<void> }> {
+  const root = resolve(outDir, 'renderer');
   const csp = buildContentSecurityPolicy();
   const server: Server = createServer((req, res) => {
     const r = resolveAppAsset(root, `${APP_ORIGIN}${req.url ?? '/'}`);
@@ -45,6 +50,7 @@ export async function serveRenderer(): Promise<{ url: string; close: () => Promi
       new Promise<void>((r) => {
         server.closeAllConnections();
         server.close(() => r());
+        void rm(outDir, { recursive: true, force: true });
       }),
   };
 }

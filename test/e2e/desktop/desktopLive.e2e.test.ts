@@ -19,8 +19,7 @@ describe('desktop console: live status and the failure inbox across two hubs', (
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-desktop-live-'));
-    await buildDesktop();
-    renderer = await serveRenderer();
+    renderer = await serveRenderer(await buildDesktop());
     staging = await startFullHost(dir, { username: 'ops', password: 'staging-pw' });
     production = await startFullHost(dir, { username: 'ops', password: 'prod-pw' });
     h = await openDesktop(renderer.url, { safeStorage: aesSafeStorage('gnome_libsecret'), burstWindowMs: 300, colorScheme: 'dark' });

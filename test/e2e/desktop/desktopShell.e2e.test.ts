@@ -18,8 +18,7 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'svc-desktop-e2e-'));
-    await buildDesktop();
-    renderer = await serveRenderer();
+    renderer = await serveRenderer(await buildDesktop());
     staging = await startStandaloneHost(dir, { username: 'ops', password: 'staging-pw', loginRateLimit: false });
     production = await startStandaloneHost(dir, { username: 'ops', password: 'prod-pw', loginRateLimit: false });
     shortLived = await startStandaloneHost(dir, { username: 'ops', password: 'short-pw', jwtExpirationHours: 3 / 3600, loginRateLimit: false });

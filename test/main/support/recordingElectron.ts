@@ -1,0 +1,123 @@
+import { EventEmitter } from 'node:events';
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * A recording stand-in for the `electron` module: Electron itself cannot run here, so the
+ * wiring test loads src/main/index.ts against this object and then drives what Electron
+ * would call (IPC handlers, protocol handler, navigation events, window.open handler).
+ */
+export function createRecordingElectron(userDataDir: string, appPath: string) {
+  const calls: string[] = [];
+  const ipcHandlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
+  const protocolHandlers = new Map<string, (request: Request) => Promise<Response> | Response>();
+  const windows: FakeWindow[] = [];
+  const opened: string[] = [];
+  let readyResolve: () => void = () => undefined;
+  const ready = new Promise<void>((r) => (readyResolve = r));
+  const appEmitter = new EventEmitter();
+
+  class FakeWebContents extends EventEmitter {
+    windowOpenHandler?: (details: { url: string }) => { action: string };
+    sent: Array<[string, unknown]> = [];
+    setWindowOpenHandler(h: (details: { url: string }) => { action: string }) {
+      this.windowOpenHandler = h;
+    }
+    send(channel: string, payload: unknown) {
+      this.sent.push([channel, payload]);
+    }
+  }
+  class FakeWindow extends EventEmitter {
+    webContents = new FakeWebContents();
+    loadedUrl?: string;
+    constructor(readonly options: Record<string, unknown>) {
+      super();
+      windows.push(this);
+    }
+    async loadURL(url: string) {
+      this.loadedUrl = url;
+    }
+    isDestroyed = () => false;
+    isMinimized = () => false;
+    isMaximized = () => false;
+    maximize() {}
+    restore() {}
+    show() {}
+    hide() {}
+    focus() {}
+    getNormalBounds = () => ({ x: 0, y: 0, width: 1280, height: 800 });
+    setOverlayIcon() {}
+  }
+  class FakeTray extends EventEmitter {
+    tooltip = '';
+    menu: unknown;
+    constructor(readonly icon: unknown) {
+      super();
+    }
+    setToolTip(t: string) {
+      this.tooltip = t;
+    }
+    setContextMenu(m: unknown) {
+      this.menu = m;
+    }
+    setImage() {}
+    setTitle() {}
+    destroy() {}
+  }
+  const trays: FakeTray[] = [];
+
+  const electron = {
+    app: Object.assign(appEmitter, {
+      requestSingleInstanceLock: () => true,
+      quit: () => calls.push('app.quit'),
+      setAsDefaultProtocolClient: (scheme: string) => (calls.push(`setAsDefaultProtocolClient:${scheme}`), true),
+      whenReady: () => ready,
+      getPath: (name: string) => (name === 'userData' ? userDataDir : appPath),
+      getAppPath: () => appPath,
+      setBadgeCount: (n: number) => (calls.push(`badge:${n}`), true),
+    }),
+    BrowserWindow: FakeWindow,
+    Tray: class extends FakeTray {
+      constructor(icon: unknown) {
+        super(icon);
+        trays.push(this);
+      }
+    },
+    Menu: { buildFromTemplate: (t: unknown) => t },
+    nativeImage: { createFromPath: (p: string) => ({ path: p }) },
+    Notification: class {
+      static isSupported = () => false;
+    },
+    ipcMain: {
+      handle: (channel: string, h: (event: unknown, ...args: unknown[]) => unknown) => ipcHandlers.set(channel, h),
+      removeHandler: (channel: string) => ipcHandlers.delete(channel),
+    },
+    // Electron's net.fetch reads file: URLs; Node's fetch does not.
+    net: {
+      fetch: async (url: string) => {
+        if (!url.startsWith('file:')) return fetch(url);
+        try {
+          return new Response(await readFile(fileURLToPath(url)), { status: 200 });
+        } catch {
+          return new Response(null, { status: 404 });
+        }
+      },
+    },
+    protocol: {
+      registerSchemesAsPrivileged: (schemes: Array<{ scheme: string }>) => calls.push(`privileged:${schemes.map((s) => s.scheme).join(',')}`),
+      handle: (scheme: string, h: (r: Request) => Promise<Response>) => protocolHandlers.set(scheme, h),
+    },
+    safeStorage: { isEncryptionAvailable: () => true, getSelectedStorageBackend: () => 'basic_text', encryptString: () => Buffer.alloc(0), decryptString: () => '' },
+    screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler: (h: (wc: unknown, permission: string, cb: (ok: boolean) => void) => void) => {
+          h(undefined, 'geolocation', (ok) => calls.push(`permission:geolocation:${ok}`));
+        },
+        webRequest: { onHeadersReceived: () => undefined },
+      },
+    },
+    shell: { openExternal: async (url: string) => void opened.push(url) },
+  };
+  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, emitReady: () => readyResolve(), appEmitter };
+}
