@@ -200,3 +200,33 @@ describe('environment edits and deep links', () => {
     }
   });
 });
+
+describe('an environment that is down at start', () => {
+  it('shows a sticky error and recovers by itself when the host comes up', async () => {
+    const { dir, cleanup } = await makeTempDir();
+    const { createServer } = await import('node:net');
+    // Reserve a port, release it, point the environment at it while nothing listens.
+    const port: number = await new Promise((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const services = await ConsoleServices.create({ userDataDir: dir, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined }, session: { retryAfterErrorMs: 200 } });
+    let host: MonitoringHost | undefined;
+    try {
+      const env = await services.addEnvironment({ name: 'Late', baseUrl: `http://127.0.0.1:${port}`, colour: '#123456', isProduction: false });
+      expect(services.environments()[0]).toMatchObject({ live: 'error', statusMessage: expect.stringMatching(/Cannot reach http:\/\/127\.0\.0\.1:\d+/) });
+      host = await startStandaloneHost(dir, {}, port);
+      const deadline = Date.now() + 5_000;
+      while (services.sessionView(env.id).auth !== 'logged-out') {
+        if (Date.now() > deadline) throw new Error(`still ${services.sessionView(env.id).auth}`);
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    } finally {
+      await services.dispose();
+      await host?.close();
+      await cleanup();
+    }
+  });
+});

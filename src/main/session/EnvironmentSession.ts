@@ -16,6 +16,8 @@ export interface EnvironmentSessionOptions {
   timeoutMs?: number;
   /** Re-login with a remembered password this long before expiry (default 60 s). */
   renewBeforeMs?: number;
+  /** After an error (host unreachable), start again after this long (default 30 s). */
+  retryAfterErrorMs?: number;
   now?: () => number;
 }
 
@@ -41,6 +43,7 @@ export class EnvironmentSession {
   private hasPassword = false;
   private message: string | undefined;
   private expiryTimer: NodeJS.Timeout | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
   private renewing: Promise<boolean> | undefined;
   private readonly listeners = new Set<Listener>();
   private stopped = false;
@@ -110,6 +113,8 @@ export class EnvironmentSession {
   /** Reads `/config`, then validates a stored token (or logs in with a remembered password). */
   async start(): Promise<SessionView> {
     this.stopped = false;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     try {
       await this.loadConfig();
     } catch (err) {
@@ -144,6 +149,8 @@ export class EnvironmentSession {
   async stop(): Promise<void> {
     this.stopped = true;
     this.clearTimer();
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
     await this.renewing?.catch(() => undefined);
   }
 
@@ -334,6 +341,14 @@ export class EnvironmentSession {
 
   private set(auth: AuthState, extra: { message?: string } = {}): void {
     this.auth = auth;
+    if (auth === 'error' && !this.stopped && !this.retryTimer) {
+      // A host that is down now may be back later: the console stays open all day.
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = undefined;
+        if (!this.stopped && this.auth === 'error') void this.start();
+      }, this.options.retryAfterErrorMs ?? 30_000);
+      this.retryTimer.unref?.();
+    }
     this.message = extra.message;
     if (auth !== 'authenticated') {
       this.token = auth === 'relogin-required' || auth === 'logged-out' ? undefined : this.token;

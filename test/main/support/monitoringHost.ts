@@ -18,17 +18,16 @@ export interface MonitoringHost {
  * file. Used where the test needs options the `demo` CLI does not expose (short-lived
  * tokens, rate limit).
  */
-export async function startStandaloneHost(dir: string, options: MonitoringOptions = {}): Promise<MonitoringHost> {
+export async function startStandaloneHost(dir: string, options: MonitoringOptions = {}, port = 0): Promise<MonitoringHost> {
   const storage = openSqliteStorage({ file: join(dir, `standalone-${Math.random().toString(36).slice(2)}.db`) });
   const monitoring = createMonitoring({ storage }, { enableUI: false, logger: { info: () => undefined, warn: () => undefined }, ...options });
   const app = express();
   app.use(monitoring.router);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(port, '127.0.0.1', () => resolve(s));
   });
-  const port = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     async close() {
       await monitoring.close();
       server.closeAllConnections();
