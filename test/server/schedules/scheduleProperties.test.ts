@@ -71,9 +71,10 @@ describe('materializer properties (random definitions, downtime, policies and ca
         await h.manager.cancel(key); // out of the way of the next runs
 
         const horizon = t + LOOKAHEAD;
-        const oracle = 'cron' in s.def
-          ? cronSlotsByBruteForce(s.def.cron, s.zone, s.created, horizon)
-          : Array.from({ length: Math.floor((horizon - s.created) / s.def.every) }, (_, k) => s.created + (k + 1) * s.def.every);
+        const def = s.def as { cron?: string; every?: number };
+        const oracle = def.cron !== undefined
+          ? cronSlotsByBruteForce(def.cron, s.zone, s.created, horizon)
+          : Array.from({ length: Math.floor((horizon - s.created) / def.every!) }, (_, k) => s.created + (k + 1) * def.every!);
 
         // 1. no two occurrences share a slot, and each is a real slot
         const slots = occ.map((o) => o.nominal_slot_at);
