@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConsoleServices } from '../../src/main/ConsoleServices.js';
+import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
+import type { DesktopBridge } from '../../src/preload/bridge.js';
+import { ApiError } from '../../src/renderer/platform/ApiError.js';
+import { createDesktopPlatform, ManagementCancelledError, type ManagementConfirmation } from '../../src/renderer/platform/desktop/createDesktopPlatform.js';
+import { startStandaloneHost, type MonitoringHost } from './support/monitoringHost.js';
+import { makeTempDir } from './support/tempDir.js';
+
+describe('the desktop Platform over the bridge, served by the real main services', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let host: MonitoringHost;
+  let services: ConsoleServices;
+  let bridge: DesktopBridge;
+  let envId: string;
+
+  beforeAll(async () => {
+    ({ dir, cleanup } = await makeTempDir());
+    host = await startStandaloneHost(dir, {
+      username: 'viewer',
+      password: 'read-pw',
+      managementUsername: 'operator',
+      managementPassword: 'operate-pw',
+      enableManagementEndpoints: true,
+      loginRateLimit: false,
+    });
+    services = await ConsoleServices.create({ userDataDir: join(dir, 'ud'), notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    envId = (await services.addEnvironment({ name: 'Production', baseUrl: host.baseUrl, colour: '#dc2626', isProduction: true })).id;
+    const dispatch = createIpcDispatcher(services, { openExternal: async () => undefined });
+    bridge = {
+      invoke: ((channel: string, ...args: unknown[]) => dispatch(channel, args)) as DesktopBridge['invoke'],
+      onEvent: (l) => services.onEvent(l),
+      platform: 'linux',
+    };
+  });
+  afterAll(async () => {
+    await services.dispose();
+    await host.close();
+    await cleanup();
+  });
+
+  function platform(confirm: (r: ManagementConfirmation) => Promise<boolean>) {
+    return createDesktopPlatform({ bridge, environmentId: envId, environmentName: 'Production', isProduction: true, session: services.sessionView(envId), confirmManagement: confirm });
+  }
+
+  it('logs in through main (the renderer never receives the token) and reports canManage', async () => {
+    const p = platform(async () => true);
+    await expect(p.call('auth.login', { username: 'viewer', password: 'nope' })).rejects.toMatchObject({ name: 'ApiError', status: 401 });
+    const login = await p.call('auth.login', { username: 'operator', password: 'operate-pw' });
+    expect(login).toMatchObject({ token: '', username: 'operator', canManage: true });
+    expect(JSON.stringify(await p.call('auth.validate', {}))).not.toMatch(/eyJ/);
+    const again = platform(async () => true);
+    expect(again.session.load()).toMatchObject({ username: 'operator', canManage: true });
+    expect(again.session.load()).not.toHaveProperty('token');
+  });
+
+  it('turns bridge errors into ApiError with status and problem details', async () => {
+    const p = platform(async () => true);
+    const err = await p.call('tasks.get', { id: '00000000-0000-4000-8000-000000000000' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 404, problem: { status: 404 } });
+    await expect(p.call('tasks.list', { pageSize: 9999 })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('asks for confirmation before a management call, names the environment, and sends nothing when refused', async () => {
+    const asked: ManagementConfirmation[] = [];
+    const refuse = platform(async (r) => (asked.push(r), false));
+    const id = '00000000-0000-4000-8000-000000000001';
+    await expect(refuse.call('management.cancel', { id })).rejects.toBeInstanceOf(ManagementCancelledError);
+    expect(asked).toEqual([{ operation: 'management.cancel', taskId: id, environmentName: 'Production', isProduction: true }]);
+    // Confirmed: the call reaches the host (standalone registration: NotSupported, 501).
+    const accept = platform(async () => true);
+    expect(await accept.call('management.cancel', { id })).toMatchObject({ status: 'NotSupported' });
+  });
+
+  it('logs out through main when the dashboard clears its session', async () => {
+    const p = platform(async () => true);
+    p.session.clear();
+    const deadline = Date.now() + 3_000;
+    while (services.sessionView(envId).auth !== 'logged-out') {
+      if (Date.now() > deadline) throw new Error('not logged out');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await services.vault.get(envId)).toBeUndefined();
+  });
+});
