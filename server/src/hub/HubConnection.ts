@@ -106,15 +106,15 @@ export class HubConnection {
   }
 
   /** Sends framed text when the connection is open; a client whose buffer would overflow is closed. */
-  send(text: string): void {
+  send(text: string, utf8?: Buffer): void {
     if (this.state !== 'open' || !this.sink) return;
     // An empty buffer always takes one write (a burst larger than the bound is not a slow client).
     const buffered = this.sink.bufferedBytes();
-    if (buffered > 0 && buffered + text.length > this.limits.maxBufferedBytes) {
+    if (buffered > 0 && buffered + (utf8?.length ?? text.length) > this.limits.maxBufferedBytes) {
       this.close(`The client is too slow: its send buffer exceeded ${this.limits.maxBufferedBytes} bytes.`);
       return;
     }
-    this.sink.write(text);
+    this.sink.write(text, utf8);
     this.lastSentAtMs = Date.now();
   }
 

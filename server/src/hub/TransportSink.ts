@@ -4,8 +4,8 @@ export type TransportKind = 'WebSockets' | 'ServerSentEvents' | 'LongPolling';
 /** What a connection needs from its transport: write frames, know the backlog, end it. */
 export interface TransportSink {
   readonly kind: TransportKind;
-  /** Queue framed text for the client; never blocks. */
-  write(text: string): void;
+  /** Queue framed text for the client; never blocks. `utf8`, when given, is the same text encoded once for many clients. */
+  write(text: string, utf8?: Buffer): void;
   /** Bytes written but not yet handed to the network (the per-connection send buffer). */
   bufferedBytes(): number;
   /** True while the transport itself shows the client is there (a pending long poll). */

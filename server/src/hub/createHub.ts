@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import type { Duplex } from 'node:stream';
 import type { Router } from 'express';
 import { WebSocketServer } from 'ws';
@@ -46,6 +47,8 @@ export interface Hub {
 }
 
 const CLOSE_WAIT_MS = 2_000;
+/** Minimum spacing of broadcast flushes (events in between are batched into one write). */
+const BROADCAST_FLUSH_INTERVAL_MS = 20;
 /** How long a closed long-polling connection still answers polls (Close frame, then 204). */
 const RETIRED_LONG_POLL_MS = 30_000;
 
@@ -66,25 +69,29 @@ export function createHub(options: HubOptions): Hub {
   });
   const stopKeepAlive = startKeepAlive(registry, resolved);
 
-  // Events emitted in the same turn of the event loop go out as one transport write per client.
+  // Events go out as one transport write per client per flush: right away (next turn of the
+  // event loop) when the last flush is older than BROADCAST_FLUSH_INTERVAL_MS, else at that
+  // interval. This bounds writes (syscalls) per client at high event rates.
   let pending: string[] = [];
-  let flushScheduled = false;
+  let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  let lastFlushMs = 0;
   const flush = () => {
-    flushScheduled = false;
+    flushTimer = undefined;
+    lastFlushMs = performance.now();
     if (pending.length === 0) return;
     const text = pending.length === 1 ? pending[0] : pending.join('');
     pending = [];
+    const utf8 = Buffer.from(text, 'utf8');
     for (const connection of registry.connections()) {
-      if (connection.isOpen) connection.send(text);
+      if (connection.isOpen) connection.send(text, utf8);
     }
   };
   const broadcast = (event: SvcEvent) => {
     if (closed) return;
     pending.push(eventFrame(event, resolved.includeExecutionLogs));
-    if (!flushScheduled) {
-      flushScheduled = true;
-      setImmediate(flush);
-    }
+    if (flushTimer !== undefined) return;
+    const wait = lastFlushMs + BROADCAST_FLUSH_INTERVAL_MS - performance.now();
+    flushTimer = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
   };
   options.events?.on('event', broadcast);
 
@@ -95,6 +102,10 @@ export function createHub(options: HubOptions): Hub {
     connectionCount: () => registry.openCount(),
     async close() {
       if (closed) return;
+      if (flushTimer !== undefined) {
+        clearTimeout(flushTimer as NodeJS.Timeout);
+        clearImmediate(flushTimer as NodeJS.Immediate);
+      }
       flush();
       closed = true;
       stopKeepAlive();

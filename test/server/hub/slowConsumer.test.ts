@@ -61,7 +61,7 @@ describe('hub slow consumer', () => {
     const padding = 'p'.repeat(2_000);
     for (let i = 0; i < 100 && s.hub.connectionCount() === before; i++) {
       s.emitter.emit('event', sampleEvent({ taskId: `lp${i}`, message: padding }));
-      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setTimeout(r, 25)); // one broadcast flush each (flushes are >= 20 ms apart)
     }
     expect(s.hub.connectionCount()).toBe(before - 1);
     const last = await fetch(url, { headers: auth });

@@ -9,8 +9,8 @@ const CLOSE_GRACE_MS = 2_000;
 export function bindWebSocket(ws: WebSocket, connection: HubConnection): void {
   const sink: TransportSink = {
     kind: 'WebSockets',
-    write: (text) => {
-      if (ws.readyState === ws.OPEN) ws.send(text);
+    write: (text, utf8) => {
+      if (ws.readyState === ws.OPEN) ws.send(utf8 ?? text, { binary: false });
     },
     bufferedBytes: () => ws.bufferedAmount,
     end: () => {
