@@ -39,22 +39,30 @@ export function handleNegotiate(ctx: HubContext, req: Req, res: ServerResponse, 
 }
 
 /** GET {path}?id=…: the SSE stream (Accept: text/event-stream) or a long poll. */
+/** A closed long-polling connection delivers what is left (its Close); the poll after that gets 204 and forgets it. */
+function pollRetired(ctx: HubContext, id: string, res: ServerResponse): boolean {
+  const retired = ctx.registry.getRetired(id);
+  if (!(retired instanceof LongPollingSink)) return false;
+  const drained = retired.finished;
+  retired.poll(res);
+  if (drained) ctx.registry.forgetRetired(id);
+  return true;
+}
+
 export function handleGet(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): void {
+  const wantsSse = (req.headers.accept ?? '').includes('text/event-stream');
+  const id = query.get('id');
+  if (!wantsSse && id && !ctx.isClosed() && !ctx.registry.get(id)) {
+    // A long-polling connection closed at its token's expiry: the poll that follows carries the
+    // expired token, and must still get the Close "Token expired" (a 401 would hide it).
+    const decision = authorize(ctx, req, query);
+    if ((decision.ok || decision.status === 401) && pollRetired(ctx, id, res)) return;
+  }
   const decision = allowed(ctx, req, res, query);
   if (!decision) return;
-  const id = connectionId(query, res);
-  if (id === undefined) return;
+  if (connectionId(query, res) === undefined || id === null) return;
   const connection = ctx.registry.get(id);
-  const wantsSse = (req.headers.accept ?? '').includes('text/event-stream');
   if (!connection) {
-    const retired = wantsSse ? undefined : ctx.registry.getRetired(id);
-    if (retired instanceof LongPollingSink) {
-      // It delivers what is left (the Close); the poll after that gets 204 and forgets it.
-      const drained = retired.finished;
-      retired.poll(res);
-      if (drained) ctx.registry.forgetRetired(id);
-      return;
-    }
     sendHubError(res, 404, 'No connection with this id.');
     return;
   }

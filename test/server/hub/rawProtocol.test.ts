@@ -182,6 +182,37 @@ describe('hub raw protocol (ws and fetch)', () => {
     await fetch(url, { method: 'DELETE', headers: auth });
   });
 
+  it('long polling: a poll arriving after the token expired still gets Close "Token expired", then 204', async () => {
+    const own = await startHubServer({ keepAliveIntervalMs: 100, clientTimeoutMs: 10_000 });
+    const shortLived = signToken({}, 1);
+    const h = { Authorization: `Bearer ${shortLived}` };
+    const neg = (await (await fetch(`${own.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: h })).json()) as {
+      connectionToken: string;
+    };
+    const url = `${own.url}?id=${neg.connectionToken}`;
+    await fetch(url, { headers: h });
+    await fetch(url, { method: 'POST', headers: h, body: `{"protocol":"json","version":1}${RS}` });
+    expect(await (await fetch(url, { headers: h })).text()).toBe(`{}${RS}`);
+    // no poll pending while the token expires (keep-alive pings are queued meanwhile)
+    await new Promise((r) => setTimeout(r, 2_100));
+    const res = await fetch(url, { headers: h });
+    expect(res.status).toBe(200);
+    const records = (await res.text()).split(RS).filter((r) => r !== '').map((r) => JSON.parse(r) as unknown);
+    expect(records.at(-1)).toEqual({ type: 7, error: 'Token expired', allowReconnect: true });
+    expect((await fetch(url, { headers: h })).status).toBe(204);
+    // a new request with that expired token is refused
+    expect((await fetch(`${own.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: h })).status).toBe(401);
+    await own.close();
+  });
+
+  it('drops a negotiated connection that never connects within clientTimeoutMs', async () => {
+    const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
+      connectionToken: string;
+    };
+    await new Promise((r) => setTimeout(r, 900));
+    expect(await upgradeStatus(`${s.wsUrl}?id=${neg.connectionToken}`, auth)).toBe(404);
+  });
+
   it('server-sent events: data: framing of the handshake answer and of events', async () => {
     const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
       connectionToken: string;
