@@ -2,8 +2,8 @@
 // Roles (one file, three kinds of process):
 //   parent: orchestrates; hosts 10 real @microsoft/signalr clients; merges the figures.
 //   server: http + express + hub on 127.0.0.1:0 and an EventEmitter standing in for the engine,
-//           emitting EVENTS_PER_SEC SvcEvents for SECONDS seconds; each event carries its emit
-//           time (wall clock with sub-millisecond resolution) and a sequence number.
+//           emitting EVENTS_PER_SEC SvcEvents for SECONDS seconds; each event's taskId carries a
+//           sequence number and its emit time (wall clock, sub-millisecond): bench-<seq>-<time>.
 //   clients: LIGHT_CLIENTS / CLIENT_PROCESSES light clients each, speaking the protocol on `ws`
 //           (skipNegotiation, JSON handshake, pings every 10 s).
 // Latency = receipt time - emit time, over every (event, client) pair, in a 0.1 ms histogram.
@@ -79,44 +79,43 @@ class Histogram {
   }
 }
 
-const ID_MARK = Buffer.from('"taskId":"bench-');
-const TIME_MARK = Buffer.from('"message":"');
+// Every record starts with the same bytes up to the task id, which is `bench-<seq>-<emit time>`.
+const RECORD_PREFIX = Buffer.from('{"type":1,"target":"SvcEvent","arguments":[{"kind":"Completed","taskId":"bench-');
+const SEPARATOR = 0x1e;
+const DASH = 0x2d;
 const QUOTE = 0x22;
 
-/** Parses the decimal number (digits and one '.') in `buf` from `start` up to the next quote. */
-function numberAt(buf: Buffer, start: number): { value: number; end: number } {
-  let value = 0;
-  let scale = 0;
-  let i = start;
-  for (; i < buf.length; i++) {
-    const c = buf[i];
-    if (c === QUOTE) break;
-    if (c === 0x2e) scale = 1;
-    else {
-      value = value * 10 + (c - 0x30);
-      if (scale > 0) scale *= 10;
-    }
-  }
-  return { value: scale > 0 ? value / scale : value, end: i };
-}
-
-/** Scans the raw bytes of one or more records for bench events (no decoding, no JSON.parse); returns how many new ones it found. */
+/** Scans the raw bytes of one or more records (no decoding, no JSON.parse); returns how many new events it found. */
 function scan(buf: Buffer, h: Histogram, seen: Uint8Array): number {
   const t = now();
   let found = 0;
-  let at = buf.indexOf(ID_MARK);
-  while (at !== -1) {
-    const id = numberAt(buf, at + ID_MARK.length);
-    const timeAt = buf.indexOf(TIME_MARK, id.end) + TIME_MARK.length;
-    const emitted = numberAt(buf, timeAt);
-    if (seen[id.value] === 0) {
-      seen[id.value] = 1;
-      found++;
+  let start = 0;
+  while (start < buf.length) {
+    if (buf[start + 2] === 0x74 /* "t" of "type" */ && buf[start + 8] === 0x31 /* type 1 */) {
+      let i = start + RECORD_PREFIX.length;
+      let seq = 0;
+      for (; buf[i] !== DASH; i++) seq = seq * 10 + (buf[i] - 0x30);
+      let whole = 0;
+      let frac = 0;
+      let scale = 1;
+      for (i++; buf[i] !== 0x2e && buf[i] !== QUOTE; i++) whole = whole * 10 + (buf[i] - 0x30);
+      if (buf[i] === 0x2e) for (i++; buf[i] !== QUOTE; i++) (frac = frac * 10 + (buf[i] - 0x30)), (scale *= 10);
+      if (seen[seq] === 0) {
+        seen[seq] = 1;
+        found++;
+      }
+      h.record(t - (whole + frac / scale));
     }
-    h.record(t - emitted.value);
-    at = buf.indexOf(ID_MARK, emitted.end);
+    const end = buf.indexOf(SEPARATOR, start);
+    if (end === -1) break;
+    start = end + 1;
   }
   return found;
+}
+
+function parseTaskId(taskId: string): { seq: number; emittedAt: number } {
+  const [, seq, emittedAt] = taskId.split('-');
+  return { seq: Number(seq), emittedAt: Number(emittedAt) };
 }
 
 // ---------------------------------------------------------------- server process
@@ -141,14 +140,14 @@ async function runServer(): Promise<void> {
           const seq = emitted++;
           const e: SvcEvent = {
             kind: 'Completed',
-            taskId: `bench-${seq}`,
+            taskId: `bench-${seq}-${now().toFixed(3)}`,
             eventDateUtc: new Date().toISOString(),
             severity: 'Information',
             taskType: 'Bench.Hub.NoOp',
             taskHandlerType: 'Bench.Hub.NoOpHandler',
             taskParameters: `{"seq":${seq}}`,
             queueName: 'default',
-            message: String(now()),
+            message: 'Task completed',
             executionTimeMs: 1,
           };
           engine.emit('event', e);
@@ -275,12 +274,12 @@ async function runParent(): Promise<void> {
     const r = { conn, seen: new Uint8Array(TOTAL_EVENTS), received: 0 };
     conn.on('SvcEvent', (e: SvcEvent) => {
       const t = now();
-      const seq = Number(e.taskId.slice(6));
+      const { seq, emittedAt } = parseTaskId(e.taskId);
       if (r.seen[seq] === 0) {
         r.seen[seq] = 1;
         r.received++;
       }
-      realHist.record(t - Number(e.message));
+      realHist.record(t - emittedAt);
     });
     await conn.start();
     real.push(r);
