@@ -1,3 +1,5 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MisfirePolicy } from '../../../server/src/contracts/index.js';
 import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
@@ -51,10 +53,21 @@ describe('3 days of downtime on an hourly schedule', () => {
       cursorUtc: CREATED,
       scheduleVersion: 1,
     });
-    // a halt never releases itself: later ticks (and a new process) leave it alone
+    // a halt never releases itself: later ticks leave it alone, and so does a restarted engine
     h.tick('2026-01-09T00:30:00Z');
     expect(occurrencesOf(h.db, row.id)).toEqual([]);
-    expect(JSON.parse(scheduleRow(h.db, row.id).halt!).atUtc).toBe(BACK);
+    const file = h.file;
+    h.db.close();
+    const restarted = openScheduleHarness({ file, startAt: '2026-01-10T00:30:00Z' });
+    try {
+      restarted.tick();
+      expect(occurrencesOf(restarted.db, row.id)).toEqual([]);
+      expect(JSON.parse(scheduleRow(restarted.db, row.id).halt!).atUtc).toBe(BACK);
+    } finally {
+      restarted.close();
+      rmSync(dirname(file), { recursive: true, force: true });
+    }
+    h = openScheduleHarness(); // a fresh one for afterEach
   });
 
   it('SkipOldest, cap below: the newest cap slots run, older ones are dropped as OverflowCap', async () => {
