@@ -125,6 +125,22 @@ describe('3 days of downtime on an hourly schedule', () => {
   });
 });
 
+describe('audit level and queue of occurrences', () => {
+  it('occurrences inherit the schedule\'s audit level and queue; ErrorsOnly and None write no Pending audit', async () => {
+    h = openScheduleHarness({ startAt: CREATED });
+    const full = await h.manager.upsert({ key: 'full', type: 'Jobs.A', cron: '0 * * * *', queue: 'reports' });
+    const quiet = await h.manager.upsert({ key: 'quiet', type: 'Jobs.A', cron: '0 * * * *', auditLevel: 'ErrorsOnly' });
+    const none = await h.manager.upsert({ key: 'none', type: 'Jobs.A', cron: '0 * * * *', auditLevel: 'None' });
+    h.tick('2026-01-05T02:30:00Z');
+    const q = (id: string) => h.db.prepare('SELECT queue, audit_level, handler, request FROM tasks WHERE parent_task_id = ?').all(id);
+    expect(q(full)).toEqual([1, 2].map(() => ({ queue: 'reports', audit_level: 'Full', handler: 'Jobs.AHandler', request: 'null' })));
+    expect(occurrencesOf(h.db, full).map((o) => auditsOf(h.db, o.id))).toEqual([['Pending'], ['Pending']]);
+    expect(occurrencesOf(h.db, quiet).map((o) => auditsOf(h.db, o.id))).toEqual([[], []]);
+    expect(occurrencesOf(h.db, none).map((o) => auditsOf(h.db, o.id))).toEqual([[], []]);
+    expect(auditsOf(h.db, none)).toEqual([]);
+  });
+});
+
 describe('bounded series and intervals', () => {
   it('maxRuns: the schedule row becomes Completed after its last materialization', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:00:30Z' });
