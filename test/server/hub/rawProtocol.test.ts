@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from '../../../server/src/hub/createHub.js';
-import { HUB_PATH, jwtAccess, sampleEvent, signToken, startHubServer, type HubServer } from './hubFixture.js';
+import { HUB_PATH, jwtAccess, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from './hubFixture.js';
 import { RawClient, upgradeStatus } from './rawClient.js';
 
 const RS = '\u001e';
@@ -184,7 +184,7 @@ describe('hub raw protocol (ws and fetch)', () => {
 
   it('long polling: a poll arriving after the token expired still gets Close "Token expired", then 204', async () => {
     const own = await startHubServer({ keepAliveIntervalMs: 100, clientTimeoutMs: 10_000 });
-    const shortLived = signToken({}, 1);
+    const shortLived = shortLivedToken();
     const h = { Authorization: `Bearer ${shortLived}` };
     const neg = (await (await fetch(`${own.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: h })).json()) as {
       connectionToken: string;
@@ -194,7 +194,7 @@ describe('hub raw protocol (ws and fetch)', () => {
     await fetch(url, { method: 'POST', headers: h, body: `{"protocol":"json","version":1}${RS}` });
     expect(await (await fetch(url, { headers: h })).text()).toBe(`{}${RS}`);
     // no poll pending while the token expires (keep-alive pings are queued meanwhile)
-    await new Promise((r) => setTimeout(r, 2_100));
+    await new Promise((r) => setTimeout(r, 2_200));
     const res = await fetch(url, { headers: h });
     expect(res.status).toBe(200);
     const records = (await res.text()).split(RS).filter((r) => r !== '').map((r) => JSON.parse(r) as unknown);
@@ -255,6 +255,21 @@ describe('hub raw protocol (ws and fetch)', () => {
     await own.close();
     expect(await c.next((r) => r.type === 7)).toEqual({ type: 7, allowReconnect: true });
     await c.waitClosed();
+  });
+
+  it('keeps executionLogs with includeExecutionLogs (their null fields omitted too)', async () => {
+    const own = await startHubServer({ includeExecutionLogs: true });
+    const c = await RawClient.open(own.wsUrl, token);
+    await c.handshake();
+    const logs = [
+      { id: 1, taskId: 't1', timestampUtc: '2026-11-23T01:00:00.000Z', level: 'Error', message: 'boom', exceptionDetails: 'Error: boom', sequenceNumber: 1 },
+      { id: 2, taskId: 't1', timestampUtc: '2026-11-23T01:00:01.000Z', level: 'Information', message: 'retrying', exceptionDetails: null, sequenceNumber: 2 },
+    ];
+    own.emitter.emit('event', { ...sampleEvent({ taskId: 't1' }), executionLogs: logs });
+    const invocation = await c.next((r) => r.type === 1);
+    const [arg] = invocation.arguments as Record<string, unknown>[];
+    expect(arg.executionLogs).toEqual([logs[0], { id: 2, taskId: 't1', timestampUtc: '2026-11-23T01:00:01.000Z', level: 'Information', message: 'retrying', sequenceNumber: 2 }]);
+    await own.close();
   });
 
   it('fails at creation naming a bad option', () => {

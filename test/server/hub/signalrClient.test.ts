@@ -6,6 +6,7 @@ import {
   buildClient,
   collectEvents,
   sampleEvent,
+  shortLivedToken,
   signToken,
   startHubServer,
   waitFor,
@@ -93,7 +94,7 @@ describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (tra
   });
 
   it('sends Close "Token expired" at the token exp and the error reaches onclose', async () => {
-    const token = signToken({}, 1);
+    const token = shortLivedToken();
     const client = buildClient(s.url, transportCase, () => token);
     const closed = new Promise<Error | undefined>((resolve) => client.onclose((err) => resolve(err)));
     await client.start();
