@@ -100,6 +100,8 @@ function httpConnection(ctx: HubContext, res: ServerResponse, id: string): HubCo
   return connection;
 }
 
+const sendsInFlight = new WeakSet<HubConnection>();
+
 /** POST {path}?id=…: client messages for the SSE and long-polling transports. */
 export async function handlePost(ctx: HubContext, req: Req, res: ServerResponse, query: URLSearchParams): Promise<void> {
   if (!allowed(ctx, req, res, query)) return;
@@ -115,8 +117,14 @@ export async function handlePost(ctx: HubContext, req: Req, res: ServerResponse,
     sendHubError(res, 400, 'The connection has no transport yet: open the event stream or poll first.');
     return;
   }
+  // TransportProtocols.md: a send while another is outstanding is refused with 409.
+  if (sendsInFlight.has(connection)) {
+    sendHubError(res, 409, 'Another send request is in progress for this connection.');
+    return;
+  }
+  sendsInFlight.add(connection);
   // One POST may carry several records; each record is limited by maxMessageBytes.
-  const body = await readBody(req, ctx.options.maxMessageBytes * 4 + 1024);
+  const body = await readBody(req, ctx.options.maxMessageBytes * 4 + 1024).finally(() => sendsInFlight.delete(connection));
   if (!body.ok) {
     const error = `The message exceeds the maximum message size of ${ctx.options.maxMessageBytes} bytes.`;
     connection.close(error);

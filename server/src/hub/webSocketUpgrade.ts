@@ -29,7 +29,9 @@ export function createUpgradeHandler(ctx: HubContext, wss: WebSocketServer) {
       return true;
     }
     if (connection.isBound) {
-      rejectUpgrade(socket, 400, 'The connection already has a transport.');
+      // TransportProtocols.md: a second WebSocket for the connection is a 409 Conflict.
+      const second = connection.transportKind === 'WebSockets';
+      rejectUpgrade(socket, second ? 409 : 400, second ? 'The connection already has a WebSocket.' : 'Cannot change transports mid-connection.');
       return true;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {

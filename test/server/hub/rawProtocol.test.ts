@@ -170,6 +170,20 @@ describe('hub raw protocol (ws and fetch)', () => {
     expect((await fetch(url, { method: 'DELETE', headers: auth })).status).toBe(404);
   });
 
+  it('long polling: a new poll while one is outstanding ends the older one with 204', async () => {
+    const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
+      connectionToken: string;
+    };
+    const url = `${s.url}?id=${neg.connectionToken}`;
+    await fetch(url, { headers: auth });
+    const older = fetch(url, { headers: auth });
+    await new Promise((r) => setTimeout(r, 30));
+    const newer = fetch(url, { headers: auth });
+    expect((await older).status).toBe(204);
+    expect((await newer).status).toBe(200);
+    await fetch(url, { method: 'DELETE', headers: auth });
+  });
+
   it('long polling: an idle poll ends with 200 and an empty body after longPollTimeoutMs', async () => {
     const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
       connectionToken: string;
@@ -237,7 +251,7 @@ describe('hub raw protocol (ws and fetch)', () => {
     await reader.cancel();
   });
 
-  it('refuses POST on a WebSocket connection (405) and transport changes (400)', async () => {
+  it('refuses POST on a WebSocket connection (405), transport changes (400) and a second WebSocket (409)', async () => {
     const neg = (await (await fetch(`${s.url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: auth })).json()) as {
       connectionToken: string;
     };
@@ -245,6 +259,7 @@ describe('hub raw protocol (ws and fetch)', () => {
     await c.handshake();
     expect((await fetch(`${s.url}?id=${neg.connectionToken}`, { method: 'POST', headers: auth, body: '{"type":6}' })).status).toBe(405);
     expect((await fetch(`${s.url}?id=${neg.connectionToken}`, { headers: auth })).status).toBe(400);
+    expect(await upgradeStatus(`${s.wsUrl}?id=${neg.connectionToken}`, auth)).toBe(409);
     c.ws.close();
   });
 

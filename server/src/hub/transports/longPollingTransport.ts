@@ -65,7 +65,8 @@ export class LongPollingSink implements TransportSink {
   }
 
   poll(res: ServerResponse): void {
-    if (this.pending) answer(this.takePending(), 200); // a newer poll replaces an older one
+    // TransportProtocols.md: a new poll while one is outstanding ends the older one with 204.
+    if (this.pending) answer(this.takePending(), 204);
     if (this.queue.length > 0) {
       this.flushTo(res);
       return;
