@@ -1,7 +1,10 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { parseUrl, type HubContext } from './HubContext.js';
 import { sendHubError } from './httpErrors.js';
-import { handleDelete, handleGet, handleNegotiate, handlePost } from './httpRequests.js';
+import { handleDelete } from './requests/deleteRequest.js';
+import { handleGet } from './requests/getRequest.js';
+import { handleNegotiate } from './requests/negotiateRequest.js';
+import { handlePost } from './requests/postRequest.js';
 
 /**
  * The hub's HTTP endpoints on their full paths (`{path}/negotiate`, `{path}`). It matches on
