@@ -1,17 +1,18 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { HubConnectionState, HttpTransportType } from '@microsoft/signalr';
+import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
+import { TRANSPORT_CASES, buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
 
-describe('hub automatic reconnect', () => {
+describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportCase) => {
   let second: HubServer | undefined;
   afterAll(async () => {
     await second?.close();
+    second = undefined;
   });
 
   it('withAutomaticReconnect reconnects after the server restarts on the same port and receives events again', async () => {
     const first = await startHubServer();
-    const client = buildClient(first.url, { name: 'ws', transport: HttpTransportType.WebSockets, skipNegotiation: false }, () => signToken(), true);
+    const client = buildClient(first.url, transportCase, () => signToken(), true);
     const ids: string[] = [];
     client.on('SvcEvent', (e: SvcEvent) => ids.push(e.taskId));
     let reconnecting = 0;
