@@ -93,7 +93,7 @@ describe.skipIf(!demoCliAvailable())('desktop console against two real demo serv
     await p.getByTestId('confirm-dialog').waitFor();
     expect(await p.getByTestId('confirm-dialog').textContent()).toContain('Production');
     await p.getByTestId('confirm-cancel').click();
-    await expect.poll(() => p.getByRole('status').filter({ hasText: 'nothing was changed' }).count()).toBe(1);
+    await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'nothing was changed' }).count()).toBe(1);
     expect((await h.services.call(productionId, 'tasks.get', { id: schedule!.id })).status).not.toBe('Cancelled');
 
     // Production: the button stays disabled until the environment name is typed.
@@ -105,7 +105,7 @@ describe.skipIf(!demoCliAvailable())('desktop console against two real demo serv
     await p.getByTestId('confirm-typed').fill('Production');
     await p.screenshot({ path: `${SHOTS}/management-confirmation-light.png` });
     await p.getByTestId('confirm-ok').click();
-    await expect.poll(() => p.getByRole('status').filter({ hasText: 'Succeeded' }).count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'Succeeded' }).count(), { timeout: 10_000 }).toBe(1);
     expect((await h.services.call(productionId, 'tasks.get', { id: schedule!.id })).status).toBe('Cancelled');
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import express from 'express';
 import type { Server } from 'node:http';
@@ -10,6 +11,8 @@ import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqlite
 
 export interface FullHost {
   baseUrl: string;
+  /** Inserts a live durable schedule row (key `key`) into the host's database; returns its id. */
+  seedSchedule(key: string, type?: string): string;
   /** Emits an engine event (what the engine's `event` emitter carries) through the real hub. */
   emit(event: SvcEvent): void;
   close(): Promise<void>;
@@ -24,8 +27,18 @@ export async function startFullHost(dir: string, options: MonitoringOptions = {}
   const storage = openSqliteStorage({ file: join(dir, `full-${Math.random().toString(36).slice(2)}.db`) });
   const emitter = new EventEmitter();
   const notSupported = async () => ({ status: 'NotSupported' as const, message: 'no engine in this host' });
+  const db = storage.db;
+  // The schedule manager's cancel, reduced to what the console observes: the row becomes
+  // Cancelled (the real engine also cancels pending occurrences).
+  const cancel = async (key: string) => {
+    const row = db.prepare(`SELECT id, status FROM tasks WHERE task_key = ? AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`).get(key) as { id: string; status: string } | undefined;
+    if (!row) return { status: 'NotFound' as const, message: `No schedule with key ${key}` };
+    if (row.status === 'Cancelled') return { status: 'Conflict' as const, message: 'Already cancelled', taskId: row.id };
+    db.prepare(`UPDATE tasks SET status = 'Cancelled' WHERE id = ?`).run(row.id);
+    return { status: 'Succeeded' as const, message: `Schedule ${key} cancelled`, taskId: row.id };
+  };
   const engine = {
-    schedules: { requeue: notSupported, resume: notSupported, cancel: notSupported },
+    schedules: { requeue: notSupported, resume: notSupported, cancel },
     on: (e: 'event', l: (x: SvcEvent) => void) => emitter.on(e, l),
     off: (e: 'event', l: (x: SvcEvent) => void) => emitter.off(e, l),
   };
@@ -40,6 +53,16 @@ export async function startFullHost(dir: string, options: MonitoringOptions = {}
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     emit: (event) => emitter.emit('event', event),
+    seedSchedule(key, type = 'Reports.Nightly.Build') {
+      const id = randomUUID();
+      const now = Date.now();
+      db.prepare(
+        `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, is_recurring,
+           occurrence_mode, misfire_policy, time_zone_id, schedule_version)
+         VALUES (?, ?, ?, '{}', 'default', 'Pending', ?, 'Full', ?, 1, 'Durable', 'ReplayAll', 'UTC', 1)`,
+      ).run(id, type, `${type}Handler`, key, now);
+      return id;
+    },
     async close() {
       await monitoring.close();
       server.closeAllConnections();
