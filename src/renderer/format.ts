@@ -6,6 +6,7 @@ const shortDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'nume
 const shortHour = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
+const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 
 export function formatLocal(iso: string | undefined | null): string {
   if (!iso) return '—';
@@ -38,7 +39,7 @@ export function formatBucket(iso: string, hourly: boolean): string {
 }
 export function formatDuration(ms: number | undefined | null): string {
   if (ms === undefined || ms === null || Number.isNaN(ms)) return '—';
-  if (ms < 1_000) return `${decimal.format(ms)} ms`;
+  if (ms < 1_000) return `${ms < 10 ? decimal.format(ms) : ms < 100 ? oneDecimal.format(ms) : integer.format(ms)} ms`;
   if (ms < 60_000) return `${decimal.format(ms / 1_000)} s`;
   const totalSeconds = Math.round(ms / 1_000);
   const h = Math.floor(totalSeconds / 3_600);
