@@ -58,6 +58,8 @@ CREATE INDEX ix_tasks_parent_created ON tasks (parent_task_id, created_at) WHERE
 CREATE UNIQUE INDEX ux_tasks_parent_slot ON tasks (parent_task_id, nominal_slot_at) WHERE parent_task_id IS NOT NULL;
 CREATE INDEX ix_tasks_throttled ON tasks (throttled_until) WHERE throttled_until IS NOT NULL;
 CREATE INDEX ix_tasks_halted ON tasks (id) WHERE halt IS NOT NULL;
+-- the engine's claim and admission walk: oldest Queued / WaitingQueue rows of one queue
+CREATE INDEX ix_tasks_queue_status_created ON tasks (queue, status, created_at);
 
 CREATE TABLE status_audit (
   id          INTEGER PRIMARY KEY,

@@ -1,0 +1,28 @@
+/** D14 rate limit of a task type: at most `limit` starts per sliding `windowMs`. */
+export interface RateLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** Sliding-window start log per budget key (type, or type + rateLimitKey). In memory: budgets reset at start. */
+export class RateLimiter {
+  private readonly starts = new Map<string, number[]>();
+
+  /** Takes one start from the budget and returns true, or returns the instant the budget frees up. */
+  take(key: string, limit: RateLimit, now: number): true | number {
+    let log = this.starts.get(key);
+    if (log === undefined) {
+      log = [];
+      this.starts.set(key, log);
+    }
+    const horizon = now - limit.windowMs;
+    let drop = 0;
+    while (drop < log.length && log[drop]! <= horizon) drop++;
+    if (drop > 0) log.splice(0, drop);
+    if (log.length < limit.limit) {
+      log.push(now);
+      return true;
+    }
+    return log[log.length - limit.limit]! + limit.windowMs;
+  }
+}

@@ -1,0 +1,144 @@
+import type { AuditLevel, SvcEvent, TaskStatus } from '../contracts/index.js';
+import type { SqliteStorage } from '../storage/Storage.js';
+import type { ScheduleManager } from './schedules/ScheduleManager.js';
+import type { RateLimit } from './RateLimiter.js';
+import type { RetryOptions } from './RetryPolicy.js';
+
+/** `ctx.log` inside a handler: rows of execution_logs (D9), capped per run. */
+export interface TaskLogger {
+  trace(message: string, err?: unknown): void;
+  debug(message: string, err?: unknown): void;
+  info(message: string, err?: unknown): void;
+  warn(message: string, err?: unknown): void;
+  error(message: string, err?: unknown): void;
+}
+
+/** What a handler receives besides its request. */
+export interface TaskContext {
+  readonly taskId: string;
+  /** Full dotted type name. */
+  readonly type: string;
+  readonly queue: string;
+  /** 1 for the first attempt of this delivery, 2 for the first retry, ... */
+  readonly attempt: number;
+  /** Inline recurring rows: number of this run (1-based); one-shots: 1. */
+  readonly runNumber: number;
+  readonly taskKey?: string;
+  readonly parentTaskId?: string;
+  /** Aborted on timeout, cancel, or engine stop after the grace period. */
+  readonly signal: AbortSignal;
+  readonly log: TaskLogger;
+}
+
+export type TaskHandler<TRequest = unknown> = (request: TRequest, ctx: TaskContext) => unknown | Promise<unknown>;
+
+export interface HandleOptions {
+  /** Full handler name; default `<type>Handler`. */
+  handlerName?: string;
+  /** Retry policy for this type (dispatch options override). */
+  retry?: RetryOptions;
+  /** Per-run timeout for this type (dispatch options override). */
+  timeoutMs?: number;
+  /** D14: at most `limit` starts per `windowMs` for this type (per rateLimitKey when a task has one). */
+  rateLimit?: RateLimit;
+}
+
+export interface QueueOptions {
+  /** Handlers running at once. Default 4. */
+  concurrency?: number;
+  /** Queued rows admitted; beyond it rows wait as WaitingQueue. Default unlimited. */
+  capacity?: number;
+}
+
+export interface EngineOptions {
+  storage: SqliteStorage;
+  /** Named queues; 'default' is always present (concurrency 4, unlimited capacity unless given). */
+  queues?: Record<string, QueueOptions>;
+  /** Default audit level of new tasks. Default 'Full'. */
+  auditLevel?: AuditLevel;
+  /** How often the store is polled for rows written by others and due times. Default 1000 ms. */
+  pollIntervalMs?: number;
+  /** Execution log rows kept per run. Default 1000. */
+  logCapPerRun?: number;
+  /** Engine-wide default retry policy. Default: 1 attempt (no retry). */
+  retry?: RetryOptions;
+  /** Engine-wide default per-run timeout (ms). Default none. */
+  timeoutMs?: number;
+  /** Grace period of stop() when none is given. Default 10000 ms. */
+  stopGraceMs?: number;
+  /** Clock for stored timestamps (ms since epoch). Default Date.now. */
+  clock?: () => number;
+  /** Where tick and listener errors are reported. Default console.error. */
+  onError?: (error: unknown, where: string) => void;
+}
+
+export interface DispatchOptions {
+  /** A configured queue name; default 'default'. */
+  queue?: string;
+  /** Due time (Date, ISO string or ms). Future → Pending until due. */
+  runAt?: Date | string | number;
+  /** Due in this many ms (>= 0). */
+  delayMs?: number;
+  /** Deduplication key: a non-terminal row with this key is returned instead of a new one. */
+  taskKey?: string;
+  retry?: RetryOptions;
+  timeoutMs?: number;
+  auditLevel?: AuditLevel;
+  rateLimitKey?: string;
+}
+
+export interface RecurringOptions {
+  /** Interval: ms or a duration string ('30s', '5m', '1h'). Exactly one of every / cron. */
+  every?: number | string;
+  /** Cron pattern (5 fields, or 6 with seconds), evaluated in timeZone. */
+  cron?: string;
+  /** IANA zone for cron; default 'UTC'. */
+  timeZone?: string;
+  /** Completed after this many runs. */
+  maxRuns?: number;
+  /** No run after this instant; Completed after the last run before it. */
+  until?: Date | string | number;
+  /** First run not before this instant (default: the first slot after now). */
+  startAt?: Date | string | number;
+  taskKey?: string;
+  queue?: string;
+  retry?: RetryOptions;
+  timeoutMs?: number;
+  auditLevel?: AuditLevel;
+  rateLimitKey?: string;
+}
+
+export interface StopOptions {
+  /** How long running handlers may take to finish before their rows become ServiceStopped. */
+  graceMs?: number;
+}
+
+/** Result of engine.cancel(id). */
+export type CancelResult =
+  /** The row is now Cancelled. */
+  | 'Cancelled'
+  /** The row is running here: its signal is aborted; it becomes Cancelled when the handler settles. */
+  | 'Cancelling'
+  | 'NotFound'
+  /** Terminal, ServiceStopped, running in another process, or a durable schedule (use engine.schedules.cancel). */
+  | 'NotCancellable';
+
+export type EngineEventListener = (event: SvcEvent) => void;
+
+export interface Engine {
+  readonly storage: SqliteStorage;
+  readonly schedules: ScheduleManager;
+  handle<TRequest = unknown>(type: string, handler: TaskHandler<TRequest>, options?: HandleOptions): Engine;
+  start(): Promise<void>;
+  stop(options?: StopOptions): Promise<void>;
+  dispatch(type: string, request?: unknown, options?: DispatchOptions): Promise<string>;
+  recurring(type: string, request?: unknown, options?: RecurringOptions): Promise<string>;
+  cancel(id: string): Promise<CancelResult>;
+  on(event: 'event', listener: EngineEventListener): Engine;
+  off(event: 'event', listener: EngineEventListener): Engine;
+  /** Whether start() has run and stop() has not. */
+  isRunning(): boolean;
+  readonly queueNames: readonly string[];
+}
+
+export type { TaskStatus };

@@ -1,0 +1,104 @@
+import type { AuditLevel } from '../contracts/index.js';
+
+export const AUDIT_LEVELS: readonly AuditLevel[] = ['Full', 'ErrorsOnly', 'None'];
+
+export function assertKnownKeys(value: object, known: ReadonlySet<string>, what: string): void {
+  for (const k of Object.keys(value)) {
+    if (!known.has(k)) throw new TypeError(`${what}: unknown option "${k}"`);
+  }
+}
+
+export function assertPlainObject(value: unknown, what: string): asserts value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw new TypeError(`${what} must be an object`);
+  }
+}
+
+export function checkAuditLevel(value: unknown, name: string): AuditLevel | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || !(AUDIT_LEVELS as readonly string[]).includes(value)) {
+    throw new TypeError(`${name} must be one of ${AUDIT_LEVELS.join(', ')}`);
+  }
+  return value as AuditLevel;
+}
+
+export function checkInt(value: unknown, name: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
+    throw new TypeError(`${name} must be an integer >= ${min}`);
+  }
+  return value;
+}
+
+export function checkNonEmptyString(value: unknown, name: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value.trim().length === 0) throw new TypeError(`${name} must be a non-empty string`);
+  return value;
+}
+
+/** Date, ISO string or ms since epoch → ms; throws naming the option when invalid. */
+export function checkInstant(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  let ms: number;
+  if (value instanceof Date) ms = value.getTime();
+  else if (typeof value === 'number') ms = value;
+  else if (typeof value === 'string') ms = Date.parse(value);
+  else ms = NaN;
+  if (!Number.isFinite(ms)) throw new TypeError(`${name} must be a valid date (Date, ISO 8601 string or ms)`);
+  return ms;
+}
+
+/**
+ * Serialises a request to JSON text, refusing what JSON would silently lose or cannot encode:
+ * functions, symbols, BigInt, non-finite numbers, Map/Set, cycles. The error names the path.
+ */
+export function serializeRequest(request: unknown): string {
+  if (request === undefined) return 'null';
+  const seen = new Set<object>();
+  const walk = (v: unknown, path: string): void => {
+    switch (typeof v) {
+      case 'function':
+      case 'symbol':
+      case 'bigint':
+        throw new TypeError(`request is not JSON-serialisable: ${path} is a ${typeof v}`);
+      case 'number':
+        if (!Number.isFinite(v)) throw new TypeError(`request is not JSON-serialisable: ${path} is ${v}`);
+        return;
+      case 'object': {
+        if (v === null) return;
+        if (v instanceof Map || v instanceof Set) {
+          throw new TypeError(`request is not JSON-serialisable: ${path} is a ${v instanceof Map ? 'Map' : 'Set'}`);
+        }
+        if (typeof (v as { toJSON?: unknown }).toJSON === 'function') return;
+        if (seen.has(v)) throw new TypeError(`request is not JSON-serialisable: ${path} is a circular reference`);
+        seen.add(v);
+        if (Array.isArray(v)) v.forEach((x, i) => walk(x, `${path}[${i}]`));
+        else for (const [k, x] of Object.entries(v)) if (x !== undefined) walk(x, `${path}.${k}`);
+        seen.delete(v);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  walk(request, 'request');
+  const text = JSON.stringify(request);
+  if (typeof text !== 'string') throw new TypeError('request is not JSON-serialisable');
+  return text;
+}
+
+/** Error text kept on rows and audits: the stack when there is one (first line is `Name: message`). */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`;
+  if (typeof err === 'string') return err;
+  try {
+    return JSON.stringify(err) ?? String(err);
+  } catch {
+    return String(err);
+  }
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  return typeof err === 'string' ? err : errorText(err);
+}

@@ -1,0 +1,21 @@
+// Public API of svc-monitor-server: a plain list of exports.
+export { createEngine, TaskEngine } from './engine/Engine.js';
+export type {
+  CancelResult, DispatchOptions, Engine, EngineEventListener, EngineOptions, HandleOptions, QueueOptions, RecurringOptions,
+  StopOptions, TaskContext, TaskHandler, TaskLogger,
+} from './engine/types.js';
+export type { RetryOptions, BackoffKind } from './engine/RetryPolicy.js';
+export type { RateLimit } from './engine/RateLimiter.js';
+export type { EngineInternals } from './engine/EngineInternals.js';
+export type { DurableScheduleDefinition, ScheduleManager, ScheduleOperationResult } from './engine/schedules/index.js';
+export { parseDuration } from './engine/duration.js';
+export { openSqliteStorage } from './storage/sqlite/openSqliteStorage.js';
+export type { OpenSqliteStorageOptions } from './storage/sqlite/openSqliteStorage.js';
+export type { SqliteStorage } from './storage/Storage.js';
+export { openDatabase } from './storage/openDatabase.js';
+export type { OpenDatabaseOptions } from './storage/openDatabase.js';
+export { migrate } from './storage/migrate.js';
+export { migrations } from './storage/migrations/index.js';
+export { rebuildReadModelsSql } from './storage/migrations/002_readModels.js';
+export { toIso } from './storage/time.js';
+export * from './contracts/index.js';

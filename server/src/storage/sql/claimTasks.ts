@@ -1,0 +1,50 @@
+import type { Database } from 'better-sqlite3';
+import type { StatusAuditWriter } from './insertStatusAudit.js';
+import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
+
+/**
+ * Decides per candidate: run it now (true), or leave it Queued and throttled until the returned
+ * instant (a number: D14 throttled_until).
+ */
+export type ClaimDecider = (row: RunnableTaskRow) => true | number;
+
+/**
+ * Queued → InProgress for up to `limit` of the oldest Queued rows of a queue whose type this
+ * engine handles and that are not throttled. Over-budget rows get throttled_until and stay Queued.
+ */
+export function prepareClaimTasks(
+  db: Database,
+  audit: StatusAuditWriter,
+): (queue: string, typesJson: string, limit: number, now: number, decide: ClaimDecider) => RunnableTaskRow[] {
+  const select = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+    WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
+      AND type IN (SELECT value FROM json_each(?))
+    ORDER BY created_at LIMIT ?`);
+  const start = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
+    WHERE id = ? AND status = 'Queued'`);
+  const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE id = ? AND status = 'Queued'`);
+  return (queue, typesJson, limit, now, decide) => {
+    const claimed: RunnableTaskRow[] = [];
+    // Throttled candidates leave the window of the next select, so this terminates.
+    for (let round = 0; round < 16 && claimed.length < limit; round++) {
+      const rows = select.all(queue, now, typesJson, limit - claimed.length) as RunnableTaskRow[];
+      if (rows.length === 0) break;
+      let throttled = 0;
+      for (const r of rows) {
+        const verdict = decide(r);
+        if (verdict === true) {
+          if (start.run(now, r.id).changes === 1) {
+            audit(r.id, r.audit_level, now, 'InProgress');
+            r.status = 'InProgress';
+            claimed.push(r);
+          }
+        } else {
+          throttle.run(verdict, r.id);
+          throttled++;
+        }
+      }
+      if (throttled === 0) break;
+    }
+    return claimed;
+  };
+}

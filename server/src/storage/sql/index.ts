@@ -1,0 +1,47 @@
+import type { Database } from 'better-sqlite3';
+import { prepareAdmitWaitingTasks } from './admitWaitingTasks.js';
+import { prepareCancelWaitingTask } from './cancelWaitingTask.js';
+import { prepareClaimTasks } from './claimTasks.js';
+import { prepareCompleteTasks } from './completeTasks.js';
+import { prepareCountQueued } from './countQueued.js';
+import { prepareFindOpenTaskByKey } from './findOpenTaskByKey.js';
+import { prepareInsertExecutionLog } from './insertExecutionLog.js';
+import { prepareInsertStatusAudit } from './insertStatusAudit.js';
+import { prepareInsertTask } from './insertTask.js';
+import { prepareLastLogSequence } from './lastLogSequence.js';
+import { prepareMarkServiceStopped } from './markServiceStopped.js';
+import { prepareNextWakeAt } from './nextWakeAt.js';
+import { preparePromoteDueTasks } from './promoteDueTasks.js';
+import { prepareReadTaskState } from './readTaskState.js';
+import { prepareRecordAttemptFailure } from './recordAttemptFailure.js';
+import { prepareRecoverTasks } from './recoverTasks.js';
+import { prepareUpdatePendingTask } from './updatePendingTask.js';
+
+/** Every write operation of the engine, prepared once on the writer connection. */
+export function prepareEngineStatements(db: Database) {
+  const audit = prepareInsertStatusAudit(db);
+  return {
+    audit,
+    insertTask: prepareInsertTask(db, audit),
+    findOpenTaskByKey: prepareFindOpenTaskByKey(db),
+    updatePendingTask: prepareUpdatePendingTask(db),
+    countQueued: prepareCountQueued(db),
+    promoteDueTasks: preparePromoteDueTasks(db, audit),
+    admitWaitingTasks: prepareAdmitWaitingTasks(db, audit),
+    claimTasks: prepareClaimTasks(db, audit),
+    completeTasks: prepareCompleteTasks(db, audit),
+    recordAttemptFailure: prepareRecordAttemptFailure(db),
+    cancelWaitingTask: prepareCancelWaitingTask(db, audit),
+    markServiceStopped: prepareMarkServiceStopped(db, audit),
+    recoverTasks: prepareRecoverTasks(db, audit),
+    insertExecutionLog: prepareInsertExecutionLog(db),
+    lastLogSequence: prepareLastLogSequence(db),
+    nextWakeAt: prepareNextWakeAt(db),
+    readTaskState: prepareReadTaskState(db),
+  };
+}
+
+export type EngineStatements = ReturnType<typeof prepareEngineStatements>;
+export type { FinishedRun } from './completeTasks.js';
+export type { NewTaskRow } from './insertTask.js';
+export type { RunnableTaskRow } from './TaskRow.js';

@@ -1,0 +1,18 @@
+import type { Database } from 'better-sqlite3';
+import type { LogLevel } from '../../contracts/index.js';
+
+export interface NewExecutionLog {
+  taskId: string;
+  timestamp: number;
+  level: LogLevel;
+  message: string;
+  exceptionDetails: string | null;
+  sequenceNumber: number;
+}
+
+/** Appends one execution log row (D9); returns its id. */
+export function prepareInsertExecutionLog(db: Database): (log: NewExecutionLog) => number {
+  const stmt = db.prepare(`INSERT INTO execution_logs (task_id, timestamp, level, message, exception_details, sequence_number)
+    VALUES (?, ?, ?, ?, ?, ?)`);
+  return (l) => Number(stmt.run(l.taskId, l.timestamp, l.level, l.message, l.exceptionDetails, l.sequenceNumber).lastInsertRowid);
+}

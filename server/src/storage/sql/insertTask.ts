@@ -1,0 +1,36 @@
+import type { Database } from 'better-sqlite3';
+import type { AuditLevel, TaskStatus } from '../../contracts/index.js';
+import type { StatusAuditWriter } from './insertStatusAudit.js';
+
+export interface NewTaskRow {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  status: Extract<TaskStatus, 'Pending' | 'Queued' | 'WaitingQueue'>;
+  taskKey: string | null;
+  auditLevel: AuditLevel;
+  createdAt: number;
+  scheduledAt: number | null;
+  retryPolicy: string | null;
+  timeoutMs: number | null;
+  rateLimitKey: string | null;
+  isRecurring: boolean;
+  recurrence: string | null;
+}
+
+/** Inserts a new task row and its first status-audit row (same transaction as the caller's). */
+export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row: NewTaskRow) => void {
+  const stmt = db.prepare(`INSERT INTO tasks
+    (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
+     retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  return (r) => {
+    stmt.run(
+      r.id, r.type, r.handler, r.request, r.queue, r.status, r.taskKey, r.auditLevel, r.createdAt, r.scheduledAt,
+      r.retryPolicy, r.timeoutMs, r.rateLimitKey, r.isRecurring ? 1 : 0, r.recurrence,
+    );
+    audit(r.id, r.auditLevel, r.createdAt, r.status);
+  };
+}
