@@ -435,7 +435,16 @@ export class TaskEngine implements Engine {
     if (this.storage.closed) throw new Error('start: the storage is closed');
     this.running = true;
     this.dueHint = -Infinity;
-    this.ops.unshift({ apply: (now) => void this.sql.recoverTasks(now), fail: (err) => this.o.onError(err, 'recovery') });
+    this.ops.unshift({
+      apply: (now) => {
+        this.sql.recoverTasks(now);
+        // WaitingQueue rows of queues without a capacity limit (e.g. the limit was removed): admit all.
+        for (const q of this.queues.values()) {
+          if (q.capacity === Infinity) this.sql.admitWaitingTasks(q.name, Number.MAX_SAFE_INTEGER, now);
+        }
+      },
+      fail: (err) => this.o.onError(err, 'recovery'),
+    });
     this.flush();
     for (const t of this.tickers) this.startTicker(t);
   }

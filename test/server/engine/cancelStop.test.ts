@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
+import { closeAll, deferred, harness, waitFor } from './helpers.js';
+
+afterEach(closeAll);
+
+describe('cancel, graceful stop and recovery (D1)', () => {
+  it('cancels Pending, Queued and WaitingQueue rows → Cancelled with audit and event', async () => {
+    const h = harness({ queues: { small: { concurrency: 1, capacity: 1 } } });
+    h.engine.handle('X.Job', () => undefined);
+    const pending = await h.engine.dispatch('X.Job', {}, { delayMs: 60_000 });
+    const queued = await h.engine.dispatch('X.Job', {}, { queue: 'small' });
+    const waiting = await h.engine.dispatch('X.Job', {}, { queue: 'small' });
+    expect([h.status(pending), h.status(queued), h.status(waiting)]).toEqual(['Pending', 'Queued', 'WaitingQueue']);
+    expect(await h.engine.cancel(pending)).toBe('Cancelled');
+    expect(await h.engine.cancel(queued)).toBe('Cancelled');
+    expect(await h.engine.cancel(waiting)).toBe('Cancelled');
+    expect(h.audits(pending)).toEqual(['Pending', 'Cancelled']);
+    expect(h.audits(queued)).toEqual(['Queued', 'Cancelled']);
+    expect(h.audits(waiting)).toEqual(['WaitingQueue', 'Cancelled']);
+    expect(h.events.filter((e) => e.kind === 'Cancelled').map((e) => e.taskId)).toEqual([pending, queued, waiting]);
+    expect(await h.engine.cancel(queued)).toBe('NotCancellable');
+    expect(await h.engine.cancel('00000000-0000-4000-8000-000000000000')).toBe('NotFound');
+    await h.engine.start();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(h.status(queued)).toBe('Cancelled');
+  });
+
+  it('cancel of a running task aborts its signal; Cancelled when the handler settles', async () => {
+    const h = harness();
+    const seen = deferred<unknown>();
+    const release = deferred();
+    h.engine.handle('Long.Job', async (_req, ctx) => {
+      ctx.signal.addEventListener('abort', () => seen.resolve(ctx.signal.reason));
+      await release.promise;
+    });
+    await h.engine.start();
+    const id = await h.engine.dispatch('Long.Job', {});
+    await waitFor(() => h.status(id) === 'InProgress');
+    expect(await h.engine.cancel(id)).toBe('Cancelling');
+    expect(((await seen.promise) as Error).name).toBe('TaskCancelledError');
+    expect(h.status(id)).toBe('InProgress');
+    release.resolve();
+    await waitFor(() => h.status(id) === 'Cancelled');
+    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Cancelled']);
+    expect(h.row(id)['run_count']).toBe(0);
+    await waitFor(() => h.events.some((e) => e.kind === 'Cancelled'));
+  });
+
+  it('cancel during retry backoff → Cancelled at once', async () => {
+    const h = harness();
+    h.engine.handle('Retry.Job', () => {
+      throw new Error('x');
+    }, { retry: { attempts: 3, backoffMs: 60_000, backoff: 'fixed' } });
+    await h.engine.start();
+    const id = await h.engine.dispatch('Retry.Job', {});
+    await waitFor(() => h.row(id)['attempt'] === 1);
+    expect(await h.engine.cancel(id)).toBe('Cancelled');
+    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Cancelled']);
+  });
+
+  it('graceful stop: handlers finishing within graceMs complete; the others become ServiceStopped', async () => {
+    const h = harness();
+    const never = deferred();
+    h.engine.handle('Fast.Finish', (_r, ctx) => new Promise<void>((r) => setTimeout(r, 20, ctx)));
+    h.engine.handle('Never.Finish', () => never.promise);
+    await h.engine.start();
+    const fast = await h.engine.dispatch('Fast.Finish', {});
+    const slow = await h.engine.dispatch('Never.Finish', {});
+    await waitFor(() => h.status(fast) === 'InProgress' && h.status(slow) === 'InProgress');
+    await h.engine.stop({ graceMs: 150 });
+    expect(h.status(fast)).toBe('Completed');
+    expect(h.status(slow)).toBe('ServiceStopped');
+    expect(h.audits(slow)).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
+    never.resolve();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(h.status(slow)).toBe('ServiceStopped');
+  });
+
+  it('recovery at start: ServiceStopped, InProgress (crash), Queued and WaitingQueue rows all run', async () => {
+    const h = harness();
+    h.engine.handle('Rec.Job', () => undefined);
+    const ids = await Promise.all([0, 1, 2, 3].map(() => h.engine.dispatch('Rec.Job', {})));
+    const db = h.storage.db;
+    // Simulate what a crash and a stop leave behind (engine never started).
+    db.prepare(`UPDATE tasks SET status = 'InProgress' WHERE id = ?`).run(ids[0]);
+    db.prepare(`UPDATE tasks SET status = 'ServiceStopped' WHERE id = ?`).run(ids[1]);
+    db.prepare(`UPDATE tasks SET status = 'WaitingQueue' WHERE id = ?`).run(ids[2]);
+    await h.engine.start();
+    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
+    expect(h.audits(ids[0]!)).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
+    expect(h.audits(ids[1]!)).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
+    expect(h.audits(ids[2]!)).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
+  });
+
+  it('a second engine on the same file recovers rows a stopped engine left ServiceStopped', async () => {
+    const h = harness();
+    const never = deferred();
+    h.engine.handle('Stuck.Job', () => never.promise);
+    await h.engine.start();
+    const id = await h.engine.dispatch('Stuck.Job', {});
+    await waitFor(() => h.status(id) === 'InProgress');
+    await h.engine.stop({ graceMs: 0 });
+    expect(h.status(id)).toBe('ServiceStopped');
+    const storage2 = openSqliteStorage({ file: h.file });
+    const engine2 = createEngine({ storage: storage2, pollIntervalMs: 20 });
+    engine2.handle('Stuck.Job', () => undefined);
+    await engine2.start();
+    await waitFor(() => h.status(id) === 'Completed');
+    await engine2.stop();
+    storage2.close();
+    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
+  });
+});

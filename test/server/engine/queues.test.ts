@@ -1,0 +1,89 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { closeAll, deferred, harness, sleep, waitFor } from './helpers.js';
+
+afterEach(closeAll);
+
+describe('queues, capacity, delays and throttling (D1, D14)', () => {
+  it('beyond capacity rows wait as WaitingQueue and are admitted oldest first', async () => {
+    const h = harness({ queues: { small: { concurrency: 1, capacity: 2 } } });
+    const gate = deferred();
+    const order: number[] = [];
+    h.engine.handle('Q.Job', async (req: { n: number }) => {
+      order.push(req.n);
+      if (req.n === 0) await gate.promise;
+    });
+    await h.engine.start();
+    const first = await h.engine.dispatch('Q.Job', { n: 0 }, { queue: 'small' });
+    await waitFor(() => h.status(first) === 'InProgress');
+    const ids: string[] = [];
+    for (let n = 1; n <= 5; n++) ids.push(await h.engine.dispatch('Q.Job', { n }, { queue: 'small' }));
+    expect(ids.map((id) => h.status(id))).toEqual(['Queued', 'Queued', 'WaitingQueue', 'WaitingQueue', 'WaitingQueue']);
+    gate.resolve();
+    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
+    expect(order).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(h.audits(ids[4]!)).toEqual(['WaitingQueue', 'Queued', 'InProgress', 'Completed']);
+    expect(h.audits(ids[0]!)).toEqual(['Queued', 'InProgress', 'Completed']);
+  });
+
+  it('concurrency bounds the handlers running at once per queue', async () => {
+    const h = harness({ queues: { default: { concurrency: 2 } } });
+    let running = 0;
+    let peak = 0;
+    h.engine.handle('C.Job', async () => {
+      running++;
+      peak = Math.max(peak, running);
+      await sleep(10);
+      running--;
+    });
+    await h.engine.start();
+    const ids = await Promise.all(Array.from({ length: 8 }, () => h.engine.dispatch('C.Job', {})));
+    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
+    expect(peak).toBe(2);
+  });
+
+  it('delayMs and runAt: Pending until due, then Queued → InProgress → Completed; scheduled_at stored', async () => {
+    const h = harness();
+    h.engine.handle('D.Job', () => undefined);
+    await h.engine.start();
+    const before = Date.now();
+    const delayed = await h.engine.dispatch('D.Job', {}, { delayMs: 120 });
+    const at = await h.engine.dispatch('D.Job', {}, { runAt: new Date(Date.now() + 60) });
+    expect(h.status(delayed)).toBe('Pending');
+    expect(h.status(at)).toBe('Pending');
+    expect(h.row(delayed)['scheduled_at'] as number).toBeGreaterThanOrEqual(before + 120);
+    await waitFor(() => h.status(delayed) === 'Completed' && h.status(at) === 'Completed');
+    expect(h.audits(delayed)).toEqual(['Pending', 'Queued', 'InProgress', 'Completed']);
+    const started = h.row(delayed)['started_at'] as number;
+    expect(started).toBeGreaterThanOrEqual(h.row(delayed)['scheduled_at'] as number);
+  });
+
+  it('a rate-limited type: over-budget Queued rows stay Queued with throttled_until, then run', async () => {
+    const h = harness();
+    const starts: number[] = [];
+    h.engine.handle('R.Job', () => void starts.push(Date.now()), { rateLimit: { limit: 2, windowMs: 300 } });
+    const ids = await Promise.all(Array.from({ length: 4 }, () => h.engine.dispatch('R.Job', {})));
+    await h.engine.start();
+    await waitFor(() => ids.filter((id) => h.status(id) === 'Completed').length === 2);
+    const throttled = ids.filter((id) => h.status(id) === 'Queued');
+    expect(throttled).toHaveLength(2);
+    for (const id of throttled) expect(h.row(id)['throttled_until']).toBeTypeOf('number');
+    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'), 5000);
+    for (const id of ids) expect(h.row(id)['throttled_until']).toBeNull();
+    expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(290);
+    // Throttling is not a transition: no extra audit rows.
+    expect(h.audits(throttled[0]!)).toEqual(['Queued', 'InProgress', 'Completed']);
+  });
+
+  it('rate limits apply per rateLimitKey when given', async () => {
+    const h = harness();
+    h.engine.handle('K.Job', () => undefined, { rateLimit: { limit: 1, windowMs: 10_000 } });
+    await h.engine.start();
+    const a = await h.engine.dispatch('K.Job', {}, { rateLimitKey: 'tenant-a' });
+    const b = await h.engine.dispatch('K.Job', {}, { rateLimitKey: 'tenant-b' });
+    const a2 = await h.engine.dispatch('K.Job', {}, { rateLimitKey: 'tenant-a' });
+    await waitFor(() => h.status(a) === 'Completed' && h.status(b) === 'Completed');
+    await sleep(50);
+    expect(h.status(a2)).toBe('Queued');
+    expect(h.row(a2)['throttled_until']).toBeTypeOf('number');
+  });
+});
