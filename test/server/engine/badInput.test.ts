@@ -1,0 +1,70 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
+import { closeAll, harness } from './helpers.js';
+
+afterEach(closeAll);
+
+describe('bad input: an Error naming the problem, nothing written', () => {
+  it('dispatch and recurring refuse bad input and write no row', async () => {
+    const h = harness({ queues: { fast: { concurrency: 1 } } });
+    h.engine.handle('Ok.Job', () => undefined);
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    const cases: [Promise<unknown>, RegExp][] = [
+      [h.engine.dispatch('Not.Registered', {}), /no handler is registered for task type "Not\.Registered"/],
+      [h.engine.dispatch('Ok.Job', { f: () => 1 }), /not JSON-serialisable: request\.f is a function/],
+      [h.engine.dispatch('Ok.Job', { n: 10n }), /request\.n is a bigint/],
+      [h.engine.dispatch('Ok.Job', circular), /circular reference/],
+      [h.engine.dispatch('Ok.Job', { m: new Map() }), /request\.m is a Map/],
+      [h.engine.dispatch('Ok.Job', { x: NaN }), /request\.x is NaN/],
+      [h.engine.dispatch('Ok.Job', {}, { queue: 'nope' }), /unknown queue "nope"/],
+      [h.engine.dispatch('Ok.Job', {}, { quue: 'fast' } as never), /unknown option "quue"/],
+      [h.engine.dispatch('Ok.Job', {}, { delayMs: -5 }), /"delayMs" must not be negative/],
+      [h.engine.dispatch('Ok.Job', {}, { runAt: 'not a date' }), /"runAt" must be a valid date/],
+      [h.engine.dispatch('Ok.Job', {}, { auditLevel: 'Loud' as never }), /"auditLevel" must be one of/],
+      [h.engine.dispatch('Ok.Job', {}, { retry: { attempts: 0 } }), /retry.*attempts must be an integer >= 1/],
+      [h.engine.recurring('Ok.Job', {}, { cron: 'not a cron' }), /cron: invalid pattern "not a cron"/],
+      [h.engine.recurring('Ok.Job', {}, { cron: '0 * * * *', timeZone: 'Mars/Olympus' }), /unknown IANA time zone "Mars\/Olympus"/],
+      [h.engine.recurring('Ok.Job', {}, { cron: '0 0 30 2 *' }), /has no run/],
+      [h.engine.recurring('Ok.Job', {}, {}), /exactly one of option "every" or option "cron"/],
+      [h.engine.recurring('Ok.Job', {}, { every: 'soon' }), /"every" must be a positive interval/],
+      [h.engine.recurring('Ok.Job', {}, { every: '1m', until: Date.now() - 1000 }), /has no run/],
+    ];
+    for (const [p, re] of cases) await expect(p).rejects.toThrow(re);
+    await h.engine.start();
+    await new Promise((r) => setTimeout(r, 30));
+    const db = h.storage.db;
+    expect(db.prepare('SELECT COUNT(*) FROM tasks').pluck().get()).toBe(0);
+    expect(db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get()).toBe(0);
+  });
+
+  it('createEngine names the bad option', () => {
+    const h = harness();
+    const storage = h.storage;
+    const bad: [Record<string, unknown>, RegExp][] = [
+      [{ storage, pollIntervalMs: 0 }, /option "pollIntervalMs"/],
+      [{ storage, auditLevel: 'Most' }, /option "auditLevel"/],
+      [{ storage, logCapPerRun: -1 }, /option "logCapPerRun"/],
+      [{ storage, queues: { q: { concurrency: 0 } } }, /option "queues\.q\.concurrency"/],
+      [{ storage, queues: { q: { capacity: 1.5 } } }, /option "queues\.q\.capacity"/],
+      [{ storage, queues: { q: { workers: 2 } } }, /unknown option "workers"/],
+      [{ storage, retry: { backoff: 'linear' } }, /option "retry".*backoff/],
+      [{ storage, clock: 5 }, /option "clock"/],
+      [{ storage, colour: 'red' }, /unknown option "colour"/],
+      [{}, /option "storage"/],
+    ];
+    for (const [options, re] of bad) expect(() => createEngine(options as never)).toThrow(re);
+    const ro = openSqliteStorage({ file: h.file, readonly: true });
+    expect(() => createEngine({ storage: ro })).toThrow(/read-only/);
+    ro.close();
+  });
+
+  it('handle validates its arguments', () => {
+    const h = harness();
+    expect(() => h.engine.handle('', () => undefined)).toThrow(/type/);
+    expect(() => h.engine.handle('A.B', 'x' as never)).toThrow(/handler must be a function/);
+    expect(() => h.engine.handle('A.B', () => undefined, { rateLimit: { limit: 0, windowMs: 10 } })).toThrow(/rateLimit\.limit/);
+    h.engine.handle('A.B', () => undefined);
+    expect(() => h.engine.handle('A.B', () => undefined)).toThrow(/already registered/);
+  });
+});
