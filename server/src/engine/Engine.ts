@@ -637,7 +637,7 @@ export class TaskEngine implements Engine {
     const now = this.o.clock();
     let delay = this.o.pollIntervalMs;
     try {
-      const next = this.sql.nextWakeAt();
+      const next = this.sql.nextWakeAt(now);
       if (next !== null) delay = Math.min(delay, Math.max(next - now, 2));
     } catch (err) {
       this.o.onError(err, 'next wake');

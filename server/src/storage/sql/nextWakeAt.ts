@@ -1,14 +1,17 @@
 import type { Database } from 'better-sqlite3';
 import { IS_SCHEDULE_ROW } from './TaskRow.js';
 
-/** Earliest instant at which a Pending row becomes due or a throttled Queued row is released (null: none). */
-export function prepareNextWakeAt(db: Database): () => number | null {
+/**
+ * Earliest instant at which a Pending row becomes due or a throttled Queued row is released (null:
+ * none). Throttle marks already past are left out: those rows are claimed when a worker frees up.
+ */
+export function prepareNextWakeAt(db: Database): (now: number) => number | null {
   const due = db.prepare(`SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL
     AND NOT ${IS_SCHEDULE_ROW}`).pluck();
-  const throttled = db.prepare(`SELECT MIN(throttled_until) FROM tasks WHERE throttled_until IS NOT NULL`).pluck();
-  return () => {
+  const throttled = db.prepare(`SELECT MIN(throttled_until) FROM tasks WHERE throttled_until > ?`).pluck();
+  return (now) => {
     const a = due.get() as number | null;
-    const b = throttled.get() as number | null;
+    const b = throttled.get(now) as number | null;
     if (a === null) return b;
     if (b === null) return a;
     return Math.min(a, b);
