@@ -112,3 +112,23 @@ describe('cancel, graceful stop and recovery (D1)', () => {
     expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
   });
 });
+
+describe('stop during retry backoff', () => {
+  it('a row waiting for its retry becomes ServiceStopped at stop and runs again after restart', async () => {
+    const h = harness();
+    let calls = 0;
+    h.engine.handle('Backoff.Job', () => {
+      calls++;
+      if (calls === 1) throw new Error('first attempt fails');
+    }, { retry: { attempts: 3, backoffMs: 60_000, backoff: 'fixed' } });
+    await h.engine.start();
+    const id = await h.engine.dispatch('Backoff.Job', {});
+    await waitFor(() => h.row(id)['attempt'] === 1);
+    await h.engine.stop({ graceMs: 1000 });
+    expect(h.status(id)).toBe('ServiceStopped');
+    await h.engine.start();
+    await waitFor(() => h.status(id) === 'Completed');
+    expect(calls).toBe(2);
+    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
+  });
+});
