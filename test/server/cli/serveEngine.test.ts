@@ -1,0 +1,59 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startCli } from './cliProcess.js';
+
+const root = new URL('../../../server/src/', import.meta.url).pathname;
+
+/** A separate engine process dispatches tasks, runs them to the end and exits. */
+function runEngineProcess(file: string): void {
+  const script = `
+    import { createEngine } from ${JSON.stringify(root + 'engine/Engine.ts')};
+    import { openSqliteStorage } from ${JSON.stringify(root + 'storage/sqlite/openSqliteStorage.ts')};
+    const storage = openSqliteStorage({ file: process.argv[1] });
+    const engine = createEngine({ storage, queues: { default: { concurrency: 4 } } });
+    engine.handle('Cli.Engine.Ok', async (_r, ctx) => { ctx.log.info('did it'); });
+    engine.handle('Cli.Engine.Broken', async () => { throw new Error('nope'); });
+    const done = new Set();
+    const all = new Promise((resolve) => {
+      engine.on('event', (e) => { if (e.kind === 'Completed' || e.kind === 'Failed') { done.add(e.taskId); if (done.size === 12) resolve(); } });
+    });
+    await engine.start();
+    for (let i = 0; i < 12; i++) await engine.dispatch(i % 4 === 0 ? 'Cli.Engine.Broken' : 'Cli.Engine.Ok', { i });
+    await all;
+    await engine.stop({ graceMs: 1000 });
+    storage.close();`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { encoding: 'utf8', timeout: 60_000 });
+  if (r.status !== 0) throw new Error(`engine process failed (${r.status} ${r.signal}): ${r.stderr} ${r.stdout}`);
+}
+
+describe('serve over a database written by a separate engine process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-cli-engine-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('shows what the engine wrote', async () => {
+    const db = join(dir, 'engine.db');
+    runEngineProcess(db);
+    const app = await startCli(['serve', '--db', db, '--port', '0', '--enable-authentication=false']);
+    try {
+      const api = `${app.baseUrl}/svc-monitoring/api`;
+      const counts = await (await fetch(`${api}/tasks/counts`)).json();
+      expect(counts).toEqual({ all: 12, standard: 12, recurring: 0, failed: 3, occurrences: 0 });
+      const page = (await (await fetch(`${api}/tasks?statuses=Completed&pageSize=50`)).json()) as { totalCount: number; items: { id: string; type: string; startedAtUtc?: string }[] };
+      expect(page.totalCount).toBe(9);
+      expect(page.items[0]!.type).toBe('Ok');
+      expect(page.items.every((i) => typeof i.startedAtUtc === 'string')).toBe(true);
+      const detail = await (await fetch(`${api}/tasks/${page.items[0]!.id}`)).json() as { executionLogsTotalCount: number; statusAudits: { newStatus: string }[] };
+      expect(detail.executionLogsTotalCount).toBe(1);
+      expect(detail.statusAudits[0]!.newStatus).toBe('Completed');
+      const overview = await (await fetch(`${api}/dashboard/overview`)).json() as { totalTasksToday: number; failedCount: number };
+      expect(overview).toMatchObject({ totalTasksToday: 12, failedCount: 3 });
+      app.child.kill('SIGINT');
+      expect(await app.exited).toBe(0);
+    } finally {
+      app.child.kill('SIGKILL');
+    }
+  });
+});
