@@ -62,7 +62,7 @@ describe('cancel, graceful stop and recovery (D1)', () => {
   it('graceful stop: handlers finishing within graceMs complete; the others become ServiceStopped', async () => {
     const h = harness();
     const never = deferred();
-    h.engine.handle('Fast.Finish', (_r, ctx) => new Promise<void>((r) => setTimeout(r, 20, ctx)));
+    h.engine.handle('Fast.Finish', () => new Promise<void>((r) => setTimeout(r, 20)));
     h.engine.handle('Never.Finish', () => never.promise);
     await h.engine.start();
     const fast = await h.engine.dispatch('Fast.Finish', {});
