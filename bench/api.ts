@@ -82,7 +82,7 @@ function seed(db: Database, now: number): { ids: string[] } {
       const isOccurrence = rnd() < 0.1;
       const recurring = !isOccurrence && rnd() < 0.0001;
       let type = TYPES[Math.floor(rnd() * TYPES.length)]!;
-      let queue = pick(rnd, QUEUES);
+      let queue: string = pick(rnd, QUEUES);
       let parent: string | null = null;
       let slot: number | null = null;
       let runNumber: number | null = null;
