@@ -1,3 +1,4 @@
+import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insertTask, login, postJson, serve, tempDb, type Served, type TempDb } from './fixtures.js';
@@ -46,6 +47,28 @@ describe('management authorization order (D12) and provenance (§5.8)', () => {
     const r = await postJson(url(), undefined, read);
     expect(r.status).toBe(403);
     expect(r.body.status).toBe(403);
+  });
+
+  it('every kind of bad token → 401 on each management action (auth matrix)', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    // The server's secret is generated: a correctly-shaped token signed with another secret is a bad signature.
+    const other = 'x'.repeat(48);
+    const bad = {
+      malformed: 'a.b',
+      badSignature: jwt.sign({ sub: 'operator', role: 'operate' }, other, { algorithm: 'HS256', issuer: 'Svc.Monitor.Api', audience: 'Svc.Monitor.Api', expiresIn: 60 }),
+      algNone: `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ sub: 'operator', role: 'operate', iss: 'Svc.Monitor.Api', aud: 'Svc.Monitor.Api', exp: now + 60 })}.`,
+      expiredOperate: jwt.sign({ sub: 'operator', role: 'operate', exp: now - 5 }, other, { algorithm: 'HS256' }),
+    };
+    for (const action of ['requeue', 'resume', 'cancel']) {
+      for (const [kind, token] of Object.entries(bad)) {
+        const r = await postJson(url(action), undefined, token);
+        expect(r.status, `${kind} ${action}`).toBe(401);
+        expect(r.headers.get('www-authenticate'), kind).toMatch(/^Bearer/);
+      }
+      expect((await postJson(url(action), undefined, read)).status).toBe(403);
+      expect((await postJson(url(action), undefined, operate)).status).toBe(501);
+    }
   });
 
   it('IP outside the allow-list → 403 before authentication', async () => {
