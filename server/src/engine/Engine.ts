@@ -1,14 +1,13 @@
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel, SvcEvent, SvcEventKind } from '../contracts/index.js';
 import { prepareEngineStatements, type EngineStatements, type FinishedRun, type RunnableTaskRow } from '../storage/sql/index.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import { buildEvent } from './buildEvent.js';
-import { parseDuration } from './duration.js';
 import type { EngineInternals } from './EngineInternals.js';
 import { RateLimiter, type RateLimit } from './RateLimiter.js';
-import { assertTimeZone, cronFor, nextDue, type Recurrence } from './Recurrence.js';
+import { nextDue, type Recurrence } from './Recurrence.js';
+import { planDispatch, planRecurring, type DispatchPlan, type PlanningContext } from './planTask.js';
 import { resolveEngineOptions, type QueueConfig, type ResolvedEngineOptions } from './resolveEngineOptions.js';
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import { RunLog, type PendingLog } from './RunLog.js';
@@ -18,10 +17,7 @@ import type {
   CancelResult, DispatchOptions, Engine, EngineEventListener, EngineOptions, HandleOptions, RecurringOptions,
   StopOptions, TaskContext, TaskHandler,
 } from './types.js';
-import {
-  assertKnownKeys, assertPlainObject, checkAuditLevel, checkInstant, checkInt, checkNonEmptyString, errorMessage,
-  errorText, serializeRequest,
-} from './validation.js';
+import { assertKnownKeys, assertPlainObject, checkInt, checkNonEmptyString, errorMessage, errorText } from './validation.js';
 
 interface Registration {
   type: string;
@@ -76,31 +72,11 @@ interface Ticker {
   timer: NodeJS.Timeout | undefined;
 }
 
-interface DispatchPlan {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  taskKey: string | null;
-  auditLevel: AuditLevel;
-  createdAt: number;
-  dueAt: number;
-  scheduledAt: number | null;
-  retryPolicy: string | null;
-  timeoutMs: number | null;
-  rateLimitKey: string | null;
-  recurrence: Recurrence | null;
-}
 
 const MAX_OPS_PER_COMMIT = 4000;
 const PROMOTE_BATCH = 1000;
 
 const HANDLE_KEYS = new Set(['handlerName', 'retry', 'timeoutMs', 'rateLimit']);
-const DISPATCH_KEYS = new Set(['queue', 'runAt', 'delayMs', 'taskKey', 'retry', 'timeoutMs', 'auditLevel', 'rateLimitKey']);
-const RECURRING_KEYS = new Set([
-  'every', 'cron', 'timeZone', 'maxRuns', 'until', 'startAt', 'taskKey', 'queue', 'retry', 'timeoutMs', 'auditLevel', 'rateLimitKey',
-]);
 
 class TaskTimeoutError extends Error {
   override name = 'TaskTimeoutError';
@@ -130,6 +106,7 @@ export class TaskEngine implements Engine {
   private readonly listeners = new Set<EngineEventListener>();
   private readonly limiter = new RateLimiter();
   private readonly tickers: Ticker[] = [];
+  private readonly planning: PlanningContext;
 
   private ops: WriteOp[] = [];
   private finishes: PendingFinish[] = [];
@@ -149,6 +126,14 @@ export class TaskEngine implements Engine {
     this.sql = prepareEngineStatements(this.db);
     for (const q of this.o.queues.values()) this.queues.set(q.name, { ...q, running: 0, ready: [] });
     this.queueNames = [...this.queues.keys()];
+    this.planning = {
+      handlerOf: (type) => this.registry.get(type),
+      hasQueue: (name) => this.queues.has(name),
+      queueNames: this.queueNames,
+      defaultRetry: this.o.retry,
+      defaultAuditLevel: this.o.auditLevel,
+      now: () => this.o.clock(),
+    };
     const internals: EngineInternals = {
       db: this.db,
       now: () => this.o.clock(),
@@ -223,109 +208,13 @@ export class TaskEngine implements Engine {
   // ---------------------------------------------------------------- dispatch
 
   async dispatch(type: string, request?: unknown, options: DispatchOptions = {}): Promise<string> {
-    const plan = this.planTask('dispatch', type, request, options, DISPATCH_KEYS);
-    const now = plan.createdAt;
-    if (options.runAt !== undefined && options.delayMs !== undefined) {
-      throw new TypeError('dispatch: give either option "runAt" or option "delayMs", not both');
-    }
-    const runAt = checkInstant(options.runAt, 'dispatch: option "runAt"');
-    let due = now;
-    if (runAt !== undefined) due = runAt;
-    if (options.delayMs !== undefined) {
-      if (typeof options.delayMs !== 'number' || !Number.isFinite(options.delayMs)) {
-        throw new TypeError('dispatch: option "delayMs" must be a number of milliseconds');
-      }
-      if (options.delayMs < 0) throw new RangeError(`dispatch: option "delayMs" must not be negative (got ${options.delayMs})`);
-      due = now + options.delayMs;
-    }
-    plan.dueAt = due;
-    plan.scheduledAt = runAt !== undefined || options.delayMs !== undefined ? due : null;
+    const plan = planDispatch(this.planning, type, request, options);
     return this.write((t) => this.insertPlanned(plan, t));
   }
 
   async recurring(type: string, request?: unknown, options: RecurringOptions = {}): Promise<string> {
-    const plan = this.planTask('recurring', type, request, options, RECURRING_KEYS);
-    const now = plan.createdAt;
-    const at = (n: string) => `recurring: option "${n}"`;
-    if ((options.every === undefined) === (options.cron === undefined)) {
-      throw new TypeError('recurring: give exactly one of option "every" or option "cron"');
-    }
-    const r: Recurrence = {};
-    if (options.every !== undefined) {
-      const every = parseDuration(options.every);
-      if (!Number.isFinite(every) || every < 1) {
-        throw new TypeError(`${at('every')} must be a positive interval (ms, or '30s', '5m', '1h'); got ${JSON.stringify(options.every)}`);
-      }
-      r.every = Math.round(every);
-    }
-    if (options.timeZone !== undefined) {
-      checkNonEmptyString(options.timeZone, at('timeZone'));
-      assertTimeZone(options.timeZone, at('timeZone'));
-      r.timeZone = options.timeZone;
-    }
-    if (options.cron !== undefined) {
-      checkNonEmptyString(options.cron, at('cron'));
-      cronFor(options.cron, r.timeZone);
-      r.cron = options.cron;
-    }
-    const maxRuns = checkInt(options.maxRuns, at('maxRuns'), 1);
-    if (maxRuns !== undefined) r.maxRuns = maxRuns;
-    const until = checkInstant(options.until, at('until'));
-    if (until !== undefined) r.until = until;
-    const startAt = checkInstant(options.startAt, at('startAt'));
-    let first: number | null;
-    if (r.every !== undefined) first = startAt ?? now + r.every;
-    else first = nextDue(r, (startAt ?? now + 1) - 1);
-    if (first === null || (r.until !== undefined && first > r.until)) {
-      throw new RangeError('recurring: the series has no run (the cron never fires, or "until" is before the first run)');
-    }
-    plan.recurrence = r;
-    plan.dueAt = first;
-    plan.scheduledAt = first;
+    const plan = planRecurring(this.planning, type, request, options);
     return this.write((t) => this.insertPlanned(plan, t, true));
-  }
-
-  /** Validation common to dispatch and recurring; throws (nothing written) on bad input. */
-  private planTask(
-    what: 'dispatch' | 'recurring',
-    type: string,
-    request: unknown,
-    options: DispatchOptions | RecurringOptions,
-    keys: ReadonlySet<string>,
-  ): DispatchPlan {
-    if (typeof type !== 'string' || type.length === 0) throw new TypeError(`${what}: type must be a non-empty string`);
-    const reg = this.registry.get(type);
-    if (reg === undefined) throw new Error(`${what}: no handler is registered for task type "${type}"`);
-    assertPlainObject(options, `${what}: options`);
-    assertKnownKeys(options, keys, what);
-    const requestText = serializeRequest(request);
-    const at = (n: string) => `${what}: option "${n}"`;
-    const queue = options.queue ?? 'default';
-    if (typeof queue !== 'string' || !this.queues.has(queue)) {
-      throw new Error(`${what}: unknown queue ${JSON.stringify(queue)} (configured: ${this.queueNames.join(', ')})`);
-    }
-    const taskKey = checkNonEmptyString(options.taskKey, at('taskKey')) ?? null;
-    const retry = options.retry === undefined ? null : resolveRetryPolicy(options.retry, reg.retry ?? this.o.retry, at('retry'));
-    const timeoutMs = checkInt(options.timeoutMs, at('timeoutMs'), 1) ?? null;
-    const auditLevel = checkAuditLevel(options.auditLevel, at('auditLevel')) ?? this.o.auditLevel;
-    const rateLimitKey = checkNonEmptyString(options.rateLimitKey, at('rateLimitKey')) ?? null;
-    const now = this.o.clock();
-    return {
-      id: randomUUID(),
-      type,
-      handler: reg.handlerName,
-      request: requestText,
-      queue,
-      taskKey,
-      auditLevel,
-      createdAt: now,
-      dueAt: now,
-      scheduledAt: null,
-      retryPolicy: retry === null ? null : JSON.stringify(retry),
-      timeoutMs,
-      rateLimitKey,
-      recurrence: null,
-    };
   }
 
   /** Inside the commit: task-key dedup, admission (capacity), insert + audit. Returns the row's id. */
