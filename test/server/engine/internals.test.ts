@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { EngineInternals } from '../../../server/src/index.js';
+import { closeAll, harness, waitFor } from './helpers.js';
+
+const captured: { internals?: EngineInternals } = {};
+vi.mock('../../../server/src/engine/schedules/index.js', () => ({
+  createScheduleManager: (internals: EngineInternals) => {
+    captured.internals = internals;
+    const none = async () => ({ status: 'NotSupported' as const, message: 'test double' });
+    return { upsert: async () => 'x', cancel: none, resume: none, requeue: none };
+  },
+}));
+
+afterEach(closeAll);
+
+describe('EngineInternals seam (used by the durable schedules)', () => {
+  it('lends the writer connection, clock, queues, handler names; tickers run at start and on their interval; wake promotes rows written directly', async () => {
+    const h = harness({ queues: { reports: { concurrency: 1 } }, auditLevel: 'ErrorsOnly', clock: () => 1_700_000_000_000 + (Date.now() % 1000) });
+    const i = captured.internals!;
+    expect(i.db).toBe(h.storage.db);
+    expect(i.defaultAuditLevel).toBe('ErrorsOnly');
+    expect(i.now()).toBeGreaterThanOrEqual(1_700_000_000_000);
+    expect(i.resolveQueue('reports')).toBe('reports');
+    expect(i.resolveQueue('nope')).toBe('default');
+    expect(i.resolveQueue(undefined)).toBe('default');
+    h.engine.handle('Sched.Occ', () => undefined);
+    expect(i.handlerNameOf('Sched.Occ')).toBe('Sched.OccHandler');
+    expect(i.handlerNameOf('Other')).toBeUndefined();
+    expect(i.isRunning()).toBe(false);
+
+    const ticks: number[] = [];
+    i.addTicker('test', (now) => ticks.push(now), 15);
+    expect(ticks).toHaveLength(0);
+    await h.engine.start();
+    expect(i.isRunning()).toBe(true);
+    expect(ticks).toHaveLength(1);
+    await waitFor(() => ticks.length >= 3);
+
+    const emitted: string[] = [];
+    h.engine.on('event', (e) => emitted.push(e.kind));
+    i.emit({ kind: 'OccurrenceSkipped', taskId: 'x', eventDateUtc: new Date().toISOString(), severity: 'Warning', taskType: 'T', message: 'm' });
+    expect(emitted).toEqual(['OccurrenceSkipped']);
+
+    // A part writes a due Pending row directly and wakes the engine.
+    i.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
+      VALUES ('occ-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'reports', 'Pending', 'Full', 1, 1)`).run();
+    i.wake();
+    await waitFor(() => h.status('occ-1') === 'Completed');
+    // A durable schedule row (occurrence_mode Durable, no parent) is never run even when due.
+    i.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, occurrence_mode, is_recurring)
+      VALUES ('sched-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 1, 'Durable', 1)`).run();
+    i.wake();
+    await new Promise((r) => setTimeout(r, 60));
+    expect(h.status('sched-1')).toBe('Pending');
+    const n = ticks.length;
+    await h.engine.stop();
+    await new Promise((r) => setTimeout(r, 40));
+    expect(ticks.length).toBe(n);
+  });
+});
