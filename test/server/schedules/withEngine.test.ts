@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEngine, openSqliteStorage, type Engine, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
+
+// Durable schedules inside the real engine (createEngine): the materializer runs as its ticker,
+// the engine's workers run the occurrences, and never the schedule row.
+
+let dir: string;
+let storage: SqliteStorage;
+let engine: Engine | undefined;
+afterEach(async () => {
+  await engine?.stop({ graceMs: 0 });
+  engine = undefined;
+  storage?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function open(): void {
+  dir = mkdtempSync(join(tmpdir(), 'svc-schedules-engine-'));
+  storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+}
+
+const rows = (sql: string, ...params: unknown[]) => storage.db.prepare(sql).all(...params) as Record<string, unknown>[];
+
+describe('durable schedules in the real engine', () => {
+  it('after an hour of downtime, the first tick catches up and the workers run every occurrence, never the schedule row', async () => {
+    open();
+    const hourAgo = Date.now() - 3_600_000;
+    // The schedule was created an hour ago by an engine that then went down.
+    const before = createEngine({ storage, clock: () => hourAgo });
+    const id = await before.schedules.upsert({
+      key: 'minutely', type: 'Jobs.Minute', cron: '* * * * *',
+      misfire: { policy: 'ReplayAll', windowMs: 30 * 60_000, overflowCap: 100 },
+    });
+
+    engine = createEngine({ storage, pollIntervalMs: 20 });
+    const events: SvcEvent[] = [];
+    engine.on('event', (e) => events.push(e));
+    const ran: string[] = [];
+    engine.handle('Jobs.Minute', async (_req, ctx) => void ran.push(ctx.taskId));
+    await engine.start();
+
+    const occurrences = () => rows('SELECT id, status, misfire_kind, run_number FROM tasks WHERE parent_task_id = ? ORDER BY nominal_slot_at', id);
+    await waitFor(() => occurrences().length >= 29 && occurrences().every((o) => o.status === 'Completed'), 15_000, 'the catch-up to run');
+    const occ = occurrences();
+    expect(occ.length).toBeGreaterThanOrEqual(29); // the slots of the last 30 minutes
+    expect(occ.length).toBeLessThanOrEqual(31);
+    expect(occ.every((o) => o.misfire_kind === 'CatchUp')).toBe(true);
+    expect(new Set(ran)).toEqual(new Set(occ.map((o) => o.id)));
+
+    const skipped = events.filter((e) => e.kind === 'OccurrenceSkipped');
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatchObject({ taskId: id, reason: 'OutsideMisfireWindow', severity: 'Warning', scheduleVersion: 1 });
+    expect(skipped[0]!.skippedCount! + occ.length).toBeGreaterThanOrEqual(59);
+    const completed = events.filter((e) => e.kind === 'Completed');
+    expect(completed.every((e) => e.parentTaskId === id)).toBe(true);
+
+    const schedule = rows('SELECT status, run_count, started_at FROM tasks WHERE id = ?', id)[0]!;
+    expect(schedule).toEqual({ status: 'Pending', run_count: 0, started_at: null });
+    expect(rows('SELECT new_status FROM status_audit WHERE task_id = ?', id)).toEqual([{ new_status: 'Pending' }]);
+    expect(events.some((e) => e.taskId === id && e.kind !== 'OccurrenceSkipped')).toBe(false);
+  });
+
+  it('a failed occurrence requeued through engine.schedules runs again under its id and completes', async () => {
+    open();
+    const hourAgo = Date.now() - 3_600_000;
+    const before = createEngine({ storage, clock: () => hourAgo });
+    const id = await before.schedules.upsert({ key: 'once', type: 'Jobs.Flaky', every: '1h', misfire: { policy: 'Skip' } });
+
+    engine = createEngine({ storage, pollIntervalMs: 20 });
+    let calls = 0;
+    engine.handle('Jobs.Flaky', async () => {
+      calls++;
+      if (calls === 1) throw new Error('first delivery fails');
+    }, { retry: { attempts: 1 } });
+    await engine.start();
+    const occ = () => rows('SELECT id, status, run_number FROM tasks WHERE parent_task_id = ?', id);
+    await waitFor(() => occ().length === 1 && occ()[0]!.status === 'Failed', 10_000, 'the occurrence to fail');
+    const occurrenceId = occ()[0]!.id as string;
+
+    expect(await engine.schedules.requeue(occurrenceId)).toMatchObject({ status: 'Succeeded', taskId: occurrenceId });
+    await waitFor(() => occ()[0]!.status === 'Completed', 10_000, 'the requeued occurrence to complete');
+    expect(occ()).toEqual([{ id: occurrenceId, status: 'Completed', run_number: 1 }]);
+    const audits = (rows('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id', occurrenceId)).map((r) => r.new_status);
+    expect(audits.slice(audits.indexOf('Failed'))).toEqual(['Failed', 'Queued', 'InProgress', 'Completed']);
+    expect(calls).toBe(2);
+    // the schedule row itself is refused, and so is the occurrence now that it is Completed
+    expect(await engine.schedules.requeue(id)).toMatchObject({ status: 'Conflict' });
+    expect(await engine.schedules.requeue(occurrenceId)).toMatchObject({ status: 'Conflict' });
+  });
+});
