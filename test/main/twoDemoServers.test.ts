@@ -73,6 +73,8 @@ describe.skipIf(!demoCliAvailable())('main services against two real demo server
   });
 
   it('receives live events from both servers and turns failures into coalesced notifications and a tray count', async () => {
+    const failedIds = [await staging.dispatch('failing'), await production.dispatch('failing'), await production.dispatch('failing')];
+    await wait('the dispatched failures', () => failedIds.every((id) => services.inboxList().some((i) => i.taskId === id)), 20_000);
     await wait('failures from both environments', () => {
       const envs = new Set(services.inboxList().map((i) => i.environmentId));
       return envs.has(s.id) && envs.has(p.id);

@@ -5,6 +5,8 @@ import { join } from 'node:path';
 
 export interface DemoServer {
   baseUrl: string;
+  /** Dispatches one sample task through the demo's test endpoint (`--demo-dispatch-endpoint`). */
+  dispatch(type: 'fast' | 'slow' | 'flaky' | 'failing' | 'timeout' | 'logging'): Promise<string>;
   output(): string;
   stop(): Promise<void>;
 }
@@ -31,7 +33,7 @@ async function freePort(): Promise<number> {
 }
 
 /** `node --import tsx server/src/cli.ts demo --port P --db <dir>/demo-P.db`, ready when /config answers. */
-export async function startDemo(dir: string, extraArgs: string[] = []): Promise<DemoServer> {
+export async function startDemo(dir: string, extraArgs: string[] = ['--demo-dispatch-endpoint']): Promise<DemoServer> {
   const port = await freePort();
   let out = '';
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli.ts', 'demo', '--port', String(port), '--db', join(dir, `demo-${port}.db`), ...extraArgs], {
@@ -60,6 +62,11 @@ export async function startDemo(dir: string, extraArgs: string[] = []): Promise<
   }
   return {
     baseUrl,
+    async dispatch(type) {
+      const r = await fetch(`${baseUrl}/demo/dispatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type }) });
+      if (!r.ok) throw new Error(`demo dispatch ${type}: HTTP ${r.status} ${await r.text()}`);
+      return ((await r.json()) as { id: string }).id;
+    },
     output: () => out,
     async stop() {
       if (exited) return;
