@@ -565,7 +565,7 @@ export class TaskEngine implements Engine {
         if (limit === undefined) return true;
         const key = row.rate_limit_key === null ? row.type : `${row.type}\u0000${row.rate_limit_key}`;
         return this.limiter.take(key, limit, now);
-      });
+      }, (type) => this.registry.has(type));
       for (const r of rows) out.push(r);
     }
     return out;

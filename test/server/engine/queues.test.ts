@@ -87,3 +87,16 @@ describe('queues, capacity, delays and throttling (D1, D14)', () => {
     expect(h.row(a2)['throttled_until']).toBeTypeOf('number');
   });
 });
+
+describe('rows of types this engine does not handle', () => {
+  it('stay Queued for another engine and do not block handled rows behind them', async () => {
+    const h = harness();
+    h.engine.handle('Mine.Job', () => undefined);
+    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at)
+      VALUES ('foreign-1', 'Theirs.Job', 'Theirs.JobHandler', '{}', 'default', 'Queued', 'Full', 1)`).run();
+    await h.engine.start();
+    const ids = await Promise.all([1, 2, 3, 4, 5, 6].map(() => h.engine.dispatch('Mine.Job', {})));
+    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
+    expect(h.status('foreign-1')).toBe('Queued');
+  });
+});

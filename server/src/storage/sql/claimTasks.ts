@@ -15,19 +15,35 @@ export type ClaimDecider = (row: RunnableTaskRow) => true | number;
 export function prepareClaimTasks(
   db: Database,
   audit: StatusAuditWriter,
-): (queue: string, typesJson: string, limit: number, now: number, decide: ClaimDecider) => RunnableTaskRow[] {
+): (
+  queue: string,
+  typesJson: string,
+  limit: number,
+  now: number,
+  decide: ClaimDecider,
+  handles: (type: string) => boolean,
+) => RunnableTaskRow[] {
   const select = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
       AND type IN (SELECT value FROM json_each(?))
     ORDER BY created_at LIMIT ?`);
+  // Fast path: the oldest rows of the queue, whatever their type; used when all of them are handled here.
+  const selectAny = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+    WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
+    ORDER BY created_at LIMIT ?`);
   const start = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
     WHERE id = ? AND status = 'Queued'`);
   const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE id = ? AND status = 'Queued'`);
-  return (queue, typesJson, limit, now, decide) => {
+  return (queue, typesJson, limit, now, decide, handles) => {
     const claimed: RunnableTaskRow[] = [];
+    const candidates = (n: number): RunnableTaskRow[] => {
+      const rows = selectAny.all(queue, now, n) as RunnableTaskRow[];
+      if (rows.every((r) => handles(r.type))) return rows;
+      return select.all(queue, now, typesJson, n) as RunnableTaskRow[];
+    };
     // Throttled candidates leave the window of the next select, so this terminates.
     for (let round = 0; round < 16 && claimed.length < limit; round++) {
-      const rows = select.all(queue, now, typesJson, limit - claimed.length) as RunnableTaskRow[];
+      const rows = candidates(limit - claimed.length);
       if (rows.length === 0) break;
       let throttled = 0;
       for (const r of rows) {

@@ -29,15 +29,15 @@ export interface FinishedRun {
  */
 export function prepareCompleteTasks(db: Database, audit: StatusAuditWriter): (runs: readonly FinishedRun[]) => FinishedRun[] {
   const update = db.prepare(`UPDATE tasks SET
-      status = @status,
-      last_execution_at = @endedAt,
-      execution_time_ms = @executionTimeMs,
-      last_outcome = COALESCE(@outcome, last_outcome),
-      run_count = run_count + @runInc,
-      exception = COALESCE(@exception, exception),
-      scheduled_at = COALESCE(@nextScheduledAt, scheduled_at),
-      attempt = CASE WHEN @status = 'Pending' THEN 0 ELSE attempt END
-    WHERE id = @id AND status = 'InProgress'`);
+      status = ?,
+      last_execution_at = ?,
+      execution_time_ms = ?,
+      last_outcome = COALESCE(?, last_outcome),
+      run_count = run_count + ?,
+      exception = COALESCE(?, exception),
+      scheduled_at = COALESCE(?, scheduled_at),
+      attempt = CASE WHEN ? = 'Pending' THEN 0 ELSE attempt END
+    WHERE id = ? AND status = 'InProgress'`);
   const runAudit = db.prepare(
     'INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, ?, ?, ?)',
   );
@@ -45,16 +45,10 @@ export function prepareCompleteTasks(db: Database, audit: StatusAuditWriter): (r
     const done: FinishedRun[] = [];
     for (const r of runs) {
       const counts = r.outcome !== 'Cancelled';
-      const changes = update.run({
-        id: r.id,
-        status: r.nextStatus,
-        endedAt: r.endedAt,
-        executionTimeMs: r.executionTimeMs,
-        outcome: counts ? r.outcome : null,
-        runInc: counts ? 1 : 0,
-        exception: r.exception,
-        nextScheduledAt: r.nextScheduledAt,
-      }).changes;
+      const changes = update.run(
+        r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt,
+        r.nextStatus, r.id,
+      ).changes;
       if (changes !== 1) continue;
       if (r.recurring && counts && auditAllows(r.auditLevel, r.outcome === 'Failed' ? r.exception ?? '' : null)) {
         runAudit.run(r.id, r.endedAt, r.executionTimeMs, r.outcome, r.exception);
