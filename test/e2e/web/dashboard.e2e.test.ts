@@ -259,7 +259,12 @@ describe('web dashboard against a real demo server', () => {
         for (const [name, path, selector] of pages) {
           await page.goto(`${demo.base}${path}`);
           await page.waitForSelector(selector, { timeout: 15_000 });
-          if (name === 'live') await page.waitForSelector('[data-testid="live-feed"] li', { timeout: 5_000 }).catch(() => undefined);
+          if (name === 'live') {
+            // A few tasks of each kind so the feed shows its colours.
+            for (const type of ['fast', 'failing', 'logging', 'slow', 'timeout'] as const) await demoDispatch(demo.port, type);
+            await page.waitForSelector('[data-testid="live-feed"] li[data-kind="Failed"]', { timeout: 5_000 }).catch(() => undefined);
+            await page.waitForTimeout(1_000);
+          }
           await shot(page, name, theme);
         }
         expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
