@@ -238,7 +238,14 @@ describe('web dashboard against a real demo server', () => {
       schedule ??= d.id;
       if (d.halt) halted = d.id;
     }
-    const failed = await apiGet<TaskPage>(demo.api, '/tasks?statuses=Failed&isRecurring=false&pageSize=1', token);
+    await demoDispatch(demo.port, 'failing');
+    let failed: TaskPage = { items: [], totalCount: 0, page: 1, pageSize: 1, totalPages: 0 };
+    await expect
+      .poll(async () => {
+        failed = await apiGet<TaskPage>(demo.api, '/tasks?statuses=Failed&isRecurring=false&pageSize=1', token);
+        return failed.items.length;
+      }, { timeout: 15_000, interval: 200 })
+      .toBe(1);
     for (const theme of ['light', 'dark'] as const) {
       const b = await openBrowser(theme);
       try {
