@@ -124,6 +124,7 @@ export class OccurrenceMaterializer {
     const outcome: MaterializeOutcome = { written: 0, halted: false, completed: false, events: [] };
     let consumed = 0;
     db.transaction(() => {
+      const sink: NewOccurrenceRow[] = [];
       for (let i = from; i < ids.length; i++) {
         consumed++;
         const row = selectTaskById(db, ids[i]!);
@@ -137,13 +138,13 @@ export class OccurrenceMaterializer {
           throw err;
         }
         if (isIdle(planned)) continue;
-        const one = this.write(planned, nowMs);
-        outcome.written += one.written;
+        const one = this.write(planned, nowMs, sink);
         outcome.halted ||= one.halted;
         outcome.completed ||= one.completed;
         outcome.events.push(...one.events);
-        if (outcome.written >= this.options.rowsPerTransaction) break;
+        if (sink.length >= this.options.rowsPerTransaction) break;
       }
+      outcome.written = this.flushOccurrences(sink, nowMs);
     }).immediate();
     for (const e of outcome.events) this.internals.emit(e);
     if (outcome.written > 0) this.internals.wake();
@@ -182,7 +183,9 @@ export class OccurrenceMaterializer {
         if (!fresh || fresh.status !== 'Pending' || fresh.halt !== null) return NOTHING;
         const current =
           fresh.cursor_at === first.cursor_at && fresh.schedule_version === first.schedule_version ? planned : this.planFor(fresh, nowMs);
-        return this.write(current, nowMs);
+        const sink: NewOccurrenceRow[] = [];
+        const one = this.write(current, nowMs, sink);
+        return { ...one, written: this.flushOccurrences(sink, nowMs) };
       })
       .immediate();
     for (const e of outcome.events) this.internals.emit(e);
@@ -190,7 +193,11 @@ export class OccurrenceMaterializer {
     return outcome;
   }
 
-  private write({ row, def, plan }: Planned, nowMs: number): MaterializeOutcome {
+  /**
+   * Applies a plan inside the caller's transaction: halt, or cursor/status of the schedule row;
+   * its occurrence rows are appended to `sink` for flushOccurrences (same transaction).
+   */
+  private write({ row, def, plan }: Planned, nowMs: number, sink: NewOccurrenceRow[]): MaterializeOutcome {
     const { db } = this.internals;
     const version = row.schedule_version!;
     if (plan.halt) {
@@ -206,8 +213,8 @@ export class OccurrenceMaterializer {
       return { written: 0, halted: true, completed: false, events: [] };
     }
     const handler = this.internals.handlerNameOf(row.type) ?? row.handler;
-    const rows: NewOccurrenceRow[] = plan.occurrences.map((o) => ({
-      id: uuidV7(),
+    for (const o of plan.occurrences) sink.push({
+      id: '',
       type: row.type,
       handler,
       request: row.request,
@@ -225,10 +232,7 @@ export class OccurrenceMaterializer {
       missedThrough: o.collapse?.throughMs ?? null,
       missedCount: o.collapse?.count ?? null,
       missedCountIsExact: o.collapse ? (o.collapse.exact ? 1 : 0) : null,
-    }));
-    const writtenIds = insertOccurrences(db, rows);
-    insertStatusAudits(db, writtenIds, row.audit_level, 'Pending', nowMs);
-    const written = writtenIds.length;
+    });
     const status = plan.exhausted ? 'Completed' : 'Pending';
     updateScheduleProgress(db, row.id, plan.cursor, plan.exhausted ? null : plan.nextSlot, status);
     if (plan.exhausted) insertStatusAudit(db, row.id, row.audit_level, 'Completed', nowMs);
@@ -241,10 +245,36 @@ export class OccurrenceMaterializer {
       scheduleVersion: version,
     };
     return {
-      written,
+      written: 0,
       halted: false,
       completed: plan.exhausted,
       events: plan.skipped.map((s) => skippedEvent(eventSource, s, nowMs)),
     };
+  }
+
+  /**
+   * Inserts the collected occurrences in slot order (ids assigned in that order), so that the
+   * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule,
+   * with one 'Pending' audit per written row. Returns the rows written.
+   */
+  private flushOccurrences(sink: NewOccurrenceRow[], nowMs: number): number {
+    if (sink.length === 0) return 0;
+    const { db } = this.internals;
+    sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
+    const levelOf = new Map<string, NewOccurrenceRow['auditLevel']>();
+    for (const r of sink) {
+      r.id = uuidV7();
+      levelOf.set(r.id, r.auditLevel);
+    }
+    const writtenIds = insertOccurrences(db, sink);
+    const byLevel = new Map<NewOccurrenceRow['auditLevel'], string[]>();
+    for (const id of writtenIds) {
+      const level = levelOf.get(id)!;
+      let ids = byLevel.get(level);
+      if (!ids) byLevel.set(level, (ids = []));
+      ids.push(id);
+    }
+    for (const [level, ids] of byLevel) insertStatusAudits(db, ids, level, 'Pending', nowMs);
+    return writtenIds.length;
   }
 }

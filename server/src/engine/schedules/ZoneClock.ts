@@ -9,14 +9,21 @@
 const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
-/** True when the runtime knows the IANA zone. */
+const knownZones = new Map<string, boolean>();
+
+/** True when the runtime knows the IANA zone (answers cached per process). */
 export function isKnownTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
+  let known = knownZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    if (knownZones.size < 10_000) knownZones.set(zone, known);
   }
+  return known;
 }
 
 function formatterOf(zone: string): Intl.DateTimeFormat {
