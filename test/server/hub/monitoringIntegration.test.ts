@@ -11,6 +11,7 @@ import type { LoginResponse, SvcEvent } from '../../../server/src/contracts/inde
 import { createMonitoring, type Monitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+import { createEngine } from '../../../server/src/engine/Engine.js';
 import { collectEvents, sampleEvent } from './hubFixture.js';
 import { upgradeStatus } from './rawClient.js';
 
@@ -106,3 +107,102 @@ describe('hub wired by createMonitoring (JWT from /auth/login, IP allow-list)', 
     await expect(client.start()).rejects.toThrow(/403/);
   });
 });
+
+describe.each([HttpTransportType.WebSockets, HttpTransportType.ServerSentEvents, HttpTransportType.LongPolling])(
+  'hub with the real engine (transport %s)',
+  (transport) => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-hub-engine-'));
+    const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+    const engine = createEngine({ storage, pollIntervalMs: 20 });
+    const emitted: SvcEvent[] = [];
+    let monitoring: Monitoring;
+    let server: Server;
+    let base = '';
+
+    beforeAll(async () => {
+      engine.handle('Hub.Tests.Succeeds', async (request: unknown) => ({ echoed: request }));
+      engine.handle('Hub.Tests.Fails', async () => {
+        throw new Error('invoice service unavailable');
+      });
+      engine.handle(
+        'Hub.Tests.Hangs',
+        (_request: unknown, ctx) =>
+          new Promise<void>((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+        { timeoutMs: 150 },
+      );
+      engine.on('event', (e) => emitted.push(e));
+      await engine.start();
+      monitoring = createMonitoring({ engine, storage }, { jwtSecret: 'integration-secret-0123456789abcdef', logger: quiet, loginRateLimit: false } as MonitoringOptions);
+      await monitoring.ready;
+      const app = express();
+      app.use(monitoring.router);
+      server = createServer(app);
+      monitoring.attach(server);
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/svc-monitoring`;
+    });
+    afterAll(async () => {
+      await monitoring.close();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+      await engine.stop({ graceMs: 0 });
+      storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('a client logged in via /auth/login receives the SvcEvents of tasks that complete, fail and time out', async () => {
+      const login = await fetch(`${base}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ username: 'admin', password: 'admin' }),
+      });
+      expect(login.status).toBe(200);
+      const { token } = (await login.json()) as LoginResponse;
+      const client = new HubConnectionBuilder()
+        .withUrl(`${base}/hub`, { transport, accessTokenFactory: () => token })
+        .configureLogging(LogLevel.None)
+        .build();
+      const received: SvcEvent[] = [];
+      client.on('SvcEvent', (e: SvcEvent) => received.push(e));
+      await client.start();
+
+      const ok = await engine.dispatch('Hub.Tests.Succeeds', { invoice: 7 });
+      const failed = await engine.dispatch('Hub.Tests.Fails', { invoice: 8 });
+      const timedOut = await engine.dispatch('Hub.Tests.Hangs', { invoice: 9 });
+      const terminal = (id: string, kind: string) => () => received.some((e) => e.taskId === id && e.kind === kind);
+      const deadline = Date.now() + 15_000;
+      while (!(terminal(ok, 'Completed')() && terminal(failed, 'Failed')() && terminal(timedOut, 'Timeout')() && terminal(timedOut, 'Failed')())) {
+        if (Date.now() > deadline) throw new Error(`events so far: ${JSON.stringify(received.map((e) => [e.taskId, e.kind]))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      await client.stop();
+
+      const mine = (id: string) => received.filter((e) => e.taskId === id);
+      // Each received payload is exactly the engine's event (executionLogs omitted by default).
+      const strip = (e: SvcEvent) => {
+        const { executionLogs: _l, ...rest } = e;
+        return rest;
+      };
+      for (const id of [ok, failed, timedOut]) {
+        expect(mine(id)).toEqual(emitted.filter((e) => e.taskId === id).map(strip));
+      }
+      expect(mine(ok).map((e) => e.kind)).toEqual(['Started', 'Completed']);
+      expect(mine(ok)[1]).toMatchObject({
+        severity: 'Information',
+        taskType: 'Hub.Tests.Succeeds',
+        taskParameters: '{"invoice":7}',
+        queueName: 'default',
+      });
+      expect(mine(failed).map((e) => e.kind)).toEqual(['Started', 'Failed']);
+      expect(mine(failed)[1].severity).toBe('Error');
+      expect(mine(failed)[1].exception).toContain('invoice service unavailable');
+      expect(mine(timedOut).map((e) => e.kind)).toEqual(['Started', 'Timeout', 'Failed']);
+      expect(mine(timedOut)[1].severity).toBe('Warning');
+      for (const e of received) {
+        expect(Object.values(e)).not.toContain(null);
+        expect(e).not.toHaveProperty('executionLogs');
+      }
+    });
+  },
+);
