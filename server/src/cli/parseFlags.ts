@@ -8,6 +8,8 @@ export type FlagValue = string | true | false;
  */
 export function parseFlags(argv: readonly string[], known: ReadonlySet<string>, booleans: ReadonlySet<string>): Map<string, FlagValue> {
   const out = new Map<string, FlagValue>();
+  const byKebab = new Map([...known].map((k) => [camelToKebab(k), k] as const));
+  const toCamel = (kebab: string) => byKebab.get(kebab) ?? kebabToCamel(kebab);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith('--') || arg === '--') throw new CliError(`Unexpected argument "${arg}". See --help.`);
@@ -18,9 +20,9 @@ export function parseFlags(argv: readonly string[], known: ReadonlySet<string>, 
       value = name.slice(eq + 1);
       name = name.slice(0, eq);
     }
-    let camel = kebabToCamel(name);
+    let camel = toCamel(name);
     if (!known.has(camel) && camel.startsWith('no') && value === undefined) {
-      const positive = kebabToCamel(name.slice(3));
+      const positive = toCamel(name.slice(3));
       if (booleans.has(positive)) {
         out.set(positive, false);
         continue;
@@ -43,5 +45,7 @@ export function parseFlags(argv: readonly string[], known: ReadonlySet<string>, 
 }
 
 export const kebabToCamel = (s: string) => s.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
-export const camelToKebab = (s: string) => s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-export const camelToEnv = (s: string) => `SVC_MONITOR_${s.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+/** Words of a camelCase name; a run of capitals is one word (`enableUI` → enable, UI). */
+const words = (s: string) => s.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2').split(' ');
+export const camelToKebab = (s: string) => words(s).join('-').toLowerCase();
+export const camelToEnv = (s: string) => `SVC_MONITOR_${words(s).join('_').toUpperCase()}`;

@@ -1,3 +1,4 @@
+import { screenshotDir } from '../screenshotDir.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 import { demoCliAvailable, startDemo, type DemoServer } from '../../main/support/demoCli.js';
 import { buildDesktop, openDesktop, serveRenderer, type DesktopHarness } from './desktopHarness.js';
 
-const SHOTS = 'docs/screenshots/desktop';
+const SHOTS = screenshotDir('desktop');
 
 /** The operate credential the demo prints (management enabled). */
 function operateCredential(output: string): { username: string; password: string } {

@@ -1,3 +1,4 @@
+import { screenshotDir } from '../screenshotDir.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 import { startFullHost, svcEvent, type FullHost } from '../../main/support/fullHost.js';
 import { buildDesktop, openDesktop, serveRenderer, type DesktopHarness } from './desktopHarness.js';
 
-const SHOTS = 'docs/screenshots/desktop';
+const SHOTS = screenshotDir('desktop');
 
 describe('desktop console: live status and the failure inbox across two hubs', () => {
   let dir: string;

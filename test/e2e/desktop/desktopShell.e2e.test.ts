@@ -1,3 +1,4 @@
+import { screenshotDir } from '../screenshotDir.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { startStandaloneHost, type MonitoringHost } from '../../main/support/mon
 import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 import { buildDesktop, openDesktop, serveRenderer, type DesktopHarness } from './desktopHarness.js';
 
-const SHOTS = 'docs/screenshots/desktop';
+const SHOTS = screenshotDir('desktop');
 
 describe('desktop console renderer in Chromium, bridge served by the real main services (standalone hosts)', () => {
   let dir: string;

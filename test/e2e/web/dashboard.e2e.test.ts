@@ -1,3 +1,4 @@
+import { screenshotDir } from '../screenshotDir.js';
 import { execSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { openBrowser, type BrowserSession } from './browser.js';
 import { apiGet, apiLogin, demoDispatch, REPO, startCli, type RunningServer } from './demoServer.js';
 import { injectSession } from './session.js';
 
-const SHOTS = join(REPO, 'docs/screenshots/web');
+const SHOTS = screenshotDir('web');
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 function buildWeb(): void {

@@ -27,9 +27,10 @@ describe('svc-monitor-server serve', () => {
   it('--help lists every option with its flag and environment variable', async () => {
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    for (const name of ['--jwt-secret', 'SVC_MONITOR_JWT_SECRET', '--allowed-ip-addresses', '--enable-management-endpoints', '--magic-link-token', '--login-rate-limit', '--config', '--db', '--port', 'demo', 'serve']) {
+    for (const name of ['--jwt-secret', 'SVC_MONITOR_JWT_SECRET', '--allowed-ip-addresses', '--enable-management-endpoints', '--magic-link-token', '--login-rate-limit', '--config', '--db', '--port', 'demo', 'serve', '--enable-ui', 'SVC_MONITOR_ENABLE_UI', '--enable-open-api-document']) {
       expect(r.stdout).toContain(name);
     }
+    expect(r.stdout).not.toContain('--enable-u-i');
   });
 
   it.each([
@@ -41,6 +42,7 @@ describe('svc-monitor-server serve', () => {
     [['serve', '--db', db, '--jwt-expiration-hours', '-3'], /"jwtExpirationHours"/],
     [['serve', '--db', db, '--allowed-ip-addresses', '10.0.0.0/99'], /"allowedIpAddresses"/],
     [['launch'], /Unknown command "launch"/],
+    [['serve', '--db', db, '--enable-ui=maybe'], /enableUI/],
   ])('%j → exit 2 with a clear message', async (args, message) => {
     const r = await runCli(args as string[]);
     expect(r.code).toBe(2);
