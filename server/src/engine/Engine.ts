@@ -5,7 +5,9 @@ import { prepareEngineStatements, type EngineStatements, type FinishedRun, type 
 import type { SqliteStorage } from '../storage/Storage.js';
 import { buildEvent } from './buildEvent.js';
 import type { EngineInternals } from './EngineInternals.js';
-import { RateLimiter, type RateLimit } from './RateLimiter.js';
+import { RateLimiter } from './RateLimiter.js';
+import { resolveRegistration, type Registration } from './handlerRegistration.js';
+import { ServiceStoppingError, TaskCancelledError, TaskTimeoutError } from './runErrors.js';
 import { nextDue, type Recurrence } from './Recurrence.js';
 import { planDispatch, planRecurring, type DispatchPlan, type PlanningContext } from './planTask.js';
 import { resolveEngineOptions, type QueueConfig, type ResolvedEngineOptions } from './resolveEngineOptions.js';
@@ -17,16 +19,7 @@ import type {
   CancelResult, DispatchOptions, Engine, EngineEventListener, EngineOptions, HandleOptions, RecurringOptions,
   StopOptions, TaskContext, TaskHandler,
 } from './types.js';
-import { assertKnownKeys, assertPlainObject, checkInt, checkNonEmptyString, errorMessage, errorText } from './validation.js';
-
-interface Registration {
-  type: string;
-  handler: TaskHandler<unknown>;
-  handlerName: string;
-  retry: RetryPolicy | undefined;
-  timeoutMs: number | undefined;
-  rateLimit: RateLimit | undefined;
-}
+import { assertKnownKeys, assertPlainObject, checkInt, errorMessage, errorText } from './validation.js';
 
 interface QueueState extends QueueConfig {
   /** Handlers running now. */
@@ -72,21 +65,9 @@ interface Ticker {
   timer: NodeJS.Timeout | undefined;
 }
 
-
 const MAX_OPS_PER_COMMIT = 4000;
 const PROMOTE_BATCH = 1000;
 
-const HANDLE_KEYS = new Set(['handlerName', 'retry', 'timeoutMs', 'rateLimit']);
-
-class TaskTimeoutError extends Error {
-  override name = 'TaskTimeoutError';
-}
-class TaskCancelledError extends Error {
-  override name = 'TaskCancelledError';
-}
-class ServiceStoppingError extends Error {
-  override name = 'ServiceStoppingError';
-}
 
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 
@@ -151,29 +132,9 @@ export class TaskEngine implements Engine {
   // ---------------------------------------------------------------- registration and events
 
   handle<TRequest = unknown>(type: string, handler: TaskHandler<TRequest>, options: HandleOptions = {}): Engine {
-    checkNonEmptyString(type, 'handle: type');
-    if (typeof type !== 'string') throw new TypeError('handle: type must be a non-empty string');
-    if (typeof handler !== 'function') throw new TypeError(`handle("${type}"): handler must be a function`);
-    const what = `handle("${type}")`;
-    assertPlainObject(options, `${what}: options`);
-    assertKnownKeys(options, HANDLE_KEYS, what);
-    if (this.registry.has(type)) throw new Error(`${what}: a handler is already registered for this type`);
-    const handlerName = checkNonEmptyString(options.handlerName, `${what}: option "handlerName"`) ?? `${type}Handler`;
-    const retry = options.retry === undefined ? undefined : resolveRetryPolicy(options.retry, this.o.retry, `${what}: option "retry"`);
-    const timeoutMs = checkInt(options.timeoutMs, `${what}: option "timeoutMs"`, 1);
-    let rateLimit: RateLimit | undefined;
-    if (options.rateLimit !== undefined) {
-      assertPlainObject(options.rateLimit, `${what}: option "rateLimit"`);
-      assertKnownKeys(options.rateLimit, new Set(['limit', 'windowMs']), `${what}: option "rateLimit"`);
-      rateLimit = {
-        limit: checkInt(options.rateLimit.limit, `${what}: option "rateLimit.limit"`, 1) ?? NaN,
-        windowMs: checkInt(options.rateLimit.windowMs, `${what}: option "rateLimit.windowMs"`, 1) ?? NaN,
-      };
-      if (Number.isNaN(rateLimit.limit) || Number.isNaN(rateLimit.windowMs)) {
-        throw new TypeError(`${what}: option "rateLimit" needs both limit and windowMs`);
-      }
-    }
-    this.registry.set(type, { type, handler: handler as TaskHandler<unknown>, handlerName, retry, timeoutMs, rateLimit });
+    const registration = resolveRegistration(type, handler, options, this.o.retry);
+    if (this.registry.has(type)) throw new Error(`handle("${type}"): a handler is already registered for this type`);
+    this.registry.set(type, registration);
     this.typesJson = JSON.stringify([...this.registry.keys()]);
     if (this.running) this.wake();
     return this;
