@@ -110,7 +110,6 @@ export class TaskEngine implements Engine {
     this.planning = {
       handlerOf: (type) => this.registry.get(type),
       hasQueue: (name) => this.queues.has(name),
-      queueNames: this.queueNames,
       defaultRetry: this.o.retry,
       defaultAuditLevel: this.o.auditLevel,
       now: () => this.o.clock(),

@@ -30,7 +30,6 @@ export interface DispatchPlan {
 export interface PlanningContext {
   handlerOf(type: string): { handlerName: string; retry: RetryPolicy | undefined } | undefined;
   hasQueue(name: string): boolean;
-  queueNames: readonly string[];
   defaultRetry: RetryPolicy;
   defaultAuditLevel: AuditLevel;
   now(): number;
@@ -121,10 +120,9 @@ function planTask(
   assertKnownKeys(options, keys, what);
   const requestText = serializeRequest(request);
   const at = (n: string) => `${what}: option "${n}"`;
-  const queue = options.queue ?? 'default';
-  if (typeof queue !== 'string' || !c.hasQueue(queue)) {
-    throw new Error(`${what}: unknown queue ${JSON.stringify(queue)} (configured: ${c.queueNames.join(', ')})`);
-  }
+  // DESIGN §4.4: a task names its queue; a name no queue was configured with runs on `default`.
+  const named = checkNonEmptyString(options.queue, at('queue'));
+  const queue = named !== undefined && c.hasQueue(named) ? named : 'default';
   const taskKey = checkNonEmptyString(options.taskKey, at('taskKey')) ?? null;
   const retry = options.retry === undefined ? null : resolveRetryPolicy(options.retry, reg.retry ?? c.defaultRetry, at('retry'));
   const timeoutMs = checkInt(options.timeoutMs, at('timeoutMs'), 1) ?? null;

@@ -25,6 +25,20 @@ describe('queues, capacity, delays and throttling (D1, D14)', () => {
     expect(h.audits(ids[0]!)).toEqual(['Queued', 'InProgress', 'Completed']);
   });
 
+  it('a task naming a queue that was not configured runs on default (DESIGN §4.4)', async () => {
+    const h = harness({ queues: { mail: { concurrency: 1 } } });
+    const ran: string[] = [];
+    h.engine.handle('Q.Job', (_req, ctx) => void ran.push(ctx.queue));
+    await h.engine.start();
+    const id = await h.engine.dispatch('Q.Job', {}, { queue: 'mial' });
+    const ok = await h.engine.dispatch('Q.Job', {}, { queue: 'mail' });
+    await waitFor(() => h.status(id) === 'Completed' && h.status(ok) === 'Completed');
+    const queueOf = (taskId: string) => h.storage.db.prepare('SELECT queue FROM tasks WHERE id = ?').pluck().get(taskId);
+    expect(queueOf(id)).toBe('default');
+    expect(queueOf(ok)).toBe('mail');
+    expect(ran.sort()).toEqual(['default', 'mail']);
+  });
+
   it('concurrency bounds the handlers running at once per queue', async () => {
     const h = harness({ queues: { default: { concurrency: 2 } } });
     let running = 0;
