@@ -1,6 +1,12 @@
 import { z } from 'zod';
-import { TASK_STATUSES } from '../../../server/src/contracts/task.js';
+import type { TaskStatus } from '../../../server/src/contracts/task.js';
 import type { ApiOperation } from '../../../server/src/contracts/api.js';
+
+/** The status names (main imports only types from the contracts; the check below keeps the list complete). */
+const TASK_STATUSES = ['WaitingQueue', 'Queued', 'InProgress', 'Pending', 'Cancelled', 'Completed', 'Failed', 'ServiceStopped'] as const;
+type MissingStatus = Exclude<TaskStatus, (typeof TASK_STATUSES)[number]>;
+const everyStatusListed: [MissingStatus] extends [never] ? true : MissingStatus = true;
+void everyStatusListed;
 
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const guidSchema = z.string().regex(GUID, 'must be a GUID');
