@@ -1,48 +1,40 @@
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleServices } from '../../src/main/ConsoleServices.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
 import type { DesktopBridge } from '../../src/preload/bridge.js';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
 import { createDesktopPlatform, ManagementCancelledError, type ManagementConfirmation } from '../../src/renderer/platform/desktop/createDesktopPlatform.js';
-import { startStandaloneHost, type MonitoringHost } from './support/monitoringHost.js';
-import { makeTempDir } from './support/tempDir.js';
+import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
+import { startStandaloneHost } from './support/monitoringHost.js';
 
 describe('the desktop Platform over the bridge, served by the real main services', () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  let host: MonitoringHost;
-  let services: ConsoleServices;
+  const suite = useConsoleSuite({
+    start: async (dir) => ({
+      host: await startStandaloneHost(dir, {
+        username: 'viewer',
+        password: 'read-pw',
+        managementUsername: 'operator',
+        managementPassword: 'operate-pw',
+        enableManagementEndpoints: true,
+        loginRateLimit: false,
+      }),
+    }),
+    userData: 'ud',
+  });
   let bridge: DesktopBridge;
   let envId: string;
 
   beforeAll(async () => {
-    ({ dir, cleanup } = await makeTempDir());
-    host = await startStandaloneHost(dir, {
-      username: 'viewer',
-      password: 'read-pw',
-      managementUsername: 'operator',
-      managementPassword: 'operate-pw',
-      enableManagementEndpoints: true,
-      loginRateLimit: false,
-    });
-    services = await ConsoleServices.create({ userDataDir: join(dir, 'ud'), notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
-    envId = (await services.addEnvironment({ name: 'Production', baseUrl: host.baseUrl, colour: '#dc2626', isProduction: true })).id;
-    const dispatch = createIpcDispatcher(services, { openExternal: async () => undefined });
+    envId = (await suite.services.addEnvironment({ name: 'Production', baseUrl: suite.hosts.host.baseUrl, colour: '#dc2626', isProduction: true })).id;
+    const dispatch = createIpcDispatcher(suite.services, { openExternal: async () => undefined });
     bridge = {
       invoke: ((channel: string, ...args: unknown[]) => dispatch(channel, args)) as DesktopBridge['invoke'],
-      onEvent: (l) => services.onEvent(l),
+      onEvent: (l) => suite.services.onEvent(l),
       platform: 'linux',
     };
   });
-  afterAll(async () => {
-    await services.dispose();
-    await host.close();
-    await cleanup();
-  });
 
   function platform(confirm: (r: ManagementConfirmation) => Promise<boolean>) {
-    return createDesktopPlatform({ bridge, environmentId: envId, environmentName: 'Production', isProduction: true, session: services.sessionView(envId), confirmManagement: confirm });
+    return createDesktopPlatform({ bridge, environmentId: envId, environmentName: 'Production', isProduction: true, session: suite.services.sessionView(envId), confirmManagement: confirm });
   }
 
   it('logs in through main (the renderer never receives the token) and reports canManage', async () => {
@@ -78,11 +70,7 @@ describe('the desktop Platform over the bridge, served by the real main services
   it('logs out through main when the dashboard clears its session', async () => {
     const p = platform(async () => true);
     p.session.clear();
-    const deadline = Date.now() + 3_000;
-    while (services.sessionView(envId).auth !== 'logged-out') {
-      if (Date.now() > deadline) throw new Error('not logged out');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(await services.vault.get(envId)).toBeUndefined();
+    await waitUntil('the logout in main', () => suite.services.sessionView(envId).auth === 'logged-out', 3_000);
+    expect(await suite.services.vault.get(envId)).toBeUndefined();
   });
 });

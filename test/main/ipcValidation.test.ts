@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConsoleServices } from '../../src/main/ConsoleServices.js';
+import type { ConsoleServices } from '../../src/main/ConsoleServices.js';
 import { IPC_ARGUMENTS } from '../../src/main/ipc/ipcArgumentSchemas.js';
 import { IPC_CHANNEL_NAMES } from '../../src/main/ipc/ipcChannelNames.js';
 import { createIpcDispatcher, type IpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
+import { createConsole } from './support/consoleSuite.js';
 import { makeTempDir } from './support/tempDir.js';
 
 const GUID = '0b6c1f7e-2a44-4d4b-9f3e-1f2a3b4c5d6e';
@@ -40,7 +41,7 @@ describe('IPC argument validation in main', () => {
 
   beforeEach(async () => {
     ({ dir, cleanup } = await makeTempDir());
-    services = await ConsoleServices.create({ userDataDir: dir, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    ({ services } = await createConsole(dir));
     dispatch = createIpcDispatcher(services, { openExternal: async (url) => void opened.push(url) });
   });
   afterEach(async () => {

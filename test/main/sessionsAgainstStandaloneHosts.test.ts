@@ -1,111 +1,83 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleServices } from '../../src/main/ConsoleServices.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentStatusView } from '../../src/main/environmentStatus.js';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
+import { aesSafeStorage } from './support/aesSafeStorage.js';
+import { createConsole, useConsoleSuite, waitUntil } from './support/consoleSuite.js';
 import { startStandaloneHost, type MonitoringHost } from './support/monitoringHost.js';
 import { makeTempDir, readAllFiles } from './support/tempDir.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-
-const wait = async (what: string, check: () => boolean, timeoutMs = 8_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-};
 
 describe('sessions and API proxy against two real monitoring hosts (standalone registration)', () => {
-  let dir: string;
-  let cleanup: () => Promise<void>;
-  let alpha: MonitoringHost;
-  let beta: MonitoringHost;
-  let gamma: MonitoringHost;
-  let c: EnvironmentStatusView;
-  let services: ConsoleServices;
+  const suite = useConsoleSuite({
+    start: async (dir) => ({
+      alpha: await startStandaloneHost(dir, { username: 'ops', password: 'alpha-pw', jwtSecret: 'a'.repeat(64), magicLinkToken: 'm'.repeat(40) }),
+      // Beta issues 2-second tokens: expiry and re-login happen inside the test.
+      beta: await startStandaloneHost(dir, { username: 'ops', password: 'beta-pw', jwtSecret: 'b'.repeat(64), jwtExpirationHours: 2 / 3600, loginRateLimit: false }),
+      gamma: await startStandaloneHost(dir, { username: 'ops', password: 'gamma-pw', loginRateLimit: { limit: 3, windowMs: 60_000 } }),
+    }),
+    userData: 'user-data',
+    console: { safeStorage: aesSafeStorage('gnome_libsecret'), session: { renewBeforeMs: 500 }, hub: { retryAfterFailureMs: 60_000 } },
+  });
   let a: EnvironmentStatusView;
   let b: EnvironmentStatusView;
+  let c: EnvironmentStatusView;
 
   beforeAll(async () => {
-    ({ dir, cleanup } = await makeTempDir());
-    alpha = await startStandaloneHost(dir, { username: 'ops', password: 'alpha-pw', jwtSecret: 'a'.repeat(64), magicLinkToken: 'm'.repeat(40) });
-    // Beta issues 2-second tokens: expiry and re-login happen inside the test.
-    beta = await startStandaloneHost(dir, { username: 'ops', password: 'beta-pw', jwtSecret: 'b'.repeat(64), jwtExpirationHours: 2 / 3600, loginRateLimit: false });
-    gamma = await startStandaloneHost(dir, { username: 'ops', password: 'gamma-pw', loginRateLimit: { limit: 3, windowMs: 60_000 } });
-    services = await ConsoleServices.create({
-      userDataDir: join(dir, 'user-data'),
-      safeStorage: aesSafeStorage('gnome_libsecret'),
-      notifications: { show: () => undefined },
-      badge: { setUnreadCount: () => undefined },
-      session: { renewBeforeMs: 500 },
-      hub: { retryAfterFailureMs: 60_000 },
-    });
-    a = await services.addEnvironment({ name: 'Alpha', baseUrl: alpha.baseUrl, colour: '#2563eb', isProduction: false });
-    b = await services.addEnvironment({ name: 'Beta Prod', baseUrl: beta.baseUrl, colour: '#dc2626', isProduction: true });
-    c = await services.addEnvironment({ name: 'Gamma', baseUrl: gamma.baseUrl, colour: '#16a34a', isProduction: false });
-  });
-  afterAll(async () => {
-    await services?.dispose();
-    await alpha?.close();
-    await beta?.close();
-    await gamma?.close();
-    await cleanup?.();
+    a = await suite.services.addEnvironment({ name: 'Alpha', baseUrl: suite.hosts.alpha.baseUrl, colour: '#2563eb', isProduction: false });
+    b = await suite.services.addEnvironment({ name: 'Beta Prod', baseUrl: suite.hosts.beta.baseUrl, colour: '#dc2626', isProduction: true });
+    c = await suite.services.addEnvironment({ name: 'Gamma', baseUrl: suite.hosts.gamma.baseUrl, colour: '#16a34a', isProduction: false });
   });
 
   it('reads /config at start and asks for a login when nothing is stored', () => {
     for (const id of [a.id, b.id, c.id]) {
-      const v = services.sessionView(id);
+      const v = suite.services.sessionView(id);
       expect(v).toMatchObject({ auth: 'logged-out', requireAuthentication: true, managementEnabled: false, hubPath: '/svc-monitoring/hub' });
     }
   });
 
   it('refuses a bad password and reports the 429 wait time', async () => {
-    const dispatch = createIpcDispatcher(services, { openExternal: async () => undefined });
+    const dispatch = createIpcDispatcher(suite.services, { openExternal: async () => undefined });
     const bad = await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'wrong', remember: false }]);
     expect(bad).toMatchObject({ ok: false, error: { code: 'login-required', status: 401, message: 'Login refused: invalid credentials' } });
     await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'wrong', remember: false }]);
     await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'wrong', remember: false }]);
     const limited = await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'gamma-pw', remember: false }]);
     expect(limited).toMatchObject({ ok: false, error: { status: 429, message: expect.stringMatching(/too many attempts, try again in \d+ s/) } });
-    expect(services.sessionView(c.id).auth).toBe('logged-out');
+    expect(suite.services.sessionView(c.id).auth).toBe('logged-out');
   });
 
   it('logs in per environment, proxies API calls with the token attached in main, and polls where there is no hub', async () => {
-    const view = await services.loginWithPassword(a.id, 'ops', 'alpha-pw', false);
+    const view = await suite.services.loginWithPassword(a.id, 'ops', 'alpha-pw', false);
     expect(view).toMatchObject({ auth: 'authenticated', username: 'ops', canManage: false });
-    const page = await services.call(a.id, 'tasks.list', { pageSize: 5 });
+    const page = await suite.services.call(a.id, 'tasks.list', { pageSize: 5 });
     expect(page).toMatchObject({ items: [], totalCount: 0, page: 1, pageSize: 5 });
-    const counts = await services.call(a.id, 'tasks.counts', {});
+    const counts = await suite.services.call(a.id, 'tasks.counts', {});
     expect(counts).toEqual({ all: 0, standard: 0, recurring: 0, failed: 0, occurrences: 0 });
     // Beta is not logged in: its calls are refused in main, without a request.
-    await expect(services.call(b.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
+    await expect(suite.services.call(b.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
     // A 404 from the server keeps its problem details.
-    await expect(services.call(a.id, 'tasks.get', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'http', status: 404 });
+    await expect(suite.services.call(a.id, 'tasks.get', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'http', status: 404 });
     // Standalone registration: no hub → the environment polls.
-    await services.hub.whenState(a.id, 'unavailable');
-    expect(services.environments().find((e) => e.id === a.id)?.live).toBe('polling');
+    await suite.services.hub.whenState(a.id, 'unavailable');
+    expect(suite.services.environments().find((e) => e.id === a.id)?.live).toBe('polling');
     // Management is not enabled on this host: refused in main.
-    await expect(services.call(a.id, 'management.cancel', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(suite.services.call(a.id, 'management.cancel', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'forbidden' });
   });
 
   it('logs in with the magic token (read-only session)', async () => {
-    await services.logout(a.id);
-    const view = await services.loginWithMagicToken(a.id, 'm'.repeat(40));
+    await suite.services.logout(a.id);
+    const view = await suite.services.loginWithMagicToken(a.id, 'm'.repeat(40));
     expect(view).toMatchObject({ auth: 'authenticated', canManage: false, hasRememberedPassword: false });
-    await expect(services.loginWithMagicToken(b.id, 'x'.repeat(40))).rejects.toMatchObject({ message: 'This environment has no magic link configured' });
+    await expect(suite.services.loginWithMagicToken(b.id, 'x'.repeat(40))).rejects.toMatchObject({ message: 'This environment has no magic link configured' });
   });
 
   it('tracks expiry: without a remembered password the session asks for a re-login when the token expires', async () => {
-    const fresh = await ConsoleServices.create({
-      userDataDir: join(dir, 'user-data-2'),
-      notifications: { show: () => undefined },
-      badge: { setUnreadCount: () => undefined },
-    });
+    const fresh = (await createConsole(join(suite.dir, 'user-data-2'))).services;
     try {
-      const env = await fresh.addEnvironment({ name: 'Beta', baseUrl: beta.baseUrl, colour: '#dc2626', isProduction: true });
+      const env = await fresh.addEnvironment({ name: 'Beta', baseUrl: suite.hosts.beta.baseUrl, colour: '#dc2626', isProduction: true });
       await fresh.loginWithPassword(env.id, 'ops', 'beta-pw', false);
       expect(fresh.sessionView(env.id).auth).toBe('authenticated');
-      await wait('re-login prompt', () => fresh.sessionView(env.id).auth === 'relogin-required', 6_000);
+      await waitUntil('re-login prompt', () => fresh.sessionView(env.id).auth === 'relogin-required', 6_000);
       expect(fresh.sessionView(env.id).message).toBe('The session expired');
       expect(fresh.environments()[0]!.live).toBe('relogin-required');
       await expect(fresh.call(env.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
@@ -115,22 +87,22 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
   });
 
   it('renews silently with a remembered password, validates the stored token at the next start, and keeps no secret in user-data files', async () => {
-    const userData = join(dir, 'user-data-3');
+    const userData = join(suite.dir, 'user-data-3');
     const safeStorage = aesSafeStorage('gnome_libsecret');
-    const first = await ConsoleServices.create({ userDataDir: userData, safeStorage, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined }, session: { renewBeforeMs: 1_000 } });
+    const first = (await createConsole(userData, { safeStorage, session: { renewBeforeMs: 1_000 } })).services;
     let envId: string;
     try {
-      const env = await first.addEnvironment({ name: 'Beta', baseUrl: beta.baseUrl, colour: '#dc2626', isProduction: true });
+      const env = await first.addEnvironment({ name: 'Beta', baseUrl: suite.hosts.beta.baseUrl, colour: '#dc2626', isProduction: true });
       envId = env.id;
       await first.loginWithPassword(env.id, 'ops', 'beta-pw', true);
       const firstExpiry = first.sessionView(env.id).expiresAt!;
-      await wait('silent renewal', () => (first.sessionView(env.id).expiresAt ?? '') > firstExpiry, 6_000);
+      await waitUntil('silent renewal', () => (first.sessionView(env.id).expiresAt ?? '') > firstExpiry, 6_000);
       expect(first.sessionView(env.id).auth).toBe('authenticated');
       expect(await first.call(env.id, 'tasks.counts', {})).toMatchObject({ all: 0 });
     } finally {
       await first.dispose();
     }
-    const second = await ConsoleServices.create({ userDataDir: userData, safeStorage, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    const second = (await createConsole(userData, { safeStorage })).services;
     try {
       await second.start();
       const v = second.sessionView(envId!);
@@ -153,7 +125,7 @@ describe('environment edits and deep links', () => {
     const first = await startStandaloneHost(dir, { username: 'ops', password: 'pw-1', loginRateLimit: false });
     const second = await startStandaloneHost(dir, { username: 'ops', password: 'pw-2', loginRateLimit: false });
     const seenBySecond: string[] = [];
-    const services = await ConsoleServices.create({ userDataDir: join(dir, 'ud'), safeStorage: aesSafeStorage('gnome_libsecret'), notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    const { services } = await createConsole(join(dir, 'ud'), { safeStorage: aesSafeStorage('gnome_libsecret') });
     try {
       const env = await services.addEnvironment({ name: 'Moving', baseUrl: first.baseUrl, colour: '#123456', isProduction: false });
       await services.loginWithPassword(env.id, 'ops', 'pw-1', true);
@@ -183,7 +155,7 @@ describe('environment edits and deep links', () => {
 
   it('opens svc-monitor:// links for a known environment (by name) and refuses others', async () => {
     const { dir, cleanup } = await makeTempDir();
-    const services = await ConsoleServices.create({ userDataDir: dir, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined } });
+    const { services } = await createConsole(dir);
     try {
       const env = await services.addEnvironment({ name: 'Staging EU', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false });
       const opened: unknown[] = [];
@@ -212,17 +184,13 @@ describe('an environment that is down at start', () => {
         s.close(() => resolve(p));
       });
     });
-    const services = await ConsoleServices.create({ userDataDir: dir, notifications: { show: () => undefined }, badge: { setUnreadCount: () => undefined }, session: { retryAfterErrorMs: 200 } });
+    const { services } = await createConsole(dir, { session: { retryAfterErrorMs: 200 } });
     let host: MonitoringHost | undefined;
     try {
       const env = await services.addEnvironment({ name: 'Late', baseUrl: `http://127.0.0.1:${port}`, colour: '#123456', isProduction: false });
       expect(services.environments()[0]).toMatchObject({ live: 'error', statusMessage: expect.stringMatching(/Cannot reach http:\/\/127\.0\.0\.1:\d+/) });
       host = await startStandaloneHost(dir, {}, port);
-      const deadline = Date.now() + 5_000;
-      while (services.sessionView(env.id).auth !== 'logged-out') {
-        if (Date.now() > deadline) throw new Error(`still ${services.sessionView(env.id).auth}`);
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await waitUntil('the host to come up (logged out)', () => services.sessionView(env.id).auth === 'logged-out', 5_000);
     } finally {
       await services.dispose();
       await host?.close();

@@ -5,12 +5,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { ConsoleServices, type ConsoleServicesOptions } from '../../../src/main/ConsoleServices.js';
+import type { EnvironmentInput } from '../../../src/main/environments/environment.js';
 import { createIpcDispatcher } from '../../../src/main/ipc/ipcDispatcher.js';
 import type { FailureNotification } from '../../../src/main/notifications/FailureNotifier.js';
 import { APP_ORIGIN, resolveAppAsset } from '../../../src/main/window/appProtocol.js';
 import { buildContentSecurityPolicy } from '../../../src/main/window/contentSecurityPolicy.js';
+import { lateBound } from '../../fixtures/lateBound.js';
+import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 
 const run = promisify(execFile);
 
@@ -28,7 +32,12 @@ export async function buildDesktop(): Promise<string> {
  * Serves out/renderer the way the app:// protocol handler does (same resolution, same CSP
  * header), on a loopback port, since Chromium here cannot load Electron's custom scheme.
  */
-export async function serveRenderer(outDir: string): Promise<{ url: string; close: () => Promise<void> }> {
+export interface RendererServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function serveRenderer(outDir: string): Promise<RendererServer> {
   const root = resolve(outDir, 'renderer');
   const csp = buildContentSecurityPolicy();
   const server: Server = createServer((req, res) => {
@@ -70,7 +79,9 @@ export interface DesktopHarness {
  * Playwright binding that calls the real main-process services (ConsoleServices and the IPC
  * dispatcher with its validation), and main's RendererEvents pushed into the page.
  */
-export async function openDesktop(rendererUrl: string, options: Partial<ConsoleServicesOptions> & { colorScheme?: 'light' | 'dark' } = {}): Promise<DesktopHarness> {
+export type DesktopOptions = Partial<ConsoleServicesOptions> & { colorScheme?: 'light' | 'dark' };
+
+export async function openDesktop(rendererUrl: string, options: DesktopOptions = {}): Promise<DesktopHarness> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'svc-desktop-user-data-'));
   const browserDir = await mkdtemp(join(tmpdir(), 'svc-desktop-chromium-'));
   const notifications: FailureNotification[] = [];
@@ -126,4 +137,82 @@ export async function openDesktop(rendererUrl: string, options: Partial<ConsoleS
       await rm(browserDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Opens task `taskId` of environment `environmentName` by deep link, waits until that
+ * environment is active and its schedule's "Cancel schedule" action shows; returns the action.
+ */
+export async function openScheduleActions(h: DesktopHarness, environmentName: string, taskId: string): Promise<Locator> {
+  h.services.openDeepLink(`svc-monitor://${environmentName}/tasks/${taskId}`);
+  await expect.poll(() => h.page.getByTestId('active-env').textContent()).toBe(environmentName);
+  const cancel = h.page.getByRole('button', { name: 'Cancel schedule' });
+  await cancel.waitFor({ timeout: 10_000 });
+  return cancel;
+}
+
+/** A server an environment points at (a monitoring host or a demo process). */
+export interface EnvironmentServer {
+  baseUrl: string;
+}
+
+export interface TwoEnvironmentSetup<S extends EnvironmentServer> {
+  /** Prefix of the temp folder the servers keep their databases in. */
+  tempPrefix: string;
+  /** Starts Staging's and Production's servers, in this order, in `dir`. */
+  start(dir: string): Promise<[S, S]>;
+  stop(server: S): Promise<void>;
+  /** openDesktop options; the vault's safeStorage is the AES stand-in for gnome_libsecret. */
+  desktop?: DesktopOptions;
+  /** Extra fields of both environments (e.g. a group). */
+  environments?: Partial<EnvironmentInput>;
+  /** Extra fields of Production only (e.g. favourite). */
+  production?: Partial<EnvironmentInput>;
+}
+
+export interface TwoEnvironmentDesktop<S extends EnvironmentServer> {
+  readonly dir: string;
+  /** Where the built renderer is served. */
+  readonly url: string;
+  readonly staging: S;
+  readonly production: S;
+  readonly h: DesktopHarness;
+  readonly stagingId: string;
+  readonly productionId: string;
+}
+
+/**
+ * For the describe block it is called in: builds and serves the renderer, starts two servers
+ * in a temp folder, opens the desktop (real main services, Chromium) and adds them as the
+ * environments Staging (#2563eb) and Production (#dc2626, production); after the block closes
+ * the desktop, the renderer server and both servers and removes the folder. The returned
+ * object reads the live values (available from the tests and later hooks on).
+ */
+export function useTwoEnvironmentDesktop<S extends EnvironmentServer>(setup: TwoEnvironmentSetup<S>): TwoEnvironmentDesktop<S> {
+  let dir: string | undefined;
+  let renderer: RendererServer | undefined;
+  let servers: S[] = [];
+  let h: DesktopHarness | undefined;
+  let state: TwoEnvironmentDesktop<S> | undefined;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), setup.tempPrefix));
+    renderer = await serveRenderer(await buildDesktop());
+    const [staging, production] = await setup.start(dir);
+    servers = [staging, production];
+    h = await openDesktop(renderer.url, { safeStorage: aesSafeStorage('gnome_libsecret'), ...setup.desktop });
+    const shared = setup.environments ?? {};
+    const stagingId = (await h.services.addEnvironment({ name: 'Staging', baseUrl: staging.baseUrl, colour: '#2563eb', isProduction: false, ...shared })).id;
+    const productionId = (await h.services.addEnvironment({ name: 'Production', baseUrl: production.baseUrl, colour: '#dc2626', isProduction: true, ...shared, ...setup.production })).id;
+    state = { dir, url: renderer.url, staging, production, h, stagingId, productionId };
+  }, 300_000);
+
+  afterAll(async () => {
+    await h?.close();
+    await renderer?.close();
+    await Promise.all(servers.map((s) => setup.stop(s)));
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  return lateBound(() => state, 'the two-environment desktop');
 }

@@ -1,51 +1,42 @@
 import { screenshotDir } from '../screenshotDir.js';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandaloneHost, type MonitoringHost } from '../../main/support/monitoringHost.js';
-import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
-import { buildDesktop, openDesktop, serveRenderer, type DesktopHarness } from './desktopHarness.js';
+import { useTwoEnvironmentDesktop } from './desktopHarness.js';
 
 const SHOTS = screenshotDir('desktop');
 
 describe('desktop console renderer in Chromium, bridge served by the real main services (standalone hosts)', () => {
-  let dir: string;
-  let staging: MonitoringHost;
-  let production: MonitoringHost;
-  let shortLived: MonitoringHost;
-  let renderer: { url: string; close: () => Promise<void> };
-  let h: DesktopHarness;
+  const desk = useTwoEnvironmentDesktop<MonitoringHost>({
+    tempPrefix: 'svc-desktop-e2e-',
+    start: async (dir) => [
+      await startStandaloneHost(dir, { username: 'ops', password: 'staging-pw', loginRateLimit: false }),
+      await startStandaloneHost(dir, { username: 'ops', password: 'prod-pw', loginRateLimit: false }),
+    ],
+    stop: (host) => host.close(),
+    environments: { group: 'EU' },
+    production: { favourite: true },
+  });
+  let shortLived: MonitoringHost | undefined;
 
   beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'svc-desktop-e2e-'));
-    renderer = await serveRenderer(await buildDesktop());
-    staging = await startStandaloneHost(dir, { username: 'ops', password: 'staging-pw', loginRateLimit: false });
-    production = await startStandaloneHost(dir, { username: 'ops', password: 'prod-pw', loginRateLimit: false });
-    shortLived = await startStandaloneHost(dir, { username: 'ops', password: 'short-pw', jwtExpirationHours: 3 / 3600, loginRateLimit: false });
-    h = await openDesktop(renderer.url, { safeStorage: aesSafeStorage('gnome_libsecret') });
-    await h.services.addEnvironment({ name: 'Staging', baseUrl: staging.baseUrl, colour: '#2563eb', isProduction: false, group: 'EU' });
-    await h.services.addEnvironment({ name: 'Production', baseUrl: production.baseUrl, colour: '#dc2626', isProduction: true, group: 'EU', favourite: true });
-    await h.services.addEnvironment({ name: 'Short Sessions', baseUrl: shortLived.baseUrl, colour: '#16a34a', isProduction: false });
-  }, 300_000);
+    shortLived = await startStandaloneHost(desk.dir, { username: 'ops', password: 'short-pw', jwtExpirationHours: 3 / 3600, loginRateLimit: false });
+    await desk.h.services.addEnvironment({ name: 'Short Sessions', baseUrl: shortLived.baseUrl, colour: '#16a34a', isProduction: false });
+  });
 
   afterAll(async () => {
-    await h?.close();
-    await renderer?.close();
-    for (const host of [staging, production, shortLived]) await host?.close();
-    await rm(dir, { recursive: true, force: true });
+    await shortLived?.close();
   });
 
   async function login(password: string): Promise<void> {
-    const p = h.page;
+    const p = desk.h.page;
     await p.getByTestId('login-username').fill('ops');
     await p.getByTestId('login-password').fill(password);
     await p.getByTestId('login-submit').click();
   }
 
   it('lists the environments with live status, logs in per environment and shows the dashboard', async () => {
-    const p = h.page;
-    await p.goto(renderer.url);
+    const p = desk.h.page;
+    await p.goto(desk.url);
     await expect.poll(() => p.getByTestId('env-status-Staging').textContent()).toBe('Logged out');
     await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
     await p.screenshot({ path: `${SHOTS}/login-light.png` });
@@ -58,11 +49,11 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
     // Standalone hosts have no hub: the environment polls.
     await expect.poll(() => p.getByTestId('env-status-Staging').textContent()).toBe('Polling');
     await expect.poll(() => p.getByTestId('current-user').textContent()).toContain('ops');
-    expect(h.services.sessionView(h.services.environments()[0]!.id).auth).toBe('authenticated');
+    expect(desk.h.services.sessionView(desk.h.services.environments()[0]!.id).auth).toBe('authenticated');
   });
 
   it('switches with Ctrl+K (fuzzy), tints the chrome with the environment colour and flags production', async () => {
-    const p = h.page;
+    const p = desk.h.page;
     await p.keyboard.press('Control+k');
     await p.getByTestId('switcher-input').fill('prdct');
     await p.screenshot({ path: `${SHOTS}/switcher-light.png` });
@@ -85,7 +76,7 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
   });
 
   it('prompts for a re-login when the token expires', async () => {
-    const p = h.page;
+    const p = desk.h.page;
     await p.getByTestId('env-Short Sessions').getByRole('button').first().click();
     await login('short-pw');
     await p.getByTestId('dashboard-host').waitFor();
@@ -97,7 +88,7 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
   });
 
   it('exports the environment list without secrets and validates an import in main', async () => {
-    const p = h.page;
+    const p = desk.h.page;
     await p.getByTestId('env-import-export').click();
     await expect.poll(() => p.getByTestId('export-json').inputValue()).toContain('"Production"');
     const exported = await p.getByTestId('export-json').inputValue();
@@ -107,6 +98,6 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
     await expect.poll(() => p.locator('[data-testid="import-export"] .form-error').textContent()).toMatch(/baseUrl must be an http/);
     await p.keyboard.press('Escape');
     await p.locator('.desk-overlay').click({ position: { x: 5, y: 5 } });
-    expect(h.pageErrors.filter((e) => /Content Security Policy|Refused/.test(e))).toEqual([]);
+    expect(desk.h.pageErrors.filter((e) => /Content Security Policy|Refused/.test(e))).toEqual([]);
   });
 });

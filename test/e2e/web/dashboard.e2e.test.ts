@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardOverview, TaskDetail, TaskPage } from '../../../server/src/contracts/task.js';
 import { openBrowser, type BrowserSession } from './browser.js';
-import { apiGet, apiLogin, demoDispatch, REPO, startCli, type RunningServer } from './demoServer.js';
+import { apiGet, apiLogin, demoDispatch, REPO, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 import { injectSession } from './session.js';
 
 const SHOTS = screenshotDir('web');
@@ -23,7 +23,7 @@ async function shot(page: Page, name: string, theme: 'light' | 'dark'): Promise<
 }
 
 describe('web dashboard against a real demo server', () => {
-  let demo: RunningServer;
+  let demo: CliProcess;
   let token: string;
   let browser: BrowserSession;
 

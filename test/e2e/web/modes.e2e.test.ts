@@ -1,13 +1,13 @@
 import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrowser } from './browser.js';
-import { apiGet, demoDispatch, REPO, startCli, type RunningServer } from './demoServer.js';
+import { apiGet, demoDispatch, REPO, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 
 const AUTH_OFF = { SVC_MONITOR_ENABLE_AUTHENTICATION: 'false' };
 
 describe('authentication off, and the standalone registration (serve)', () => {
-  let demo: RunningServer;
-  let standalone: RunningServer;
+  let demo: CliProcess;
+  let standalone: CliProcess;
 
   beforeAll(async () => {
     execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });

@@ -1,31 +1,22 @@
 import jwt from 'jsonwebtoken';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, insertAudit, insertTask, postJson, serve, tempDb, type Served, type TempDb } from './fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { getJson, insertAudit, insertTask, postJson, useServed, withServed, withServers } from './fixtures.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256-0123456789';
 const ISS = 'Svc.Monitor.Api';
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
 describe('authentication (§5, D7, D8, D13, D15)', () => {
-  let t: TempDb;
-  let s: Served;
   let taskId: string;
   let scheduleId: string;
-
-  beforeAll(async () => {
-    t = tempDb();
-    taskId = insertTask(t.db, { status: 'Queued' });
-    insertAudit(t.db, taskId, 'Queued', Date.now());
-    scheduleId = insertTask(t.db, { status: 'Pending', occurrence_mode: 'Durable', is_recurring: 1, schedule_version: 1, task_key: 'k' });
-    s = await serve(
-      { storage: { db: t.db } },
-      { jwtSecret: SECRET, managementUsername: 'operator', managementPassword: 'op-secret', magicLinkToken: 'magic-token-0123456789-0123456789', loginRateLimit: false },
-    );
-  });
-  afterAll(async () => {
-    await s?.close();
-    t?.cleanup();
-  });
+  const s = useServed(
+    { jwtSecret: SECRET, managementUsername: 'operator', managementPassword: 'op-secret', magicLinkToken: 'magic-token-0123456789-0123456789', loginRateLimit: false },
+    (db) => {
+      taskId = insertTask(db, { status: 'Queued' });
+      insertAudit(db, taskId, 'Queued', Date.now());
+      scheduleId = insertTask(db, { status: 'Pending', occurrence_mode: 'Durable', is_recurring: 1, schedule_version: 1, task_key: 'k' });
+    },
+  );
 
   const protectedGets = () => [
     '/tasks',
@@ -142,39 +133,29 @@ describe('authentication (§5, D7, D8, D13, D15)', () => {
 
 describe('magic link not configured, authentication disabled', () => {
   it('magic endpoints answer 404 without a magic token', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { loginRateLimit: false });
-    try {
+    await withServed({ loginRateLimit: false }, async (s) => {
       expect((await postJson(`${s.api}/auth/magic`, { token: 'x' })).status).toBe(404);
       expect((await getJson(`${s.api}/auth/magic?token=x`)).status).toBe(404);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('with enableAuthentication=false every read endpoint answers without a token', async () => {
-    const t = tempDb();
-    insertTask(t.db, {});
-    const s = await serve({ storage: { db: t.db } }, { enableAuthentication: false });
-    try {
+    await withServed((t) => {
+      insertTask(t.db, {});
+      return { enableAuthentication: false };
+    }, async (s) => {
       expect((await getJson(`${s.api}/config`)).body.requireAuthentication).toBe(false);
       expect((await getJson(`${s.api}/tasks`)).status).toBe(200);
       expect((await getJson(`${s.api}/dashboard/overview`)).status).toBe(200);
       const v = await postJson(`${s.api}/auth/validate`, undefined);
       expect(v.body).toMatchObject({ isValid: true, canManage: false });
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 });
 
 describe('login rate limit (§8)', () => {
   it('the 6th attempt within the window answers 429 with Retry-After, shared by login and magic', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { magicLinkToken: 'm'.repeat(32) });
-    try {
+    await withServed({ magicLinkToken: 'm'.repeat(32) }, async (s) => {
       for (let i = 0; i < 5; i++) {
         const r = await postJson(`${s.api}/auth/login`, { username: 'admin', password: i === 4 ? 'admin' : 'wrong' });
         expect(r.status).toBe(i === 4 ? 200 : 401);
@@ -190,27 +171,17 @@ describe('login rate limit (§8)', () => {
       expect(other.status).toBe(200);
       // Read endpoints are not limited.
       expect((await getJson(`${s.api}/config`)).status).toBe(200);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('a configured budget applies, and false disables it', async () => {
-    const t = tempDb();
-    const s1 = await serve({ storage: { db: t.db } }, { loginRateLimit: { limit: 2, windowMs: 60_000 } });
-    const s2 = await serve({ storage: { db: t.db } }, { loginRateLimit: false });
-    try {
+    await withServers([{ loginRateLimit: { limit: 2, windowMs: 60_000 } }, { loginRateLimit: false }], async ([s1, s2]) => {
       const codes1 = [];
       for (let i = 0; i < 3; i++) codes1.push((await postJson(`${s1.api}/auth/login`, { username: 'a', password: 'b' })).status);
       expect(codes1).toEqual([401, 401, 429]);
       const codes2 = [];
       for (let i = 0; i < 8; i++) codes2.push((await postJson(`${s2.api}/auth/login`, { username: 'a', password: 'b' })).status);
       expect(codes2.every((c) => c === 401)).toBe(true);
-    } finally {
-      await s1.close();
-      await s2.close();
-      t.cleanup();
-    }
+    });
   });
 });

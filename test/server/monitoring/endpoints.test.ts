@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   findNull,
   finishRun,
@@ -9,10 +9,7 @@ import {
   insertRun,
   insertTask,
   login,
-  serve,
-  tempDb,
-  type Served,
-  type TempDb,
+  useServed,
 } from './fixtures.js';
 
 const HOUR = 3_600_000;
@@ -20,14 +17,9 @@ const DAY = 24 * HOUR;
 const NOW = Date.now();
 
 describe('monitoring REST API over a SQLite file (standalone registration)', () => {
-  let t: TempDb;
-  let s: Served;
   let token: string;
   const ids: Record<string, string> = {};
-
-  beforeAll(async () => {
-    t = tempDb();
-    const db = t.db;
+  const s = useServed({}, (db) => {
     // A one-shot completed at audit level Full.
     ids.completed = insertTask(db, { type: 'Demo.Billing.SendInvoice', status: 'InProgress', created_at: NOW - 5 * HOUR, started_at: NOW - 5 * HOUR + 1000 });
     insertAudit(db, ids.completed, 'Queued', NOW - 5 * HOUR);
@@ -73,12 +65,10 @@ describe('monitoring REST API over a SQLite file (standalone registration)', () 
     ids.throttled = insertTask(db, { type: 'Demo.Mail.Send', queue: 'mail', status: 'Queued', throttled_until: NOW + 60_000, created_at: NOW - 30 * 60_000 });
     // Old rows (outside Week) for range checks.
     ids.old = insertTask(db, { type: 'Demo.Archive.Compact', status: 'Failed', created_at: NOW - 20 * DAY, exception: 'Error: old' });
-    s = await serve({ storage: { db } }, {});
-    token = await login(s.api);
   });
-  afterAll(async () => {
-    await s?.close();
-    t?.cleanup();
+
+  beforeAll(async () => {
+    token = await login(s.api);
   });
 
   const get = (path: string) => getJson(`${s.api}${path}`, token);

@@ -6,9 +6,11 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { createMonitoring, type Monitoring, type MonitoringSource } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { openDatabase } from '../../../server/src/storage/openDatabase.js';
+import { lateBound } from '../../fixtures/lateBound.js';
 
 export interface TempDb {
   dir: string;
@@ -177,6 +179,50 @@ export async function serve(source: MonitoringSource, options: MonitoringOptions
       await new Promise<void>((r) => server.close(() => r()));
     },
   };
+}
+
+/** Monitoring options, or a function computing them once the database exists (to seed it or use its folder). */
+export type ServeWith = MonitoringOptions | ((t: TempDb) => MonitoringOptions);
+
+/**
+ * Runs `body` against one fresh database served once per entry of `options` (in order), then
+ * closes every server and removes the database, whatever `body` did.
+ */
+export async function withServers(options: ServeWith[], body: (servers: Served[], t: TempDb) => Promise<void>): Promise<void> {
+  const t = tempDb();
+  const servers: Served[] = [];
+  try {
+    for (const o of options) servers.push(await serve({ storage: { db: t.db } }, typeof o === 'function' ? o(t) : o));
+    await body(servers, t);
+  } finally {
+    for (const s of servers) await s.close();
+    t.cleanup();
+  }
+}
+
+/** `withServers` with one server. */
+export function withServed(options: ServeWith, body: (s: Served, t: TempDb) => Promise<void>): Promise<void> {
+  return withServers([options], ([s], t) => body(s, t));
+}
+
+/**
+ * For the describe block it is called in: a fresh database, seeded by `seed`, served with
+ * `options` before the block's tests; closed and removed after them. The returned Served reads
+ * through to the live server (usable from the tests and later hooks on).
+ */
+export function useServed(options: MonitoringOptions, seed: (db: Database) => void = () => undefined): Served {
+  let t: TempDb | undefined;
+  let served: Served | undefined;
+  beforeAll(async () => {
+    t = tempDb();
+    seed(t.db);
+    served = await serve({ storage: { db: t.db } }, options);
+  });
+  afterAll(async () => {
+    await served?.close();
+    t?.cleanup();
+  });
+  return lateBound(() => served, 'the served database');
 }
 
 export async function getJson(url: string, token?: string, headers: Record<string, string> = {}) {

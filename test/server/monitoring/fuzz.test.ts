@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertAudit, insertTask, login, serve, tempDb, type Served, type TempDb } from './fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { insertAudit, insertTask, login, useServed } from './fixtures.js';
 
 const PARAMS = [
   'statuses', 'queueName', 'taskType', 'isRecurring', 'createdAfter', 'createdBefore', 'searchTerm', 'parentTaskId',
@@ -10,22 +10,16 @@ const PARAMS = [
 ];
 
 describe('property fuzz: random query strings and bodies never produce a 5xx and always JSON', () => {
-  let t: TempDb;
-  let s: Served;
   let token: string;
   let id: string;
+  const s = useServed({ enableManagementEndpoints: true, managementUsername: 'op', managementPassword: 'op', loginRateLimit: false, magicLinkToken: 'z'.repeat(32) }, (db) => {
+    id = insertTask(db, { status: 'Failed', task_key: 'fuzz-key' });
+    insertAudit(db, id, 'Failed', Date.now(), 'Error: x');
+    for (let i = 0; i < 30; i++) insertTask(db, { type: `Fuzz.T${i % 4}`, queue: `q${i % 3}`, status: i % 2 ? 'Completed' : 'Queued', created_at: Date.now() - i * 3_600_000 });
+  });
 
   beforeAll(async () => {
-    t = tempDb();
-    id = insertTask(t.db, { status: 'Failed', task_key: 'fuzz-key' });
-    insertAudit(t.db, id, 'Failed', Date.now(), 'Error: x');
-    for (let i = 0; i < 30; i++) insertTask(t.db, { type: `Fuzz.T${i % 4}`, queue: `q${i % 3}`, status: i % 2 ? 'Completed' : 'Queued', created_at: Date.now() - i * 3_600_000 });
-    s = await serve({ storage: { db: t.db } }, { enableManagementEndpoints: true, managementUsername: 'op', managementPassword: 'op', loginRateLimit: false, magicLinkToken: 'z'.repeat(32) });
     token = await login(s.api, 'op', 'op');
-  });
-  afterAll(async () => {
-    await s?.close();
-    t?.cleanup();
   });
 
   const paths = () => [

@@ -1,32 +1,27 @@
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertTask, login, postJson, serve, tempDb, type Served, type TempDb } from './fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
+import { insertTask, login, postJson, useServed, withServed } from './fixtures.js';
 
 /**
  * D12 order on a standalone registration: a request that passes every gate reaches the action,
  * which answers NotSupported (501) without an engine — so 501 proves the gates let it through.
  */
 describe('management authorization order (D12) and provenance (§5.8)', () => {
-  let t: TempDb;
-  let s: Served;
   let id: string;
   let read: string;
   let operate: string;
+  const s = useServed(
+    { enableManagementEndpoints: true, managementUsername: 'operator', managementPassword: 'operator-pw', allowedIpAddresses: ['127.0.0.1', '10.0.0.0/8'], loginRateLimit: false },
+    (db) => {
+      id = insertTask(db, { status: 'Failed', parent_task_id: randomUUID(), occurrence_mode: 'Durable', nominal_slot_at: Date.now(), run_number: 1 });
+    },
+  );
 
   beforeAll(async () => {
-    t = tempDb();
-    id = insertTask(t.db, { status: 'Failed', parent_task_id: randomUUID(), occurrence_mode: 'Durable', nominal_slot_at: Date.now(), run_number: 1 });
-    s = await serve(
-      { storage: { db: t.db } },
-      { enableManagementEndpoints: true, managementUsername: 'operator', managementPassword: 'operator-pw', allowedIpAddresses: ['127.0.0.1', '10.0.0.0/8'], loginRateLimit: false },
-    );
     read = await login(s.api);
     operate = await login(s.api, 'operator', 'operator-pw');
-  });
-  afterAll(async () => {
-    await s?.close();
-    t?.cleanup();
   });
 
   const url = (action = 'requeue', target = id) => `${s.api}/management/tasks/${target}/${action}`;
@@ -111,9 +106,7 @@ describe('management authorization order (D12) and provenance (§5.8)', () => {
 
 describe('management disabled, hook, authentication off', () => {
   it('disabled: 404 on any path under /management, even from a refused address', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { allowedIpAddresses: ['10.0.0.1'] });
-    try {
+    await withServed({ allowedIpAddresses: ['10.0.0.1'] }, async (s) => {
       for (const p of ['/management/tasks/x/requeue', '/management', '/management/anything/else']) {
         const r = await postJson(`${s.api}${p}`, undefined);
         expect(r.status, p).toBe(404);
@@ -121,50 +114,35 @@ describe('management disabled, hook, authentication off', () => {
       const get = await fetch(`${s.api}/management/tasks/x/requeue`);
       expect(get.status).toBe(404);
       expect((await fetch(`${s.api}/config`)).status).toBe(403);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('the managementAuthorization hook alone decides', async () => {
-    const t = tempDb();
     const id = randomUUID();
     const seen: string[] = [];
-    const s = await serve(
-      { storage: { db: t.db } },
-      {
-        enableManagementEndpoints: true,
-        managementUsername: 'operator',
-        managementPassword: 'pw',
-        managementAuthorization: async (req) => {
-          seen.push(String(req.headers['x-user']));
-          return req.headers['x-user'] === 'boss';
-        },
+    const hooked: MonitoringOptions = {
+      enableManagementEndpoints: true,
+      managementUsername: 'operator',
+      managementPassword: 'pw',
+      managementAuthorization: async (req) => {
+        seen.push(String(req.headers['x-user']));
+        return req.headers['x-user'] === 'boss';
       },
-    );
-    try {
+    };
+    await withServed(hooked, async (s) => {
       const operate = await login(s.api, 'operator', 'pw');
       expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, operate)).status).toBe(403);
       expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss' })).status).toBe(501);
       expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
       expect(seen).toEqual(['undefined', 'boss']);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('authentication off and no hook → 403: nobody can prove the operate role', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { enableManagementEndpoints: true, enableAuthentication: false });
-    try {
+    await withServed({ enableManagementEndpoints: true, enableAuthentication: false }, async (s) => {
       const r = await postJson(`${s.api}/management/tasks/${randomUUID()}/requeue`, undefined);
       expect(r.status).toBe(403);
       expect((await fetch(`${s.api}/config`).then((x) => x.json())).managementEnabled).toBe(true);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 });

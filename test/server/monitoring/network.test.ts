@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { IpAllowList } from '../../../server/src/monitoring/network/IpAllowList.js';
-import { getJson, postJson, serve, tempDb } from './fixtures.js';
+import { getJson, postJson, withServed, withServers } from './fixtures.js';
 
 describe('IP allow-list (§5.9)', () => {
   it('matches IPv4, IPv6, CIDR ranges and IPv4-mapped IPv6', () => {
@@ -20,9 +20,7 @@ describe('IP allow-list (§5.9)', () => {
   });
 
   it('refuses with 403 before authentication on the API, the hub path and the dashboard; X-Forwarded-For first', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { allowedIpAddresses: ['10.0.0.0/8', '2001:db8::/32'], loginRateLimit: false });
-    try {
+    await withServed({ allowedIpAddresses: ['10.0.0.0/8', '2001:db8::/32'], loginRateLimit: false }, async (s) => {
       // The socket address 127.0.0.1 is not allowed.
       for (const path of ['/svc-monitoring/api/config', '/svc-monitoring/api/tasks', '/svc-monitoring/hub/negotiate', '/svc-monitoring/', '/svc-monitoring/tasks']) {
         const r = await getJson(`${s.baseUrl}${path}`);
@@ -40,29 +38,19 @@ describe('IP allow-list (§5.9)', () => {
       expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': 'not-an-ip' })).status).toBe(403);
       // The host's own routes are untouched.
       expect((await getJson(`${s.baseUrl}/host/ping`)).status).toBe(200);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('with trustForwardedFor=false the socket address decides', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { allowedIpAddresses: ['127.0.0.1'], trustForwardedFor: false });
-    try {
+    await withServed({ allowedIpAddresses: ['127.0.0.1'], trustForwardedFor: false }, async (s) => {
       expect((await getJson(`${s.api}/config`, undefined, { 'x-forwarded-for': '10.9.9.9' })).status).toBe(200);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 });
 
 describe('CORS (§5.12): only under /svc-monitoring', () => {
   it('answers preflights and adds headers under the base path, never outside', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, {});
-    try {
+    await withServed({}, async (s) => {
       const pre = await fetch(`${s.api}/tasks`, {
         method: 'OPTIONS',
         headers: { origin: 'http://dashboard.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
@@ -74,24 +62,14 @@ describe('CORS (§5.12): only under /svc-monitoring', () => {
       expect(get.headers.get('access-control-allow-origin')).toBe('http://dashboard.example');
       const outside = await getJson(`${s.baseUrl}/host/ping`, undefined, { origin: 'http://dashboard.example' });
       expect(outside.headers.get('access-control-allow-origin')).toBeNull();
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('restricts to corsAllowedOrigins, and enableCors=false adds nothing', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { corsAllowedOrigins: ['https://ok.example'] });
-    const off = await serve({ storage: { db: t.db } }, { enableCors: false });
-    try {
+    await withServers([{ corsAllowedOrigins: ['https://ok.example'] }, { enableCors: false }], async ([s, off]) => {
       expect((await getJson(`${s.api}/config`, undefined, { origin: 'https://ok.example' })).headers.get('access-control-allow-origin')).toBe('https://ok.example');
       expect((await getJson(`${s.api}/config`, undefined, { origin: 'https://evil.example' })).headers.get('access-control-allow-origin')).toBeNull();
       expect((await getJson(`${off.api}/config`, undefined, { origin: 'https://ok.example' })).headers.get('access-control-allow-origin')).toBeNull();
-    } finally {
-      await s.close();
-      await off.close();
-      t.cleanup();
-    }
+    });
   });
 });

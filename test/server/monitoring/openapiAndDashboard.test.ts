@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, serve, tempDb } from './fixtures.js';
+import { getJson, withServed, withServers, type TempDb } from './fixtures.js';
 
 const ENDPOINTS = [
   'post /auth/login', 'post /auth/magic', 'get /auth/magic', 'post /auth/validate', 'get /config', 'get /tasks', 'get /tasks/counts',
@@ -13,21 +13,14 @@ const ENDPOINTS = [
 
 describe('OpenAPI document and Scalar page (§1)', () => {
   it('absent by default', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { enableUI: false });
-    try {
+    await withServed({ enableUI: false }, async (s) => {
       expect((await getJson(`${s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).status).toBe(404);
       expect((await getJson(`${s.baseUrl}/svc-monitoring/scalar`)).status).toBe(404);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('describes every endpoint, its parameters and schemas with enableOpenApiDocument', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { enableOpenApiDocument: true });
-    try {
+    await withServed({ enableOpenApiDocument: true }, async (s) => {
       const r = await getJson(`${s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`);
       expect(r.status).toBe(200);
       const doc = r.body;
@@ -44,37 +37,31 @@ describe('OpenAPI document and Scalar page (§1)', () => {
       for (const ref of new Set(refs)) expect(doc.components.schemas, ref).toHaveProperty(ref.split('/').pop()!);
       expect(doc.components.schemas.TaskDetail.properties).toHaveProperty('executionLogsTotalCount');
       expect((await getJson(`${s.baseUrl}/svc-monitoring/scalar`)).status).toBe(404);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('the Scalar reference page enables the document', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { enableScalar: true });
-    try {
+    await withServed({ enableScalar: true }, async (s) => {
       const page = await fetch(`${s.baseUrl}/svc-monitoring/scalar`);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/text\/html/);
       expect(await page.text()).toContain('/svc-monitoring/openapi/svc-monitoring.json');
       expect((await getJson(`${s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).status).toBe(200);
-    } finally {
-      await s.close();
-      t.cleanup();
-    }
+    });
   });
 });
 
 describe('embedded dashboard (enableUI)', () => {
   it('serves index.html no-cache with SPA fallback and hashed assets immutable, behind the allow-list', async () => {
-    const t = tempDb();
-    const web = join(t.dir, 'web');
-    mkdirSync(join(web, 'assets'), { recursive: true });
-    writeFileSync(join(web, 'index.html'), '<!doctype html><title>Svc Monitor dashboard</title>');
-    writeFileSync(join(web, 'assets', 'index-abc123.js'), 'console.log(1)');
-    const s = await serve({ storage: { db: t.db } }, { webRoot: web });
-    try {
+    // A built dashboard in the database's folder, served twice: open, and behind the allow-list.
+    const webRoot = (t: TempDb) => {
+      const web = join(t.dir, 'web');
+      mkdirSync(join(web, 'assets'), { recursive: true });
+      writeFileSync(join(web, 'index.html'), '<!doctype html><title>Svc Monitor dashboard</title>');
+      writeFileSync(join(web, 'assets', 'index-abc123.js'), 'console.log(1)');
+      return web;
+    };
+    await withServers([(t) => ({ webRoot: webRoot(t) }), (t) => ({ webRoot: join(t.dir, 'web'), allowedIpAddresses: ['10.0.0.1'] })], async ([s, blocked]) => {
       for (const p of ['/svc-monitoring', '/svc-monitoring/', '/svc-monitoring/tasks/123', '/svc-monitoring/magic']) {
         const r = await fetch(`${s.baseUrl}${p}`);
         expect(r.status, p).toBe(200);
@@ -89,33 +76,18 @@ describe('embedded dashboard (enableUI)', () => {
       const api = await getJson(`${s.api}/unknown`);
       expect(api.status).toBe(404);
       expect(api.headers.get('content-type')).toMatch(/problem\+json/);
-    } finally {
-      await s.close();
-    }
-    const blocked = await serve({ storage: { db: t.db } }, { webRoot: web, allowedIpAddresses: ['10.0.0.1'] });
-    try {
       expect((await fetch(`${blocked.baseUrl}/svc-monitoring/`)).status).toBe(403);
       expect((await fetch(`${blocked.baseUrl}/svc-monitoring/assets/index-abc123.js`)).status).toBe(403);
-    } finally {
-      await blocked.close();
-      t.cleanup();
-    }
+    });
   });
 
   it('a page saying the dashboard is not built when the folder is missing; nothing with enableUI=false', async () => {
-    const t = tempDb();
-    const s = await serve({ storage: { db: t.db } }, { webRoot: join(t.dir, 'nowhere') });
-    const off = await serve({ storage: { db: t.db } }, { enableUI: false, webRoot: join(t.dir, 'nowhere') });
-    try {
+    await withServers([(t) => ({ webRoot: join(t.dir, 'nowhere') }), (t) => ({ enableUI: false, webRoot: join(t.dir, 'nowhere') })], async ([s, off]) => {
       const r = await fetch(`${s.baseUrl}/svc-monitoring/`);
       expect(r.status).toBe(200);
       expect(await r.text()).toContain('not built');
       expect((await fetch(`${off.baseUrl}/svc-monitoring/`)).status).toBe(404);
       expect((await getJson(`${off.api}/config`)).body.uiEnabled).toBe(false);
-    } finally {
-      await s.close();
-      await off.close();
-      t.cleanup();
-    }
+    });
   });
 });
