@@ -1,4 +1,13 @@
 /** Display helpers: local time with UTC available on hover, durations, numbers. */
+import type { DashboardRange } from '../../server/src/contracts/task.js';
+
+/** The time ranges the overview and statistics pages offer, as segmented-control options. */
+export const RANGES: readonly { value: DashboardRange; label: string }[] = [
+  { value: 'Today', label: 'Today' },
+  { value: 'Week', label: 'Week' },
+  { value: 'Month', label: 'Month' },
+  { value: 'All', label: 'All' },
+];
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });

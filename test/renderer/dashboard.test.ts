@@ -240,6 +240,18 @@ describe('dashboard: pages', () => {
     expect(wrapper.text()).toContain('No queues have tasks yet.');
   });
 
+  it('an unknown task id says so instead of an error', async () => {
+    const platform = createFakePlatform({ session: SIGNED_IN });
+    serveFixtures(platform);
+    platform.handle('tasks.get', () => {
+      throw new ApiError(404, 'Not Found');
+    });
+    const { wrapper } = await open(platform, '/tasks/nope');
+    await settle();
+    expect(wrapper.find('[role="alert"]').text()).toBe('No task with id nope.');
+    expect(wrapper.find('.state--error').exists()).toBe(false);
+  });
+
   it('statistics: execution times table sorts by a clicked column', async () => {
     const platform = createFakePlatform({ session: SIGNED_IN });
     serveFixtures(platform);
