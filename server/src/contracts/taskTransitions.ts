@@ -1,0 +1,33 @@
+import type { TaskStatus } from './task.js';
+
+/**
+ * Every status change a store may write, and the statuses a new row may start in. A change not
+ * listed here is a bug: `test/server/engine/transitions.test.ts` records every status update the
+ * engine and the schedules make on a real SQLite file and checks it against this table.
+ * Plain data (no imports of runtime code): the renderer may read it too.
+ */
+export const INITIAL_STATUSES: readonly TaskStatus[] = ['Pending', 'Queued', 'WaitingQueue'];
+
+export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]>> = {
+  // due (promotion, with the queue's capacity deciding), cancelled, or a durable schedule whose series ended
+  Pending: ['Queued', 'WaitingQueue', 'Cancelled', 'Completed'],
+  // admitted when the queue has room, or cancelled while waiting
+  WaitingQueue: ['Queued', 'Cancelled'],
+  // claimed by a worker, or cancelled before it started
+  Queued: ['InProgress', 'Cancelled'],
+  // the run ended; an inline recurring row waits for its next run (Pending); the engine stopped
+  // during the run (ServiceStopped); a crashed run is re-queued at start (Queued)
+  InProgress: ['Completed', 'Failed', 'Cancelled', 'Pending', 'ServiceStopped', 'Queued'],
+  // re-queued at the next start
+  ServiceStopped: ['Queued'],
+  // a durable schedule whose changed definition produces slots again
+  Completed: ['Pending'],
+  // an occurrence of a durable schedule put back in the queue
+  Failed: ['Queued'],
+  Cancelled: ['Queued'],
+};
+
+/** Whether `from → to` is a change a store may write. */
+export function isAllowedTransition(from: TaskStatus, to: TaskStatus): boolean {
+  return TASK_TRANSITIONS[from].includes(to);
+}

@@ -1,0 +1,385 @@
+import type { AuditLevel, LogLevel, ManagementStatus, MisfireKind, MisfirePolicy, TaskStatus } from '../contracts/index.js';
+
+/**
+ * The storage contract the engine and the durable schedules live on. The engine never sees a
+ * connection: it hands the store batches of changes and reads back plain rows.
+ *
+ * Rules every implementation keeps (SQLite: `createSqliteEngineStore`; PostgreSQL: its own):
+ * - Every method returns a Promise; the engine never assumes it resolves in the same tick.
+ * - `commit` applies a whole batch in ONE transaction, parts in the documented order; it
+ *   either applies all of it or nothing (then it rejects, and the engine may retry the parts
+ *   one by one).
+ * - Callbacks passed in (claim decider, schedule planners, id factories) are synchronous and
+ *   pure: an implementation may call them inside its transaction, and call them again if it
+ *   retries the transaction.
+ * - Every status change goes through the transitions of `contracts/taskTransitions.ts`, writes
+ *   its status-audit row when the task's audit level records it (`auditAllows`), and keeps the
+ *   read models (task counts per group, run buckets) in step in the same transaction.
+ * - A row whose status is no longer the one a change expects is left alone (the change reports
+ *   false / is absent from the result); two engines on one store never run a row twice at once.
+ */
+export interface EngineStore {
+  /** Where the data lives, for errors and health: a file path, ':memory:', or a database name. */
+  readonly location: string;
+  /** One group commit (see CommitBatch for the order of its parts). */
+  commit(batch: CommitBatch): Promise<CommitOutcome>;
+  /**
+   * Start-up recovery: InProgress and ServiceStopped rows → Queued (delivery is at least once),
+   * throttle marks dropped, WaitingQueue rows of the given unlimited queues admitted.
+   * Returns the rows re-queued.
+   */
+  recover(input: RecoverInput): Promise<number>;
+  /** Earliest due time of a Pending row (schedule rows excluded) or release of a throttled row; null: none. */
+  nextWakeAt(now: number): Promise<number | null>;
+  /** The durable schedules' operations. */
+  readonly schedules: ScheduleStore;
+  /** Recomputes every read model from the task table in one transaction. */
+  rebuildReadModels(): Promise<void>;
+  /**
+   * Whether the store is still the one that was opened (a SQLite file deleted or replaced under
+   * the process reports ok false with a reason naming the file). Cheap: called once per poll.
+   */
+  checkLocation(): Promise<LocationCheck>;
+}
+
+export type LocationCheck = { ok: true } | { ok: false; reason: string };
+
+export interface RecoverInput {
+  now: number;
+  /** Queues without a capacity limit: all their WaitingQueue rows are admitted. */
+  unlimitedQueues: readonly string[];
+}
+
+/** Queue name → capacity (Queued rows admitted), for queues that have a limit. */
+export type QueueCapacities = ReadonlyMap<string, number>;
+
+/**
+ * One group commit. Applied in this order, in one transaction:
+ * 1. `logs` (execution log rows), 2. `insertTasks`, 3. `cancels`, 4. `attemptFailures`,
+ * 5. `completeRuns`, 6. `serviceStopped`, then, when `dispatching` is set:
+ * 7. admission from WaitingQueue, 8. promotion of due Pending rows, 9. claims, 10. admission again.
+ */
+export interface CommitBatch {
+  /** Engine clock: audit times, started_at, due checks. */
+  now: number;
+  logs: readonly NewExecutionLog[];
+  insertTasks: readonly NewTask[];
+  cancels: readonly string[];
+  attemptFailures: readonly AttemptFailure[];
+  completeRuns: readonly FinishedRun[];
+  serviceStopped: readonly StoppedRun[];
+  /** Capacities used by admission of new and promoted rows and by WaitingQueue admission. */
+  capacities: QueueCapacities;
+  dispatching: DispatchStep | null;
+}
+
+export interface DispatchStep {
+  /** Promote up to this many due Pending rows (0: skip promotion). */
+  promoteLimit: number;
+  /** Claims: per queue, up to `limit` of its oldest claimable Queued rows. */
+  claims: readonly { queue: string; limit: number }[];
+  /** Types this engine has handlers for: only rows of these types are claimed. */
+  types: readonly string[];
+  /** Rate limits: per candidate, run it (true) or leave it Queued and throttled until the returned instant. */
+  decide: ClaimDecider;
+}
+
+export type ClaimDecider = (row: RunnableTaskRow) => true | number;
+
+export interface CommitOutcome {
+  /** Ids of the written log rows, in the order of `logs`. */
+  logIds: number[];
+  /** One per `insertTasks` entry. */
+  inserted: InsertOutcome[];
+  /** One per `cancels` entry. */
+  cancelled: CancelOutcome[];
+  /** One per `attemptFailures` entry: false when the row was no longer InProgress. */
+  attemptsRecorded: boolean[];
+  /** One per `completeRuns` entry: false when the row was no longer InProgress (nothing recorded). */
+  finished: boolean[];
+  /** One per `serviceStopped` entry. */
+  stopped: boolean[];
+  /** Pending rows promoted (equal to promoteLimit: there may be more). */
+  promoted: number;
+  /** Rows claimed (now InProgress), oldest first per queue. */
+  claimed: RunnableTaskRow[];
+}
+
+/** A new task (dispatch or inline recurring). The store decides its first status. */
+export interface NewTask {
+  id: string;
+  type: string;
+  handler: string;
+  /** Request, JSON text. */
+  request: string;
+  queue: string;
+  taskKey: string | null;
+  auditLevel: AuditLevel;
+  createdAt: number;
+  /** Stored scheduled_at (null: run as soon as possible). */
+  scheduledAt: number | null;
+  /** When the task is due; due now (and not recurring) → Queued or WaitingQueue, else Pending. */
+  dueAt: number;
+  retryPolicy: string | null;
+  timeoutMs: number | null;
+  rateLimitKey: string | null;
+  isRecurring: boolean;
+  recurrence: string | null;
+}
+
+/**
+ * What became of a new task. With a task key, an open (non-terminal) row with that key wins:
+ * `existing` is true and, when that row is Pending, its request, due time and recurrence are
+ * replaced.
+ */
+export interface InsertOutcome {
+  id: string;
+  existing: boolean;
+  status: TaskStatus;
+}
+
+export type CancelOutcome =
+  | { result: 'Cancelled'; task: TaskState }
+  | { result: 'NotFound' }
+  | { result: 'NotCancellable'; task: TaskState };
+
+/** The few columns the engine needs to act on one row by id. */
+export interface TaskState {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  status: TaskStatus;
+  audit_level: AuditLevel;
+  parent_task_id: string | null;
+  is_schedule: 0 | 1;
+}
+
+export interface AttemptFailure {
+  id: string;
+  attempt: number;
+  exception: string;
+}
+
+export interface StoppedRun {
+  id: string;
+  auditLevel: AuditLevel;
+}
+
+/** The end of one run (or of a cancelled run), recorded on an InProgress row. */
+export interface FinishedRun {
+  id: string;
+  auditLevel: AuditLevel;
+  /** End of the run: last_execution_at, runs_audit.executed_at, audit time. */
+  endedAt: number;
+  /** Measured around the handler; 0 when the run threw. */
+  executionTimeMs: number;
+  /** Completed or Failed counts as a finished run (run_count + 1); Cancelled does not. */
+  outcome: 'Completed' | 'Failed' | 'Cancelled';
+  exception: string | null;
+  /** The status the row moves to: Completed, Failed, Cancelled, or Pending (inline recurring, next run). */
+  nextStatus: 'Completed' | 'Failed' | 'Cancelled' | 'Pending';
+  /** Due time of the next inline recurring run (nextStatus Pending). */
+  nextScheduledAt: number | null;
+  /** Inline recurring row: writes a runs-audit row for the run (subject to the audit level). */
+  recurring: boolean;
+}
+
+export interface NewExecutionLog {
+  taskId: string;
+  timestamp: number;
+  level: LogLevel;
+  message: string;
+  exceptionDetails: string | null;
+  sequenceNumber: number;
+}
+
+/** The columns the engine reads back to run a claimed row. */
+export interface RunnableTaskRow {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  status: TaskStatus;
+  task_key: string | null;
+  audit_level: AuditLevel;
+  created_at: number;
+  scheduled_at: number | null;
+  attempt: number;
+  retry_policy: string | null;
+  timeout_ms: number | null;
+  rate_limit_key: string | null;
+  is_recurring: 0 | 1;
+  recurrence: string | null;
+  run_count: number;
+  parent_task_id: string | null;
+  /** Highest execution-log sequence number of the task so far (0: none); numbering continues. */
+  last_log_sequence: number;
+}
+
+// ------------------------------------------------------------------ durable schedules
+
+/** The columns of a durable schedule row (or occurrence) that the schedule operations read. */
+export interface ScheduleRow {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  status: TaskStatus;
+  task_key: string | null;
+  audit_level: AuditLevel;
+  is_recurring: number;
+  occurrence_mode: string | null;
+  schedule_version: number | null;
+  schedule_definition: string | null;
+  cursor_at: number | null;
+  halt: string | null;
+  parent_task_id: string | null;
+  scheduled_at: number | null;
+  created_at: number;
+}
+
+/** Halt block of a schedule, stored as JSON with UTC ISO timestamps. */
+export interface StoredHalt {
+  atUtc: string;
+  reason: 'OverflowCapExceeded';
+  detectedAtLeast: number;
+  isExact: boolean;
+  cursorUtc: string;
+  scheduleVersion: number;
+}
+
+export interface NewOccurrence {
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  auditLevel: AuditLevel;
+  createdAt: number;
+  scheduledAt: number;
+  timeZoneId: string;
+  scheduleVersion: number;
+  parentTaskId: string;
+  nominalSlotAt: number;
+  runNumber: number;
+  misfireKind: MisfireKind;
+  missedFrom: number | null;
+  missedThrough: number | null;
+  missedCount: number | null;
+  missedCountIsExact: number | null;
+}
+
+/** What one planning pass writes for one schedule. */
+export type ScheduleWrite =
+  /** Over the overflow cap: the schedule halts (nothing else written); the next slot is shown. */
+  | { kind: 'halt'; halt: StoredHalt; nextSlotAt: number | null }
+  /**
+   * Occurrences (Pending, one 'Pending' audit each; a slot that already has one is skipped),
+   * the new cursor and next slot; `completed`: the bounded series is over (schedule → Completed).
+   */
+  | { kind: 'progress'; occurrences: NewOccurrence[]; cursorAt: number; nextSlotAt: number | null; completed: boolean };
+
+/** Plans one schedule inside the transaction: null when there is nothing to write. */
+export type SchedulePlanner<T> = (row: ScheduleRow, lastRunNumber: number) => { write: ScheduleWrite; note: T } | null;
+
+export interface MaterializeInput<T> {
+  /** Schedule row ids, in the order to visit them. */
+  ids: readonly string[];
+  now: number;
+  /** Stop taking schedules once this many occurrences are collected (the rest: next call). */
+  rowsPerTransaction: number;
+  /** Called for each active, non-halted schedule row (re-read inside the transaction). */
+  plan: SchedulePlanner<T>;
+  /** Ids of new occurrences, called in slot order (time-ordered ids keep inserts appending). */
+  newId: () => string;
+}
+
+export interface MaterializeResult<T> {
+  /** How many of `ids` were visited. */
+  consumed: number;
+  /** Occurrence rows written. */
+  written: number;
+  /** Notes of the plans applied, in visiting order. */
+  notes: T[];
+}
+
+export interface NewScheduleRow {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  taskKey: string;
+  auditLevel: AuditLevel;
+  createdAt: number;
+  nextSlotAt: number | null;
+  misfirePolicy: MisfirePolicy;
+  timeZoneId: string;
+  definitionJson: string;
+  cursorAt: number;
+}
+
+export interface ScheduleDefinitionChange {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  auditLevel: AuditLevel;
+  status: 'Pending' | 'Completed';
+  nextSlotAt: number | null;
+  misfirePolicy: MisfirePolicy;
+  timeZoneId: string;
+  scheduleVersion: number;
+  definitionJson: string;
+}
+
+export interface OpenOccurrence {
+  id: string;
+  nominal_slot_at: number;
+  schedule_version: number;
+  audit_level: AuditLevel;
+}
+
+/** What upsert does, decided inside the transaction from the current row (throwing aborts it). */
+export type UpsertDecision =
+  | { kind: 'insert'; row: NewScheduleRow }
+  | { kind: 'keep'; id: string }
+  | {
+      kind: 'update';
+      change: ScheduleDefinitionChange;
+      /** Open (not started) occurrences for which this returns true are cancelled. */
+      cancelOccurrence: (o: OpenOccurrence) => boolean;
+    };
+
+export interface UpsertInput {
+  key: string;
+  now: number;
+  decide: (existing: ScheduleRow | undefined, lastRunNumber: number) => UpsertDecision;
+}
+
+export interface StoreOperationResult {
+  status: Extract<ManagementStatus, 'Succeeded' | 'NotFound' | 'Conflict'>;
+  message: string;
+  taskId?: string;
+}
+
+export interface ScheduleStore {
+  findByKey(key: string): Promise<ScheduleRow | undefined>;
+  findById(id: string): Promise<ScheduleRow | undefined>;
+  /** Active, non-halted schedule rows whose next slot is at or before `until`. */
+  dueScheduleIds(until: number): Promise<string[]>;
+  /** One transaction over schedules ids[0…]; see MaterializeInput. */
+  materialize<T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>>;
+  /** Creates or changes a schedule in one transaction; resolves with the schedule row's id. */
+  upsert(input: UpsertInput): Promise<string>;
+  /** The schedule → Cancelled (halt dropped), its not-started occurrences → Cancelled. */
+  cancel(id: string, now: number): Promise<StoreOperationResult>;
+  /** Drops the halt of a schedule; false when it had none. */
+  releaseHalt(id: string): Promise<boolean>;
+  /** A Failed or Cancelled occurrence of a live schedule → Queued (one 'Queued' audit). */
+  requeueOccurrence(id: string, now: number): Promise<StoreOperationResult>;
+}
