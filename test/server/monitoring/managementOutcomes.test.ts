@@ -73,8 +73,12 @@ describe('management endpoints on the full registration (real engine and schedul
     const ok = await post(failed, 'requeue');
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ status: 'Succeeded', taskId: failed });
-    const after = await getJson(`${s.api}/tasks/${failed}/status-audit`, read);
-    expect(after.body.totalCount).toBeGreaterThan(auditsBefore);
+    // The requeue's own entry: the first one after the audits seen before it is 'Queued' (the
+    // re-run that follows at once adds InProgress and its outcome after it).
+    const after = await getJson(`${s.api}/tasks/${failed}/status-audit?take=500`, read);
+    const oldestFirst = [...(after.body.audits as { newStatus: string; queuedTaskId: string }[])].reverse();
+    expect(oldestFirst[auditsBefore - 1]).toMatchObject({ newStatus: 'Failed', queuedTaskId: failed });
+    expect(oldestFirst[auditsBefore]).toMatchObject({ newStatus: 'Queued', queuedTaskId: failed });
     const sch = await post(scheduleId, 'requeue');
     expect(sch.status).toBe(409);
     expect(sch.body.status).toBe('Conflict');
