@@ -10,7 +10,6 @@ import { aesSafeStorage } from './support/aesSafeStorage.js';
 import { makeTempDir, readAllFiles } from './support/tempDir.js';
 
 const keytar = createRequire(import.meta.url)('keytar') as KeytarLike;
-const REQUIRED = process.env['SVC_MONITOR_REQUIRE_KEYRING'] === '1';
 
 async function secretServiceProblem(): Promise<string | undefined> {
   try {
@@ -22,6 +21,9 @@ async function secretServiceProblem(): Promise<string | undefined> {
 }
 const problem = await secretServiceProblem();
 const haveKeychain = problem === undefined;
+const KEYRING_HELP =
+  'Run the keychain tests through scripts/with-keyring.sh (npm test does: `bash scripts/with-keyring.sh npx vitest run <files>`), ' +
+  'with the Debian packages gnome-keyring, dbus-x11 and libsecret-1-dev installed (npm run setup).';
 
 const TOKEN = 'eyJhbGciOiJIUzI1NiJ9.secret-token-value-7f3a';
 const PASSWORD = 'correct horse battery staple 91';
@@ -44,26 +46,22 @@ async function assertNoSecretOnDisk(dir: string): Promise<void> {
 }
 
 describe('CredentialVault with a real Secret Service (gnome-keyring through scripts/with-keyring.sh)', () => {
-  it('has a Secret Service when scripts/with-keyring.sh requires one', () => {
-    if (REQUIRED && !haveKeychain) {
-      throw new Error(
-        `SVC_MONITOR_REQUIRE_KEYRING=1 but no Secret Service answered (${problem}). ` +
-          'Run the tests through scripts/with-keyring.sh with the Debian packages gnome-keyring, dbus and libsecret-1-dev installed.',
-      );
-    }
-    expect(REQUIRED ? haveKeychain : true).toBe(true);
+  // No keychain is a failure, never a skip: every test below needs one.
+  it('has a Secret Service to talk to', () => {
+    expect(problem, `no Secret Service answered (${problem}). ${KEYRING_HELP}`).toBeUndefined();
   });
 
-  describe.skipIf(!haveKeychain)('keychain', () => {
+  describe('keychain', () => {
     let dir: string;
     let cleanup: () => Promise<void>;
     beforeEach(async () => {
+      if (!haveKeychain) throw new Error(`no Secret Service answered (${problem}). ${KEYRING_HELP}`);
       ({ dir, cleanup } = await makeTempDir());
       await clearKeychain();
     });
     afterEach(async () => {
       await clearKeychain();
-      await cleanup();
+      await cleanup?.();
     });
 
     it('stores tokens and remembered passwords in the keychain under service svc-monitor, one account per environment', async () => {

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentStatusView } from '../../src/main/environmentStatus.js';
-import { demoCliAvailable, startDemo } from '../fixtures/demoProcess.js';
+import { startDemo } from '../fixtures/demoProcess.js';
 import { aesSafeStorage } from './support/aesSafeStorage.js';
 import { createConsole, useConsoleSuite, waitUntil } from './support/consoleSuite.js';
 
-describe.skipIf(!demoCliAvailable())('main services against two real demo servers (two environments)', () => {
+describe('main services against two real demo servers (two environments)', () => {
   const safeStorage = aesSafeStorage('gnome_libsecret');
   const suite = useConsoleSuite({
     start: async (dir) => {

@@ -1,6 +1,6 @@
 import { screenshotDir } from '../screenshotDir.js';
 import { describe, expect, it } from 'vitest';
-import { demoCliAvailable, startDemo, type CliProcess } from '../../fixtures/demoProcess.js';
+import { startDemo, type CliProcess } from '../../fixtures/demoProcess.js';
 import { openScheduleActions, useTwoEnvironmentDesktop } from './desktopHarness.js';
 
 const SHOTS = screenshotDir('desktop');
@@ -12,7 +12,7 @@ function operateCredential(output: string): { username: string; password: string
   return { username: m[1]!, password: m[2]! };
 }
 
-describe.skipIf(!demoCliAvailable())('desktop console against two real demo servers', () => {
+describe('desktop console against two real demo servers', () => {
   const desk = useTwoEnvironmentDesktop<CliProcess>({
     tempPrefix: 'svc-desktop-demo-',
     start: (dir) => Promise.all([startDemo(dir), startDemo(dir)]),
