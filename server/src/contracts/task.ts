@@ -48,6 +48,15 @@ export interface TaskSummary {
   scheduleVersion?: number;
   nominalSlotUtc?: IsoTimestamp;
   misfireKind?: MisfireKind;
+  /**
+   * Additive (not in the spec): wall-clock length of the last finished run, from the
+   * timestamps of its InProgress and end transitions, in milliseconds. Present when that start
+   * was recorded (audit level Full), also for a run that failed or timed out (whose
+   * executionTimeMs reads 0).
+   */
+  runDurationMs?: number;
+  /** Additive: first line of the last error (at most 200 characters), on a row that has one. */
+  errorSummary?: string;
 }
 
 /** §2.3 */
@@ -197,6 +206,11 @@ export interface QueueSummary {
   completedCount: number;
   failedCount: number;
   throttledCount: number;
+  /**
+   * Additive: the part of pendingCount that is not work: durable-schedule definitions and
+   * inline recurring rows waiting for their next run.
+   */
+  recurringWaitingCount?: number;
 }
 
 export interface CatchUpBacklog {
@@ -222,6 +236,15 @@ export interface DashboardOverview {
   queueSummaries: QueueSummary[];
   throttledTasks: number;
   catchUpBacklog: CatchUpBacklog;
+  /** Additive: the window the range covered (the zone's calendar when `timeZone` was given). */
+  window?: OverviewWindow;
+}
+
+export interface OverviewWindow {
+  timeZone: string;
+  /** Absent for All. */
+  fromUtc?: IsoTimestamp;
+  toUtc: IsoTimestamp;
 }
 
 /** §2.10 */

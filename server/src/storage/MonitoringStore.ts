@@ -70,11 +70,15 @@ export interface MonitoringStore {
   executionLogs(id: string, page: PageRequest): ExecutionLogPage | undefined;
   occurrences(id: string, nonTerminalOnly: boolean, page: PageRequest): OccurrencePage | undefined;
   counts(): TaskCounts;
-  overview(range: DashboardRange, nowMs: number): DashboardOverview;
+  /**
+   * `timeZone` (an IANA name, already validated): ranges follow that zone's calendar and the
+   * chart buckets start at its local midnights / hours (see zonedCalendar); absent → UTC ranges.
+   */
+  overview(range: DashboardRange, nowMs: number, timeZone?: string): DashboardOverview;
   recentActivity(limit: number): RecentActivityItem[];
   queueMetrics(): QueueMetrics[];
-  successRateTrend(period: TrendPeriod, nowMs: number): SuccessRateTrend;
-  taskTypes(range: DashboardRange, nowMs: number): TaskTypesDistribution;
-  executionTimes(range: DashboardRange, nowMs: number): ExecutionTimesItem[];
+  successRateTrend(period: TrendPeriod, nowMs: number, timeZone?: string): SuccessRateTrend;
+  taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): TaskTypesDistribution;
+  executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): ExecutionTimesItem[];
   managementTarget(id: string): ManagementTarget | undefined;
 }

@@ -299,7 +299,7 @@ describe('monitoring REST API over a SQLite file (standalone registration)', () 
     expect(all.tasksOverTime.reduce((s: number, p: any) => s + p.total, 0)).toBe(14);
     expect(all.throttledTasks).toBe(1);
     const mail = all.queueSummaries.find((q: any) => q.queueName === 'mail');
-    expect(mail).toEqual({ queueName: 'mail', pendingCount: 2, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 1 });
+    expect(mail).toEqual({ queueName: 'mail', pendingCount: 2, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 1, recurringWaitingCount: 0 });
     expect(today.catchUpBacklog).toEqual({
       pending: 3, active: 0, failed: 1, skipped: 0, completed: 2,
       oldestPendingSlotUtc: new Date(NOW - 20 * HOUR).toISOString(),

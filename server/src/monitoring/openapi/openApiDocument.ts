@@ -35,6 +35,12 @@ const summaryProps: Record<string, Json> = {
   scheduleVersion: int,
   nominalSlotUtc: ts,
   misfireKind: { type: 'string', enum: ['OnTime', 'CatchUp'] },
+  runDurationMs: {
+    ...num,
+    description:
+      'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
+  },
+  errorSummary: { ...str, description: 'Additive: first line of the last error (at most 200 characters), on a row that has one.' },
 };
 
 const schemas: Record<string, Json> = {
@@ -92,7 +98,18 @@ const schemas: Record<string, Json> = {
   TaskCounts: obj({ all: int, standard: int, recurring: int, failed: int, occurrences: int }, ['all', 'standard', 'recurring', 'failed', 'occurrences']),
   TasksOverTimePoint: obj({ timestamp: ts, completed: int, failed: int, total: int }, ['timestamp', 'completed', 'failed', 'total']),
   QueueSummary: obj(
-    { queueName: str, pendingCount: int, inProgressCount: int, completedCount: int, failedCount: int, throttledCount: int },
+    {
+      queueName: str,
+      pendingCount: int,
+      inProgressCount: int,
+      completedCount: int,
+      failedCount: int,
+      throttledCount: int,
+      recurringWaitingCount: {
+        ...int,
+        description: 'Additive: the part of pendingCount that is not work (durable-schedule definitions and inline recurring rows waiting for their next run).',
+      },
+    },
     ['queueName', 'pendingCount', 'inProgressCount', 'completedCount', 'failedCount', 'throttledCount'],
   ),
   CatchUpBacklog: obj(
@@ -111,6 +128,10 @@ const schemas: Record<string, Json> = {
       queueSummaries: arr(ref('QueueSummary')),
       throttledTasks: int,
       catchUpBacklog: ref('CatchUpBacklog'),
+      window: {
+        ...obj({ timeZone: str, fromUtc: ts, toUtc: ts }, ['timeZone', 'toUtc']),
+        description: 'Additive: the window the range covered (fromUtc absent for All); with timeZone, the zone calendar window shared by every figure of the response.',
+      },
     },
     ['totalTasksToday', 'totalTasksWeek', 'successRate', 'failedCount', 'avgExecutionTimeMs', 'statusDistribution', 'tasksOverTime', 'queueSummaries', 'throttledTasks', 'catchUpBacklog'],
   ),
@@ -149,6 +170,11 @@ const skipTake = (max = 500): Json[] => [
   q('take', { type: 'integer', default: 100, minimum: 0, maximum: max }, `Entries to return (clamped to 0..${max}; 0 returns the total alone).`),
 ];
 const rangeParam = q('range', { type: 'string', enum: RANGES, default: 'Today' }, 'D11 range over createdAtUtc.');
+const timeZoneParam = q(
+  'timeZone',
+  { type: 'string', examples: ['America/Los_Angeles', 'UTC'] },
+  "Additive (not in the spec): an IANA time zone. Ranges then follow the zone's calendar: Today = since local midnight, Week = the last 7 local days, Month = the last 30, and chart or trend buckets start at local midnights (hours for Today), so every figure of one response covers the same window. Absent: the spec's UTC ranges. Unknown zone → 400.",
+);
 const taskListParams: Json[] = [
   q('statuses', arr(ref('TaskStatus')), 'Status names; repeat the parameter (or separate with commas).', { style: 'form', explode: true }),
   q('queueName', str, 'Exact queue name.'),
@@ -269,7 +295,7 @@ export function buildOpenApiDocument(): Json {
         [idParam, q('nonTerminalOnly', { type: 'boolean', default: false }, 'Only occurrences that can still lead to an execution.'), ...skipTake()],
         { '404': problem('Unknown task.') },
       ),
-      '/dashboard/overview': read('dashboardOverview', 'Overview for a range.', ref('DashboardOverview'), [rangeParam]),
+      '/dashboard/overview': read('dashboardOverview', 'Overview for a range.', ref('DashboardOverview'), [rangeParam, timeZoneParam]),
       '/dashboard/recent-activity': read('recentActivity', 'Newest status transitions.', arr(ref('RecentActivityItem')), [
         q('limit', { type: 'integer', default: 50, minimum: 1, maximum: 100 }, 'Items (clamped to 1..100).'),
       ]),
@@ -280,9 +306,10 @@ export function buildOpenApiDocument(): Json {
       ]),
       '/statistics/success-rate-trend': read('successRateTrend', 'Success-rate trend.', ref('SuccessRateTrend'), [
         q('period', { type: 'string', enum: PERIODS, default: 'Last7Days' }, 'Daily points (7/30 days) or weekly points (90 days).'),
+        timeZoneParam,
       ]),
-      '/statistics/task-types': read('taskTypes', 'Task types distribution.', ref('TaskTypesDistribution'), [rangeParam]),
-      '/statistics/execution-times': read('executionTimes', 'Execution time statistics by type.', arr(ref('ExecutionTimesItem')), [rangeParam]),
+      '/statistics/task-types': read('taskTypes', 'Task types distribution.', ref('TaskTypesDistribution'), [rangeParam, timeZoneParam]),
+      '/statistics/execution-times': read('executionTimes', 'Execution time statistics by type.', arr(ref('ExecutionTimesItem')), [rangeParam, timeZoneParam]),
       '/management/tasks/{id}/requeue': mgmt('requeueTask', 'Requeue a terminal (Failed or Cancelled) occurrence.'),
       '/management/tasks/{id}/resume': mgmt('resumeSchedule', 'Release a halted catch-up of a durable schedule.'),
       '/management/tasks/{id}/cancel': mgmt('cancelSchedule', 'Cancel a durable schedule and its pending occurrences.'),

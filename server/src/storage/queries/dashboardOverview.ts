@@ -11,7 +11,8 @@ import { toIso } from '../time.js';
 import type { createCatchUpBacklog } from './catchUpBacklog.js';
 import type { createCreatedInRange } from './createdInRange.js';
 import type { createRunsInRange } from './runsInRange.js';
-import { DAY_MS, HOUR_MS, floorTo, rangeStartMs, round2, successRate } from './timeRanges.js';
+import { DAY_MS, HOUR_MS, ceilTo, floorTo, rangeStartMs, round2, successRate } from './timeRanges.js';
+import { addLocalDays, bucketIndex, startOfLocalDay, zonedWindow, type ZonedWindow } from './zonedCalendar.js';
 
 interface BucketRow {
   b: number;
@@ -38,11 +39,28 @@ export function createDashboardOverview(
            SUM(CASE WHEN status = 'Failed' THEN n ELSE 0 END) AS failed
       FROM stat_created_day WHERE day >= ? GROUP BY day`);
   const firstDay = db.prepare(`SELECT MIN(day) FROM stat_created_day WHERE n > 0`).pluck();
-  const queueStatus = db.prepare(`SELECT queue, status, SUM(n) AS n FROM stat_tasks GROUP BY queue, status`);
+  const hourSpan = db.prepare(`
+    SELECT hour AS b, SUM(n) AS total, SUM(CASE WHEN status = 'Completed' THEN n ELSE 0 END) AS completed,
+           SUM(CASE WHEN status = 'Failed' THEN n ELSE 0 END) AS failed
+      FROM stat_created_hour WHERE hour >= ? AND hour < ? GROUP BY hour`);
+  const daySpan = db.prepare(`
+    SELECT day AS b, SUM(n) AS total, SUM(CASE WHEN status = 'Completed' THEN n ELSE 0 END) AS completed,
+           SUM(CASE WHEN status = 'Failed' THEN n ELSE 0 END) AS failed
+      FROM stat_created_day WHERE day >= ? AND day < ? GROUP BY day`);
+  // Tasks created in part of an hour (a bucket edge off the hour, in zones such as +05:30).
+  const partialHour = db.prepare(`
+    SELECT COUNT(*) AS total, COALESCE(SUM(status = 'Completed'), 0) AS completed, COALESCE(SUM(status = 'Failed'), 0) AS failed
+      FROM tasks INDEXED BY ix_tasks_created WHERE created_at >= ? AND created_at < ?`);
+  const queueStatus = db.prepare(
+    `SELECT queue, status, SUM(n) AS n, SUM(CASE WHEN is_recurring = 1 AND is_occurrence = 0 THEN n ELSE 0 END) AS recurring
+       FROM stat_tasks GROUP BY queue, status`,
+  );
   const throttled = db.prepare(
     `SELECT queue, COUNT(*) AS n FROM tasks WHERE throttled_until IS NOT NULL AND throttled_until > ? AND status = 'Queued' GROUP BY queue`,
   );
 
+  const firstCreated = db.prepare(`SELECT MIN(created_at) FROM tasks`).pluck();
+  const firstCreatedMs = () => (firstCreated.get() as number | null) ?? null;
   const total = (fromMs: number) => parts.createdInRange(fromMs).reduce((s, g) => s + g.n, 0);
 
   function tasksOverTime(range: DashboardRange, nowMs: number): TasksOverTimePoint[] {
@@ -72,8 +90,45 @@ export function createDashboardOverview(
     return points(daily.all(first) as BucketRow[], first, count, DAY_MS);
   }
 
-  return function dashboardOverview(range: DashboardRange, nowMs: number): DashboardOverview {
-    const from = rangeStartMs(range, nowMs);
+  /** Chart buckets of a zoned window, from the hour read model (the day model for n-day buckets). */
+  function zonedOverTime(w: ZonedWindow): TasksOverTimePoint[] {
+    const { bounds } = w;
+    const acc = bounds.slice(0, -1).map(() => ({ completed: 0, failed: 0, total: 0 }));
+    const add = (i: number, r: Omit<BucketRow, 'b'>, sign: 1 | -1) => {
+      const a = acc[i];
+      if (!a) return;
+      a.total += sign * r.total;
+      a.completed += sign * r.completed;
+      a.failed += sign * r.failed;
+    };
+    const first = bounds[0]!;
+    const end = bounds[bounds.length - 1]!;
+    const multiDay = !w.hourly && bounds.length > 1 && bounds[1]! - first > 2 * DAY_MS;
+    if (multiDay) {
+      // n-day buckets of a long All range: UTC days, each counted in the bucket holding its start.
+      for (const r of daySpan.all(Math.floor(first / DAY_MS), ceilTo(end, DAY_MS) / DAY_MS) as BucketRow[]) {
+        add(Math.max(0, bucketIndex(bounds, Math.max(first, r.b * DAY_MS))), r, 1);
+      }
+    } else {
+      for (const r of hourSpan.all(Math.floor(first / HOUR_MS), ceilTo(end, HOUR_MS) / HOUR_MS) as BucketRow[]) {
+        add(bucketIndex(bounds, r.b * HOUR_MS), r, 1);
+      }
+      // An edge inside an hour: move the tasks created between the edge and the next full hour.
+      for (const edge of bounds) {
+        if (edge % HOUR_MS === 0) continue;
+        const hourStart = floorTo(edge, HOUR_MS);
+        const moved = partialHour.get(edge, hourStart + HOUR_MS) as Omit<BucketRow, 'b'>;
+        if (moved.total === 0) continue;
+        add(bucketIndex(bounds, hourStart), moved, -1);
+        add(bucketIndex(bounds, edge), moved, 1);
+      }
+    }
+    return acc.map((a, i) => ({ timestamp: toIso(bounds[i]!), completed: a.completed, failed: a.failed, total: a.total }));
+  }
+
+  return function dashboardOverview(range: DashboardRange, nowMs: number, timeZone?: string): DashboardOverview {
+    const zoned = timeZone === undefined ? undefined : zonedWindow(range, nowMs, timeZone, firstCreatedMs());
+    const from = zoned ? zoned.fromMs : rangeStartMs(range, nowMs);
     const statusDistribution: Partial<Record<TaskStatus, number>> = {};
     for (const s of TASK_STATUSES) statusDistribution[s] = 0;
     for (const g of parts.createdInRange(from)) {
@@ -89,15 +144,19 @@ export function createDashboardOverview(
     const q = (name: string) => {
       let s = queues.get(name);
       if (!s) {
-        s = { queueName: name, pendingCount: 0, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 0 };
+        s = { queueName: name, pendingCount: 0, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 0, recurringWaitingCount: 0 };
         queues.set(name, s);
       }
       return s;
     };
-    for (const r of queueStatus.all() as { queue: string; status: TaskStatus; n: number }[]) {
+    for (const r of queueStatus.all() as { queue: string; status: TaskStatus; n: number; recurring: number }[]) {
       if (r.n === 0) continue;
       const s = q(r.queue);
-      if (r.status === 'Pending' || r.status === 'Queued' || r.status === 'WaitingQueue') s.pendingCount += r.n;
+      if (r.status === 'Pending' || r.status === 'Queued' || r.status === 'WaitingQueue') {
+        s.pendingCount += r.n;
+        // A schedule definition or an inline recurring row between runs is counted as pending by the spec.
+        if (r.status === 'Pending') s.recurringWaitingCount = (s.recurringWaitingCount ?? 0) + r.recurring;
+      }
       else if (r.status === 'InProgress') s.inProgressCount += r.n;
       else if (r.status === 'Completed') s.completedCount += r.n;
       else if (r.status === 'Failed') s.failedCount += r.n;
@@ -108,17 +167,24 @@ export function createDashboardOverview(
       throttledTasks += r.n;
     }
 
+    const todayStart = timeZone === undefined ? floorTo(nowMs, DAY_MS) : startOfLocalDay(timeZone, nowMs);
+    const weekStart = timeZone === undefined ? nowMs - 7 * DAY_MS : addLocalDays(timeZone, todayStart + 12 * HOUR_MS, -6);
     return {
-      totalTasksToday: total(floorTo(nowMs, DAY_MS)),
-      totalTasksWeek: total(nowMs - 7 * DAY_MS),
+      totalTasksToday: total(todayStart),
+      totalTasksWeek: total(weekStart),
       successRate: successRate(completed, failed),
       failedCount: failed,
       avgExecutionTimeMs: durCount === 0 ? 0 : round2(durSum / durCount),
       statusDistribution,
-      tasksOverTime: tasksOverTime(range, nowMs),
+      tasksOverTime: zoned ? zonedOverTime(zoned) : tasksOverTime(range, nowMs),
       queueSummaries: [...queues.values()].sort((a, b) => a.queueName.localeCompare(b.queueName)),
       throttledTasks,
       catchUpBacklog: parts.catchUpBacklog(nowMs),
+      window: {
+        timeZone: timeZone ?? 'UTC',
+        fromUtc: toIso(from),
+        toUtc: toIso(zoned ? zoned.bounds[zoned.bounds.length - 1]! : nowMs),
+      },
     };
   };
 }

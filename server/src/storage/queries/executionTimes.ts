@@ -1,12 +1,13 @@
 import type { DashboardRange, ExecutionTimesItem } from '../../contracts/index.js';
 import type { createRunsInRange } from './runsInRange.js';
 import { rangeStartMs, round2 } from './timeRanges.js';
+import { zonedRangeStart } from './zonedCalendar.js';
 
 /** §4.11 execution times by type: measured durations of completed runs ended in the range. */
 export function createExecutionTimes(runsInRange: ReturnType<typeof createRunsInRange>) {
-  return function executionTimes(range: DashboardRange, nowMs: number): ExecutionTimesItem[] {
+  return function executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): ExecutionTimesItem[] {
     return runsInRange
-      .byType(rangeStartMs(range, nowMs))
+      .byType(timeZone === undefined ? rangeStartMs(range, nowMs) : zonedRangeStart(range, nowMs, timeZone))
       .filter((r) => r.durCount > 0)
       .sort((a, b) => a.type.localeCompare(b.type))
       .map((r) => ({

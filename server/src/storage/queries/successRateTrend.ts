@@ -1,7 +1,8 @@
 import type { Database } from 'better-sqlite3';
 import type { SuccessRatePoint, SuccessRateTrend, TrendPeriod } from '../../contracts/index.js';
 import { toIso } from '../time.js';
-import { DAY_MS, floorTo, successRate } from './timeRanges.js';
+import { DAY_MS, HOUR_MS, ceilTo, floorTo, successRate } from './timeRanges.js';
+import { bucketIndex, zonedTrendBounds } from './zonedCalendar.js';
 
 /**
  * §4.11 / D11: outcomes of finished runs by the day they ended (stat_runs_day): daily points
@@ -11,7 +12,37 @@ export function createSuccessRateTrend(db: Database) {
   const st = db.prepare(
     `SELECT bucket AS day, SUM(completed) AS completed, SUM(failed) AS failed FROM stat_runs_day WHERE bucket >= ? GROUP BY bucket`,
   );
-  return function successRateTrend(period: TrendPeriod, nowMs: number): SuccessRateTrend {
+  const hours = db.prepare(
+    `SELECT bucket AS hour, SUM(completed) AS completed, SUM(failed) AS failed FROM stat_runs_hour WHERE bucket >= ? AND bucket < ? GROUP BY bucket`,
+  );
+  /** Points by the viewer's local days: runs counted in the local day holding the hour they ended in. */
+  function zoned(period: TrendPeriod, nowMs: number, timeZone: string): SuccessRateTrend {
+    const bounds = zonedTrendBounds(period, nowMs, timeZone);
+    const acc = bounds.slice(0, -1).map(() => ({ completed: 0, failed: 0 }));
+    const rows = hours.all(Math.floor(bounds[0]! / HOUR_MS), ceilTo(bounds[bounds.length - 1]!, HOUR_MS) / HOUR_MS) as {
+      hour: number;
+      completed: number;
+      failed: number;
+    }[];
+    for (const r of rows) {
+      const a = acc[bucketIndex(bounds, Math.max(bounds[0]!, r.hour * HOUR_MS))];
+      if (!a) continue;
+      a.completed += r.completed;
+      a.failed += r.failed;
+    }
+    return {
+      period,
+      dataPoints: acc.map((a, i) => ({
+        timestamp: toIso(bounds[i]!),
+        successRate: successRate(a.completed, a.failed),
+        totalTasks: a.completed + a.failed,
+        successfulTasks: a.completed,
+        failedTasks: a.failed,
+      })),
+    };
+  }
+  return function successRateTrend(period: TrendPeriod, nowMs: number, timeZone?: string): SuccessRateTrend {
+    if (timeZone !== undefined) return zoned(period, nowMs, timeZone);
     const days = period === 'Last7Days' ? 7 : period === 'Last30Days' ? 30 : 90;
     const step = period === 'Last90Days' ? 7 : 1;
     const today = floorTo(nowMs, DAY_MS) / DAY_MS;

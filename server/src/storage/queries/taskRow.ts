@@ -4,7 +4,10 @@ import { toIso } from '../time.js';
 /** Columns of the tasks table that a task summary needs (spec §2.1). */
 export const SUMMARY_COLUMNS = `id, type, status, queue, created_at, last_execution_at, started_at, scheduled_at,
   is_recurring, execution_time_ms, audit_level, parent_task_id, occurrence_mode, misfire_policy, time_zone_id,
-  schedule_version, nominal_slot_at, misfire_kind`;
+  schedule_version, nominal_slot_at, misfire_kind,
+  CASE WHEN audit_level = 'Full' AND started_at IS NOT NULL AND last_execution_at >= started_at
+       THEN last_execution_at - started_at END AS run_duration_ms,
+  substr(exception, 1, 400) AS exception_head`;
 
 export interface TaskSummaryRow {
   id: string;
@@ -25,6 +28,10 @@ export interface TaskSummaryRow {
   schedule_version: number | null;
   nominal_slot_at: number | null;
   misfire_kind: string | null;
+  /** last_execution_at − started_at when the start was audited (audit level Full). */
+  run_duration_ms?: number | null;
+  /** The first 400 characters of the last error. */
+  exception_head?: string | null;
 }
 
 export interface OccurrenceColumns {
@@ -42,6 +49,14 @@ export interface OccurrenceColumns {
 export function shortTypeName(type: string): string {
   const i = type.lastIndexOf('.');
   return i >= 0 && i < type.length - 1 ? type.slice(i + 1) : type;
+}
+
+/** The first non-empty line of an error text, at most 200 characters. */
+export function errorSummary(text: string | null | undefined): string | undefined {
+  if (!text) return undefined;
+  const line = text.split(/\r?\n/).find((l) => l.trim() !== '')?.trim();
+  if (!line) return undefined;
+  return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
 const WAITING_FOR_DELIVERY = new Set<TaskStatus>(['Pending', 'Queued', 'WaitingQueue']);
@@ -89,6 +104,8 @@ export function toTaskSummary(row: TaskSummaryRow, fullType = false): TaskSummar
     scheduleVersion: scheduled ? (row.schedule_version ?? undefined) : undefined,
     nominalSlotUtc: isOccurrence ? toIso(row.nominal_slot_at) : undefined,
     misfireKind: isOccurrence ? ((row.misfire_kind ?? undefined) as MisfireKind | undefined) : undefined,
+    runDurationMs: row.run_duration_ms ?? undefined,
+    errorSummary: errorSummary(row.exception_head),
   };
 }
 
