@@ -130,6 +130,45 @@ export interface TaskDetail extends TaskSummary {
   exception?: string;
   throttledUntilUtc?: IsoTimestamp;
   auditLevel: AuditLevel;
+  /** Additive (not in the spec): the definition of a durable schedule, on its schedule row. */
+  scheduleDefinition?: ScheduleDefinitionView;
+  /** Additive: on a halted schedule, what resume would do now given the definition. */
+  resumeOutlook?: ResumeOutlook;
+}
+
+/** A durable schedule's definition as the console shows it. */
+export interface ScheduleDefinitionView {
+  cron?: string;
+  everyMs?: number;
+  /** Interval schedules: slot k is anchorUtc + k·everyMs. */
+  anchorUtc?: IsoTimestamp;
+  timeZone: string;
+  misfirePolicy: MisfirePolicy;
+  misfireWindowMs: number;
+  overflowCap: number;
+  startAtUtc?: IsoTimestamp;
+  untilUtc?: IsoTimestamp;
+  maxRuns?: number;
+}
+
+/** A dry run of resume against the current definition, at the time of the request. */
+export interface ResumeOutlook {
+  /** Slots between the halt cursor and now (counting stops at a bound: see missedSlotsIsExact). */
+  missedSlots: number;
+  missedSlotsIsExact: boolean;
+  /** Of those, the slots inside the misfire window (the ones a resume plans). */
+  slotsInWindow: number;
+  slotsInWindowIsExact: boolean;
+  /** How far the cursor is behind now, in seconds. */
+  behindSeconds: number;
+  /** HaltsAgain: the backlog is still over the overflow cap; Replays: resume writes occurrences. */
+  outcome: 'HaltsAgain' | 'Replays';
+  /** Catch-up occurrences resume would write (Replays). */
+  replayCount: number;
+  /** Slots resume would drop (outside the window, over the cap, not current). */
+  skipCount: number;
+  /** ReplayAll: the smallest overflowCap that lets the current backlog through (when countable). */
+  capNeeded?: number;
 }
 
 /** §2.1 list envelope. */

@@ -3,6 +3,7 @@ import { sendProblem } from '../http/problem.js';
 import { pathId } from '../http/pathId.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
+import { resumeOutlook } from '../schedules/resumeOutlook.js';
 
 /** GET /tasks/{id} (§4.4, D16). */
 export function getTaskHandler(ctx: MonitoringContext): RequestHandler {
@@ -10,6 +11,10 @@ export function getTaskHandler(ctx: MonitoringContext): RequestHandler {
     const id = pathId(req);
     const detail = ctx.store.getTask(id);
     if (!detail) return sendProblem(res, 404, `Task ${id} was not found.`);
+    if (detail.halt && detail.scheduleDefinition) {
+      const outlook = resumeOutlook(detail.scheduleDefinition, detail.halt.cursorUtc, ctx.options.now());
+      if (outlook) detail.resumeOutlook = outlook;
+    }
     sendJson(res, 200, detail);
   };
 }

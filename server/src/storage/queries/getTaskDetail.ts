@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { AuditLevel, TaskDetail } from '../../contracts/index.js';
 import { toIso } from '../time.js';
 import { parseHalt } from './parseHalt.js';
+import { parseScheduleDefinition } from './parseScheduleDefinition.js';
 import type { createPageExecutionLogs } from './pageExecutionLogs.js';
 import type { createPageRunsAudits } from './pageRunsAudits.js';
 import type { createPageStatusAudits } from './pageStatusAudits.js';
@@ -14,6 +15,7 @@ interface DetailRow extends TaskSummaryRow, OccurrenceColumns {
   exception: string | null;
   throttled_until: number | null;
   halt: string | null;
+  schedule_definition: string | null;
   run_number: number | null;
 }
 
@@ -29,7 +31,7 @@ export function createGetTaskDetail(
   },
 ) {
   const byId = db.prepare(
-    `SELECT ${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, run_number,
+    `SELECT ${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
             missed_from, missed_through, missed_count, missed_count_is_exact
        FROM tasks WHERE id = ?`,
   );
@@ -56,6 +58,7 @@ export function createGetTaskDetail(
       exception: row.exception ?? undefined,
       throttledUntilUtc: toIso(row.throttled_until),
       auditLevel: row.audit_level as AuditLevel,
+      scheduleDefinition: isSchedule ? parseScheduleDefinition(row.schedule_definition, row.misfire_policy, row.time_zone_id) : undefined,
     };
   };
 }
