@@ -4,18 +4,21 @@ import vue from '@vitejs/plugin-vue';
 
 /**
  * The desktop console: main (ESM, Node services + Electron wiring), preload (CommonJS: a
- * sandboxed preload cannot be an ES module, DESIGN §6) and the Vue renderer in desktop
+ * sandboxed preload cannot be an ES module) and the Vue renderer in desktop
  * mode: src/renderer/desktop/index.html mounts the desktop shell, which mounts the shared
  * dashboard per environment over the bridge-backed platform.
  */
 export default defineConfig({
   main: {
     build: {
-      // keytar is native and stays in node_modules; the rest is bundled.
-      externalizeDeps: { include: ['keytar'] },
+      // keytar is native and @microsoft/signalr loads its Node transports (ws, eventsource,
+      // fetch-cookie, tough-cookie, node-fetch, abort-controller) with a require hidden from
+      // bundlers: both stay packages (production dependencies, packed into app.asar); the rest
+      // is bundled.
+      externalizeDeps: { include: ['keytar', '@microsoft/signalr'] },
       rolldownOptions: {
         input: { index: resolve(import.meta.dirname, 'src/main/index.ts') },
-        external: ['electron', 'keytar'],
+        external: ['electron', 'keytar', '@microsoft/signalr'],
       },
     },
   },

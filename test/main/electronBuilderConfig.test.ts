@@ -21,6 +21,14 @@ describe('build/electron-builder.yml', () => {
       expect(bytes.subarray(1, 4).toString('ascii'), icon).toBe('PNG');
       expect((await stat(icon)).size).toBeGreaterThan(100);
     }
+    // Linux packages: a maintainer for the deb, and the .desktop file named after package.json
+    // desktopName (Electron's app id / WM_CLASS) so docks group the window with its launcher.
+    expect(config['linux']).toMatchObject({ executableName: 'svc-monitor', syncDesktopName: true, maintainer: expect.stringMatching(/^.+ <[^@\s]+@[^@\s]+>$/) });
+    expect(config['npmRebuild']).toBe(false); // keytar is N-API: nothing to rebuild for Electron
+    const pkg = JSON.parse(await readFile('package.json', 'utf8')) as Record<string, unknown>;
+    expect(pkg).toMatchObject({ main: 'out/main/index.js', desktopName: 'svc-monitor.desktop', homepage: expect.stringMatching(/^https:\/\//), author: { name: expect.any(String), email: expect.stringMatching(/^[^@\s]+@[^@\s]+$/) } });
+    // The hub client's Node transports load at run time: it ships as a production dependency.
+    expect(Object.keys(pkg['dependencies'] as object)).toEqual(expect.arrayContaining(['keytar', '@microsoft/signalr']));
     // electron-builder wants at least 256×256 for the app icon.
     const png = await readFile('build/icon.png');
     expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([512, 512]);

@@ -2,13 +2,27 @@ import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
+/** A native notification the app showed. */
+export interface RecordedNotification {
+  title: string;
+  body: string;
+  urgency?: string;
+  /** performance.now() when shown. */
+  at: number;
+  /** Does what a click on the notification does. */
+  click(): void;
+}
+
 /**
  * A recording stand-in for the `electron` module: Electron itself cannot run here, so the
- * wiring test loads src/main/index.ts against this object and then drives what Electron
- * would call (IPC handlers, protocol handler, navigation events, window.open handler).
+ * wiring test loads src/main/index.ts (and the packaged-app test the packaged
+ * out/main/index.js) against this object and then drives what Electron would call (IPC
+ * handlers, protocol handler, navigation events, window.open handler). Imports only Node
+ * builtins: the packaged-app test runs it in a plain Node process.
  */
 export function createRecordingElectron(userDataDir: string, appPath: string) {
   const calls: string[] = [];
+  const notifications: RecordedNotification[] = [];
   const ipcHandlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
   const protocolHandlers = new Map<string, (request: Request) => Promise<Response> | Response>();
   const windows: FakeWindow[] = [];
@@ -23,8 +37,11 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
     setWindowOpenHandler(h: (details: { url: string }) => { action: string }) {
       this.windowOpenHandler = h;
     }
+    /** performance.now() of each send, same order as `sent`. */
+    sentAt: number[] = [];
     send(channel: string, payload: unknown) {
       this.sent.push([channel, payload]);
+      this.sentAt.push(performance.now());
     }
   }
   class FakeWindow extends EventEmitter {
@@ -34,16 +51,27 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
       super();
       windows.push(this);
     }
+    /** performance.now() of the first show(). */
+    shownAt?: number;
+    visible = false;
     async loadURL(url: string) {
       this.loadedUrl = url;
+      // Electron emits ready-to-show once the first paint is ready.
+      setImmediate(() => this.emit('ready-to-show'));
     }
     isDestroyed = () => false;
     isMinimized = () => false;
     isMaximized = () => false;
+    isVisible = () => this.visible;
     maximize() {}
     restore() {}
-    show() {}
-    hide() {}
+    show() {
+      this.shownAt ??= performance.now();
+      this.visible = true;
+    }
+    hide() {
+      this.visible = false;
+    }
     focus() {}
     getNormalBounds = () => ({ x: 0, y: 0, width: 1280, height: 800 });
     setOverlayIcon() {}
@@ -60,7 +88,11 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
     setContextMenu(m: unknown) {
       this.menu = m;
     }
-    setImage() {}
+    /** Every icon set after construction, in order. */
+    images: unknown[] = [];
+    setImage(image: unknown) {
+      this.images.push(image);
+    }
     setTitle() {}
     destroy() {}
   }
@@ -85,8 +117,15 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
     },
     Menu: { buildFromTemplate: (t: unknown) => t },
     nativeImage: { createFromPath: (p: string) => ({ path: p }) },
-    Notification: class {
-      static isSupported = () => false;
+    Notification: class extends EventEmitter {
+      static isSupported = () => true;
+      constructor(private readonly options: { title: string; body: string; urgency?: string }) {
+        super();
+      }
+      show() {
+        const { title, body, urgency } = this.options;
+        notifications.push({ title, body, ...(urgency ? { urgency } : {}), at: performance.now(), click: () => this.emit('click') });
+      }
     },
     ipcMain: {
       handle: (channel: string, h: (event: unknown, ...args: unknown[]) => unknown) => ipcHandlers.set(channel, h),
@@ -119,5 +158,5 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
     },
     shell: { openExternal: async (url: string) => void opened.push(url) },
   };
-  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, emitReady: () => readyResolve(), appEmitter };
+  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, emitReady: () => readyResolve(), appEmitter };
 }
