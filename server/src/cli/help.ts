@@ -16,13 +16,16 @@ const DESCRIPTIONS: Record<string, string> = {
   enableCors: 'CORS policy under /svc-monitoring (default true)',
   corsAllowedOrigins: 'allowed origins, comma-separated (default: all)',
   allowedIpAddresses: 'IP allow-list: IPv4, IPv6, CIDR, comma-separated (default: all)',
-  magicLinkToken: 'magic-link token (32+ characters recommended; default none)',
+  magicLinkToken: 'magic-link token, at least 32 characters (default none)',
   eventDebounceMs: 'dashboard cache-invalidation debounce (default 1000)',
   enableManagementEndpoints: 'expose requeue/resume/cancel (default false; needs an engine)',
   managementUsername: 'operate credential user (no default)',
   managementPassword: 'operate credential password (no default)',
   includeExecutionLogs: 'include execution logs in hub events (default false)',
-  trustForwardedFor: 'take the client address from X-Forwarded-For (default true)',
+  trustForwardedFor: 'read X-Forwarded-For from trusted proxies (default true; false trusts none)',
+  trustedProxies: 'proxies whose X-Forwarded-For is believed: IPs, CIDRs, comma-separated (default: loopback)',
+  hubMaxConnectionsPerClient: 'concurrent hub connections per client address (default 20; beyond: 429)',
+  hubMaxConnections: 'concurrent hub connections in total (default 1000; beyond: 503)',
   loginRateLimit: 'true | false | {"limit":5,"windowMs":900000} (default true)',
   webRoot: 'folder of the built dashboard (default: the package web folder)',
 };
@@ -51,6 +54,8 @@ export function helpText(): string {
   }
   lines.push(
     '',
+    'Secrets (jwt-secret, password, management-password, magic-link-token) belong in the environment or the config file:',
+    'flags are visible in the process list, and passing one prints a warning.',
     'Booleans also accept --no-<flag>. Lists are comma-separated. Precedence: flags > environment > config file.',
     'demo only: --demo-dispatch-endpoint enables POST /demo/dispatch {"type":"fast"|"slow"|"flaky"|"failing"|"timeout"|"logging"}',
     '           on the demo host app (outside /svc-monitoring) for end-to-end tests.',

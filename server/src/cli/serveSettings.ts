@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { OPTION_KINDS, type MonitoringOptions } from '../monitoring/options.js';
 import { CliError } from './CliError.js';
-import { camelToEnv, parseFlags, type FlagValue } from './parseFlags.js';
+import { camelToEnv, camelToKebab, parseFlags, type FlagValue } from './parseFlags.js';
 
 /** Monitoring options settable from the CLI (functions and objects are for code hosts only). */
 export const CLI_OPTION_KINDS = Object.fromEntries(
@@ -58,6 +58,9 @@ function coerce(name: string, kind: string, raw: unknown, source: string): unkno
   return raw;
 }
 
+/** Options holding secrets: on the command line they are visible to every user of the host (ps). */
+const SECRET_OPTIONS = ['jwtSecret', 'password', 'managementPassword', 'magicLinkToken'] as const;
+
 /**
  * Settings from, in increasing precedence: the --config JSON file, SVC_MONITOR_<OPTION>
  * environment variables, command-line flags.
@@ -67,6 +70,7 @@ export function resolveServeSettings(
   env: NodeJS.ProcessEnv,
   defaults: { port: number },
   extraFlags: Record<string, 'boolean' | 'string' | 'number'> = {},
+  warn: (message: string) => void = (m) => console.warn(m),
 ): ServeSettings {
   const kinds: Record<string, string> = { ...CLI_OPTION_KINDS, ...CLI_SETTINGS, ...extraFlags };
   const booleans = new Set(Object.entries(kinds).filter(([, k]) => k === 'boolean' || k === 'boolean|object').map(([n]) => n));
@@ -99,6 +103,13 @@ export function resolveServeSettings(
     if (name === 'config') continue;
     const v = env[camelToEnv(name)];
     if (v !== undefined && v !== '') merged.set(name, coerce(name, kind, v, `environment variable ${camelToEnv(name)}`));
+  }
+  for (const name of SECRET_OPTIONS) {
+    if (flags.has(name)) {
+      warn(
+        `svc-monitor-server: warning: --${camelToKebab(name)} on the command line is visible to every user of this host (process list, shell history); set ${camelToEnv(name)} or use --config instead.`,
+      );
+    }
   }
   for (const [name, v] of flags) {
     if (name === 'config') continue;

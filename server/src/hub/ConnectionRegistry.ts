@@ -6,6 +6,14 @@ function newId(): string {
   return randomBytes(16).toString('base64url');
 }
 
+/** Caps on live connections (negotiated or connected), per client and in total. */
+export interface ConnectionCaps {
+  maxConnectionsPerClient: number;
+  maxConnections: number;
+}
+
+export type CreateResult = { ok: true; connection: HubConnection } | { ok: false; status: 429 | 503; message: string };
+
 /**
  * The live connections by the `id` the clients pass, plus recently closed long-polling
  * connections ("retired"): their last frames (Close) are still delivered and a poll after the
@@ -14,19 +22,38 @@ function newId(): string {
 export class ConnectionRegistry {
   private readonly live = new Map<string, HubConnection>();
   private readonly retired = new Map<string, { sink: TransportSink; untilMs: number }>();
+  private readonly clientOf = new Map<HubConnection, string>();
+  private readonly perClient = new Map<string, number>();
 
   constructor(
     private readonly limits: ConnectionLimits,
     private readonly retireForMs: number,
+    private readonly caps: ConnectionCaps = { maxConnectionsPerClient: Infinity, maxConnections: Infinity },
   ) {}
 
-  /** Negotiate v1 gives a separate secret token; v0 (and skipNegotiation) use the connectionId. */
-  create(withToken: boolean): HubConnection {
+  /**
+   * A new connection for `client` (its address), unless that client or the hub is at its cap.
+   * Negotiate v1 gives a separate secret token; v0 (and skipNegotiation) use the connectionId.
+   */
+  create(withToken: boolean, client: string): CreateResult {
+    if (this.live.size >= this.caps.maxConnections) {
+      return { ok: false, status: 503, message: `The hub has reached its limit of ${this.caps.maxConnections} connections; try again later.` };
+    }
+    const held = this.perClient.get(client) ?? 0;
+    if (held >= this.caps.maxConnectionsPerClient) {
+      return {
+        ok: false,
+        status: 429,
+        message: `This client address already holds ${held} hub connections (the limit); close one before opening another.`,
+      };
+    }
     const connectionId = newId();
     const token = withToken ? newId() : connectionId;
     const connection = new HubConnection(connectionId, token, this.limits, (c) => this.onClosed(c));
     this.live.set(token, connection);
-    return connection;
+    this.clientOf.set(connection, client);
+    this.perClient.set(client, held + 1);
+    return { ok: true, connection };
   }
 
   get(token: string): HubConnection | undefined {
@@ -58,6 +85,13 @@ export class ConnectionRegistry {
 
   private onClosed(connection: HubConnection): void {
     this.live.delete(connection.token);
+    const client = this.clientOf.get(connection);
+    if (client !== undefined) {
+      this.clientOf.delete(connection);
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
+    }
     const sink = connection.transport;
     if (sink && sink.kind === 'LongPolling') {
       this.retired.set(connection.token, { sink, untilMs: Date.now() + this.retireForMs });

@@ -26,3 +26,14 @@ export function parseUrl(url: string | undefined): { pathname: string; query: UR
   const pathname = parsed.pathname.length > 1 ? parsed.pathname.replace(/\/+$/, '') : parsed.pathname;
   return { pathname, query: parsed.searchParams };
 }
+
+/** The client a connection is counted against (the host's clientKey, else the socket's peer). */
+export function clientKey(ctx: HubContext, req: IncomingMessage): string {
+  try {
+    const key = ctx.options.clientKey?.(req);
+    if (key !== undefined) return key;
+  } catch {
+    /* fall back to the socket's peer */
+  }
+  return req.socket?.remoteAddress ?? 'unknown';
+}

@@ -14,7 +14,7 @@ import { createUpgradeHandler } from './webSocketUpgrade.js';
 
 export type HubAccessDecision =
   | { ok: true; expiresAtMs?: number } // expiresAtMs: JWT exp; absent = no expiry timer
-  | { ok: false; status: 401 | 403; message: string };
+  | { ok: false; status: 400 | 401 | 403; message: string; /** 401 for a genuine token past its exp */ expired?: boolean };
 
 export interface HubEventSource {
   on(event: 'event', listener: (e: SvcEvent) => void): unknown;
@@ -32,6 +32,12 @@ export interface HubOptions {
   maxMessageBytes?: number;
   maxBufferedBytes?: number;
   longPollTimeoutMs?: number;
+  /** The client a connection counts against (default: the socket's peer address). */
+  clientKey?: (req: IncomingMessage) => string | undefined;
+  /** Live connections one client may hold (default 20); beyond → 429. */
+  maxConnectionsPerClient?: number;
+  /** Live connections in total (default 1000); beyond → 503. */
+  maxConnections?: number;
 }
 
 export interface Hub {
@@ -58,6 +64,7 @@ export function createHub(options: HubOptions): Hub {
   const registry = new ConnectionRegistry(
     { maxMessageBytes: resolved.maxMessageBytes, maxBufferedBytes: resolved.maxBufferedBytes },
     RETIRED_LONG_POLL_MS,
+    { maxConnectionsPerClient: resolved.maxConnectionsPerClient, maxConnections: resolved.maxConnections },
   );
   let closed = false;
   const ctx: HubContext = { options: resolved, registry, isClosed: () => closed };

@@ -9,6 +9,9 @@ export interface ResolvedHubOptions {
   maxMessageBytes: number;
   maxBufferedBytes: number;
   longPollTimeoutMs: number;
+  clientKey: HubOptions['clientKey'];
+  maxConnectionsPerClient: number;
+  maxConnections: number;
 }
 
 export const HUB_DEFAULTS = {
@@ -17,6 +20,8 @@ export const HUB_DEFAULTS = {
   maxMessageBytes: 32 * 1024,
   maxBufferedBytes: 1024 * 1024,
   longPollTimeoutMs: 90_000,
+  maxConnectionsPerClient: 20,
+  maxConnections: 1000,
 } as const;
 
 export class HubOptionError extends Error {
@@ -59,7 +64,13 @@ export function resolveHubOptions(options: HubOptions): ResolvedHubOptions {
     maxMessageBytes: positiveInt(options, 'maxMessageBytes'),
     maxBufferedBytes: positiveInt(options, 'maxBufferedBytes'),
     longPollTimeoutMs: positiveInt(options, 'longPollTimeoutMs'),
+    clientKey: options.clientKey,
+    maxConnectionsPerClient: positiveInt(options, 'maxConnectionsPerClient'),
+    maxConnections: positiveInt(options, 'maxConnections'),
   };
+  if (options.clientKey !== undefined && typeof options.clientKey !== 'function') {
+    throw new HubOptionError('clientKey', 'must be a function (req) => string');
+  }
   if (resolved.clientTimeoutMs <= resolved.keepAliveIntervalMs) {
     // The .NET guidance: the client timeout should be at least double the keep-alive interval.
     throw new HubOptionError('clientTimeoutMs', `must be greater than keepAliveIntervalMs (${resolved.keepAliveIntervalMs})`);

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
-import { authorize, parseUrl, type HubContext } from './HubContext.js';
+import { authorize, clientKey, parseUrl, type HubContext } from './HubContext.js';
 import { rejectUpgrade } from './httpErrors.js';
 import { bindWebSocket } from './transports/webSocketTransport.js';
 
@@ -23,7 +23,15 @@ export function createUpgradeHandler(ctx: HubContext, wss: WebSocketServer) {
       return true;
     }
     const id = query.get('id');
-    const connection = id === null || id === '' ? ctx.registry.create(false) : ctx.registry.get(id);
+    let connection;
+    if (id === null || id === '') {
+      const created = ctx.registry.create(false, clientKey(ctx, req));
+      if (!created.ok) {
+        rejectUpgrade(socket, created.status, created.message);
+        return true;
+      }
+      connection = created.connection;
+    } else connection = ctx.registry.get(id);
     if (!connection) {
       rejectUpgrade(socket, 404, 'No connection with this id.');
       return true;

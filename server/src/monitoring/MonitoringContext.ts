@@ -2,6 +2,7 @@ import type { SvcEvent } from '../contracts/index.js';
 import type { ScheduleOperationResult } from '../engine/schedules/ScheduleManager.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { TokenService } from './auth/TokenService.js';
+import type { ClientAddressResolver } from './network/clientAddress.js';
 import type { ResolvedOptions } from './options.js';
 
 /** What the monitoring needs from an engine (full registration): schedule operations and events. */
@@ -28,4 +29,6 @@ export interface MonitoringContext {
   engine?: MonitoringEngine;
   /** Whether the hub exists (full registration). */
   hubEnabled: boolean;
+  /** The client address of a request, as the allow-list, the login limit and logs see it. */
+  clients: ClientAddressResolver;
 }

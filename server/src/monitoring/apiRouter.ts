@@ -30,7 +30,7 @@ import type { MonitoringContext } from './MonitoringContext.js';
 /** Everything under /svc-monitoring/api (spec §4). */
 export function createApiRouter(ctx: MonitoringContext): { router: Router; close(): void } {
   const router = Router();
-  const limiter = createLoginRateLimiter(ctx.options.loginRateLimit, ctx.options.trustForwardedFor);
+  const limiter = createLoginRateLimiter(ctx.options.loginRateLimit, ctx.clients);
   const auth = requireBearer(ctx.tokens, ctx.options.enableAuthentication);
 
   router.use(express.json({ limit: '64kb', strict: false }));

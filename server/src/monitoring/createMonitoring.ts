@@ -9,9 +9,10 @@ import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
 import { sendProblem } from './http/problem.js';
 import { createHub, type Hub, type HubOptions } from '../hub/createHub.js';
+import { rejectUpgrade } from '../hub/httpErrors.js';
 import { managementEnabledGate } from './management/managementGate.js';
 import { BASE_PATH, HUB_PATH, type MonitoringContext, type MonitoringEngine } from './MonitoringContext.js';
-import { clientAddress } from './network/clientAddress.js';
+import { ClientAddressResolver } from './network/clientAddress.js';
 import { corsPolicy } from './network/corsPolicy.js';
 import { IpAllowList } from './network/IpAllowList.js';
 import { ipAllowListMiddleware } from './network/ipAllowListMiddleware.js';
@@ -59,7 +60,8 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const store = source.store ?? createSqliteMonitoringStore(resolveDb(source));
   const tokens = new TokenService(options.jwtSecret, options.jwtIssuer, options.jwtAudience, options.jwtExpirationHours, options.now);
   const engine = source.engine;
-  const ctx: MonitoringContext = { store, options, tokens, engine, hubEnabled: engine !== undefined };
+  const clients = new ClientAddressResolver(options.trustedProxies);
+  const ctx: MonitoringContext = { store, options, tokens, engine, hubEnabled: engine !== undefined, clients };
   const allowList = new IpAllowList(options.allowedIpAddresses);
 
   if (options.enableAuthentication && options.jwtSecretGenerated) {
@@ -73,20 +75,30 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   if (options.enableCors) base.use(corsPolicy(options.corsAllowedOrigins));
   // D12 step 1 comes before the IP check: a disabled management surface does not exist.
   base.use('/api/management', managementEnabledGate(ctx));
-  base.use(ipAllowListMiddleware(allowList, options.trustForwardedFor));
+  base.use(ipAllowListMiddleware(allowList, clients));
 
   const access: HubOptions['access'] = (req, accessToken) => {
-    if (!allowList.allows(clientAddress(req, options.trustForwardedFor))) {
+    const client = clients.resolve(req);
+    if (!client.ok) return { ok: false, status: 400, message: client.detail };
+    if (!allowList.allows(client.address)) {
       return { ok: false, status: 403, message: 'The client address is not in the allowed IP addresses.' };
     }
     if (!options.enableAuthentication) return { ok: true };
     if (accessToken === undefined || accessToken === '') return { ok: false, status: 401, message: 'A bearer token is required.' };
     const r = tokens.verify(accessToken);
-    return r.ok ? { ok: true, expiresAtMs: r.principal.expiresAtMs } : { ok: false, status: 401, message: r.reason };
+    return r.ok ? { ok: true, expiresAtMs: r.principal.expiresAtMs } : { ok: false, status: 401, message: r.reason, expired: r.expired };
   };
-  // Full registration: the SignalR-protocol hub on the engine's events (spec §6); standalone: none.
+  // Full registration: the SignalR-protocol hub on the engine's events; standalone: none.
   const hub: Hub | undefined = engine
-    ? createHub({ path: HUB_PATH, access, events: engine, includeExecutionLogs: options.includeExecutionLogs })
+    ? createHub({
+        path: HUB_PATH,
+        access,
+        events: engine,
+        includeExecutionLogs: options.includeExecutionLogs,
+        clientKey: (req) => clients.addressOf(req),
+        maxConnectionsPerClient: options.hubMaxConnectionsPerClient,
+        maxConnections: options.hubMaxConnections,
+      })
     : undefined;
   const ready = Promise.resolve();
 
@@ -108,13 +120,16 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
     router,
     ready,
     attach(server: Server) {
-      if (!engine || upgradeListeners.has(server)) return;
+      if (upgradeListeners.has(server)) return;
       const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
         const url = req.url ?? '';
-        if (url !== HUB_PATH && !url.startsWith(`${HUB_PATH}?`) && !url.startsWith(`${HUB_PATH}/`)) return;
-        if (!hub || !hub.handleUpgrade(req, socket, head)) {
-          if (!socket.destroyed) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        }
+        const onHubPath = url === HUB_PATH || url.startsWith(`${HUB_PATH}?`) || url.startsWith(`${HUB_PATH}/`);
+        if (onHubPath && hub && hub.handleUpgrade(req, socket, head)) return;
+        const underBase = url === BASE_PATH || url.startsWith(`${BASE_PATH}/`) || url.startsWith(`${BASE_PATH}?`);
+        // Outside the base path the host's own upgrade listeners (if any) answer; with none, the
+        // socket would stay open forever, so it is refused here.
+        if (!underBase && server.listenerCount('upgrade') > 1) return;
+        rejectUpgrade(socket, 404, onHubPath ? 'No event hub: this is a standalone registration (poll the API).' : 'No WebSocket endpoint here.');
       };
       upgradeListeners.set(server, onUpgrade);
       server.on('upgrade', onUpgrade);

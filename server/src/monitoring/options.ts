@@ -1,6 +1,7 @@
 import type { Request } from 'express';
 import { randomBytes } from 'node:crypto';
-import { isIP } from 'node:net';
+import { invalidAddressRange } from './network/AddressRanges.js';
+import { DEFAULT_TRUSTED_PROXIES } from './network/clientAddress.js';
 
 /** DESIGN §5.1: camelCase forms of the spec §5 options, plus the decisions' own. */
 export interface MonitoringOptions {
@@ -28,10 +29,16 @@ export interface MonitoringOptions {
   /** Replaces the operate-role check on management routes (D12). */
   managementAuthorization?: (req: Request) => Promise<boolean> | boolean;
   includeExecutionLogs?: boolean;
-  /** Use the first X-Forwarded-For address as the client address (§5.9). Default true. */
+  /** Read X-Forwarded-For from the trusted proxies (default true); false trusts no proxy. */
   trustForwardedFor?: boolean;
-  /** §8 login limit: true (5 per 15 min), false (off), or a custom budget. */
-  loginRateLimit?: boolean | { limit: number; windowMs: number };
+  /** Peers whose X-Forwarded-For is believed: addresses and CIDR ranges (default: loopback). */
+  trustedProxies?: string[];
+  /** Concurrent hub connections from one client address (default 20); beyond → 429. */
+  hubMaxConnectionsPerClient?: number;
+  /** Concurrent hub connections in total (default 1000); beyond → 503. */
+  hubMaxConnections?: number;
+  /** Login limit: true (5 per 15 min), false (off), or a custom budget (maxClients: addresses tracked, default 10000). */
+  loginRateLimit?: boolean | { limit: number; windowMs: number; maxClients?: number };
   /** Folder of the built dashboard (default: the package's `web` folder). */
   webRoot?: string;
   /** Where startup notes and warnings go (default: console). */
@@ -68,7 +75,11 @@ export interface ResolvedOptions {
   managementAuthorization: ((req: Request) => Promise<boolean> | boolean) | null;
   includeExecutionLogs: boolean;
   trustForwardedFor: boolean;
-  loginRateLimit: { limit: number; windowMs: number } | null;
+  /** Trusted proxies in effect: empty when trustForwardedFor is false. */
+  trustedProxies: string[];
+  hubMaxConnectionsPerClient: number;
+  hubMaxConnections: number;
+  loginRateLimit: { limit: number; windowMs: number; maxClients: number } | null;
   webRoot: string | null;
   logger: MonitoringLogger;
   now: () => number;
@@ -108,13 +119,18 @@ export const OPTION_KINDS = {
   managementAuthorization: 'function',
   includeExecutionLogs: 'boolean',
   trustForwardedFor: 'boolean',
+  trustedProxies: 'string[]',
+  hubMaxConnectionsPerClient: 'number',
+  hubMaxConnections: 'number',
   loginRateLimit: 'boolean|object',
   webRoot: 'string',
   logger: 'object',
   now: 'function',
 } as const satisfies Record<keyof MonitoringOptions, string>;
 
-const DEFAULT_LOGIN_LIMIT = { limit: 5, windowMs: 15 * 60 * 1000 };
+const DEFAULT_LOGIN_LIMIT = { limit: 5, windowMs: 15 * 60 * 1000, maxClients: 10_000 };
+/** A magic-link token is a long-lived bearer secret: shorter ones are guessable. */
+const MIN_MAGIC_LINK_TOKEN_LENGTH = 32;
 let swaggerWarned = false;
 
 /** Validates options at startup; every failure names the option. */
@@ -171,16 +187,16 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     }
   }
 
-  const allowedIpAddresses = strings('allowedIpAddresses');
-  for (const entry of allowedIpAddresses) {
-    const [addr, prefix, extra] = entry.split('/');
-    const family = isIP(addr ?? '');
-    const bits = family === 6 ? 128 : 32;
-    const badPrefix = prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits);
-    if (family === 0 || badPrefix || extra !== undefined) {
-      throw new MonitoringOptionError('allowedIpAddresses', `"${entry}" is not an IPv4/IPv6 address or CIDR range`);
-    }
-  }
+  const addressRanges = (name: 'allowedIpAddresses' | 'trustedProxies'): string[] => {
+    const entries = strings(name);
+    const bad = invalidAddressRange(entries);
+    if (bad !== undefined) throw new MonitoringOptionError(name, `"${bad}" is not an IPv4/IPv6 address or CIDR range`);
+    return entries;
+  };
+  const allowedIpAddresses = addressRanges('allowedIpAddresses');
+  const trustForwardedFor = bool('trustForwardedFor', true);
+  const trustedProxiesGiven = raw.trustedProxies === undefined ? null : addressRanges('trustedProxies');
+  const trustedProxies = trustForwardedFor ? (trustedProxiesGiven ?? [...DEFAULT_TRUSTED_PROXIES]) : [];
   const corsAllowedOrigins = strings('corsAllowedOrigins');
   for (const origin of corsAllowedOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/i.test(origin)) {
@@ -191,7 +207,8 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   let loginRateLimit: ResolvedOptions['loginRateLimit'] = DEFAULT_LOGIN_LIMIT;
   if (raw.loginRateLimit === false) loginRateLimit = null;
   else if (raw.loginRateLimit !== undefined && raw.loginRateLimit !== true) {
-    const l = raw.loginRateLimit as { limit?: unknown; windowMs?: unknown };
+    const l = raw.loginRateLimit as { limit?: unknown; windowMs?: unknown; maxClients?: unknown };
+    const maxClients = l?.maxClients ?? DEFAULT_LOGIN_LIMIT.maxClients;
     if (
       typeof l !== 'object' ||
       l === null ||
@@ -200,11 +217,17 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
       l.limit < 1 ||
       typeof l.windowMs !== 'number' ||
       !Number.isFinite(l.windowMs) ||
-      l.windowMs < 1
+      l.windowMs < 1 ||
+      typeof maxClients !== 'number' ||
+      !Number.isInteger(maxClients) ||
+      maxClients < 1
     ) {
-      throw new MonitoringOptionError('loginRateLimit', 'must be true, false or {limit: integer ≥ 1, windowMs: number ≥ 1}');
+      throw new MonitoringOptionError(
+        'loginRateLimit',
+        'must be true, false or {limit: integer ≥ 1, windowMs: number ≥ 1, maxClients?: integer ≥ 1}',
+      );
     }
-    loginRateLimit = { limit: l.limit, windowMs: l.windowMs };
+    loginRateLimit = { limit: l.limit, windowMs: l.windowMs, maxClients };
   }
 
   const managementUsername = str('managementUsername', null);
@@ -212,6 +235,10 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   const jwtSecretGiven = str('jwtSecret', null);
   if (jwtSecretGiven !== null && Buffer.byteLength(jwtSecretGiven) < 32) {
     logger.warn('svc-monitoring: "jwtSecret" is shorter than 32 bytes; at least 256 bits are recommended.');
+  }
+  const magicLinkToken = str('magicLinkToken', null);
+  if (magicLinkToken !== null && magicLinkToken.length < MIN_MAGIC_LINK_TOKEN_LENGTH) {
+    throw new MonitoringOptionError('magicLinkToken', `must be at least ${MIN_MAGIC_LINK_TOKEN_LENGTH} characters (it is a bearer secret that never expires)`);
   }
   const enableScalar = bool('enableScalar', false);
   const now = fn<() => number>('now') ?? Date.now;
@@ -221,7 +248,7 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     enableOpenApiDocument: bool('enableOpenApiDocument', false) || enableScalar,
     enableScalar,
     username: str('username', 'admin') as string,
-    password: str('password', 'admin', true) as string,
+    password: str('password', 'admin') as string,
     jwtSecret: jwtSecretGiven ?? randomBytes(64).toString('base64url'),
     jwtSecretGenerated: jwtSecretGiven === null,
     jwtIssuer: str('jwtIssuer', 'Svc.Monitor.Api') as string,
@@ -235,14 +262,17 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     enableCors: bool('enableCors', true),
     corsAllowedOrigins,
     allowedIpAddresses,
-    magicLinkToken: str('magicLinkToken', null),
+    magicLinkToken,
     eventDebounceMs: number('eventDebounceMs', 1000, 0, true),
     enableManagementEndpoints: bool('enableManagementEndpoints', false),
     managementUsername,
     managementPassword,
     managementAuthorization: fn('managementAuthorization'),
     includeExecutionLogs: bool('includeExecutionLogs', false),
-    trustForwardedFor: bool('trustForwardedFor', true),
+    trustForwardedFor,
+    trustedProxies,
+    hubMaxConnectionsPerClient: number('hubMaxConnectionsPerClient', 20, 1, true),
+    hubMaxConnections: number('hubMaxConnections', 1000, 1, true),
     loginRateLimit,
     webRoot: str('webRoot', null),
     logger,

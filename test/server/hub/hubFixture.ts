@@ -28,7 +28,7 @@ export function jwtAccess(_req: unknown, token: string | undefined): HubAccessDe
     if (payload.blocked === true) return { ok: false, status: 403, message: 'This client may not use the hub.' };
     return { ok: true, expiresAtMs: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined };
   } catch (err) {
-    return { ok: false, status: 401, message: (err as Error).message };
+    return { ok: false, status: 401, message: (err as Error).message, expired: err instanceof jwt.TokenExpiredError };
   }
 }
 

@@ -20,10 +20,11 @@ export function handleGet(ctx: HubContext, req: HubRequest, res: ServerResponse,
   const wantsSse = (req.headers.accept ?? '').includes('text/event-stream');
   const id = query.get('id');
   if (!wantsSse && id && !ctx.isClosed() && !ctx.registry.get(id)) {
-    // A long-polling connection closed at its token's expiry: the poll that follows carries the
-    // expired token, and must still get the Close "Token expired" (a 401 would hide it).
+    // A retired connection answers only an authenticated poll. A long-polling connection closed
+    // at its token's expiry: the poll that follows carries that genuine but expired token, and
+    // must still get the Close "Token expired" (a 401 would hide it).
     const decision = authorize(ctx, req, query);
-    if ((decision.ok || decision.status === 401) && pollRetired(ctx, id, res)) return;
+    if ((decision.ok || decision.expired === true) && pollRetired(ctx, id, res)) return;
   }
   const decision = allowed(ctx, req, res, query);
   if (!decision) return;

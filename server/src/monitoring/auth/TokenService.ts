@@ -6,13 +6,13 @@ export type Role = 'read' | 'operate';
 export interface Principal {
   username: string;
   role: Role;
-  /** ms since epoch; undefined for a token without expiry or with authentication off. */
+  /** ms since epoch; undefined with authentication off (tokens without expiry are refused). */
   expiresAtMs?: number;
 }
 
 export type VerifyResult = { ok: true; principal: Principal } | { ok: false; expired: boolean; reason: string };
 
-/** D13: HS256 only (every other alg, `none` included, is rejected), iss/aud/exp checked. */
+/** HS256 only (every other alg, `none` included, is rejected); iss, aud and exp checked, exp required. */
 export class TokenService {
   constructor(
     private readonly secret: string,
@@ -44,10 +44,12 @@ export class TokenService {
       if (typeof payload !== 'object' || payload === null || typeof payload.sub !== 'string') {
         return { ok: false, expired: false, reason: 'The token has no subject.' };
       }
+      // A token that never expires cannot be revoked short of rotating the secret.
+      if (typeof payload.exp !== 'number') return { ok: false, expired: false, reason: 'The token has no expiry (exp).' };
       const role: Role = payload.role === 'operate' ? 'operate' : 'read';
       return {
         ok: true,
-        principal: { username: payload.sub, role, expiresAtMs: typeof payload.exp === 'number' ? payload.exp * 1000 : undefined },
+        principal: { username: payload.sub, role, expiresAtMs: payload.exp * 1000 },
       };
     } catch (err) {
       if (err instanceof jwt.TokenExpiredError) return { ok: false, expired: true, reason: 'The token expired.' };

@@ -1,18 +1,27 @@
 import type { RequestHandler } from 'express';
-import { MemoryStore, ipKeyGenerator, rateLimit } from 'express-rate-limit';
+import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import { sendProblem } from '../http/problem.js';
-import { clientAddress } from '../network/clientAddress.js';
+import type { ClientAddressResolver } from '../network/clientAddress.js';
+import { BoundedMemoryStore } from './BoundedMemoryStore.js';
+
+export interface LoginBudget {
+  limit: number;
+  windowMs: number;
+  /** Clients tracked at once; the least recently seen is forgotten beyond it. */
+  maxClients: number;
+}
 
 /**
- * §8 policy "svc-monitoring-login": one budget per client address shared by POST /auth/login,
- * POST /auth/magic and GET /auth/magic; over it → 429 problem with Retry-After.
+ * Policy "svc-monitoring-login": one budget per client address (as the allow-list sees it)
+ * shared by POST /auth/login, POST /auth/magic and GET /auth/magic; over it → 429 problem
+ * with Retry-After.
  */
 export function createLoginRateLimiter(
-  budget: { limit: number; windowMs: number } | null,
-  trustForwardedFor: boolean,
-): { middleware: RequestHandler; close(): void } {
-  if (budget === null) return { middleware: (_req, _res, next) => next(), close: () => {} };
-  const store = new MemoryStore();
+  budget: LoginBudget | null,
+  clients: ClientAddressResolver,
+): { middleware: RequestHandler; store: BoundedMemoryStore | null; close(): void } {
+  if (budget === null) return { middleware: (_req, _res, next) => next(), store: null, close: () => {} };
+  const store = new BoundedMemoryStore(budget.maxClients);
   const middleware = rateLimit({
     windowMs: budget.windowMs,
     limit: budget.limit,
@@ -20,7 +29,8 @@ export function createLoginRateLimiter(
     standardHeaders: 'draft-7',
     legacyHeaders: false,
     validate: false,
-    keyGenerator: (req) => ipKeyGenerator(clientAddress(req, trustForwardedFor) ?? 'unknown'),
+    // IPv6 clients are keyed by their /56, as one host usually owns the whole range.
+    keyGenerator: (req) => ipKeyGenerator(clients.addressOf(req) ?? 'unknown'),
     handler: (req, res) => {
       const reset = (req as unknown as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(budget.windowMs / 1000);
@@ -28,5 +38,5 @@ export function createLoginRateLimiter(
       sendProblem(res, 429, `Too many login attempts. Try again in ${seconds} seconds.`);
     },
   }) as RequestHandler;
-  return { middleware, close: () => store.shutdown() };
+  return { middleware, store, close: () => store.shutdown() };
 }

@@ -87,9 +87,15 @@ export function parseGuid(name: string, v: string): string {
   return t.toLowerCase();
 }
 
+/** Date.parse rolls impossible days over (2024-02-30 is March 1st): the day must exist in its month. */
+function isCalendarDate(t: string): boolean {
+  const [y, m, d] = [Number(t.slice(0, 4)), Number(t.slice(5, 7)), Number(t.slice(8, 10))];
+  return m >= 1 && m <= 12 && d >= 1 && d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
+}
+
 export function parseDate(name: string, v: string): number {
   const t = v.trim().replace(' ', 'T');
-  const ms = ISO_DATE.test(t) ? Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(t) || t.length === 10 ? t : `${t}Z`) : NaN;
+  const ms = ISO_DATE.test(t) && isCalendarDate(t) ? Date.parse(/[zZ]|[+-]\d{2}:?\d{2}$/.test(t) || t.length === 10 ? t : `${t}Z`) : NaN;
   if (!Number.isFinite(ms)) throw BadRequestError.of(name, `The value '${v}' is not a valid ISO 8601 date.`);
   return ms;
 }
