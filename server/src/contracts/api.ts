@@ -24,6 +24,7 @@ import type {
   TrendPeriod,
   ValidateResponse,
 } from './task.js';
+import type { BulkAction, BulkFilter, BulkOperation, FailureGroups, SearchScope } from './operations.js';
 
 /** D10: accepted sort fields (case-insensitive on the wire). */
 export type TaskSortField =
@@ -45,6 +46,10 @@ export interface TaskQuery {
   createdAfter?: IsoTimestamp;
   createdBefore?: IsoTimestamp;
   searchTerm?: string;
+  /** Additive: where searchTerm looks (default Names). */
+  searchScope?: SearchScope;
+  /** Additive: words and quoted phrases that must occur in the request JSON. */
+  requestSearch?: string;
   parentTaskId?: Guid;
   onlyOccurrences?: boolean;
   onlyCatchUp?: boolean;
@@ -86,6 +91,10 @@ export interface ApiOperations {
   'management.requeue': { params: { id: Guid }; result: ManagementResponse };
   'management.resume': { params: { id: Guid }; result: ManagementResponse };
   'management.cancel': { params: { id: Guid }; result: ManagementResponse };
+  'management.retry': { params: { id: Guid }; result: ManagementResponse };
+  'management.bulk': { params: { action: BulkAction; filter: BulkFilter; expectedCount: number }; result: BulkOperation };
+  'management.bulkStatus': { params: { operationId: Guid }; result: BulkOperation };
+  'statistics.failureGroups': { params: { range?: DashboardRange }; result: FailureGroups };
 }
 export type ApiOperation = keyof ApiOperations;
 export type ApiParams<Op extends ApiOperation> = ApiOperations[Op]['params'];

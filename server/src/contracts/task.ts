@@ -66,6 +66,8 @@ export interface StatusAuditEntry {
   updatedAtUtc: IsoTimestamp;
   newStatus: TaskStatus;
   exception?: string;
+  /** Additive: who made the transition when a person did (retry, bulk actions). */
+  changedBy?: string;
 }
 
 /** §2.4 */
@@ -304,6 +306,10 @@ export interface QueueMetrics {
   failedTasks: number;
   cancelledTasks: number;
   successRate: number;
+  /** Additive: how long the next Queued row in line has waited since it became due (ms); absent when none is Queued. */
+  oldestQueuedAgeMs?: number;
+  /** Additive: runs of this queue that finished in the last minute. */
+  finishedLastMinute?: number;
 }
 
 export interface SuccessRatePoint {

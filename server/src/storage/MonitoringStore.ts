@@ -34,6 +34,10 @@ export interface TaskListFilter {
   createdBeforeMs?: number;
   /** Partial match on type, handler or task key. */
   searchTerm?: string;
+  /** With searchTerm: its words also match inside the request JSON (names OR arguments). */
+  searchTermRequestTerms?: readonly string[];
+  /** Argument search: every word or phrase must occur in the request JSON (keys or values). */
+  requestSearch?: readonly string[];
   parentTaskId?: string;
   onlyOccurrences?: boolean;
   onlyCatchUp?: boolean;

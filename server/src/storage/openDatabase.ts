@@ -1,5 +1,6 @@
 import BetterSqlite3, { type Database } from 'better-sqlite3';
 import { existsSync } from 'node:fs';
+import { registerFailureFingerprint } from './functions/failureFingerprint.js';
 import { migrate } from './migrate.js';
 
 export interface OpenDatabaseOptions {
@@ -27,6 +28,7 @@ export function openDatabase(options: OpenDatabaseOptions): Database {
   }
   const db = new BetterSqlite3(file, { readonly, fileMustExist: mustExist || readonly });
   db.pragma(`busy_timeout = ${busyTimeoutMs}`);
+  registerFailureFingerprint(db);
   if (!readonly) {
     if (file !== ':memory:') db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');

@@ -3,6 +3,10 @@ import { TASK_STATUSES, type TaskSortField, type TaskStatus } from '../../contra
 import type { TaskListQuery } from '../../storage/MonitoringStore.js';
 import { BadRequestError } from './problem.js';
 import { parseEnum, QueryParams } from './queryParams.js';
+import { parseRequestSearch } from './requestSearch.js';
+
+/** Where searchTerm looks: names (type, handler, key; the default) or names and the request JSON. */
+export const SEARCH_SCOPES = ['Names', 'NamesAndArguments'] as const;
 
 export const SORT_FIELDS: readonly TaskSortField[] = [
   'CreatedAtUtc',
@@ -47,6 +51,13 @@ export function parseTaskListQuery(req: Request): TaskListQuery {
     page: attempt(() => q.int('page', 1, 1, MAX_PAGE)) ?? 1,
     pageSize: attempt(() => q.int('pageSize', 20, 1, MAX_PAGE_SIZE)) ?? 20,
   };
+  const requestSearch = q.string('requestSearch');
+  if (requestSearch !== undefined) query.requestSearch = attempt(() => parseRequestSearch('requestSearch', requestSearch));
+  const scope = attempt(() => q.enumValue('searchScope', SEARCH_SCOPES)) ?? 'Names';
+  if (scope === 'NamesAndArguments' && query.searchTerm !== undefined) {
+    const term = query.searchTerm;
+    query.searchTermRequestTerms = attempt(() => parseRequestSearch('searchTerm', term));
+  }
   if (Object.keys(errors).length > 0) throw new BadRequestError(errors);
   return query;
 }

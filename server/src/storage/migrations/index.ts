@@ -2,6 +2,7 @@ import { migration001Tasks } from './001_tasks.js';
 import { migration002ReadModels } from './002_readModels.js';
 import { migration003Schedules } from './003_schedules.js';
 import { migration004Monitoring } from './004_monitoring.js';
+import { migration006SearchFailuresLatency } from './006_search_failures_latency.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -18,4 +19,5 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: 'read models (counters and run buckets) with triggers', sql: migration002ReadModels },
   { version: 3, name: 'durable schedules: due-schedule index', sql: migration003Schedules },
   { version: 4, name: 'monitoring: sort indexes, occurrence slot index, type/handler set', sql: migration004Monitoring },
+  { version: 6, name: 'argument search index, failure groups, queue throughput, status changed_by', sql: migration006SearchFailuresLatency },
 ];

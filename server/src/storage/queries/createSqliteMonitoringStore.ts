@@ -37,7 +37,7 @@ export function createSqliteMonitoringStore(db: Database): MonitoringStore {
     found(id) ? { ...read(id, page), skip: page.skip, take: page.take } : undefined;
 
   return {
-    listTasks: createListTasks(db, resolver),
+    listTasks: createListTasks(db, resolver, features),
     getTask: createGetTaskDetail(db, { statusAudits, runsAudits, executionLogs }),
     statusAudits: (id, page) => paged(id, page, statusAudits),
     runsAudits: (id, page) => paged(id, page, runsAudits),

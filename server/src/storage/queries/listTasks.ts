@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { TaskPage, TaskSortField } from '../../contracts/index.js';
 import type { TaskListQuery } from '../MonitoringStore.js';
 import type { TypeResolver } from './resolveTypeNames.js';
+import type { TaskListWhereFeatures } from './taskListWhere.js';
 import { SUMMARY_COLUMNS, toTaskSummary, type TaskSummaryRow } from './taskRow.js';
 import { buildTaskListWhere, statCountSql } from './taskListWhere.js';
 
@@ -18,7 +19,7 @@ const ORDER_COLUMNS: Record<TaskSortField, readonly string[]> = {
 };
 
 /** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count. */
-export function createListTasks(db: Database, resolver: TypeResolver) {
+export function createListTasks(db: Database, resolver: TypeResolver, features?: TaskListWhereFeatures) {
   const cache = new Map<string, Statement>();
   const prepared = (sql: string): Statement => {
     let st = cache.get(sql);
@@ -40,7 +41,7 @@ export function createListTasks(db: Database, resolver: TypeResolver) {
       pageSize,
       totalPages: Math.ceil(totalCount / pageSize),
     });
-    const where = buildTaskListWhere(query, resolver);
+    const where = buildTaskListWhere(query, resolver, features);
     if (where.empty) return emptyPage(0);
 
     let totalCount: number;

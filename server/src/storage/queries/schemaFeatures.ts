@@ -3,11 +3,21 @@ import type { Database } from 'better-sqlite3';
 /** Which optional monitoring structures (migration 4) the opened database has. */
 export interface SchemaFeatures {
   typeHandlerSet: boolean;
+  /** Migration 6: argument search index, failure groups, queue throughput buckets. */
+  requestSearch: boolean;
+  failureGroups: boolean;
+  queueThroughput: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
   const row = db
     .prepare(`SELECT COUNT(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'monitor_type_handlers'`)
     .get() as { n: number };
-  return { typeHandlerSet: row.n > 0 };
+  const has = db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE name = ?`).pluck();
+  return {
+    typeHandlerSet: row.n > 0,
+    requestSearch: (has.get('task_request_fts') as number) > 0,
+    failureGroups: (has.get('failure_groups_day') as number) > 0,
+    queueThroughput: (has.get('stat_queue_finished_10s') as number) > 0,
+  };
 }

@@ -1,4 +1,5 @@
 import type { TaskListFilter } from '../MonitoringStore.js';
+import { REQUEST_MATCH_SQL, requestMatchExpression, StoreCapabilityError } from './requestMatch.js';
 import type { TypeResolver } from './resolveTypeNames.js';
 
 type SqlValue = string | number;
@@ -26,7 +27,18 @@ export interface TaskListWhere {
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
-export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolver): TaskListWhere {
+export interface TaskListWhereFeatures {
+  /** The store has the argument index (migration 6). */
+  requestSearch: boolean;
+}
+
+const assertRequestSearch = (features: TaskListWhereFeatures | undefined) => {
+  if (features && !features.requestSearch) {
+    throw new StoreCapabilityError('This store has no argument index yet (schema older than version 6): open it once with write access to migrate it.');
+  }
+};
+
+export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolver, features?: TaskListWhereFeatures): TaskListWhere {
   const parts: ((demote: boolean) => string)[] = [];
   const params: SqlValue[] = [];
   const dims: StatDimensions = {};
@@ -112,8 +124,21 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
       `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND instr(lower(task_key), lower(?)) > 0)`,
     );
     local.push(term);
+    if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
+      assertRequestSearch(features);
+      alternatives.push(REQUEST_MATCH_SQL);
+      local.push(requestMatchExpression(filter.searchTermRequestTerms));
+    }
     parts.push(() => `(${alternatives.join(' OR ')})`);
     params.push(...local);
+    countable = false;
+  }
+
+  if (filter.requestSearch && filter.requestSearch.length > 0) {
+    assertRequestSearch(features);
+    const expression = requestMatchExpression(filter.requestSearch);
+    parts.push(() => REQUEST_MATCH_SQL);
+    params.push(expression);
     countable = false;
   }
 

@@ -1,5 +1,6 @@
 import { openDatabase } from '../openDatabase.js';
 import { rebuildReadModelsSql } from '../migrations/002_readModels.js';
+import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
 import type { SqliteStorage } from '../Storage.js';
 
 export interface OpenSqliteStorageOptions {
@@ -45,7 +46,10 @@ export function openSqliteStorage(options: OpenSqliteStorageOptions): SqliteStor
     },
     rebuildReadModels() {
       if (readonly) throw new Error('rebuildReadModels: the storage is open read-only');
-      db.transaction(() => db.exec(rebuildReadModelsSql)).immediate();
+      db.transaction(() => {
+        db.exec(rebuildReadModelsSql);
+        db.exec(rebuildFailureGroupsSql);
+      }).immediate();
     },
     close() {
       if (closed) return;

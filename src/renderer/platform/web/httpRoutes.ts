@@ -19,6 +19,8 @@ function taskQuery(q: TaskQuery): HttpRoute['query'] {
     createdAfter: q.createdAfter,
     createdBefore: q.createdBefore,
     searchTerm: q.searchTerm,
+    searchScope: q.searchScope,
+    requestSearch: q.requestSearch,
     parentTaskId: q.parentTaskId,
     onlyOccurrences: q.onlyOccurrences,
     onlyCatchUp: q.onlyCatchUp,
@@ -61,6 +63,14 @@ export const HTTP_ROUTES: RouteTable = {
   'management.requeue': (p) => ({ method: 'POST', path: `/management/tasks/${seg(p.id)}/requeue` }),
   'management.resume': (p) => ({ method: 'POST', path: `/management/tasks/${seg(p.id)}/resume` }),
   'management.cancel': (p) => ({ method: 'POST', path: `/management/tasks/${seg(p.id)}/cancel` }),
+  'management.retry': (p) => ({ method: 'POST', path: `/management/tasks/${seg(p.id)}/retry` }),
+  'management.bulk': (p) => ({
+    method: 'POST',
+    path: `/management/bulk/${seg(p.action)}`,
+    body: { filter: p.filter, expectedCount: p.expectedCount },
+  }),
+  'management.bulkStatus': (p) => ({ method: 'GET', path: `/management/bulk/${seg(p.operationId)}` }),
+  'statistics.failureGroups': (p) => ({ method: 'GET', path: '/statistics/failure-groups', query: { range: p.range } }),
 };
 
 export function routeFor<Op extends ApiOperation>(op: Op, params: ApiParams<Op>): HttpRoute {
