@@ -18,6 +18,9 @@ export interface BulkRequest {
   expectedCount: number;
 }
 
+/** The hub client method that receives BulkOperation progress. */
+export const BULK_PROGRESS_TARGET = 'BulkProgress';
+
 export type BulkState = 'Running' | 'Completed' | 'Failed';
 
 /** A bulk operation's progress: the answer of POST /management/bulk/{action}, GET /management/bulk/{operationId} and the BulkProgress hub event. */
@@ -26,7 +29,7 @@ export interface BulkOperation {
   action: BulkAction;
   state: BulkState;
   /** Rows the filter matched when the operation started. */
-  total: number;
+  count: number;
   /** Rows looked at so far (succeeded + skipped). */
   processed: number;
   /** Rows the action was applied to. */

@@ -13,7 +13,9 @@ import { planDispatch, planRecurring, type DispatchPlan, type PlanningContext } 
 import { resolveEngineOptions, type QueueConfig, type ResolvedEngineOptions } from './resolveEngineOptions.js';
 import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import { RunLog, type PendingLog } from './RunLog.js';
+import { createTaskOperations, type TaskOperations } from './operations/TaskOperations.js';
 import { createScheduleManager } from './schedules/index.js';
+import { createSqliteTaskManagementStore } from '../storage/sqlite/createSqliteTaskManagementStore.js';
 import type { ScheduleManager } from './schedules/ScheduleManager.js';
 import type {
   CancelResult, DispatchOptions, Engine, EngineEventListener, EngineOptions, HandleOptions, RecurringOptions,
@@ -75,6 +77,8 @@ const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 export class TaskEngine implements Engine {
   readonly storage: SqliteStorage;
   readonly schedules: ScheduleManager;
+  /** Retry and bulk actions (management). */
+  readonly tasks: TaskOperations;
   readonly queueNames: readonly string[];
 
   private readonly o: ResolvedEngineOptions;
@@ -126,6 +130,13 @@ export class TaskEngine implements Engine {
       isRunning: () => this.running,
     };
     this.schedules = createScheduleManager(internals);
+    this.tasks = createTaskOperations({
+      store: createSqliteTaskManagementStore(this.db),
+      now: () => this.o.clock(),
+      emit: (e) => this.emit(e),
+      wake: () => this.wake(),
+      onError: (err, where) => this.o.onError(err, where),
+    });
   }
 
   // ---------------------------------------------------------------- registration and events

@@ -1,5 +1,6 @@
 import type { AuditLevel, SvcEvent, TaskStatus } from '../contracts/index.js';
 import type { SqliteStorage } from '../storage/Storage.js';
+import type { TaskOperations } from './operations/TaskOperations.js';
 import type { ScheduleManager } from './schedules/ScheduleManager.js';
 import type { RateLimit } from './RateLimiter.js';
 import type { RetryOptions } from './RetryPolicy.js';
@@ -128,6 +129,8 @@ export type EngineEventListener = (event: SvcEvent) => void;
 export interface Engine {
   readonly storage: SqliteStorage;
   readonly schedules: ScheduleManager;
+  /** Retry of a finished task and bulk actions over many (management operations). */
+  readonly tasks: TaskOperations;
   handle<TRequest = unknown>(type: string, handler: TaskHandler<TRequest>, options?: HandleOptions): Engine;
   start(): Promise<void>;
   stop(options?: StopOptions): Promise<void>;

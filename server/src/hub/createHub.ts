@@ -6,6 +6,9 @@ import { WebSocketServer } from 'ws';
 import type { SvcEvent } from '../contracts/index.js';
 import { ConnectionRegistry } from './ConnectionRegistry.js';
 import { eventFrame } from './eventFrame.js';
+import { invocationFrame } from './protocol.js';
+
+const omitNulls = (_key: string, value: unknown): unknown => (value === null ? undefined : value);
 import type { HubContext } from './HubContext.js';
 import { createHubRouter } from './hubRouter.js';
 import { startKeepAlive } from './keepAlive.js';
@@ -47,6 +50,8 @@ export interface Hub {
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): boolean;
   /** Also called automatically for events from `events`. */
   broadcast(event: SvcEvent): void;
+  /** Sends one invocation of another client method (e.g. `BulkProgress`) to every connection, batched like events. */
+  broadcastInvocation(target: string, payload: unknown): void;
   connectionCount(): number;
   /** Sends Close to all, ends transports, stops timers. */
   close(): Promise<void>;
@@ -93,9 +98,10 @@ export function createHub(options: HubOptions): Hub {
       if (connection.isOpen) connection.send(text, utf8);
     }
   };
-  const broadcast = (event: SvcEvent) => {
+  const broadcast = (event: SvcEvent) => enqueue(eventFrame(event, resolved.includeExecutionLogs));
+  const enqueue = (frame: string) => {
     if (closed) return;
-    pending.push(eventFrame(event, resolved.includeExecutionLogs));
+    pending.push(frame);
     if (flushTimer !== undefined) return;
     const wait = lastFlushMs + BROADCAST_FLUSH_INTERVAL_MS - performance.now();
     flushTimer = wait <= 0 ? setImmediate(flush) : setTimeout(flush, wait);
@@ -106,6 +112,7 @@ export function createHub(options: HubOptions): Hub {
     router: createHubRouter(ctx),
     handleUpgrade: createUpgradeHandler(ctx, wss),
     broadcast,
+    broadcastInvocation: (target, payload) => enqueue(invocationFrame(target, [payload], omitNulls)),
     connectionCount: () => registry.openCount(),
     async close() {
       if (closed) return;

@@ -1,4 +1,5 @@
-import type { SvcEvent } from '../contracts/index.js';
+import type { BulkOperation, SvcEvent } from '../contracts/index.js';
+import type { BulkStart } from '../engine/operations/BulkRunner.js';
 import type { ScheduleOperationResult } from '../engine/schedules/ScheduleManager.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { TokenService } from './auth/TokenService.js';
@@ -14,6 +15,14 @@ export interface MonitoringEngine {
   };
   on(event: 'event', listener: (e: SvcEvent) => void): unknown;
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  /** Retry and bulk actions; absent on an engine without them (the endpoints answer NotSupported). */
+  tasks?: {
+    retry(id: string, actor: string): Promise<ScheduleOperationResult>;
+    startBulk(input: BulkStart): BulkOperation;
+    bulkStatus(operationId: string): BulkOperation | undefined;
+    onBulkProgress(listener: (progress: BulkOperation) => void): void;
+    offBulkProgress(listener: (progress: BulkOperation) => void): void;
+  };
 }
 
 export const BASE_PATH = '/svc-monitoring';

@@ -1,10 +1,13 @@
 import express, { Router } from 'express';
 import { requireBearer } from './auth/bearer.js';
 import { createLoginRateLimiter } from './auth/loginRateLimiter.js';
+import { bulkActionHandler } from './handlers/bulkAction.js';
+import { bulkStatusHandler } from './handlers/bulkStatus.js';
 import { cancelScheduleHandler } from './handlers/cancelSchedule.js';
 import { dashboardOverviewHandler } from './handlers/dashboardOverview.js';
 import { executionLogsHandler } from './handlers/executionLogs.js';
 import { executionTimesHandler } from './handlers/executionTimes.js';
+import { failureGroupsHandler } from './handlers/failureGroups.js';
 import { getConfigHandler } from './handlers/getConfig.js';
 import { getTaskHandler } from './handlers/getTask.js';
 import { listQueueTasksHandler } from './handlers/listQueueTasks.js';
@@ -16,6 +19,7 @@ import { occurrencesHandler } from './handlers/occurrences.js';
 import { recentActivityHandler } from './handlers/recentActivity.js';
 import { requeueTaskHandler } from './handlers/requeueTask.js';
 import { resumeScheduleHandler } from './handlers/resumeSchedule.js';
+import { retryTaskHandler } from './handlers/retryTask.js';
 import { runsAuditHandler } from './handlers/runsAudit.js';
 import { statusAuditHandler } from './handlers/statusAudit.js';
 import { successRateTrendHandler } from './handlers/successRateTrend.js';
@@ -55,12 +59,16 @@ export function createApiRouter(ctx: MonitoringContext): { router: Router; close
   router.get('/statistics/success-rate-trend', auth, successRateTrendHandler(ctx));
   router.get('/statistics/task-types', auth, taskTypesHandler(ctx));
   router.get('/statistics/execution-times', auth, executionTimesHandler(ctx));
+  router.get('/statistics/failure-groups', auth, failureGroupsHandler(ctx));
 
   const management = Router();
   management.use(managementAuthorizationGate(ctx));
   management.post('/tasks/:id/requeue', requeueTaskHandler(ctx));
   management.post('/tasks/:id/resume', resumeScheduleHandler(ctx));
   management.post('/tasks/:id/cancel', cancelScheduleHandler(ctx));
+  management.post('/tasks/:id/retry', retryTaskHandler(ctx));
+  management.post('/bulk/:action', bulkActionHandler(ctx));
+  management.get('/bulk/:operationId', bulkStatusHandler(ctx));
   router.use('/management', management);
 
   router.use((req, res) => sendProblem(res, 404, `No API endpoint ${req.method} ${req.originalUrl.split('?')[0]}.`));

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { BULK_PROGRESS_TARGET, type BulkOperation } from '../contracts/index.js';
 import { Router } from 'express';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -100,6 +101,9 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
         maxConnections: options.hubMaxConnections,
       })
     : undefined;
+  // Bulk actions report progress to hub clients as `BulkProgress` invocations.
+  const bulkProgress = hub ? (progress: BulkOperation) => hub.broadcastInvocation(BULK_PROGRESS_TARGET, progress) : undefined;
+  if (bulkProgress) engine?.tasks?.onBulkProgress(bulkProgress);
   const ready = Promise.resolve();
 
   base.use('/hub', (req, res, next) => {
@@ -138,6 +142,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       api.close();
       for (const [server, listener] of upgradeListeners) server.off('upgrade', listener);
       upgradeListeners.clear();
+      if (bulkProgress) engine?.tasks?.offBulkProgress(bulkProgress);
       if (hub) await hub.close();
     },
   };

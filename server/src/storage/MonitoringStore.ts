@@ -3,6 +3,7 @@ import type {
   DashboardRange,
   ExecutionLogPage,
   ExecutionTimesItem,
+  FailureGroups,
   OccurrencePage,
   QueueMetrics,
   RecentActivityItem,
@@ -80,9 +81,14 @@ export interface MonitoringStore {
    */
   overview(range: DashboardRange, nowMs: number, timeZone?: string): DashboardOverview;
   recentActivity(limit: number): RecentActivityItem[];
-  queueMetrics(): QueueMetrics[];
+  /** `nowMs` (default: the clock) dates the additive latency fields. */
+  queueMetrics(nowMs?: number): QueueMetrics[];
   successRateTrend(period: TrendPeriod, nowMs: number, timeZone?: string): SuccessRateTrend;
   taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): TaskTypesDistribution;
   executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): ExecutionTimesItem[];
   managementTarget(id: string): ManagementTarget | undefined;
+  /** Ids of the rows `filter` matches, oldest first, at most `limit` (targets of a bulk action). */
+  taskIds(filter: TaskListFilter, limit: number): string[];
+  /** Failed runs grouped by task type and exception fingerprint, over the read model. */
+  failureGroups(range: DashboardRange, nowMs: number): FailureGroups;
 }

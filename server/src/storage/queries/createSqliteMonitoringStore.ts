@@ -15,6 +15,8 @@ import { createQueueMetrics } from './queueMetrics.js';
 import { createRecentActivity } from './recentActivity.js';
 import { createTypeResolver } from './resolveTypeNames.js';
 import { createRunsInRange } from './runsInRange.js';
+import { createSelectTaskIds } from './selectTaskIds.js';
+import { createFailureGroups } from './failureGroups.js';
 import { detectSchemaFeatures } from './schemaFeatures.js';
 import { createSuccessRateTrend } from './successRateTrend.js';
 import { createTaskCounts } from './taskCounts.js';
@@ -47,10 +49,12 @@ export function createSqliteMonitoringStore(db: Database): MonitoringStore {
     counts: createTaskCounts(db),
     overview: createDashboardOverview(db, { createdInRange, runsInRange, catchUpBacklog }),
     recentActivity: createRecentActivity(db),
-    queueMetrics: createQueueMetrics(db),
+    queueMetrics: createQueueMetrics(db, features),
     successRateTrend: createSuccessRateTrend(db),
     taskTypes: createTaskTypes(createdInRange),
     executionTimes: createExecutionTimes(runsInRange),
     managementTarget: createManagementTarget(db),
+    taskIds: createSelectTaskIds(db, resolver, features),
+    failureGroups: createFailureGroups(db, features),
   };
 }
