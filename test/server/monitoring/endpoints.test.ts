@@ -320,7 +320,7 @@ describe('monitoring REST API over a SQLite file (standalone registration)', () 
     const q = (await get('/queues')).body;
     expect(q.map((x: any) => x.queueName)).toEqual(['default', 'mail', 'reports']);
     expect(q.find((x: any) => x.queueName === 'reports')).toEqual({
-      queueName: 'reports', totalTasks: 2, queuedTasks: 0, inProgressTasks: 0, completedTasks: 1, failedTasks: 1, cancelledTasks: 0, successRate: 50,
+      queueName: 'reports', totalTasks: 2, queuedTasks: 0, inProgressTasks: 0, completedTasks: 1, failedTasks: 1, cancelledTasks: 0, successRate: 50, finishedLastMinute: expect.any(Number),
     });
     const tasks = await get('/queues/mail/tasks?sortBy=CreatedAtUtc&sortDescending=false');
     expect(tasks.body.items.map((i: any) => i.id)).toEqual([ids.queued, ids.throttled]);
