@@ -2,8 +2,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startCli } from './cliProcess.js';
+
+const DAY = 86_400_000;
+const createdAt = (file: string): number[] => {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT created_at FROM tasks ORDER BY created_at').pluck().all() as number[];
+  } finally {
+    db.close();
+  }
+};
 
 const root = new URL('../../../server/src/', import.meta.url).pathname;
 
@@ -48,8 +59,23 @@ describe('serve over a database written by a separate engine process', () => {
       const detail = await (await fetch(`${api}/tasks/${page.items[0]!.id}`)).json() as { executionLogsTotalCount: number; statusAudits: { newStatus: string }[] };
       expect(detail.executionLogsTotalCount).toBe(1);
       expect(detail.statusAudits[0]!.newStatus).toBe('Completed');
-      const overview = await (await fetch(`${api}/dashboard/overview`)).json() as { totalTasksToday: number; failedCount: number };
-      expect(overview).toMatchObject({ totalTasksToday: 12, failedCount: 3 });
+      // "Today" is the UTC day of the server's clock. The overview is read within one UTC day
+      // (read again when a midnight fell between), so the expected count is exact even when the
+      // engine process ran before midnight and the read happens after it.
+      let overview: { totalTasksToday: number; failedCount: number };
+      let dayStart: number;
+      for (;;) {
+        const t1 = Date.now();
+        overview = await (await fetch(`${api}/dashboard/overview?range=All`)).json() as { totalTasksToday: number; failedCount: number };
+        const t2 = Date.now();
+        if (Math.floor(t1 / DAY) === Math.floor(t2 / DAY)) {
+          dayStart = Math.floor(t1 / DAY) * DAY;
+          break;
+        }
+      }
+      const createdToday = createdAt(db).filter((t) => t >= dayStart).length;
+      expect(overview).toMatchObject({ totalTasksToday: createdToday, failedCount: 3 });
+      if (Math.floor(createdAt(db)[0]! / DAY) === dayStart / DAY) expect(createdToday).toBe(12);
       app.child.kill('SIGINT');
       expect(await app.exited).toBe(0);
     } finally {

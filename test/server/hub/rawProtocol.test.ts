@@ -1,9 +1,26 @@
+import type { IncomingMessage, Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from '../../../server/src/hub/createHub.js';
-import { HUB_PATH, jwtAccess, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from './hubFixture.js';
+import { HUB_PATH, jwtAccess, waitFor, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from './hubFixture.js';
 import { RawClient, upgradeStatus } from './rawClient.js';
 
 const RS = '\u001e';
+
+/**
+ * Resolves once the server has received (and, the hub's request handling being synchronous,
+ * handled) a request of this method for this connection token: the ordering of two requests
+ * comes from the server's own event, not from a sleep.
+ */
+function requestArrived(server: Server, method: string, connectionToken: string): Promise<void> {
+  return new Promise((resolve) => {
+    const seen = (req: IncomingMessage) => {
+      if (req.method !== method || !(req.url ?? '').includes(`id=${encodeURIComponent(connectionToken)}`)) return;
+      server.off('request', seen);
+      setImmediate(resolve);
+    };
+    server.on('request', seen);
+  });
+}
 
 describe('hub raw protocol (ws and fetch)', () => {
   let s: HubServer;
@@ -138,7 +155,8 @@ describe('hub raw protocol (ws and fetch)', () => {
     const c = await RawClient.open(s.wsUrl, token);
     await c.handshake();
     const timer = setInterval(() => c.send(`{"type":6}${RS}`), 100);
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Twelve server keep-alives (every 100 ms) span twice the 600 ms client timeout.
+    await waitFor(() => c.closed || c.records.filter((r) => (r as { type?: number }).type === 6).length >= 12, 5_000, 'twelve keep-alive pings');
     clearInterval(timer);
     expect(c.closed).toBe(false);
     expect(c.records.some((r) => (r as { type?: number }).type === 7)).toBe(false);
@@ -156,8 +174,9 @@ describe('hub raw protocol (ws and fetch)', () => {
     const sent = await fetch(url, { method: 'POST', headers: auth, body: `{"protocol":"json","version":1}${RS}` });
     expect(sent.status).toBe(200);
     expect(await (await fetch(url, { headers: auth })).text()).toBe(`{}${RS}`);
+    const pollArrived = requestArrived(s.server, 'GET', neg.connectionToken);
     const poll = fetch(url, { headers: auth });
-    await new Promise((r) => setTimeout(r, 30));
+    await pollArrived;
     s.hub.broadcast(sampleEvent({ taskId: 'lp-1' }));
     const polled = await poll;
     expect(polled.status).toBe(200);
@@ -176,8 +195,9 @@ describe('hub raw protocol (ws and fetch)', () => {
     };
     const url = `${s.url}?id=${neg.connectionToken}`;
     await fetch(url, { headers: auth });
+    const olderArrived = requestArrived(s.server, 'GET', neg.connectionToken);
     const older = fetch(url, { headers: auth });
-    await new Promise((r) => setTimeout(r, 30));
+    await olderArrived;
     const newer = fetch(url, { headers: auth });
     expect((await older).status).toBe(204);
     expect((await newer).status).toBe(200);

@@ -5,7 +5,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage, type Engine, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
 
 // Durable schedules inside the real engine (createEngine): the materializer runs as its ticker,
-// the engine's workers run the occurrences, and never the schedule row.
+// the engine's workers run the occurrences, and never the schedule row. The engines run on an
+// injected clock (a fixed instant), so slot counts never depend on when the suite starts.
+
+const NOW = Date.parse('2026-03-02T10:00:30.000Z');
+const HOUR_AGO = NOW - 3_600_000;
 
 let dir: string;
 let storage: SqliteStorage;
@@ -35,15 +39,14 @@ const rows = (sql: string, ...params: unknown[]) => storage.db.prepare(sql).all(
 describe('durable schedules in the real engine', () => {
   it('after an hour of downtime, the first tick catches up and the workers run every occurrence, never the schedule row', async () => {
     open();
-    const hourAgo = Date.now() - 3_600_000;
     // The schedule was created an hour ago by an engine that then went down.
-    const before = createEngine({ storage, clock: () => hourAgo });
+    const before = createEngine({ storage, clock: () => HOUR_AGO });
     const id = await before.schedules.upsert({
       key: 'minutely', type: 'Jobs.Minute', cron: '* * * * *',
       misfire: { policy: 'ReplayAll', windowMs: 30 * 60_000, overflowCap: 100 },
     });
 
-    engine = createEngine({ storage, pollIntervalMs: 20 });
+    engine = createEngine({ storage, pollIntervalMs: 20, clock: () => NOW });
     const events: SvcEvent[] = [];
     engine.on('event', (e) => events.push(e));
     const ran: string[] = [];
@@ -51,17 +54,20 @@ describe('durable schedules in the real engine', () => {
     await engine.start();
 
     const occurrences = () => rows('SELECT id, status, misfire_kind, run_number FROM tasks WHERE parent_task_id = ? ORDER BY nominal_slot_at', id);
-    await waitFor(() => occurrences().length >= 29 && occurrences().every((o) => o.status === 'Completed'), 15_000, 'the catch-up to run');
+    await waitFor(() => occurrences().length === 30 && occurrences().every((o) => o.status === 'Completed'), 15_000, 'the catch-up to run');
     const occ = occurrences();
-    expect(occ.length).toBeGreaterThanOrEqual(29); // the slots of the last 30 minutes
-    expect(occ.length).toBeLessThanOrEqual(31);
+    // 09:31 … 10:00: the slots of the 30-minute window (10:00 is 30 s old, past the 5 s grace).
+    expect(occ.map((o) => o.run_number)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(occ.every((o) => o.misfire_kind === 'CatchUp')).toBe(true);
     expect(new Set(ran)).toEqual(new Set(occ.map((o) => o.id)));
 
     const skipped = events.filter((e) => e.kind === 'OccurrenceSkipped');
     expect(skipped).toHaveLength(1);
-    expect(skipped[0]).toMatchObject({ taskId: id, reason: 'OutsideMisfireWindow', severity: 'Warning', scheduleVersion: 1 });
-    expect(skipped[0]!.skippedCount! + occ.length).toBeGreaterThanOrEqual(59);
+    // 09:01 … 09:30 are older than the window.
+    expect(skipped[0]).toMatchObject({
+      taskId: id, reason: 'OutsideMisfireWindow', severity: 'Warning', scheduleVersion: 1,
+      skippedCount: 30, firstSlotUtc: '2026-03-02T09:01:00.000Z', lastSlotUtc: '2026-03-02T09:30:00.000Z',
+    });
     const completed = events.filter((e) => e.kind === 'Completed');
     expect(completed.every((e) => e.parentTaskId === id)).toBe(true);
 
@@ -73,11 +79,10 @@ describe('durable schedules in the real engine', () => {
 
   it('a failed occurrence requeued through engine.schedules runs again under its id and completes', async () => {
     open();
-    const hourAgo = Date.now() - 3_600_000;
-    const before = createEngine({ storage, clock: () => hourAgo });
+    const before = createEngine({ storage, clock: () => HOUR_AGO - 1_000 });
     const id = await before.schedules.upsert({ key: 'once', type: 'Jobs.Flaky', every: '1h', misfire: { policy: 'Skip' } });
 
-    engine = createEngine({ storage, pollIntervalMs: 20 });
+    engine = createEngine({ storage, pollIntervalMs: 20, clock: () => NOW });
     let calls = 0;
     engine.handle('Jobs.Flaky', async () => {
       calls++;
