@@ -12,7 +12,9 @@ export type ConsoleErrorCode =
   /** The server could not be reached. */
   | 'network'
   /** Refused by policy (e.g. management not available for this session). */
-  | 'forbidden';
+  | 'forbidden'
+  /** The state changed under the call (e.g. the environment's address was edited during a login). */
+  | 'conflict';
 
 /** An error that crosses the IPC boundary intact (code, message, HTTP status, problem). */
 export class ConsoleError extends Error {

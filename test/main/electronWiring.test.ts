@@ -31,7 +31,10 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     expect(win.loadedUrl).toBe('app://console/');
     expect(win.options['webPreferences']).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
     expect(String((win.options['webPreferences'] as { preload: string }).preload)).toMatch(/preload[\\/]index\.cjs$/);
-    expect(rec.calls).toContain('permission:geolocation:false');
+    // Only the app's own page may write to the clipboard (Copy buttons); nothing else is granted.
+    expect(rec.askPermission('clipboard-sanitized-write', 'app://console/tasks/1')).toEqual({ request: true, check: true });
+    expect(rec.askPermission('clipboard-sanitized-write', 'https://evil.example.com/')).toEqual({ request: false, check: false });
+    for (const p of ['geolocation', 'media', 'notifications', 'clipboard-read', 'openExternal']) expect(rec.askPermission(p, 'app://console/'), p).toEqual({ request: false, check: false });
     expect(rec.trays).toHaveLength(1);
   });
 

@@ -43,7 +43,9 @@ describe('Content-Security-Policy', () => {
     expect(d.get('frame-ancestors')).toEqual(["'none'"]);
     expect(d.get('base-uri')).toEqual(["'none'"]);
     expect(d.get('form-action')).toEqual(["'none'"]);
-    const all = buildContentSecurityPolicy();
+    // Inline style attributes only (chart tooltips); never inline style elements or scripts.
+    expect(d.get('style-src-attr')).toEqual(["'unsafe-inline'"]);
+    const all = buildContentSecurityPolicy().replace("style-src-attr 'unsafe-inline'", '');
     expect(all).not.toMatch(/unsafe-eval|unsafe-inline|\*|http:|https:/);
   });
   it('development adds the dev server origin and its HMR socket only', () => {

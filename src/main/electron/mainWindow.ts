@@ -1,6 +1,7 @@
 import { app, BrowserWindow, screen, shell, session } from 'electron';
 import { appOrigins, decideNavigation, decideWindowOpen } from '../window/navigationPolicy.js';
 import { buildContentSecurityPolicy } from '../window/contentSecurityPolicy.js';
+import { decidePermission } from '../window/permissionPolicy.js';
 import { buildWindowOptions } from '../window/windowOptions.js';
 import { fitToDisplays, loadWindowState, saveWindowState, type WindowState } from '../window/windowState.js';
 import { APP_ORIGIN } from '../window/appProtocol.js';
@@ -32,7 +33,8 @@ export async function createMainWindow(input: MainWindowInput): Promise<BrowserW
     if (d.action === 'open-external') void shell.openExternal(d.url);
     return { action: 'deny' };
   });
-  session.defaultSession.setPermissionRequestHandler((_wc, _permission, callback) => callback(false));
+  session.defaultSession.setPermissionRequestHandler((_wc, permission, callback, details) => callback(decidePermission(permission, details.requestingUrl, origins)));
+  session.defaultSession.setPermissionCheckHandler((_wc, permission, requestingOrigin) => decidePermission(permission, requestingOrigin, origins));
   if (input.devServerUrl) {
     const csp = buildContentSecurityPolicy({ devServerUrl: input.devServerUrl });
     session.defaultSession.webRequest.onHeadersReceived((details, callback) => {

@@ -26,7 +26,7 @@ type Listener = (view: SessionView) => void;
 const MAX_TIMER_MS = 2_147_000_000;
 
 /**
- * Authentication with one environment (spec §4.1/§4.2, D8): `/config` for the hub path and
+ * Authentication with one environment: `/config` for the hub path and
  * `managementEnabled`, `/auth/validate` of a stored token at start, password or magic-token
  * login, expiry tracking (a remembered password renews silently; otherwise the session asks
  * for a re-login), and rejection handling for the API proxy and the hub.
@@ -47,6 +47,8 @@ export class EnvironmentSession {
   private renewing: Promise<boolean> | undefined;
   private readonly listeners = new Set<Listener>();
   private stopped = false;
+  /** Bumped when the address changes: an answer from the old address is never stored. */
+  private addressEpoch = 0;
   private readonly now: () => number;
 
   constructor(environment: Environment, private readonly options: EnvironmentSessionOptions) {
@@ -86,10 +88,10 @@ export class EnvironmentSession {
     };
   }
 
-  /** Hub URL (absolute) once `/config` answered. */
+  /** Hub URL (absolute) once `/config` answered; under the environment's base path. */
   hubUrl(): string | undefined {
     if (!this.config) return undefined;
-    return new URL(this.config.signalRHubPath, this.environment.baseUrl + '/').toString();
+    return joinUnderBase(this.environment.baseUrl, this.config.signalRHubPath);
   }
 
   /** The environment changed (e.g. its URL was edited): start over. */
@@ -97,7 +99,9 @@ export class EnvironmentSession {
     const urlChanged = environment.baseUrl !== this.environment.baseUrl;
     this.environment = environment;
     if (urlChanged) {
-      // Forget everything issued by the old host before the first request to the new one.
+      // Forget everything issued by the old host before the first request to the new one;
+      // answers still on their way from it are dropped (see assertSameAddress).
+      this.addressEpoch++;
       this.clearTimer();
       this.token = undefined;
       this.expiresAt = undefined;
@@ -155,8 +159,11 @@ export class EnvironmentSession {
   }
 
   async loginWithPassword(username: string, password: string, remember: boolean): Promise<SessionView> {
+    const epoch = this.addressEpoch;
     await this.ensureConfig();
+    this.assertSameAddress(epoch);
     const response = await this.post<LoginResponse>('/auth/login', { username, password }, 'Login');
+    this.assertSameAddress(epoch);
     await this.options.vault.update(this.environment.id, {
       token: response.token,
       expiresAt: response.expiresAt,
@@ -170,8 +177,11 @@ export class EnvironmentSession {
   }
 
   async loginWithMagicToken(magicToken: string): Promise<SessionView> {
+    const epoch = this.addressEpoch;
     await this.ensureConfig();
+    this.assertSameAddress(epoch);
     const response = await this.post<MagicResponse>('/auth/magic', { token: magicToken }, 'Magic-link login');
+    this.assertSameAddress(epoch);
     // A magic session is read-only (spec §4.2); a remembered password would not apply.
     await this.options.vault.update(this.environment.id, {
       token: response.token,
@@ -222,7 +232,14 @@ export class EnvironmentSession {
   }
 
   private apiBaseUrl(): string {
-    return this.environment.baseUrl + (this.config?.apiBasePath ?? DEFAULT_API_BASE_PATH);
+    return joinUnderBase(this.environment.baseUrl, this.config?.apiBasePath ?? DEFAULT_API_BASE_PATH);
+  }
+
+  /** A login that started before the address changed must not store or use its answer. */
+  private assertSameAddress(epoch: number): void {
+    if (epoch !== this.addressEpoch) {
+      throw new ConsoleError('conflict', `The address of this environment changed during the login: log in again at ${this.environment.baseUrl}`);
+    }
   }
 
   private async ensureConfig(): Promise<void> {
@@ -230,12 +247,14 @@ export class EnvironmentSession {
   }
 
   private async loadConfig(): Promise<void> {
+    const epoch = this.addressEpoch;
     let response;
     try {
       response = await this.http.get<MonitoringConfig>('/config');
     } catch (err) {
       throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
     }
+    this.assertSameAddress(epoch);
     if (response.status !== 200) throw httpError(response, `${this.environment.baseUrl} /config`);
     const config = response.data;
     if (!config || typeof config !== 'object' || typeof config.signalRHubPath !== 'string' || typeof config.requireAuthentication !== 'boolean') {
@@ -249,12 +268,14 @@ export class EnvironmentSession {
 
   /** true: token valid and in place; false: rejected (401). Throws on a network error. */
   private async validate(token: string): Promise<boolean> {
+    const epoch = this.addressEpoch;
     let response;
     try {
       response = await this.http.post<ValidateResponse>('/auth/validate', { token }, { headers: { Authorization: `Bearer ${token}` } });
     } catch (err) {
       throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
     }
+    this.assertSameAddress(epoch);
     if (response.status === 401 || (response.status === 200 && response.data?.isValid === false)) return false;
     if (response.status !== 200) throw httpError(response, 'Token validation');
     const v = response.data;
@@ -357,4 +378,10 @@ export class EnvironmentSession {
     const view = this.view();
     for (const l of this.listeners) l(view);
   }
+}
+
+/** `https://h/app` + `/svc-monitoring/hub` → `https://h/app/svc-monitoring/hub`; an absolute URL stays. */
+export function joinUnderBase(baseUrl: string, path: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path)) return path;
+  return `${baseUrl.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }

@@ -2,6 +2,8 @@
  * The renderer's Content-Security-Policy. The renderer makes no network request of its own
  * (API and hub go through main), so `connect-src` allows nothing in production; the dev
  * server adds its origin (and its HMR WebSocket) and inline styles injected by Vite.
+ * Style *attributes* are allowed (`style-src-attr`): chart tooltips are HTML with inline
+ * `style=""`; style elements and sheets stay same-origin, and scripts never run inline.
  */
 export function buildContentSecurityPolicy(options: { devServerUrl?: string } = {}): string {
   const dev = options.devServerUrl ? new URL(options.devServerUrl) : undefined;
@@ -11,6 +13,7 @@ export function buildContentSecurityPolicy(options: { devServerUrl?: string } = 
     'default-src': ["'none'"],
     'script-src': ["'self'", ...(dev ? [devOrigin] : [])],
     'style-src': ["'self'", ...(dev ? [devOrigin, "'unsafe-inline'"] : [])],
+    'style-src-attr': ["'unsafe-inline'"],
     'img-src': ["'self'", 'data:'],
     'font-src': ["'self'", 'data:'],
     'connect-src': dev ? ["'self'", devOrigin, devWs] : ["'self'"],

@@ -2,6 +2,9 @@ import { EventEmitter } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
+type PermissionRequestHandler = (wc: unknown, permission: string, cb: (ok: boolean) => void, details: { requestingUrl: string }) => void;
+type PermissionCheckHandler = (wc: unknown, permission: string, requestingOrigin: string, details: { requestingUrl: string }) => boolean;
+
 /** A native notification the app showed. */
 export interface RecordedNotification {
   title: string;
@@ -23,6 +26,14 @@ export interface RecordedNotification {
 export function createRecordingElectron(userDataDir: string, appPath: string) {
   const calls: string[] = [];
   const notifications: RecordedNotification[] = [];
+  const permissions: { request?: PermissionRequestHandler; check?: PermissionCheckHandler } = {};
+  /** What the session's permission handlers answer for `permission` asked by a page at `url`. */
+  const askPermission = (permission: string, url: string): { request: boolean | undefined; check: boolean | undefined } => {
+    let request: boolean | undefined;
+    permissions.request?.(undefined, permission, (ok) => (request = ok), { requestingUrl: url });
+    const u = new URL(url); // Electron passes the origin; Node's URL says "null" for app://
+    return { request, check: permissions.check?.(undefined, permission, `${u.protocol}//${u.host}`, { requestingUrl: url }) };
+  };
   const ipcHandlers = new Map<string, (event: unknown, ...args: unknown[]) => unknown>();
   const protocolHandlers = new Map<string, (request: Request) => Promise<Response> | Response>();
   const windows: FakeWindow[] = [];
@@ -150,13 +161,16 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
     screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
     session: {
       defaultSession: {
-        setPermissionRequestHandler: (h: (wc: unknown, permission: string, cb: (ok: boolean) => void) => void) => {
-          h(undefined, 'geolocation', (ok) => calls.push(`permission:geolocation:${ok}`));
+        setPermissionRequestHandler: (h: PermissionRequestHandler) => {
+          permissions.request = h;
+        },
+        setPermissionCheckHandler: (h: PermissionCheckHandler) => {
+          permissions.check = h;
         },
         webRequest: { onHeadersReceived: () => undefined },
       },
     },
     shell: { openExternal: async (url: string) => void opened.push(url) },
   };
-  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, emitReady: () => readyResolve(), appEmitter };
+  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, emitReady: () => readyResolve(), appEmitter };
 }
