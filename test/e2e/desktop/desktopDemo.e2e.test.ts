@@ -59,6 +59,50 @@ describe('desktop console against two real demo servers', () => {
     await p.screenshot({ path: `${SHOTS}/task-from-inbox-light.png` });
   });
 
+  it('copies the task id to the clipboard (permission granted by main) and saves a mute through the cloning bridge', async () => {
+    const p = desk.h.page;
+    // The task the inbox opened (previous test): its id row has a Copy button.
+    const idRow = p.locator('dt', { hasText: /^Id$/ }).locator('xpath=following-sibling::dd[1]');
+    await idRow.waitFor({ timeout: 10_000 });
+    const taskId = ((await idRow.textContent()) ?? '').trim().split(/\s+/)[0]!;
+    expect(taskId).toMatch(/^[0-9a-f-]{36}$/);
+    await p.getByRole('button', { name: 'Copy task id' }).click();
+    await expect.poll(() => p.getByText('Copied to clipboard').count()).toBe(1);
+    expect(await p.evaluate(() => navigator.clipboard.readText())).toBe(taskId);
+    // Muting sends settings spread from reactive state: they must survive structured clone.
+    await p.getByTestId('env-mute-Staging').click();
+    await expect.poll(() => desk.h.services.notificationSettings().mutedEnvironmentIds).toEqual([desk.stagingId]);
+    await p.getByTestId('env-mute-Staging').click();
+    await expect.poll(() => desk.h.services.notificationSettings().mutedEnvironmentIds).toEqual([]);
+  });
+
+  it('shows a chart tooltip with its colour markers under the window CSP, with no violation reported', async () => {
+    const p = desk.h.page;
+    await p.getByRole('link', { name: /Overview/ }).first().click();
+    const chart = p.getByRole('img', { name: 'Tasks over time chart' });
+    await chart.waitFor({ timeout: 15_000 });
+    const box = (await chart.boundingBox())!;
+    // Sweep across the plot until the axis tooltip shows.
+    const tooltip = async () =>
+      chart.evaluate((el) => {
+        const tip = Array.from(el.querySelectorAll('div')).find((d) => d.querySelector('span') && getComputedStyle(d).display !== 'none' && getComputedStyle(d).opacity !== '0' && (d.textContent ?? '').includes('Total'));
+        const marker = tip?.querySelector('span');
+        return tip ? { text: tip.textContent ?? '', markerWidth: marker ? marker.getBoundingClientRect().width : 0 } : undefined;
+      });
+    let shown: { text: string; markerWidth: number } | undefined;
+    for (let x = 0.9; x >= 0.2 && !shown; x -= 0.1) {
+      await p.mouse.move(box.x + box.width * x, box.y + box.height * 0.6);
+      await expect.poll(tooltip, { timeout: 1_500 }).toBeDefined().catch(() => undefined);
+      shown = await tooltip();
+    }
+    expect(shown, 'an axis tooltip').toBeDefined();
+    expect(shown!.text).toMatch(/Completed/);
+    // The colour dot is an inline style attribute: a CSP without style-src-attr blocks it.
+    expect(shown!.markerWidth).toBeGreaterThan(0);
+    expect(await desk.h.cspViolations()).toEqual([]);
+    expect(desk.h.pageErrors.filter((e) => /Content Security Policy/i.test(e))).toEqual([]);
+  });
+
   it('runs a management action only after a confirmation naming the environment, typed for production', async () => {
     const p = desk.h.page;
     if (desk.h.services.sessionView(desk.productionId).auth !== 'authenticated') await desk.h.services.loginWithPassword(desk.productionId, 'operator', 'operator', false);

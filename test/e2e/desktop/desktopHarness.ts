@@ -13,6 +13,8 @@ import { createIpcDispatcher } from '../../../src/main/ipc/ipcDispatcher.js';
 import type { FailureNotification } from '../../../src/main/notifications/FailureNotifier.js';
 import { APP_ORIGIN, resolveAppAsset } from '../../../src/main/window/appProtocol.js';
 import { buildContentSecurityPolicy } from '../../../src/main/window/contentSecurityPolicy.js';
+import { appOrigins } from '../../../src/main/window/navigationPolicy.js';
+import { decidePermission } from '../../../src/main/window/permissionPolicy.js';
 import { lateBound } from '../../fixtures/lateBound.js';
 import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 
@@ -71,13 +73,19 @@ export interface DesktopHarness {
   badge: number[];
   /** Console errors and CSP violations seen in the page. */
   pageErrors: string[];
+  /** CSP violations the page reported (`securitypolicyviolation`), as "directive: blocked". */
+  cspViolations(): Promise<string[]>;
   close(): Promise<void>;
 }
 
 /**
  * The renderer in desktop mode in real Chromium, with the preload bridge replaced by a
  * Playwright binding that calls the real main-process services (ConsoleServices and the IPC
- * dispatcher with its validation), and main's RendererEvents pushed into the page.
+ * dispatcher with its validation), and main's RendererEvents pushed into the page. Like
+ * Electron's contextBridge, the stand-in passes every argument and result through
+ * structuredClone (a Vue reactive proxy fails there as in Electron). The page gets the
+ * window's real CSP (header) and the permissions main's permission handler grants to the
+ * app's origin (Electron's clipboard-sanitized-write is Chromium's clipboard-write).
  */
 export type DesktopOptions = Partial<ConsoleServicesOptions> & { colorScheme?: 'light' | 'dark' };
 
@@ -100,6 +108,13 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     viewport: { width: 1280, height: 760 },
     colorScheme: options.colorScheme ?? 'light',
   });
+  const rendererOrigin = new URL(rendererUrl).origin;
+  // The renderer is served from a loopback origin here instead of app://console: ask main's
+  // policy about the app origin and grant its answer to the origin the page really has.
+  // (Chromium also lets a page write on a user gesture without the grant; Electron asks the
+  // session's handler, which the wiring test drives.) clipboard-read is for the test only.
+  const granted = decidePermission('clipboard-sanitized-write', 'app://console/', appOrigins(undefined)) ? ['clipboard-write'] : [];
+  await context.grantPermissions([...granted, 'clipboard-read'], { origin: rendererOrigin });
   const page = context.pages()[0] ?? (await context.newPage());
   const pageErrors: string[] = [];
   page.on('console', (m) => {
@@ -111,8 +126,13 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     const listeners = new Set<(e: unknown) => void>();
     const w = window as unknown as Record<string, unknown>;
     w['__svcEmit'] = (e: unknown) => listeners.forEach((l) => l(e));
+    const violations: string[] = [];
+    w['__svcCspViolations'] = violations;
+    document.addEventListener('securitypolicyviolation', (e) => violations.push(`${e.violatedDirective}: ${e.blockedURI || e.sample || 'inline'}`));
     w['svcMonitor'] = Object.freeze({
-      invoke: (channel: string, ...args: unknown[]) => (w['__svcInvoke'] as (c: string, a: unknown[]) => Promise<unknown>)(channel, args),
+      // contextBridge copies with structured clone both ways; it throws on what it cannot copy.
+      invoke: (channel: string, ...args: unknown[]) =>
+        (w['__svcInvoke'] as (c: string, a: unknown[]) => Promise<unknown>)(channel, structuredClone(args)).then((r) => structuredClone(r)),
       onEvent: (l: (e: unknown) => void) => {
         listeners.add(l);
         return () => listeners.delete(l);
@@ -129,6 +149,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     notifications,
     badge,
     pageErrors,
+    cspViolations: () => page.evaluate(() => [...((window as unknown as { __svcCspViolations?: string[] }).__svcCspViolations ?? [])]),
     async close() {
       off();
       await context.close().catch(() => undefined);

@@ -1,5 +1,6 @@
 import type { DesktopBridge, IpcChannelName, IpcContract } from '../../../preload/bridge.js';
 import { ApiError } from '../ApiError.js';
+import { toPlainData } from './plainData.js';
 
 /** The bridge the preload put on `window.svcMonitor`, or undefined outside the desktop app. */
 export function findBridge(): DesktopBridge | undefined {
@@ -11,13 +12,14 @@ const STATUS_BY_CODE: Record<string, number> = {
   'not-found': 404,
   'login-required': 401,
   forbidden: 403,
+  conflict: 409,
   network: 0,
   http: 500,
 };
 
 /** Calls a bridge channel and unwraps its envelope; failures reject with an ApiError. */
 export async function invoke<C extends IpcChannelName>(bridge: DesktopBridge, channel: C, ...args: IpcContract[C]['args']): Promise<IpcContract[C]['result']> {
-  const result = await bridge.invoke(channel, ...args);
+  const result = await bridge.invoke(channel, ...toPlainData(args));
   if (result.ok) return result.value;
   const e = result.error;
   throw new ApiError(e.status ?? STATUS_BY_CODE[e.code] ?? 500, e.message, {
