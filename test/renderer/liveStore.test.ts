@@ -94,7 +94,7 @@ describe('live store', () => {
     platform.live.setState('unavailable');
     live.stop();
     expect(platform.live.stops).toBe(1);
-    expect(live.state).toBe('disconnected');
+    expect(live.state).toBe('idle');
     const v = live.version;
     vi.advanceTimersByTime(5000);
     expect(live.version).toBe(v);

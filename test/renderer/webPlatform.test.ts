@@ -1,54 +1,8 @@
 import { AxiosError, AxiosHeaders } from 'axios';
 import { describe, expect, it } from 'vitest';
 import { describeError } from '../../src/renderer/platform/ApiError.js';
-import { HTTP_ROUTES, routeFor, serializeQuery } from '../../src/renderer/platform/web/httpRoutes.js';
-import { parseRetryAfter, toApiError } from '../../src/renderer/platform/web/webApiClient.js';
-import { classifyStartError } from '../../src/renderer/platform/web/webLive.js';
+import { toApiError } from '../../src/renderer/platform/web/webApiClient.js';
 import { createWebSessionStorage } from '../../src/renderer/platform/web/webSession.js';
-
-describe('web platform: operation → HTTP route (spec §4)', () => {
-  it('maps every catalogue operation', () => {
-    const id = 'a0000000-0000-4000-8000-000000000001';
-    const seen = Object.keys(HTTP_ROUTES).map((op) => {
-      const r = routeFor(op as keyof typeof HTTP_ROUTES, { id, name: 'q 1', username: 'u', password: 'p', token: 't' } as never);
-      return `${r.method} ${r.path}`;
-    });
-    expect(seen).toEqual([
-      'GET /config',
-      'POST /auth/login',
-      'POST /auth/magic',
-      'POST /auth/validate',
-      'GET /tasks',
-      'GET /tasks/counts',
-      `GET /tasks/${id}`,
-      `GET /tasks/${id}/status-audit`,
-      `GET /tasks/${id}/runs-audit`,
-      `GET /tasks/${id}/execution-logs`,
-      `GET /tasks/${id}/occurrences`,
-      'GET /dashboard/overview',
-      'GET /dashboard/recent-activity',
-      'GET /queues',
-      'GET /queues/q%201/tasks',
-      'GET /statistics/success-rate-trend',
-      'GET /statistics/task-types',
-      'GET /statistics/execution-times',
-      `POST /management/tasks/${id}/requeue`,
-      `POST /management/tasks/${id}/resume`,
-      `POST /management/tasks/${id}/cancel`,
-    ]);
-  });
-
-  it('repeats statuses and leaves unset parameters out', () => {
-    const r = routeFor('tasks.list', { statuses: ['Failed', 'Queued'], queueName: 'default', onlyCatchUp: false, page: 2 });
-    expect(serializeQuery(r.query)).toBe('statuses=Failed&statuses=Queued&queueName=default&onlyCatchUp=false&page=2');
-    expect(serializeQuery(routeFor('tasks.occurrences', { id: 'x', nonTerminalOnly: true, skip: 20, take: 20 }).query)).toBe('nonTerminalOnly=true&skip=20&take=20');
-  });
-
-  it('login posts the credentials as the body', () => {
-    expect(routeFor('auth.login', { username: 'admin', password: 'secret' }).body).toEqual({ username: 'admin', password: 'secret' });
-    expect(routeFor('auth.magic', { token: 'm' }).body).toEqual({ token: 'm' });
-  });
-});
 
 describe('web platform: errors', () => {
   function axiosError(status: number, data: unknown, headers: Record<string, string> = {}): AxiosError {
@@ -69,15 +23,12 @@ describe('web platform: errors', () => {
   it('no response is status 0 (network)', () => {
     expect(toApiError(new AxiosError('Network Error', 'ERR_NETWORK')).status).toBe(0);
   });
-  it('Retry-After as an HTTP date', () => {
-    const now = Date.parse('2026-11-23T00:00:00Z');
-    expect(parseRetryAfter('Mon, 23 Nov 2026 00:01:00 GMT', now)).toBe(60);
-    expect(parseRetryAfter('garbage', now)).toBeUndefined();
-  });
-  it('classifies hub start failures: 404 = no hub (standalone), 401 = refused, else retry', () => {
-    expect(classifyStartError(new Error("Failed to complete negotiation with the server: Error: Not Found: Status code '404'"))).toBe('unavailable');
-    expect(classifyStartError(new Error("Failed to complete negotiation with the server: Error: Unauthorized: Status code '401'"))).toBe('unauthorized');
-    expect(classifyStartError(new Error('Failed to fetch'))).toBe('retry');
+  it('Retry-After as an HTTP date reads as the seconds until then', () => {
+    const at = new Date(Date.now() + 90_000).toUTCString();
+    const e = toApiError(axiosError(429, { type: 'about:blank', title: 'Too Many Requests', status: 429 }, { 'retry-after': at }));
+    expect(e.retryAfterSeconds).toBeGreaterThanOrEqual(88);
+    expect(e.retryAfterSeconds).toBeLessThanOrEqual(90);
+    expect(describeError(e)).toBe('Too many attempts. Try again in 2 minutes.');
   });
 });
 

@@ -25,19 +25,12 @@ import type {
   ValidateResponse,
 } from './task.js';
 import type { BulkAction, BulkFilter, BulkOperation, FailureGroups, SearchScope } from './operations.js';
+import type { TASK_SORT_FIELDS } from './apiRoutes.js';
 
-/** D10: accepted sort fields (case-insensitive on the wire). */
-export type TaskSortField =
-  | 'CreatedAtUtc'
-  | 'LastExecutionUtc'
-  | 'ScheduledExecutionUtc'
-  | 'StartedAtUtc'
-  | 'Status'
-  | 'Type'
-  | 'QueueName'
-  | 'ExecutionTimeMs';
+/** Accepted sort fields of the task lists (case-insensitive on the wire); listed in the route catalogue. */
+export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
 
-/** §4.3 query of GET /tasks (and GET /queues/{name}/tasks). */
+/** Query of GET /tasks (and GET /queues/{name}/tasks). */
 export interface TaskQuery {
   statuses?: TaskStatus[];
   queueName?: string;
@@ -65,7 +58,7 @@ export interface PageQuery {
 }
 
 /**
- * The catalogue of API operations by name. The web dashboard maps each to an HTTP call;
+ * The API operations by name, with their parameters and results (routes: `API_ROUTES`). The web dashboard maps each to an HTTP call;
  * the desktop console's renderer asks main for an operation by name and main validates the
  * parameters and makes the call (the renderer never holds a token).
  */
@@ -73,6 +66,8 @@ export interface ApiOperations {
   'config.get': { params: Record<string, never>; result: MonitoringConfig };
   'auth.login': { params: LoginRequest; result: LoginResponse };
   'auth.magic': { params: { token: string }; result: MagicResponse };
+  /** Deprecated query form of `auth.magic`. */
+  'auth.magicQuery': { params: { token: string }; result: MagicResponse };
   'auth.validate': { params: { token?: string }; result: ValidateResponse };
   'tasks.list': { params: TaskQuery; result: TaskPage };
   'tasks.counts': { params: Record<string, never>; result: TaskCounts };
@@ -81,13 +76,13 @@ export interface ApiOperations {
   'tasks.runsAudit': { params: { id: Guid } & PageQuery; result: RunsAuditPage };
   'tasks.executionLogs': { params: { id: Guid } & PageQuery; result: ExecutionLogPage };
   'tasks.occurrences': { params: { id: Guid; nonTerminalOnly?: boolean } & PageQuery; result: OccurrencePage };
-  'dashboard.overview': { params: { range?: DashboardRange }; result: DashboardOverview };
+  'dashboard.overview': { params: { range?: DashboardRange; timeZone?: string }; result: DashboardOverview };
   'dashboard.recentActivity': { params: { limit?: number }; result: RecentActivityItem[] };
   'queues.list': { params: Record<string, never>; result: QueueMetrics[] };
-  'queues.tasks': { params: TaskQuery & { name: string }; result: TaskPage };
-  'statistics.successRateTrend': { params: { period?: TrendPeriod }; result: SuccessRateTrend };
-  'statistics.taskTypes': { params: { range?: DashboardRange }; result: TaskTypesDistribution };
-  'statistics.executionTimes': { params: { range?: DashboardRange }; result: ExecutionTimesItem[] };
+  'queues.tasks': { params: Omit<TaskQuery, 'queueName'> & { name: string }; result: TaskPage };
+  'statistics.successRateTrend': { params: { period?: TrendPeriod; timeZone?: string }; result: SuccessRateTrend };
+  'statistics.taskTypes': { params: { range?: DashboardRange; timeZone?: string }; result: TaskTypesDistribution };
+  'statistics.executionTimes': { params: { range?: DashboardRange; timeZone?: string }; result: ExecutionTimesItem[] };
   'management.requeue': { params: { id: Guid }; result: ManagementResponse };
   'management.resume': { params: { id: Guid }; result: ManagementResponse };
   'management.cancel': { params: { id: Guid }; result: ManagementResponse };

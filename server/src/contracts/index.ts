@@ -3,3 +3,7 @@ export * from './events.js';
 export * from './api.js';
 export * from './taskTransitions.js';
 export * from './operations.js';
+export * from './apiRoutes.js';
+export * from './apiRequest.js';
+export * from './apiProblem.js';
+export * from './liveConnection.js';

@@ -1,6 +1,6 @@
 /**
- * Wire types of the monitoring service (spec §2). Types only: the renderer and the
- * desktop main process import this module, so it must never import runtime code.
+ * Wire types of the monitoring service. The renderer and the desktop main process load the
+ * contracts at run time, so no contracts module imports anything outside the contracts.
  * Timestamps are ISO 8601 UTC strings; fields whose value is null are omitted on the wire,
  * hence every nullable field is optional here.
  */

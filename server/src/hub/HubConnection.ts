@@ -1,3 +1,4 @@
+import { TOKEN_EXPIRED_CLOSE } from '../contracts/liveConnection.js';
 import type { TransportKind, TransportSink } from './TransportSink.js';
 import { RecordReader } from './RecordReader.js';
 import {
@@ -15,7 +16,7 @@ export interface ConnectionLimits {
 }
 
 export const METHOD_DOES_NOT_EXIST = 'Method does not exist';
-export const TOKEN_EXPIRED = 'Token expired';
+export const TOKEN_EXPIRED = TOKEN_EXPIRED_CLOSE;
 const MAX_TIMER_MS = 2_147_483_647;
 
 type State = 'negotiated' | 'handshaking' | 'open' | 'closed';

@@ -1,10 +1,10 @@
-import type { ApiResult } from '../../../server/src/contracts/api.js';
+import type { ApiParams, ApiResult } from '../../../server/src/contracts/api.js';
+import { buildApiRequest } from '../../../server/src/contracts/apiRequest.js';
 import { ConsoleError } from '../ConsoleError.js';
 import { describeZodError } from '../environments/environment.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
 import { httpError, networkError } from '../session/httpClient.js';
 import { isProxiedOperation, OPERATION_PARAMS, type ProxiedOperation } from './operationParams.js';
-import { routeFor } from './operationRoutes.js';
 
 export interface SessionLookup {
   session(environmentId: string): EnvironmentSession | undefined;
@@ -12,7 +12,7 @@ export interface SessionLookup {
 
 /**
  * Every API call of the renderer: by operation name and parameters. Main validates the
- * parameters, maps the operation to its route of spec §4, attaches the session's token and
+ * parameters, builds the operation's request from the route catalogue, attaches the session's token and
  * answers the body. A 401 hands the session its rejection (renewal or re-login prompt) and
  * retries once when a new token is in place.
  */
@@ -29,7 +29,7 @@ export class ApiProxy {
     }
     const session = this.sessions.session(environmentId);
     if (!session) throw new ConsoleError('not-found', `Unknown environment "${environmentId}"`);
-    const route = routeFor(operation, parsed.data as Record<string, unknown>);
+    const route = buildApiRequest(operation, parsed.data as ApiParams<Op>);
 
     if (route.management) {
       const view = session.view();
@@ -47,9 +47,9 @@ export class ApiProxy {
         response = await session.client.request({
           method: route.method,
           url: route.path,
-          params: route.query,
+          params: new URLSearchParams(route.query),
           headers: token ? { Authorization: `Bearer ${token}` } : {},
-          ...(route.method === 'POST' ? { data: {} } : {}),
+          ...(route.body ? { data: route.body } : {}),
         });
       } catch (err) {
         throw networkError(err, `${operation} on ${session.baseUrl}`);

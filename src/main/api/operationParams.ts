@@ -1,12 +1,7 @@
 import { z } from 'zod';
-import type { TaskStatus } from '../../../server/src/contracts/task.js';
 import type { ApiOperation } from '../../../server/src/contracts/api.js';
-
-/** The status names (main imports only types from the contracts; the check below keeps the list complete). */
-const TASK_STATUSES = ['WaitingQueue', 'Queued', 'InProgress', 'Pending', 'Cancelled', 'Completed', 'Failed', 'ServiceStopped'] as const;
-type MissingStatus = Exclude<TaskStatus, (typeof TASK_STATUSES)[number]>;
-const everyStatusListed: [MissingStatus] extends [never] ? true : MissingStatus = true;
-void everyStatusListed;
+import { API_LIMITS, DASHBOARD_RANGES, SEARCH_SCOPES, TASK_SORT_FIELDS, TREND_PERIODS } from '../../../server/src/contracts/apiRoutes.js';
+import { TASK_STATUSES } from '../../../server/src/contracts/task.js';
 
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const guidSchema = z.string().regex(GUID, 'must be a GUID');
@@ -15,9 +10,11 @@ const isoDate = z
   .max(64)
   .refine((v) => /^\d{4}-\d{2}-\d{2}/.test(v) && !Number.isNaN(Date.parse(v)), 'must be an ISO 8601 date');
 const text = z.string().max(500, 'is longer than 500 characters');
-const range = z.enum(['Today', 'Week', 'Month', 'All']);
-const page = { skip: z.number().int().min(0).optional(), take: z.number().int().min(0).max(500).optional() };
+const range = z.enum(DASHBOARD_RANGES);
+const page = { skip: z.number().int().min(0).optional(), take: z.number().int().min(0).max(API_LIMITS.maxTake).optional() };
 const empty = z.strictObject({});
+/** An IANA zone name; the server checks that it knows the zone. */
+const timeZone = z.string().min(1).max(100).optional();
 
 export const taskQueryFields = {
   statuses: z.array(z.enum(TASK_STATUSES)).max(TASK_STATUSES.length).optional(),
@@ -27,16 +24,20 @@ export const taskQueryFields = {
   createdAfter: isoDate.optional(),
   createdBefore: isoDate.optional(),
   searchTerm: text.optional(),
+  searchScope: z.enum(SEARCH_SCOPES).optional(),
+  requestSearch: text.optional(),
   parentTaskId: guidSchema.optional(),
   onlyOccurrences: z.boolean().optional(),
   onlyCatchUp: z.boolean().optional(),
-  sortBy: z
-    .enum(['CreatedAtUtc', 'LastExecutionUtc', 'ScheduledExecutionUtc', 'StartedAtUtc', 'Status', 'Type', 'QueueName', 'ExecutionTimeMs'])
-    .optional(),
+  sortBy: z.enum(TASK_SORT_FIELDS).optional(),
   sortDescending: z.boolean().optional(),
-  page: z.number().int().min(1).max(1_000_000).optional(),
-  pageSize: z.number().int().min(1).max(500).optional(),
+  page: z.number().int().min(1).max(API_LIMITS.maxPage).optional(),
+  pageSize: z.number().int().min(1).max(API_LIMITS.maxPageSize).optional(),
 };
+
+/** The queue's task list takes the queue from its path, not from the query. */
+const { queueName: _queueFromPath, ...queueTaskQueryFields } = taskQueryFields;
+void _queueFromPath;
 
 /**
  * The parameters each operation of `ApiOperations` accepts from the renderer. Unknown keys
@@ -52,13 +53,13 @@ export const OPERATION_PARAMS = {
   'tasks.runsAudit': z.strictObject({ id: guidSchema, ...page }),
   'tasks.executionLogs': z.strictObject({ id: guidSchema, ...page }),
   'tasks.occurrences': z.strictObject({ id: guidSchema, nonTerminalOnly: z.boolean().optional(), ...page }),
-  'dashboard.overview': z.strictObject({ range: range.optional() }),
-  'dashboard.recentActivity': z.strictObject({ limit: z.number().int().min(1).max(100).optional() }),
+  'dashboard.overview': z.strictObject({ range: range.optional(), timeZone }),
+  'dashboard.recentActivity': z.strictObject({ limit: z.number().int().min(1).max(API_LIMITS.maxRecentActivity).optional() }),
   'queues.list': empty,
-  'queues.tasks': z.strictObject({ ...taskQueryFields, name: z.string().min(1).max(200) }),
-  'statistics.successRateTrend': z.strictObject({ period: z.enum(['Last7Days', 'Last30Days', 'Last90Days']).optional() }),
-  'statistics.taskTypes': z.strictObject({ range: range.optional() }),
-  'statistics.executionTimes': z.strictObject({ range: range.optional() }),
+  'queues.tasks': z.strictObject({ ...queueTaskQueryFields, name: z.string().min(1).max(200) }),
+  'statistics.successRateTrend': z.strictObject({ period: z.enum(TREND_PERIODS).optional(), timeZone }),
+  'statistics.taskTypes': z.strictObject({ range: range.optional(), timeZone }),
+  'statistics.executionTimes': z.strictObject({ range: range.optional(), timeZone }),
   'management.requeue': z.strictObject({ id: guidSchema }),
   'management.resume': z.strictObject({ id: guidSchema }),
   'management.cancel': z.strictObject({ id: guidSchema }),

@@ -1,5 +1,6 @@
 import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type ILogger } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
+import { interpretHubFailure } from '../../../server/src/contracts/liveConnection.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
 import type { HubState } from '../shared/viewTypes.js';
 
@@ -24,8 +25,6 @@ interface Watched {
   retryTimer?: NodeJS.Timeout;
   starting?: Promise<void>;
 }
-
-const TOKEN_EXPIRED = 'Token expired';
 
 /**
  * One `@microsoft/signalr` connection per watched environment: connects while the session
@@ -110,9 +109,10 @@ export class HubManager {
     });
     connection.onreconnecting((error) => {
       if (entry.connection !== connection) return;
-      if (error?.message.includes(TOKEN_EXPIRED)) {
-        this.setState(entry, 'reconnecting', TOKEN_EXPIRED);
-        void entry.session.handleRejected(TOKEN_EXPIRED).then((renewed) => {
+      const failure = interpretHubFailure(error);
+      if (failure.kind === 'token-expired') {
+        this.setState(entry, 'reconnecting', failure.message);
+        void entry.session.handleRejected(failure.message).then((renewed) => {
           // Without a new token the reconnect cannot succeed: stop; the session shows the prompt.
           if (!renewed && entry.connection === connection) void this.stopConnection(entry, 'idle');
         });
@@ -140,19 +140,18 @@ export class HubManager {
     } catch (err) {
       if (entry.connection !== connection) return;
       entry.connection = undefined;
-      const message = err instanceof Error ? err.message : String(err);
-      const status = statusOf(err);
-      if (status === 404) {
+      const failure = interpretHubFailure(err);
+      if (failure.kind === 'unavailable') {
         this.setState(entry, 'unavailable', 'This environment has no live hub (standalone mode): the dashboard polls instead');
         return;
       }
-      if (status === 401) {
+      if (failure.kind === 'unauthorized' || failure.kind === 'token-expired') {
         const renewed = await entry.session.handleRejected('The hub rejected the session token');
         if (renewed) return this.start(entry);
         this.setState(entry, 'idle');
         return;
       }
-      this.setState(entry, 'error', message);
+      this.setState(entry, 'error', failure.message);
       this.scheduleRetry(entry);
     }
   }
@@ -184,12 +183,4 @@ export class HubManager {
       },
     };
   }
-}
-
-/** The HTTP status of a failed start (negotiate errors carry it only in their text). */
-export function statusOf(err: unknown): number | undefined {
-  const code = (err as { statusCode?: unknown } | undefined)?.statusCode;
-  if (typeof code === 'number') return code;
-  const m = /Status code '(\d{3})'/.exec(err instanceof Error ? err.message : String(err));
-  return m ? Number(m[1]) : undefined;
 }

@@ -1,3 +1,4 @@
+import { API_ROUTES } from '../../../server/src/contracts/apiRoutes.js';
 import type { AxiosInstance } from 'axios';
 import type {
   LoginResponse,
@@ -162,7 +163,7 @@ export class EnvironmentSession {
     const epoch = this.addressEpoch;
     await this.ensureConfig();
     this.assertSameAddress(epoch);
-    const response = await this.post<LoginResponse>('/auth/login', { username, password }, 'Login');
+    const response = await this.post<LoginResponse>(API_ROUTES['auth.login'].path, { username, password }, 'Login');
     this.assertSameAddress(epoch);
     await this.options.vault.update(this.environment.id, {
       token: response.token,
@@ -180,7 +181,7 @@ export class EnvironmentSession {
     const epoch = this.addressEpoch;
     await this.ensureConfig();
     this.assertSameAddress(epoch);
-    const response = await this.post<MagicResponse>('/auth/magic', { token: magicToken }, 'Magic-link login');
+    const response = await this.post<MagicResponse>(API_ROUTES['auth.magic'].path, { token: magicToken }, 'Magic-link login');
     this.assertSameAddress(epoch);
     // A magic session is read-only (spec §4.2); a remembered password would not apply.
     await this.options.vault.update(this.environment.id, {
@@ -250,7 +251,7 @@ export class EnvironmentSession {
     const epoch = this.addressEpoch;
     let response;
     try {
-      response = await this.http.get<MonitoringConfig>('/config');
+      response = await this.http.get<MonitoringConfig>(API_ROUTES['config.get'].path);
     } catch (err) {
       throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
     }
@@ -271,7 +272,7 @@ export class EnvironmentSession {
     const epoch = this.addressEpoch;
     let response;
     try {
-      response = await this.http.post<ValidateResponse>('/auth/validate', { token }, { headers: { Authorization: `Bearer ${token}` } });
+      response = await this.http.post<ValidateResponse>(API_ROUTES['auth.validate'].path, { token }, { headers: { Authorization: `Bearer ${token}` } });
     } catch (err) {
       throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
     }
@@ -324,7 +325,7 @@ export class EnvironmentSession {
       const e = httpError(response, what);
       throw new ConsoleError('http', `${what}: too many attempts${e.retryAfterSeconds ? `, try again in ${e.retryAfterSeconds} s` : ''}`, 429, e.problem, e.retryAfterSeconds);
     }
-    if (response.status === 404 && path === '/auth/magic') throw new ConsoleError('http', 'This environment has no magic link configured', 404);
+    if (response.status === 404 && path === API_ROUTES['auth.magic'].path) throw new ConsoleError('http', 'This environment has no magic link configured', 404);
     throw httpError(response, what);
   }
 

@@ -1,5 +1,5 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
-import type { ProblemDetails } from '../../../server/src/contracts/task.js';
+import { readFailure } from '../../../server/src/contracts/apiProblem.js';
 import { ConsoleError } from '../ConsoleError.js';
 
 export const DEFAULT_API_BASE_PATH = '/svc-monitoring/api';
@@ -19,16 +19,14 @@ export function createHttpClient(baseUrl: string, timeoutMs: number): AxiosInsta
 
 /** Turns a non-2xx answer into a ConsoleError carrying the problem details. */
 export function httpError(response: AxiosResponse, what: string): ConsoleError {
-  const data = response.data as Partial<ProblemDetails> | undefined;
-  const problem = data && typeof data === 'object' && typeof data.title === 'string' ? (data as ProblemDetails) : undefined;
-  const detail = problem?.detail ?? problem?.title ?? `HTTP ${response.status}`;
-  const retryAfter = Number(response.headers['retry-after']);
+  const retryAfter = response.headers['retry-after'] as string | undefined;
+  const failure = readFailure(response.status, response.data, retryAfter);
   return new ConsoleError(
     response.status === 401 ? 'login-required' : 'http',
-    `${what}: ${detail}`,
-    response.status,
-    problem,
-    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+    `${what}: ${failure.message}`,
+    failure.status,
+    failure.problem,
+    failure.retryAfterSeconds,
   );
 }
 

@@ -14,17 +14,8 @@ export interface VaultStatus {
   migrated: number;
 }
 
-/** Live-connection state of one environment's hub. */
-export type HubState =
-  /** Not watched, or the session is not authenticated. */
-  | 'idle'
-  | 'connecting'
-  | 'connected'
-  | 'reconnecting'
-  /** The host has no hub (standalone registration): the dashboard polls. */
-  | 'unavailable'
-  /** Gave up for now (sticky message); retried later. */
-  | 'error';
+/** Live-connection state of one environment's hub (the one vocabulary of the contracts). */
+export type { LiveState as HubState } from '../../../server/src/contracts/liveConnection.js';
 
 /** What a click on a notification (or the tray) opens. */
 export type NotificationTarget =

@@ -1,6 +1,7 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../../server/src/contracts/api.js';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import type { IsoTimestamp } from '../../../server/src/contracts/task.js';
+import type { LiveState } from '../../../server/src/contracts/liveConnection.js';
 
 /**
  * Everything the dashboard needs from its host, in one small interface. The web build
@@ -43,12 +44,8 @@ export interface SessionStorageLike {
   clear(): void;
 }
 
-/**
- * connecting: first attempt; connected; reconnecting: lost and retrying;
- * unavailable: the host has no hub (standalone registration) – the dashboard polls;
- * unauthorized: the hub refused the token; disconnected: stopped.
- */
-export type LiveState = 'connecting' | 'connected' | 'reconnecting' | 'unavailable' | 'unauthorized' | 'disconnected';
+/** The live-connection states (one vocabulary for the desktop and the web dashboard). */
+export type { LiveState };
 
 export interface LiveConnection {
   stop(): Promise<void>;

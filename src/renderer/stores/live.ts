@@ -1,6 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { SvcEvent, SvcEventKind } from '../../../server/src/contracts/events.js';
+import { POLLING_LIVE_STATES } from '../../../server/src/contracts/liveConnection.js';
 import type { LiveConnection, LiveState } from '../platform/Platform.js';
 import { requirePlatform } from './session.js';
 
@@ -19,7 +20,7 @@ export const FEED_LIMIT = 500;
 export const DEFAULT_POLL_INTERVAL_MS = 5_000;
 
 /** States in which no events arrive, so the dashboard refreshes by polling instead. */
-const POLLING_STATES: ReadonlySet<LiveState> = new Set(['unavailable', 'unauthorized', 'reconnecting']);
+const POLLING_STATES: ReadonlySet<LiveState> = new Set(POLLING_LIVE_STATES);
 
 /**
  * The live side: the hub connection and its state, the feed of received events, and the
@@ -30,7 +31,7 @@ const POLLING_STATES: ReadonlySet<LiveState> = new Set(['unavailable', 'unauthor
  */
 export const useLiveStore = defineStore('live', () => {
   const platform = requirePlatform();
-  const state = ref<LiveState>('disconnected');
+  const state = ref<LiveState>('idle');
   const detail = ref<string | undefined>(undefined);
   const events = shallowRef<FeedEvent[]>([]);
   const version = ref(0);
@@ -119,7 +120,7 @@ export const useLiveStore = defineStore('live', () => {
     const current = connection;
     connection = null;
     if (current) void current.stop();
-    state.value = 'disconnected';
+    state.value = 'idle';
     updatePolling();
   }
 

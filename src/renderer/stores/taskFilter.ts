@@ -1,29 +1,12 @@
 import type { TaskQuery, TaskSortField } from '../../../server/src/contracts/api.js';
-import type { TaskStatus } from '../../../server/src/contracts/task.js';
+import { API_LIMITS, TASK_SORT_FIELDS } from '../../../server/src/contracts/apiRoutes.js';
+import { TASK_STATUSES, type TaskStatus } from '../../../server/src/contracts/task.js';
 
-/** Local copy of the status names (the renderer imports only types from the contracts). */
-export const STATUSES: readonly TaskStatus[] = [
-  'WaitingQueue',
-  'Queued',
-  'InProgress',
-  'Pending',
-  'Cancelled',
-  'Completed',
-  'Failed',
-  'ServiceStopped',
-];
-export const SORT_FIELDS: readonly TaskSortField[] = [
-  'CreatedAtUtc',
-  'LastExecutionUtc',
-  'ScheduledExecutionUtc',
-  'StartedAtUtc',
-  'Status',
-  'Type',
-  'QueueName',
-  'ExecutionTimeMs',
-];
+/** The status names and sort fields of the route catalogue. */
+export const STATUSES: readonly TaskStatus[] = TASK_STATUSES;
+export const SORT_FIELDS: readonly TaskSortField[] = TASK_SORT_FIELDS;
 export const PAGE_SIZES = [10, 20, 50, 100, 200] as const;
-export const DEFAULT_PAGE_SIZE = 20;
+export const DEFAULT_PAGE_SIZE: number = API_LIMITS.defaultPageSize;
 export const DEFAULT_SORT: TaskSortField = 'CreatedAtUtc';
 
 /** The whole filter state of the Tasks page; exactly what the URL holds. */

@@ -9,9 +9,10 @@ const ENDPOINTS = [
   'get /tasks/{id}/execution-logs', 'get /dashboard/overview', 'get /dashboard/recent-activity', 'get /queues',
   'get /queues/{name}/tasks', 'get /statistics/success-rate-trend', 'get /statistics/task-types', 'get /statistics/execution-times',
   'post /management/tasks/{id}/requeue', 'post /management/tasks/{id}/resume', 'post /management/tasks/{id}/cancel',
+  'post /management/tasks/{id}/retry', 'post /management/bulk/{action}', 'get /management/bulk/{operationId}', 'get /statistics/failure-groups',
 ];
 
-describe('OpenAPI document and Scalar page (§1)', () => {
+describe('OpenAPI document and Scalar page', () => {
   it('absent by default', async () => {
     await withServed({ enableUI: false }, async (s) => {
       expect((await getJson(`${s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).status).toBe(404);

@@ -1,9 +1,10 @@
 import type { Request } from 'express';
 import type { PageRequest } from '../../storage/MonitoringStore.js';
+import { SKIP_PARAM, TAKE_PARAM } from '../../contracts/index.js';
 import { QueryParams } from './queryParams.js';
 
-/** §4.5 / §8: skip clamped to ≥ 0 (default 0), take clamped to 0..500 (default 100). */
+/** Paging of the audit, log and occurrence lists: skip and take with the catalogue's defaults and bounds. */
 export function parsePageRequest(req: Request): PageRequest {
   const q = new QueryParams(req);
-  return { skip: q.int('skip', 0, 0, Number.MAX_SAFE_INTEGER), take: q.int('take', 100, 0, 500) };
+  return { skip: q.intOf(SKIP_PARAM), take: q.intOf(TAKE_PARAM) };
 }

@@ -1,4 +1,5 @@
 import type { Request } from 'express';
+import type { QueryParamSpec } from '../../contracts/index.js';
 import { BadRequestError } from './problem.js';
 
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -60,6 +61,16 @@ export class QueryParams {
     if (!INTEGER.test(t)) throw BadRequestError.of(name, `The value '${v}' is not a valid integer.`);
     const n = Number(t);
     return Math.min(max, Math.max(min, n));
+  }
+
+  /** An integer parameter of the route catalogue: its default when absent, clamped to its bounds. */
+  intOf(spec: QueryParamSpec): number {
+    return this.int(spec.name, Number(spec.default ?? 0), spec.min ?? Number.MIN_SAFE_INTEGER, spec.max ?? Number.MAX_SAFE_INTEGER);
+  }
+
+  /** An enum parameter of the route catalogue: one of its values (any case), its default when absent. */
+  enumOf<T extends string>(spec: QueryParamSpec & { values: readonly T[] }): T | undefined {
+    return this.enumValue(spec.name, spec.values) ?? (spec.default as T | undefined);
   }
 
   guid(name: string): string | undefined {

@@ -1,27 +1,14 @@
 import type { Request } from 'express';
-import { TASK_STATUSES, type TaskSortField, type TaskStatus } from '../../contracts/index.js';
+import { SEARCH_SCOPES, SORT_BY_PARAM, TASK_LIST_PARAMS, TASK_STATUSES, type QueryParamSpec, type TaskStatus } from '../../contracts/index.js';
 import type { TaskListQuery } from '../../storage/MonitoringStore.js';
 import { BadRequestError } from './problem.js';
 import { parseEnum, QueryParams } from './queryParams.js';
 import { parseRequestSearch } from './requestSearch.js';
 
-/** Where searchTerm looks: names (type, handler, key; the default) or names and the request JSON. */
-export const SEARCH_SCOPES = ['Names', 'NamesAndArguments'] as const;
+const PARAMS = new Map(TASK_LIST_PARAMS.map((p) => [p.name, p]));
+const spec = (name: string): QueryParamSpec => PARAMS.get(name) as QueryParamSpec;
 
-export const SORT_FIELDS: readonly TaskSortField[] = [
-  'CreatedAtUtc',
-  'LastExecutionUtc',
-  'ScheduledExecutionUtc',
-  'StartedAtUtc',
-  'Status',
-  'Type',
-  'QueueName',
-  'ExecutionTimeMs',
-];
-export const MAX_PAGE_SIZE = 500;
-const MAX_PAGE = 1_000_000_000;
-
-/** §4.3 query with D10 clamping; every bad value is a 400 naming its parameter. */
+/** The task-list query with the catalogue's defaults and bounds (integers clamp); every bad value is a 400 naming its parameter. */
 export function parseTaskListQuery(req: Request): TaskListQuery {
   const q = new QueryParams(req);
   const errors: Record<string, string[]> = {};
@@ -46,10 +33,10 @@ export function parseTaskListQuery(req: Request): TaskListQuery {
     parentTaskId: attempt(() => q.guid('parentTaskId')),
     onlyOccurrences: attempt(() => q.bool('onlyOccurrences')),
     onlyCatchUp: attempt(() => q.bool('onlyCatchUp')),
-    sortBy: attempt(() => q.enumValue('sortBy', SORT_FIELDS)) ?? 'CreatedAtUtc',
-    sortDescending: attempt(() => q.bool('sortDescending')) ?? true,
-    page: attempt(() => q.int('page', 1, 1, MAX_PAGE)) ?? 1,
-    pageSize: attempt(() => q.int('pageSize', 20, 1, MAX_PAGE_SIZE)) ?? 20,
+    sortBy: attempt(() => q.enumOf(SORT_BY_PARAM)) ?? 'CreatedAtUtc',
+    sortDescending: attempt(() => q.bool('sortDescending')) ?? spec('sortDescending').default === true,
+    page: attempt(() => q.intOf(spec('page'))) ?? 1,
+    pageSize: attempt(() => q.intOf(spec('pageSize'))) ?? Number(spec('pageSize').default),
   };
   const requestSearch = q.string('requestSearch');
   if (requestSearch !== undefined) query.requestSearch = attempt(() => parseRequestSearch('requestSearch', requestSearch));

@@ -1,7 +1,20 @@
-import { TASK_STATUSES } from '../../contracts/index.js';
-import { SORT_FIELDS } from '../http/taskListQuery.js';
+import {
+  API_ROUTES,
+  BULK_ACTIONS,
+  DASHBOARD_RANGES,
+  pathParamsOf,
+  TASK_STATUSES,
+  TREND_PERIODS,
+  type ApiOperation,
+  type ApiRouteSpec,
+  type QueryParamSpec,
+} from '../../contracts/index.js';
 
-/** OpenAPI 3.1 description of every endpoint, parameter and schema (§1; API group "svc-monitoring"). */
+/**
+ * OpenAPI 3.1 description of every endpoint, parameter and schema (API group "svc-monitoring").
+ * Paths, methods, parameters and security come from the route catalogue; this file adds the
+ * schemas and the answers of each operation.
+ */
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
@@ -14,8 +27,6 @@ const guid: Json = { type: 'string', format: 'uuid' };
 const arr = (items: Json): Json => ({ type: 'array', items });
 const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required, additionalProperties: false });
 
-const RANGES = ['Today', 'Week', 'Month', 'All'];
-const PERIODS = ['Last7Days', 'Last30Days', 'Last90Days'];
 
 const summaryProps: Record<string, Json> = {
   id: guid,
@@ -24,7 +35,7 @@ const summaryProps: Record<string, Json> = {
   queueName: str,
   createdAtUtc: ts,
   lastExecutionUtc: { ...ts, description: 'End of the last run.' },
-  startedAtUtc: { ...ts, description: 'Start of the last (or current) run; absent per §2.1 rule 4.' },
+  startedAtUtc: { ...ts, description: 'Start of the last (or current) run; absent when the row never ran.' },
   scheduledExecutionUtc: ts,
   isRecurring: bool,
   executionTimeMs: num,
@@ -172,11 +183,47 @@ const schemas: Record<string, Json> = {
     ['queueName', 'totalTasks', 'queuedTasks', 'inProgressTasks', 'completedTasks', 'failedTasks', 'cancelledTasks', 'successRate'],
   ),
   SuccessRatePoint: obj({ timestamp: ts, successRate: num, totalTasks: int, successfulTasks: int, failedTasks: int }, ['timestamp', 'successRate', 'totalTasks', 'successfulTasks', 'failedTasks']),
-  SuccessRateTrend: obj({ period: { type: 'string', enum: PERIODS }, dataPoints: arr(ref('SuccessRatePoint')) }, ['period', 'dataPoints']),
+  SuccessRateTrend: obj({ period: { type: 'string', enum: [...TREND_PERIODS] }, dataPoints: arr(ref('SuccessRatePoint')) }, ['period', 'dataPoints']),
   TaskTypesDistribution: { type: 'object', additionalProperties: int, description: 'Full task type name → tasks created in the range.' },
   ExecutionTimesItem: obj(
     { taskType: str, averageExecutionTime: num, minExecutionTime: num, maxExecutionTime: num, taskCount: int },
     ['taskType', 'averageExecutionTime', 'minExecutionTime', 'maxExecutionTime', 'taskCount'],
+  ),
+  BulkRequest: obj(
+    {
+      filter: { type: 'object', description: 'The GET /tasks filter parameters (no paging or sorting): JSON strings, booleans, numbers; statuses as an array.' },
+      expectedCount: { ...int, minimum: 0, description: 'The count the user confirmed.' },
+    },
+    ['filter', 'expectedCount'],
+  ),
+  BulkOperation: obj(
+    {
+      operationId: guid,
+      action: { type: 'string', enum: [...BULK_ACTIONS] },
+      state: { type: 'string', enum: ['Running', 'Completed', 'Failed'] },
+      count: int,
+      processed: int,
+      succeeded: int,
+      skipped: int,
+      startedAtUtc: ts,
+      finishedAtUtc: ts,
+      requestedBy: str,
+      error: str,
+    },
+    ['operationId', 'action', 'state', 'count', 'processed', 'succeeded', 'skipped', 'startedAtUtc'],
+  ),
+  BulkCountMismatch: obj({ status: { type: 'string', enum: ['Conflict'] }, message: str, expectedCount: int, count: int }, ['status', 'message', 'expectedCount', 'count']),
+  FailureGroups: obj(
+    {
+      range: { type: 'string', enum: [...DASHBOARD_RANGES] },
+      groups: arr(
+        obj(
+          { taskType: str, fingerprint: str, count: int, firstSeenUtc: ts, lastSeenUtc: ts, sampleTaskId: guid },
+          ['taskType', 'fingerprint', 'count', 'firstSeenUtc', 'lastSeenUtc', 'sampleTaskId'],
+        ),
+      ),
+    },
+    ['range', 'groups'],
   ),
   LoginRequest: obj({ username: str, password: str }, ['username', 'password']),
   LoginResponse: obj({ token: str, expiresAt: ts, username: str, canManage: bool }, ['token', 'expiresAt', 'username', 'canManage']),
@@ -194,67 +241,168 @@ const schemas: Record<string, Json> = {
   ),
 };
 
-const q = (name: string, schema: Json, description: string, extra: Json = {}): Json => ({ name, in: 'query', required: false, schema, description, ...extra });
-const idParam: Json = { name: 'id', in: 'path', required: true, schema: guid, description: 'Task id (GUID).' };
-const skipTake = (max = 500): Json[] => [
-  q('skip', { type: 'integer', default: 0, minimum: 0 }, 'Entries to skip (clamped to ≥ 0).'),
-  q('take', { type: 'integer', default: 100, minimum: 0, maximum: max }, `Entries to return (clamped to 0..${max}; 0 returns the total alone).`),
-];
-const rangeParam = q('range', { type: 'string', enum: RANGES, default: 'Today' }, 'D11 range over createdAtUtc.');
-const timeZoneParam = q(
-  'timeZone',
-  { type: 'string', examples: ['America/Los_Angeles', 'UTC'] },
-  "Additive (not in the spec): an IANA time zone. Ranges then follow the zone's calendar: Today = since local midnight, Week = the last 7 local days, Month = the last 30, and chart or trend buckets start at local midnights (hours for Today), so every figure of one response covers the same window. Absent: the spec's UTC ranges. Unknown zone → 400.",
-);
-const taskListParams: Json[] = [
-  q('statuses', arr(ref('TaskStatus')), 'Status names; repeat the parameter (or separate with commas).', { style: 'form', explode: true }),
-  q('queueName', str, 'Exact queue name.'),
-  q('taskType', str, 'Partial, case-insensitive match on the type name.'),
-  q('isRecurring', bool, 'Recurring rows only (true) or one-shots only (false).'),
-  q('createdAfter', ts, 'Created at or after (ISO 8601; no zone = UTC).'),
-  q('createdBefore', ts, 'Created at or before (ISO 8601; no zone = UTC).'),
-  q('searchTerm', str, 'Partial match on type, handler or task key.'),
-  q('parentTaskId', guid, 'Only occurrences of this durable schedule.'),
-  q('onlyOccurrences', bool, 'true: only materialized occurrences; false: only rows that are not one.'),
-  q('onlyCatchUp', bool, 'true: only CatchUp occurrences; false: only rows standing for no missed work.'),
-  q('sortBy', { type: 'string', enum: [...SORT_FIELDS], default: 'CreatedAtUtc' }, 'Sort field (case-insensitive); other values → 400.'),
-  q('sortDescending', { type: 'boolean', default: true }, 'Sort direction.'),
-  q('page', { type: 'integer', default: 1, minimum: 1 }, 'Page number (clamped to ≥ 1).'),
-  q('pageSize', { type: 'integer', default: 20, minimum: 1, maximum: 500 }, 'Page size (clamped to 1..500).'),
-];
 
 const json = (schema: Json, description = 'OK', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
 const problem = (description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/problem+json': { schema: ref('ProblemDetails') } } });
 const wwwAuth = { 'WWW-Authenticate': { schema: str, description: 'Bearer (expired: error="invalid_token").' } };
-const common = {
+const retryAfter = { 'Retry-After': { schema: int, description: 'Seconds until the budget resets.' } };
+const refused403 = problem('Client address not in the allow-list.');
+const readErrors: Record<string, Json> = {
   '400': problem('A parameter is invalid (named in `errors`).'),
   '401': problem('Missing, invalid or expired bearer token.', wwwAuth),
-  '403': problem('Client address not in the allow-list.'),
+  '403': refused403,
 };
-const read = (operationId: string, summary: string, schema: Json, parameters: Json[] = [], extra: Record<string, Json> = {}): Json => ({
-  get: { tags: ['svc-monitoring'], operationId, summary, parameters, security: [{ bearer: [] }], responses: { '200': json(schema), ...common, ...extra } },
-});
-const retryAfter = { 'Retry-After': { schema: int, description: 'Seconds until the budget resets.' } };
-const mgmt = (operationId: string, summary: string): Json => ({
-  post: {
-    tags: ['svc-monitoring'],
-    operationId,
-    summary,
-    description: 'Exists only with enableManagementEndpoints (404 otherwise). Order (D12): IP allow-list, provenance, authorization hook or operate role.',
-    parameters: [idParam],
-    security: [{ bearer: [] }],
+const unknownTask = { '404': problem('Unknown task.') };
+const magicAnswers: Record<string, Json> = {
+  '200': json(ref('MagicResponse')),
+  '401': problem('Invalid magic token.'),
+  '403': refused403,
+  '404': problem('No magic token configured.'),
+  '429': problem('Rate limit exhausted.', retryAfter),
+};
+const managementAnswers: Record<string, Json> = {
+  '200': json(ref('ManagementResponse'), 'Succeeded'),
+  '400': problem('Malformed id.'),
+  '401': problem('Missing or invalid bearer token.', wwwAuth),
+  '403': problem('Address, provenance or role refused.'),
+  '404': json(ref('ManagementResponse'), 'NotFound (or management disabled: problem details).'),
+  '409': json(ref('ManagementResponse'), 'Conflict'),
+  '501': json(ref('ManagementResponse'), 'NotSupported (standalone registration)'),
+  '503': json(ref('ManagementResponse'), 'Unavailable'),
+};
+const read = (schema: Json, extra: Record<string, Json> = {}): Record<string, Json> => ({ '200': json(schema), ...readErrors, ...extra });
+
+interface OperationDoc {
+  responses: Record<string, Json>;
+  requestBody?: Json;
+  description?: string;
+}
+
+/** What each operation answers (and, for POSTs, the body it reads). */
+const OPERATION_DOCS: { [Op in ApiOperation]: OperationDoc } = {
+  'auth.login': {
+    requestBody: { required: true, content: { 'application/json': { schema: ref('LoginRequest') } } },
+    responses: { '200': json(ref('LoginResponse')), '400': problem('Malformed body.'), '401': problem('Bad credentials.'), '403': refused403, '429': problem('Login rate limit exhausted.', retryAfter) },
+  },
+  'auth.magic': { requestBody: { required: true, content: { 'application/json': { schema: ref('MagicRequest') } } }, responses: magicAnswers },
+  'auth.magicQuery': { responses: magicAnswers },
+  'auth.validate': {
+    requestBody: { required: false, content: { 'application/json': { schema: ref('ValidateRequest') } } },
+    responses: { '200': json(ref('ValidateResponse')), ...readErrors },
+  },
+  'config.get': { responses: { '200': json(ref('MonitoringConfig')), '403': refused403 } },
+  'tasks.list': { responses: read(ref('TaskPage')) },
+  'tasks.counts': { responses: read(ref('TaskCounts')) },
+  'tasks.get': { responses: read(ref('TaskDetail'), unknownTask) },
+  'tasks.statusAudit': { responses: read(ref('StatusAuditPage'), unknownTask) },
+  'tasks.runsAudit': { responses: read(ref('RunsAuditPage'), unknownTask) },
+  'tasks.occurrences': { responses: read(ref('OccurrencePage'), unknownTask) },
+  'tasks.executionLogs': { responses: read(ref('ExecutionLogPage'), unknownTask) },
+  'dashboard.overview': { responses: read(ref('DashboardOverview')) },
+  'dashboard.recentActivity': { responses: read(arr(ref('RecentActivityItem'))) },
+  'queues.list': { responses: read(arr(ref('QueueMetrics'))) },
+  'queues.tasks': { responses: read(ref('TaskPage')) },
+  'statistics.successRateTrend': { responses: read(ref('SuccessRateTrend')) },
+  'statistics.taskTypes': { responses: read(ref('TaskTypesDistribution')) },
+  'statistics.executionTimes': { responses: read(arr(ref('ExecutionTimesItem'))) },
+  'management.requeue': { responses: managementAnswers },
+  'management.resume': { responses: managementAnswers },
+  'management.cancel': { responses: managementAnswers },
+  'management.retry': { responses: managementAnswers },
+  'management.bulk': {
+    requestBody: { required: true, content: { 'application/json': { schema: ref('BulkRequest') } } },
+    description: 'A count off by more than 5 % of expectedCount answers 409 with the current count and does nothing.',
     responses: {
-      '200': json(ref('ManagementResponse'), 'Succeeded'),
-      '400': problem('Malformed id.'),
+      '200': json(ref('BulkOperation'), 'Started (or nothing matched: count 0).'),
+      '400': problem('A filter value or expectedCount is invalid (named in `errors`), or the filter matches too many rows.'),
       '401': problem('Missing or invalid bearer token.', wwwAuth),
       '403': problem('Address, provenance or role refused.'),
-      '404': json(ref('ManagementResponse'), 'NotFound (or management disabled: problem details).'),
-      '409': json(ref('ManagementResponse'), 'Conflict'),
+      '404': problem('Unknown action, or management disabled.'),
+      '409': json(ref('BulkCountMismatch'), 'The count changed: confirm the new one.'),
       '501': json(ref('ManagementResponse'), 'NotSupported (standalone registration)'),
-      '503': json(ref('ManagementResponse'), 'Unavailable'),
     },
   },
-});
+  'management.bulkStatus': {
+    responses: {
+      '200': json(ref('BulkOperation')),
+      '400': problem('Malformed operation id.'),
+      '401': problem('Missing or invalid bearer token.', wwwAuth),
+      '403': problem('Address, provenance or role refused.'),
+      '404': problem('No such operation on this host (kept in memory until restart), or management disabled.'),
+    },
+  },
+  'statistics.failureGroups': { responses: read(ref('FailureGroups')) },
+};
+
+const MANAGEMENT_DESCRIPTION =
+  'Exists only with enableManagementEndpoints (404 otherwise). Checked in order: IP allow-list, provenance, authorization hook or operate role.';
+
+const PATH_PARAMS: Record<string, Json> = {
+  id: { name: 'id', in: 'path', required: true, schema: guid, description: 'Task id (GUID).' },
+  name: { name: 'name', in: 'path', required: true, schema: str, description: 'Queue name.' },
+  action: { name: 'action', in: 'path', required: true, schema: { type: 'string', enum: [...BULK_ACTIONS] }, description: 'Bulk action.' },
+  operationId: { name: 'operationId', in: 'path', required: true, schema: guid, description: 'Bulk operation id (GUID).' },
+};
+
+function querySchema(p: QueryParamSpec): Json {
+  const base: Json =
+    p.kind === 'boolean'
+      ? { type: 'boolean' }
+      : p.kind === 'integer'
+        ? { type: 'integer', ...(p.min !== undefined ? { minimum: p.min } : {}), ...(p.max !== undefined ? { maximum: p.max } : {}) }
+        : p.kind === 'date'
+          ? ts
+          : p.kind === 'guid'
+            ? guid
+            : p.kind === 'enum'
+              ? { type: 'string', enum: [...(p.values ?? [])] }
+              : p.kind === 'enumList'
+                ? arr(p.values === TASK_STATUSES ? ref('TaskStatus') : { type: 'string', enum: [...(p.values ?? [])] })
+                : { type: 'string' };
+  const withExamples = p.examples ? { ...base, examples: [...p.examples] } : base;
+  return p.default !== undefined ? { ...withExamples, default: p.default } : withExamples;
+}
+
+function queryParameter(p: QueryParamSpec): Json {
+  return {
+    name: p.name,
+    in: 'query',
+    required: p.required === true,
+    schema: querySchema(p),
+    description: p.description,
+    ...(p.kind === 'enumList' ? { style: 'form', explode: true } : {}),
+  };
+}
+
+function operationObject(operation: ApiOperation, route: ApiRouteSpec): Json {
+  const doc = OPERATION_DOCS[operation];
+  const parameters = [
+    ...pathParamsOf(route.path).map((name) => PATH_PARAMS[name] ?? { name, in: 'path', required: true, schema: str }),
+    ...route.query.map(queryParameter),
+  ];
+  const description = route.management ? MANAGEMENT_DESCRIPTION : doc.description;
+  return {
+    tags: ['svc-monitoring'],
+    operationId: route.operationId,
+    summary: route.summary,
+    ...(description ? { description } : {}),
+    ...(route.deprecated ? { deprecated: true } : {}),
+    ...(parameters.length > 0 ? { parameters } : {}),
+    security: route.auth === 'bearer' || route.auth === 'optional-bearer' ? [{ bearer: [] }] : [],
+    ...(doc.requestBody ? { requestBody: doc.requestBody } : {}),
+    responses: doc.responses,
+  };
+}
+
+/** The `paths` object: one entry per catalogue path, one operation per method. */
+function buildPaths(): Record<string, Record<string, Json>> {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const [operation, route] of Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>) {
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operationObject(operation, route);
+  }
+  return paths;
+}
 
 export function buildOpenApiDocument(): Json {
   return {
@@ -270,80 +418,6 @@ export function buildOpenApiDocument(): Json {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
       schemas,
     },
-    paths: {
-      '/auth/login': {
-        post: {
-          tags: ['svc-monitoring'],
-          operationId: 'login',
-          summary: 'Exchange username/password for a JWT (operate role with the management credential).',
-          security: [],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('LoginRequest') } } },
-          responses: { '200': json(ref('LoginResponse')), '400': problem('Malformed body.'), '401': problem('Bad credentials.'), '403': common['403'], '429': problem('Login rate limit exhausted.', retryAfter) },
-        },
-      },
-      '/auth/magic': {
-        post: {
-          tags: ['svc-monitoring'],
-          operationId: 'magicExchange',
-          summary: 'Exchange the magic-link token for a read-only JWT (Cache-Control: no-store).',
-          security: [],
-          requestBody: { required: true, content: { 'application/json': { schema: ref('MagicRequest') } } },
-          responses: { '200': json(ref('MagicResponse')), '401': problem('Invalid magic token.'), '403': common['403'], '404': problem('No magic token configured.'), '429': problem('Rate limit exhausted.', retryAfter) },
-        },
-        get: {
-          tags: ['svc-monitoring'],
-          operationId: 'magicExchangeQuery',
-          deprecated: true,
-          summary: 'Deprecated query form of the magic-link exchange (adds Deprecation: true).',
-          security: [],
-          parameters: [q('token', str, 'The magic-link token.', { required: true })],
-          responses: { '200': json(ref('MagicResponse')), '401': problem('Invalid magic token.'), '403': common['403'], '404': problem('No magic token configured.'), '429': problem('Rate limit exhausted.', retryAfter) },
-        },
-      },
-      '/auth/validate': {
-        post: {
-          tags: ['svc-monitoring'],
-          operationId: 'validateToken',
-          summary: 'Validate a token (body, or the bearer); reports canManage (D8).',
-          security: [{ bearer: [] }],
-          requestBody: { required: false, content: { 'application/json': { schema: ref('ValidateRequest') } } },
-          responses: { '200': json(ref('ValidateResponse')), ...common },
-        },
-      },
-      '/config': {
-        get: { tags: ['svc-monitoring'], operationId: 'getConfig', summary: 'Runtime configuration.', security: [], responses: { '200': json(ref('MonitoringConfig')), '403': common['403'] } },
-      },
-      '/tasks': read('listTasks', 'Paged task list.', ref('TaskPage'), taskListParams),
-      '/tasks/counts': read('taskCounts', 'Counts by category.', ref('TaskCounts')),
-      '/tasks/{id}': read('getTask', 'Task detail.', ref('TaskDetail'), [idParam], { '404': problem('Unknown task.') }),
-      '/tasks/{id}/status-audit': read('statusAudit', 'Page of status transitions, newest first.', ref('StatusAuditPage'), [idParam, ...skipTake()], { '404': problem('Unknown task.') }),
-      '/tasks/{id}/runs-audit': read('runsAudit', 'Page of runs, newest first.', ref('RunsAuditPage'), [idParam, ...skipTake()], { '404': problem('Unknown task.') }),
-      '/tasks/{id}/execution-logs': read('executionLogs', 'Page of execution logs by sequence number (D16).', ref('ExecutionLogPage'), [idParam, ...skipTake()], { '404': problem('Unknown task.') }),
-      '/tasks/{id}/occurrences': read(
-        'occurrences',
-        'Occurrences of a durable schedule, newest slot first.',
-        ref('OccurrencePage'),
-        [idParam, q('nonTerminalOnly', { type: 'boolean', default: false }, 'Only occurrences that can still lead to an execution.'), ...skipTake()],
-        { '404': problem('Unknown task.') },
-      ),
-      '/dashboard/overview': read('dashboardOverview', 'Overview for a range.', ref('DashboardOverview'), [rangeParam, timeZoneParam]),
-      '/dashboard/recent-activity': read('recentActivity', 'Newest status transitions.', arr(ref('RecentActivityItem')), [
-        q('limit', { type: 'integer', default: 50, minimum: 1, maximum: 100 }, 'Items (clamped to 1..100).'),
-      ]),
-      '/queues': read('listQueues', 'Metrics of all queues.', arr(ref('QueueMetrics'))),
-      '/queues/{name}/tasks': read('listQueueTasks', 'Tasks of one queue.', ref('TaskPage'), [
-        { name: 'name', in: 'path', required: true, schema: str, description: 'Queue name.' },
-        ...taskListParams.filter((p) => p.name !== 'queueName'),
-      ]),
-      '/statistics/success-rate-trend': read('successRateTrend', 'Success-rate trend.', ref('SuccessRateTrend'), [
-        q('period', { type: 'string', enum: PERIODS, default: 'Last7Days' }, 'Daily points (7/30 days) or weekly points (90 days).'),
-        timeZoneParam,
-      ]),
-      '/statistics/task-types': read('taskTypes', 'Task types distribution.', ref('TaskTypesDistribution'), [rangeParam, timeZoneParam]),
-      '/statistics/execution-times': read('executionTimes', 'Execution time statistics by type.', arr(ref('ExecutionTimesItem')), [rangeParam, timeZoneParam]),
-      '/management/tasks/{id}/requeue': mgmt('requeueTask', 'Requeue a terminal (Failed or Cancelled) occurrence.'),
-      '/management/tasks/{id}/resume': mgmt('resumeSchedule', 'Release a halted catch-up of a durable schedule.'),
-      '/management/tasks/{id}/cancel': mgmt('cancelSchedule', 'Cancel a durable schedule and its pending occurrences.'),
-    },
+    paths: buildPaths(),
   };
 }

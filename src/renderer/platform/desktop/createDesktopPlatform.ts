@@ -25,15 +25,6 @@ export interface DesktopPlatformOptions {
   onSessionChanged?: (view: SessionView) => void;
 }
 
-const HUB_TO_LIVE: Record<string, LiveState> = {
-  idle: 'disconnected',
-  connecting: 'connecting',
-  connected: 'connected',
-  reconnecting: 'reconnecting',
-  unavailable: 'unavailable',
-  error: 'reconnecting',
-};
-
 export class ManagementCancelledError extends Error {
   override name = 'ManagementCancelledError';
   constructor() {
@@ -105,17 +96,17 @@ export function createDesktopPlatform(options: DesktopPlatformOptions): Platform
       if (e.type === 'svcEvent' && e.environmentId === environmentId) onEvent(e.event);
       else if (e.type === 'status' && e.environment.id === environmentId) {
         const hub = e.environment.hub;
-        onState(e.environment.live === 'relogin-required' ? 'unauthorized' : (HUB_TO_LIVE[hub.state] ?? 'connecting'), hub.message);
+        onState(e.environment.live === 'relogin-required' ? 'unauthorized' : hub.state, hub.message);
       }
     });
     void invoke(bridge, 'environments.list').then((list) => {
       const env = list.find((x) => x.id === environmentId);
-      if (env) onState(HUB_TO_LIVE[env.hub.state] ?? 'connecting', env.hub.message);
+      if (env) onState(env.hub.state, env.hub.message);
     });
     return {
       async stop() {
         off();
-        onState('disconnected');
+        onState('idle');
       },
     };
   }

@@ -1,21 +1,13 @@
 import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../../server/src/contracts/events.js';
-import type { LiveConnection, LiveState } from '../Platform.js';
+import { interpretHubFailure, type LiveState } from '../../../../server/src/contracts/liveConnection.js';
+import type { LiveConnection } from '../Platform.js';
 
 export interface WebLiveOptions {
   hubUrl: string;
   getToken: () => string | undefined;
   /** Delays between attempts when the first connection fails (not 404/401). */
   startRetryDelaysMs?: number[];
-}
-
-/** Classifies a failed start: the hub is absent (standalone, 404), refuses us (401), or is unreachable. */
-export function classifyStartError(error: unknown): 'unavailable' | 'unauthorized' | 'retry' {
-  const text = error instanceof Error ? `${error.message}` : String(error);
-  const status = (error as { statusCode?: unknown })?.statusCode;
-  if (status === 404 || /Status code '404'|\b404\b|Not Found/i.test(text)) return 'unavailable';
-  if (status === 401 || /Status code '401'|\b401\b|Unauthorized/i.test(text)) return 'unauthorized';
-  return 'retry';
 }
 
 /** Live events over @microsoft/signalr: SvcEvent invocations, automatic reconnect. */
@@ -40,12 +32,14 @@ export function connectWebLive(
   connection.onreconnected(() => onState('connected'));
   connection.onclose((error) => {
     if (stopped) return;
-    // Automatic reconnect gave up, or the server closed without allowing it (e.g. token expired).
-    if (error && /expired/i.test(error.message)) {
-      onState('unauthorized', error.message);
+    // Automatic reconnect gave up, or the server closed without allowing it. The web dashboard
+    // cannot renew a token: an expired or refused one needs a new login.
+    const failure = interpretHubFailure(error);
+    if (failure.kind === 'token-expired' || failure.kind === 'unauthorized') {
+      onState('unauthorized', failure.message);
       return;
     }
-    onState('reconnecting', error?.message);
+    onState('error', failure.message);
     schedule();
   });
 
@@ -68,12 +62,11 @@ export function connectWebLive(
       onState('connected');
     } catch (error) {
       if (stopped) return;
-      const kind = classifyStartError(error);
-      const detail = error instanceof Error ? error.message : String(error);
-      if (kind === 'unavailable') onState('unavailable', detail);
-      else if (kind === 'unauthorized') onState('unauthorized', detail);
+      const failure = interpretHubFailure(error);
+      if (failure.kind === 'unavailable') onState('unavailable', failure.message);
+      else if (failure.kind === 'unauthorized' || failure.kind === 'token-expired') onState('unauthorized', failure.message);
       else {
-        onState('reconnecting', detail);
+        onState('error', failure.message);
         schedule();
       }
     }
@@ -87,7 +80,7 @@ export function connectWebLive(
       stopped = true;
       if (timer) clearTimeout(timer);
       if (connection.state !== HubConnectionState.Disconnected) await connection.stop().catch(() => undefined);
-      onState('disconnected');
+      onState('idle');
     },
   };
 }
