@@ -13,7 +13,8 @@ export default defineConfig({
       { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
       { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
-      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+      // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts).
+      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false, globalSetup: ['./test/fixtures/buildOnce.ts'] } },
     ],
   },
 });

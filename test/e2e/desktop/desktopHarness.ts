@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ConsoleServices, type ConsoleServicesOptions } from '../../../src/main/ConsoleServices.js';
@@ -15,19 +13,13 @@ import { APP_ORIGIN, resolveAppAsset } from '../../../src/main/window/appProtoco
 import { buildContentSecurityPolicy } from '../../../src/main/window/contentSecurityPolicy.js';
 import { appOrigins } from '../../../src/main/window/navigationPolicy.js';
 import { decidePermission } from '../../../src/main/window/permissionPolicy.js';
+import { desktopBundles } from '../../fixtures/buildOnce.js';
 import { lateBound } from '../../fixtures/lateBound.js';
 import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 
-const run = promisify(execFile);
-
-/** Builds the desktop bundles (`electron-vite build`) into a fresh folder; returns it. */
+/** The desktop bundles (`electron-vite build`, made once per test run) in a fresh folder; returns it. */
 export async function buildDesktop(): Promise<string> {
-  const outDir = await mkdtemp(join(tmpdir(), 'svc-desktop-out-'));
-  await run(process.execPath, ['node_modules/electron-vite/bin/electron-vite.js', 'build', '--outDir', outDir, '--logLevel', 'error'], {
-    env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' },
-    timeout: 240_000,
-  });
-  return outDir;
+  return desktopBundles();
 }
 
 /**

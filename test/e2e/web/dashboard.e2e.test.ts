@@ -1,5 +1,4 @@
 import { screenshotDir } from '../screenshotDir.js';
-import { execSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -8,12 +7,13 @@ import type { DashboardOverview, TaskDetail, TaskPage } from '../../../server/sr
 import { openBrowser, type BrowserSession } from './browser.js';
 import { apiGet, apiLogin, demoDispatch, REPO, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 import { injectSession } from './session.js';
+import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 
 const SHOTS = screenshotDir('web');
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 function buildWeb(): void {
-  execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });
+  buildWebDashboard();
 }
 
 async function shot(page: Page, name: string, theme: 'light' | 'dark'): Promise<void> {

@@ -1,7 +1,7 @@
-import { execSync } from 'node:child_process';
+import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBrowser } from './browser.js';
-import { apiGet, demoDispatch, REPO, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
+import { apiGet, demoDispatch, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 
 const AUTH_OFF = { SVC_MONITOR_ENABLE_AUTHENTICATION: 'false' };
 
@@ -10,7 +10,7 @@ describe('authentication off, and the standalone registration (serve)', () => {
   let standalone: CliProcess;
 
   beforeAll(async () => {
-    execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });
+    buildWebDashboard();
     demo = await startCli('demo', { env: AUTH_OFF, args: ['--demo-dispatch-endpoint'] });
     // `serve` reads the demo's database from a second process: no engine, no hub.
     standalone = await startCli('serve', { dbFile: demo.dbFile, env: AUTH_OFF });
