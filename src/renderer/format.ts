@@ -1,4 +1,4 @@
-/** Display helpers: local time with UTC available on hover, durations, numbers. */
+/** Display helpers: times in the viewer's zone with UTC on hover, durations, numbers. */
 import type { DashboardRange } from '../../server/src/contracts/task.js';
 
 /** The time ranges the overview and statistics pages offer, as segmented-control options. */
@@ -9,42 +9,89 @@ export const RANGES: readonly { value: DashboardRange; label: string }[] = [
   { value: 'All', label: 'All' },
 ];
 
-const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
-const timeOnly = new Intl.DateTimeFormat(undefined, { timeStyle: 'medium' });
-const shortDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
-const shortHour = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
+/** Formatters per (zone, style), created once: `zone` undefined = the browser's zone. */
+const cache = new Map<string, Intl.DateTimeFormat>();
+function fmt(zone: string | undefined, style: string, options: Intl.DateTimeFormatOptions): Intl.DateTimeFormat {
+  const key = `${zone ?? ''}|${style}`;
+  let f = cache.get(key);
+  if (!f) {
+    f = new Intl.DateTimeFormat(undefined, { ...options, timeZone: zone });
+    cache.set(key, f);
+  }
+  return f;
+}
+const STYLES = {
+  dateTime: { dateStyle: 'medium', timeStyle: 'medium' },
+  timeOnly: { timeStyle: 'medium' },
+  precise: { hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hourCycle: 'h23' },
+  preciseDay: { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3, hourCycle: 'h23' },
+  shortDay: { month: 'short', day: 'numeric' },
+  shortHour: { hour: '2-digit', minute: '2-digit' },
+  compactDay: { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' },
+  ymd: { year: 'numeric', month: '2-digit', day: '2-digit' },
+} satisfies Record<string, Intl.DateTimeFormatOptions>;
+const style = (zone: string | undefined, name: keyof typeof STYLES) => fmt(zone, name, STYLES[name]);
 const integer = new Intl.NumberFormat(undefined, { maximumFractionDigits: 0 });
 const decimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 2 });
 const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 });
 
-export function formatLocal(iso: string | undefined | null): string {
+const toMs = (v: string | number): number => (typeof v === 'number' ? v : Date.parse(v));
+
+/** Date and time (seconds) in `zone`. */
+export function formatLocal(iso: string | undefined | null, zone?: string): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : dateTime.format(t);
+  return Number.isNaN(t) ? iso : style(zone, 'dateTime').format(t);
 }
-const compactDay = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
-/** Time only for today, otherwise day and minute: for dense tables (full date in the tooltip). */
-export function formatCompact(iso: string | undefined | null, now: Date = new Date()): string {
+/** Time only for the viewer's today, otherwise day and minute: for dense tables (full date in the tooltip). */
+export function formatCompact(iso: string | undefined | null, now: Date = new Date(), zone?: string): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return iso;
-  const d = new Date(t);
-  const sameDay = d.getFullYear() === now.getFullYear() && d.getMonth() === now.getMonth() && d.getDate() === now.getDate();
-  return sameDay ? timeOnly.format(t) : compactDay.format(t);
+  const day = style(zone, 'ymd');
+  return day.format(t) === day.format(now) ? style(zone, 'timeOnly').format(t) : style(zone, 'compactDay').format(t);
 }
-export function formatLocalTime(iso: string | number | undefined | null): string {
+export function formatLocalTime(iso: string | number | undefined | null, zone?: string): string {
   if (iso === undefined || iso === null) return '—';
-  const t = typeof iso === 'number' ? iso : Date.parse(iso);
-  return Number.isNaN(t) ? String(iso) : timeOnly.format(t);
+  const t = toMs(iso);
+  return Number.isNaN(t) ? String(iso) : style(zone, 'timeOnly').format(t);
+}
+/** Millisecond precision, where order matters (status timelines); the day when it is not today. */
+export function formatPrecise(iso: string | undefined | null, now: Date = new Date(), zone?: string): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const day = style(zone, 'ymd');
+  return day.format(t) === day.format(now) ? style(zone, 'precise').format(t) : style(zone, 'preciseDay').format(t);
+}
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'long' });
+/** "3 minutes ago", "in 2 hours": for lists (the absolute time goes in the tooltip). */
+export function formatRelative(iso: string | undefined | null, nowMs: number = Date.now()): string {
+  if (!iso) return '—';
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return iso;
+  const diff = t - nowMs;
+  const abs = Math.abs(diff);
+  if (abs < 10_000) return diff <= 0 ? 'just now' : 'in a few seconds';
+  const units: [Intl.RelativeTimeFormatUnit, number][] = [
+    ['second', 60_000],
+    ['minute', 3_600_000],
+    ['hour', 86_400_000],
+    ['day', 30 * 86_400_000],
+    ['month', 365 * 86_400_000],
+  ];
+  const size: Record<string, number> = { second: 1_000, minute: 60_000, hour: 3_600_000, day: 86_400_000, month: 30 * 86_400_000, year: 365 * 86_400_000 };
+  const unit = units.find(([, below]) => abs < below)?.[0] ?? 'year';
+  return relative.format(Math.trunc(diff / size[unit]!), unit);
 }
 export function formatUtc(iso: string | undefined | null): string {
   if (!iso) return '';
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : `${new Date(t).toISOString().replace('T', ' ').replace(/\.\d+Z$/, '').replace('Z', '')} UTC`;
+  return Number.isNaN(t) ? iso : `${new Date(t).toISOString().replace('T', ' ').replace('Z', '')} UTC`;
 }
-export function formatBucket(iso: string, hourly: boolean): string {
+export function formatBucket(iso: string, hourly: boolean, zone?: string): string {
   const t = Date.parse(iso);
-  return Number.isNaN(t) ? iso : hourly ? shortHour.format(t) : shortDay.format(t);
+  return Number.isNaN(t) ? iso : hourly ? style(zone, 'shortHour').format(t) : style(zone, 'shortDay').format(t);
 }
 export function formatDuration(ms: number | undefined | null): string {
   if (ms === undefined || ms === null || Number.isNaN(ms)) return '—';
@@ -54,10 +101,15 @@ export function formatDuration(ms: number | undefined | null): string {
   const h = Math.floor(totalSeconds / 3_600);
   const m = Math.floor((totalSeconds % 3_600) / 60);
   const s = totalSeconds % 60;
+  if (h >= 48) return `${integer.format(Math.floor(h / 24))}d ${h % 24}h`;
   return h > 0 ? `${h}h ${m}m` : `${m}m ${s}s`;
 }
 export function formatSeconds(seconds: number): string {
   return formatDuration(seconds * 1_000);
+}
+/** Durations inside text from the service ("took 3439.089 ms") in human units. */
+export function humanizeMessage(text: string): string {
+  return text.replace(/(\d+(?:\.\d+)?)\s?ms\b/g, (_m, n: string) => formatDuration(Number(n)));
 }
 export function formatInt(n: number | undefined | null): string {
   return n === undefined || n === null ? '—' : integer.format(n);

@@ -131,7 +131,7 @@ describe('dashboard: pages', () => {
     await week?.trigger('click');
     await settle();
     expect(router.currentRoute.value.query.range).toBe('Week');
-    expect(platform.callsOf('dashboard.overview').at(-1)).toEqual({ range: 'Week' });
+    expect(platform.callsOf('dashboard.overview').at(-1)).toEqual({ range: 'Week', timeZone: 'UTC' });
   });
 
   it('task filters, sorting and paging live in the URL; back restores the previous filter', async () => {
@@ -259,7 +259,7 @@ describe('dashboard: pages', () => {
     await settle();
     const rows = () => wrapper.findAll('[data-testid="execution-times"] tbody th').map((r) => r.text());
     expect(rows()).toEqual(['Slow', 'SendInvoice']);
-    const runsHeader = wrapper.findAll('[data-testid="execution-times"] thead button').find((b) => b.text().startsWith('Runs'));
+    const runsHeader = wrapper.findAll('[data-testid="execution-times"] thead button').find((b) => b.text().startsWith('Completed runs'));
     await runsHeader?.trigger('click');
     expect(rows()).toEqual(['SendInvoice', 'Slow']);
   });

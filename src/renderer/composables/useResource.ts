@@ -18,7 +18,16 @@ export interface Resource<T> {
  * Loads data for a page and reloads it when `key()` changes (data of another key is dropped)
  * and, when `live` is on, whenever the live store invalidates the cache (data kept meanwhile).
  */
-export function useResource<T>(loader: () => Promise<T>, options: { key?: () => unknown; live?: boolean } = {}): Resource<T> {
+export interface ResourceOptions {
+  key?: () => unknown;
+  live?: boolean;
+  /** While true, live invalidations are held back (the data stays still); released when it turns false. */
+  paused?: Ref<boolean>;
+  /** At most one live reload per this many milliseconds (lists: rows do not move while being read). */
+  minIntervalMs?: number;
+}
+
+export function useResource<T>(loader: () => Promise<T>, options: ResourceOptions = {}): Resource<T> {
   const data = shallowRef<T | undefined>(undefined);
   const error = ref<string | null>(null);
   const errorStatus = ref<number | null>(null);
@@ -60,15 +69,41 @@ export function useResource<T>(loader: () => Promise<T>, options: { key?: () => 
     },
     { immediate: true },
   );
+  let stale = false;
+  let lastLiveReload = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const liveReload = () => {
+    if (options.paused?.value) {
+      stale = true;
+      return;
+    }
+    const wait = (options.minIntervalMs ?? 0) - (Date.now() - lastLiveReload);
+    if (wait > 0) {
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        liveReload();
+      }, wait);
+      return;
+    }
+    stale = false;
+    lastLiveReload = Date.now();
+    void reload();
+  };
   if (options.live !== false) {
     const live = useLiveStore();
     watch(
       () => live.version,
-      () => void reload(),
+      () => liveReload(),
     );
+  }
+  if (options.paused) {
+    watch(options.paused, (paused) => {
+      if (!paused && stale) liveReload();
+    });
   }
   onScopeDispose(() => {
     disposed = true;
+    if (timer) clearTimeout(timer);
   });
   return { data, error, errorStatus, loading, initial, reload };
 }
