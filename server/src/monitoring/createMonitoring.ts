@@ -15,6 +15,7 @@ import { managementEnabledGate } from './management/managementGate.js';
 import { BASE_PATH, HUB_PATH, type MonitoringContext, type MonitoringEngine } from './MonitoringContext.js';
 import { ClientAddressResolver } from './network/clientAddress.js';
 import { corsPolicy } from './network/corsPolicy.js';
+import { noStore, securityHeaders } from './network/securityHeaders.js';
 import { IpAllowList } from './network/IpAllowList.js';
 import { ipAllowListMiddleware } from './network/ipAllowListMiddleware.js';
 import { openApiRouter } from './openapi/openApiRouter.js';
@@ -73,7 +74,9 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
 
   const api = createApiRouter(ctx);
   const base = Router();
+  base.use(securityHeaders());
   if (options.enableCors) base.use(corsPolicy(options.corsAllowedOrigins));
+  base.use('/api', noStore());
   // D12 step 1 comes before the IP check: a disabled management surface does not exist.
   base.use('/api/management', managementEnabledGate(ctx));
   base.use(ipAllowListMiddleware(allowList, clients));

@@ -16,9 +16,13 @@ const NOT_BUILT_PAGE = `<!doctype html>
 <p>The monitoring API is available under <a href="/svc-monitoring/api/config">/svc-monitoring/api</a>.</p>
 </body></html>`;
 
+/** A path whose last segment has a file extension (`/x/here.json`): never a dashboard route. */
+const FILE_LIKE = /\.[A-Za-z0-9]{1,10}$/;
+
 /**
  * The embedded dashboard at /svc-monitoring: hashed assets with a year of immutable cache,
- * index.html no-cache, SPA fallback for every other GET that is not API, hub or OpenAPI.
+ * index.html no-cache, app fallback for every other route-like GET that is not API, hub or
+ * OpenAPI; an unknown file-like path falls through to the 404 problem.
  */
 export function dashboardRouter(webRoot: string): Router {
   const router = Router();
@@ -54,6 +58,7 @@ export function dashboardRouter(webRoot: string): Router {
   router.get(/.*/, (req, res, next) => {
     const p = req.path;
     if (p.startsWith('/api') || p.startsWith('/hub') || p.startsWith('/openapi') || p.startsWith('/scalar')) return next();
+    if (FILE_LIKE.test(p)) return next();
     sendIndex(res);
   });
   return router;
