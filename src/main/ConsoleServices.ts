@@ -42,15 +42,14 @@ export class ConsoleServices {
   readonly notifier: FailureNotifier;
   private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();
-  private readonly settingsFile: NotificationSettingsFile;
 
   private constructor(
     readonly store: EnvironmentStore,
     readonly vault: CredentialVault,
+    private readonly settingsFile: NotificationSettingsFile,
     settings: NotificationSettings,
     private readonly options: ConsoleServicesOptions,
   ) {
-    this.settingsFile = new NotificationSettingsFile(options.userDataDir);
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
     this.hub = new HubManager({
       ...options.hub,
@@ -79,8 +78,9 @@ export class ConsoleServices {
       ...(options.loadKeytar ? { loadKeytar: options.loadKeytar } : {}),
       ...(options.safeStorage ? { safeStorage: options.safeStorage } : {}),
     });
-    const settings = await new NotificationSettingsFile(options.userDataDir).load();
-    return new ConsoleServices(store, vault, settings, options);
+    const settingsFile = new NotificationSettingsFile(options.userDataDir);
+    const settings = await settingsFile.load();
+    return new ConsoleServices(store, vault, settingsFile, settings, options);
   }
 
   /** Starts a session (and its hub) for every environment. */

@@ -2,7 +2,7 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, safeStorage, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, safeStorage, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
@@ -13,8 +13,15 @@ import { wireIpc } from './electron/ipcWiring.js';
 import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
 import { TrayController } from './electron/trayAndBadge.js';
+import { LogFile } from './logging/LogFile.js';
+import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
 import type { NotificationTarget } from './notifications/FailureNotifier.js';
+import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
+import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins } from './window/navigationPolicy.js';
+
+/** Must equal electron-builder's appId: Windows ties notifications and taskbar to it. */
+const APP_USER_MODEL_ID = 'dev.svc-monitor.console';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const devServerUrl = process.env['ELECTRON_RENDERER_URL'];
@@ -23,7 +30,13 @@ const assets = (name: string) => join(app.getAppPath(), 'build', name);
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
+  const log = new LogFile(join(app.getPath('userData'), 'logs'));
+  log.info(`Svc Monitor ${app.getVersion?.() ?? ''} starting (${process.platform}, ${app.isPackaged ? 'packaged' : 'development'})`);
+  process.on('uncaughtException', (err) => log.error('uncaught exception', err));
+  process.on('unhandledRejection', (err) => log.error('unhandled rejection', err));
+
   registerAppScheme();
+  if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
   if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME, process.execPath, [process.argv[1]]);
   else app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
 
@@ -32,9 +45,10 @@ if (!app.requestSingleInstanceLock()) {
   let tray: TrayController | undefined;
   let pendingLink = findDeepLinkArgument(process.argv);
   let quitting = false;
+  const preferences = new DesktopPreferencesFile(app.getPath('userData'));
 
   const show = () => {
-    if (!window) return;
+    if (!window || window.isDestroyed()) return;
     if (window.isMinimized()) window.restore();
     window.show();
     window.focus();
@@ -42,6 +56,10 @@ if (!app.requestSingleInstanceLock()) {
   const open = (target: NotificationTarget) => {
     show();
     services?.open(target);
+  };
+  const quit = () => {
+    quitting = true;
+    app.quit();
   };
   const handleLink = (url: string) => {
     show();
@@ -52,7 +70,36 @@ if (!app.requestSingleInstanceLock()) {
     try {
       services.openDeepLink(url);
     } catch (err) {
-      console.warn(`[svc-monitor] ${(err as Error).message}`);
+      log.warn(`deep link refused: ${(err as Error).message}`);
+    }
+  };
+  const renderMenu = () => {
+    const template = buildAppMenuTemplate(
+      { platform: process.platform, packaged: app.isPackaged, environments: services?.environments() ?? [], closeToTray: preferences.get().closeToTray },
+      {
+        openEnvironment: (id) => open({ kind: 'environment', environmentId: id }),
+        openInbox: () => open({ kind: 'inbox' }),
+        setCloseToTray: (value) => {
+          void preferences.save({ closeToTray: value }).then(renderMenu, (err) => log.error('cannot save preferences', err));
+        },
+        quit,
+      },
+    );
+    Menu.setApplicationMenu(Menu.buildFromTemplate(template));
+  };
+
+  /** A start that cannot finish: say why and where the log is, free the lock, quit. */
+  const failStart = (err: unknown) => {
+    log.error('Svc Monitor could not start', err);
+    const message = err instanceof Error ? err.message : String(err);
+    try {
+      dialog.showErrorBox('Svc Monitor could not start', `${message}\n\nDetails are in the log file:\n${log.path}`);
+    } finally {
+      quitting = true;
+      tray?.destroy();
+      void services?.dispose();
+      app.releaseSingleInstanceLock();
+      app.exit(1);
     }
   };
 
@@ -65,45 +112,64 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault();
     handleLink(url);
   });
+  // macOS: a click on the dock icon brings the (hidden) window back.
+  app.on('activate', () => show());
 
-  app.whenReady().then(async () => {
+  const start = async () => {
+    await preferences.load();
     if (!devServerUrl) serveRenderer(join(here, '../renderer'));
+    const notifications = createNativeNotificationSink(open, assets('icon.png'));
     services = await ConsoleServices.create({
       userDataDir: app.getPath('userData'),
       loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
       safeStorage,
-      notifications: createNativeNotificationSink(open, assets('icon.png')),
+      notifications,
       badge: { setUnreadCount: (n) => tray?.setUnreadCount(n) },
+      hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
     });
+    const recovery = services.store.recovery;
+    if (recovery) log.warn(`environment list unreadable, moved to ${recovery.movedTo}: ${recovery.reason}`);
     tray = new TrayController(
       { normal: assets('tray/tray.png'), unread: assets('tray/tray-unread.png') },
       {
         show,
         openEnvironment: (id) => open({ kind: 'environment', environmentId: id }),
         openInbox: () => open({ kind: 'inbox' }),
-        quit: () => {
-          quitting = true;
-          app.quit();
-        },
+        quit,
       },
       () => window,
     );
     services.onEvent((e) => {
       if (e.type === 'environments' || e.type === 'status') tray?.setEnvironments(services!.environments());
+      if (e.type === 'environments') renderMenu();
     });
+    renderMenu();
     wireIpc(services, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
-    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), ...(devServerUrl ? { devServerUrl } : {}) });
-    // Closing the window keeps the app in the tray (failures still notify); Quit ends it.
+    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
     window.on('close', (event) => {
-      if (!quitting) {
+      const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
+      if (action === 'hide') {
         event.preventDefault();
         window?.hide();
+      } else if (action === 'quit') {
+        quitting = true;
+        app.quit();
       }
     });
+    if (recovery) {
+      void dialog.showMessageBox(window, {
+        type: 'warning',
+        title: 'Environment list reset',
+        message: 'Your environment list could not be read, so the console starts with an empty list.',
+        detail: `${recovery.reason}\n\nThe old file was kept as:\n${recovery.movedTo}`,
+      });
+    }
     await services.start();
     if (pendingLink) handleLink(pendingLink);
     pendingLink = undefined;
-  });
+    log.info(`started with ${services.environments().length} environment(s)`);
+  };
+  app.whenReady().then(start).catch(failStart);
 
   app.on('before-quit', () => {
     quitting = true;

@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENVIRONMENTS_FILE, EnvironmentStore } from '../../src/main/environments/EnvironmentStore.js';
+import { NOTIFICATION_SETTINGS_FILE, NotificationSettingsFile } from '../../src/main/notifications/NotificationSettingsFile.js';
 import { makeTempDir } from './support/tempDir.js';
 
 const prod = { name: 'Production', baseUrl: 'https://ops.example.com/', colour: '#C0392B', isProduction: true };
@@ -85,5 +86,52 @@ describe('EnvironmentStore', () => {
     expect(store.find(p.id)?.name).toBe('Production');
     expect(store.find('production')?.id).toBe(p.id);
     expect(store.find('nope')).toBeUndefined();
+  });
+});
+
+describe('stored files written by another version or by hand', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+  afterEach(() => cleanup());
+
+  it('keeps fields it does not know, in the file and in each environment, across a save', async () => {
+    const file = join(dir, ENVIRONMENTS_FILE);
+    await writeFile(file, JSON.stringify({ version: 1, savedBy: '0.2.0', environments: [{ id: 'p1', ...prod, baseUrl: 'https://ops.example.com', colour: '#c0392b', proxy: { mode: 'system' } }] }));
+    const store = await EnvironmentStore.open(dir);
+    expect(store.recovery).toBeUndefined();
+    expect(store.list()).toEqual([{ id: 'p1', name: 'Production', baseUrl: 'https://ops.example.com', colour: '#c0392b', isProduction: true }]);
+    await store.update('p1', { name: 'Prod' });
+    const saved = JSON.parse(await readFile(file, 'utf8'));
+    expect(saved).toMatchObject({ version: 1, savedBy: '0.2.0', environments: [{ id: 'p1', name: 'Prod', proxy: { mode: 'system' } }] });
+  });
+
+  it('moves a file that no longer matches the schema aside and starts with an empty list', async () => {
+    const file = join(dir, ENVIRONMENTS_FILE);
+    const broken = JSON.stringify({ version: 1, environments: [{ id: 'p1', name: 'Production', baseUrl: 'ftp://nope', colour: 'red', isProduction: 'yes' }] });
+    await writeFile(file, broken);
+    const store = await EnvironmentStore.open(dir, () => new Date('2026-11-23T10:20:30.456Z'));
+    expect(store.list()).toEqual([]);
+    expect(store.recovery).toEqual({ reason: expect.stringMatching(/is invalid: .*baseUrl/), movedTo: `${file}.bad-2026-11-23T10-20-30-456Z` });
+    expect(await readFile(store.recovery!.movedTo, 'utf8')).toBe(broken);
+    expect(await readdir(dir)).not.toContain(ENVIRONMENTS_FILE);
+    // The console works on: a new environment is saved to a fresh file.
+    await store.add(prod);
+    expect(JSON.parse(await readFile(file, 'utf8')).environments).toHaveLength(1);
+  });
+
+  it('moves a file that is not JSON aside too', async () => {
+    await writeFile(join(dir, ENVIRONMENTS_FILE), '{ "version": 1, "environments": [');
+    const store = await EnvironmentStore.open(dir);
+    expect(store.recovery?.reason).toMatch(/not valid JSON/);
+    expect(store.list()).toEqual([]);
+  });
+
+  it('keeps unknown fields of the notification settings', async () => {
+    await writeFile(join(dir, NOTIFICATION_SETTINGS_FILE), JSON.stringify({ scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: ['a'], digest: true }));
+    const settings = new NotificationSettingsFile(dir);
+    expect(await settings.load()).toEqual({ scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: ['a'] });
+    await settings.save({ scope: 'chosen', chosenEnvironmentIds: ['b'], mutedEnvironmentIds: [] });
+    expect(JSON.parse(await readFile(join(dir, NOTIFICATION_SETTINGS_FILE), 'utf8'))).toEqual({ digest: true, scope: 'chosen', chosenEnvironmentIds: ['b'], mutedEnvironmentIds: [] });
   });
 });

@@ -241,7 +241,7 @@ describe('the packaged app (npm run package:dir)', () => {
     // The window is shown with both environments listed.
     const first = await waitForSnapshot(app, 'the window with the environment list', (s) => s.shownAt !== undefined && environmentsSent(s).some((e) => e.environments.length === 2));
     expect(first.loadedUrl).toBe('app://console/');
-    expect(first.windowOptions?.['webPreferences']).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
+    expect(first.windowOptions?.['webPreferences']).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, devTools: false });
     const listed = environmentsSent(first).find((e) => e.environments.length === 2)!;
     expect(listed.environments.map((e) => e.name)).toEqual(['Staging', 'Production']);
     figures['windowWithEnvironmentsMs'] = Math.round(Math.max(first.shownAt!, listed.at));
@@ -303,5 +303,9 @@ describe('the packaged app (npm run package:dir)', () => {
     expect(badges.at(-1)).toBeGreaterThan(0);
     expect(notified.trayImages.at(-1)).toMatchObject({ path: expect.stringMatching(/tray-unread\.png$/) });
     expect(app.output.join('')).not.toMatch(/Cannot find (module|package)/);
+    // The log in user data says what happened, without the session tokens.
+    const logText = await readFile(join(userData, 'logs/main.log'), 'utf8');
+    expect(logText).toMatch(/INFO started with 2 environment\(s\)/);
+    expect(logText).not.toMatch(/eyJ[A-Za-z0-9_-]{10,}/);
   }, 90_000);
 });

@@ -10,13 +10,14 @@ export interface MainWindowInput {
   preloadPath: string;
   iconPath?: string;
   devServerUrl?: string;
+  packaged?: boolean;
 }
 
 /** The one window: hardened options, navigation denied, CSP, remembered bounds. */
 export async function createMainWindow(input: MainWindowInput): Promise<BrowserWindow> {
   const userData = app.getPath('userData');
   const state = fitToDisplays(await loadWindowState(userData), screen.getAllDisplays().map((d) => d.workArea));
-  const win = new BrowserWindow(buildWindowOptions({ preloadPath: input.preloadPath, state, ...(input.iconPath ? { iconPath: input.iconPath } : {}) }));
+  const win = new BrowserWindow(buildWindowOptions({ preloadPath: input.preloadPath, state, packaged: input.packaged === true, ...(input.iconPath ? { iconPath: input.iconPath } : {}) }));
   if (state.maximized) win.maximize();
 
   const origins = appOrigins(input.devServerUrl);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../files/readJsonFile.js';
@@ -20,7 +21,15 @@ export class EnvironmentValidationError extends Error {
   override name = 'EnvironmentValidationError';
 }
 
-const fileSchema = z.object({ version: z.literal(1), environments: z.array(environmentSchema) });
+// Stored files keep fields this version does not know (written by a newer version or by hand).
+const fileSchema = z.looseObject({ version: z.literal(1), environments: z.array(environmentSchema.loose()) });
+const KNOWN_FIELDS = new Set(Object.keys(environmentSchema.shape));
+
+/** environments.json could not be used: it was moved aside and the list starts empty. */
+export interface EnvironmentsFileRecovery {
+  reason: string;
+  movedTo: string;
+}
 const exportSchema = z.object({
   format: z.literal(EXPORT_FORMAT),
   version: z.literal(1),
@@ -40,16 +49,48 @@ export class EnvironmentStore {
   private environments: Environment[] = [];
   private readonly listeners = new Set<Listener>();
   private writing: Promise<void> = Promise.resolve();
+  /** Unknown fields of the file and of each environment (by id), written back unchanged. */
+  private fileExtras: Record<string, unknown> = {};
+  private readonly environmentExtras = new Map<string, Record<string, unknown>>();
+  /** Set when the file on disk could not be used at open. */
+  recovery: EnvironmentsFileRecovery | undefined;
 
   private constructor(private readonly file: string) {}
 
-  static async open(userDataDir: string): Promise<EnvironmentStore> {
+  /**
+   * Reads environments.json. A file that cannot be used (not JSON, or not matching the
+   * schema after a hand edit or a downgrade) is moved aside to
+   * `environments.json.bad-<time>` and the list starts empty: `recovery` says so.
+   */
+  static async open(userDataDir: string, now: () => Date = () => new Date()): Promise<EnvironmentStore> {
     const store = new EnvironmentStore(join(userDataDir, ENVIRONMENTS_FILE));
-    const raw = await readJsonFile(store.file);
-    if (raw !== undefined) {
+    let raw: unknown;
+    let problem: string | undefined;
+    try {
+      raw = await readJsonFile(store.file);
+    } catch (err) {
+      problem = (err as Error).message;
+    }
+    if (raw !== undefined && problem === undefined) {
       const parsed = fileSchema.safeParse(raw);
-      if (!parsed.success) throw new Error(`${store.file} is invalid: ${describeZodError(parsed.error)}`);
-      store.environments = parsed.data.environments;
+      if (parsed.success) {
+        const { version: _version, environments, ...fileExtras } = parsed.data;
+        store.fileExtras = fileExtras;
+        store.environments = environments.map((e) => {
+          const known: Record<string, unknown> = {};
+          const extras: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(e)) (KNOWN_FIELDS.has(k) ? known : extras)[k] = v;
+          if (Object.keys(extras).length > 0) store.environmentExtras.set(e.id, extras);
+          return known as unknown as Environment;
+        });
+      } else {
+        problem = `${store.file} is invalid: ${describeZodError(parsed.error)}`;
+      }
+    }
+    if (problem !== undefined) {
+      const movedTo = `${store.file}.bad-${now().toISOString().replace(/[:.]/g, '-')}`;
+      await rename(store.file, movedTo);
+      store.recovery = { reason: problem, movedTo };
     }
     return store;
   }
@@ -178,7 +219,8 @@ export class EnvironmentStore {
   }
 
   private async commit(list: Environment[]): Promise<void> {
-    const text = JSON.stringify({ version: 1, environments: list }, null, 2);
+    const environments = list.map((e) => ({ ...this.environmentExtras.get(e.id), ...e }));
+    const text = JSON.stringify({ ...this.fileExtras, version: 1, environments }, null, 2);
     const write = this.writing.then(() => writeFileAtomic(this.file, text));
     this.writing = write.catch(() => undefined);
     await write;

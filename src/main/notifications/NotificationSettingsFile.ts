@@ -5,18 +5,25 @@ import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema, type Notific
 
 export const NOTIFICATION_SETTINGS_FILE = 'notification-settings.json';
 
-/** Notification scope and mutes, kept under user-data (no secrets). */
+/**
+ * Notification scope and mutes, kept under user-data (no secrets). Fields this version does
+ * not know are kept and written back.
+ */
 export class NotificationSettingsFile {
   private readonly file: string;
+  private extras: Record<string, unknown> = {};
   constructor(userDataDir: string) {
     this.file = join(userDataDir, NOTIFICATION_SETTINGS_FILE);
   }
   async load(): Promise<NotificationSettings> {
     const raw = await readJsonFile(this.file).catch(() => undefined);
-    const parsed = notificationSettingsSchema.safeParse(raw);
-    return parsed.success ? parsed.data : structuredClone(DEFAULT_NOTIFICATION_SETTINGS);
+    const parsed = notificationSettingsSchema.loose().safeParse(raw);
+    if (!parsed.success) return structuredClone(DEFAULT_NOTIFICATION_SETTINGS);
+    const { scope, chosenEnvironmentIds, mutedEnvironmentIds, ...extras } = parsed.data;
+    this.extras = extras;
+    return { scope, chosenEnvironmentIds, mutedEnvironmentIds };
   }
   async save(settings: NotificationSettings): Promise<void> {
-    await writeFileAtomic(this.file, JSON.stringify(settings, null, 2));
+    await writeFileAtomic(this.file, JSON.stringify({ ...this.extras, ...settings }, null, 2));
   }
 }

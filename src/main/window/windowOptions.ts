@@ -7,6 +7,8 @@ export interface WindowOptionsInput {
   iconPath?: string;
   /** Chrome tint before the renderer picks the active environment's colour. */
   backgroundColor?: string;
+  /** An installed build: no developer tools. */
+  packaged?: boolean;
 }
 
 /** BrowserWindow options: isolated, sandboxed, no Node in the renderer. */
@@ -37,6 +39,7 @@ export function buildWindowOptions(input: WindowOptionsInput): BrowserWindowCons
       spellcheck: false,
       safeDialogs: true,
       experimentalFeatures: false,
+      devTools: input.packaged !== true,
     },
   };
 }

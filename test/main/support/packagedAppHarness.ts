@@ -33,7 +33,7 @@ export interface HarnessSnapshot {
 }
 
 const [appDir, userDataDir] = process.argv.slice(2) as [string, string];
-const rec = createRecordingElectron(userDataDir, appDir);
+const rec = createRecordingElectron(userDataDir, appDir, { packaged: true });
 (globalThis as { __svcRecordingElectron?: unknown }).__svcRecordingElectron = rec.electron;
 
 const source = `const e = globalThis.__svcRecordingElectron; export const { ${Object.keys(rec.electron).join(', ')} } = e; export default e;`;

@@ -23,8 +23,10 @@ export interface RecordedNotification {
  * handlers, protocol handler, navigation events, window.open handler). Imports only Node
  * builtins: the packaged-app test runs it in a plain Node process.
  */
-export function createRecordingElectron(userDataDir: string, appPath: string) {
+export function createRecordingElectron(userDataDir: string, appPath: string, options: { packaged?: boolean } = {}) {
   const calls: string[] = [];
+  const dialogs: Array<{ kind: 'error' | 'message'; title: string; text: string }> = [];
+  const menus: unknown[] = [];
   const notifications: RecordedNotification[] = [];
   const permissions: { request?: PermissionRequestHandler; check?: PermissionCheckHandler } = {};
   /** What the session's permission handlers answer for `permission` asked by a page at `url`. */
@@ -112,7 +114,12 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
   const electron = {
     app: Object.assign(appEmitter, {
       requestSingleInstanceLock: () => true,
+      releaseSingleInstanceLock: () => calls.push('app.releaseSingleInstanceLock'),
       quit: () => calls.push('app.quit'),
+      exit: (code: number) => calls.push(`app.exit:${code}`),
+      isPackaged: options.packaged === true,
+      getVersion: () => '0.1.0',
+      setAppUserModelId: (id: string) => calls.push(`setAppUserModelId:${id}`),
       setAsDefaultProtocolClient: (scheme: string) => (calls.push(`setAsDefaultProtocolClient:${scheme}`), true),
       whenReady: () => ready,
       getPath: (name: string) => (name === 'userData' ? userDataDir : appPath),
@@ -126,7 +133,17 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
         trays.push(this);
       }
     },
-    Menu: { buildFromTemplate: (t: unknown) => t },
+    Menu: {
+      buildFromTemplate: (t: unknown) => t,
+      setApplicationMenu: (m: unknown) => menus.push(m),
+    },
+    dialog: {
+      showErrorBox: (title: string, text: string) => dialogs.push({ kind: 'error', title, text }),
+      showMessageBox: async (_w: unknown, o: { title?: string; message: string; detail?: string }) => {
+        dialogs.push({ kind: 'message', title: o.title ?? '', text: `${o.message}\n${o.detail ?? ''}` });
+        return { response: 0 };
+      },
+    },
     nativeImage: { createFromPath: (p: string) => ({ path: p }) },
     Notification: class extends EventEmitter {
       static isSupported = () => true;
@@ -172,5 +189,5 @@ export function createRecordingElectron(userDataDir: string, appPath: string) {
     },
     shell: { openExternal: async (url: string) => void opened.push(url) },
   };
-  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, emitReady: () => readyResolve(), appEmitter };
+  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), appEmitter };
 }

@@ -1,0 +1,55 @@
+import type { MenuItemConstructorOptions } from 'electron';
+
+export interface AppMenuInput {
+  platform: string;
+  /** Packaged builds have no reload and no developer tools. */
+  packaged: boolean;
+  environments: ReadonlyArray<{ id: string; name: string; isProduction: boolean }>;
+  closeToTray: boolean;
+}
+
+export interface AppMenuActions {
+  openEnvironment(environmentId: string): void;
+  openInbox(): void;
+  setCloseToTray(value: boolean): void;
+  quit(): void;
+}
+
+/**
+ * The application menu: standard edit roles (copy/paste shortcuts on macOS need them), the
+ * first nine environments on Ctrl/⌘+1…9, the inbox on Ctrl/⌘+I, the close-to-tray choice,
+ * and reload/developer tools only in development.
+ */
+export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuActions): MenuItemConstructorOptions[] {
+  const mac = input.platform === 'darwin';
+  const environments: MenuItemConstructorOptions[] = input.environments.length
+    ? input.environments.map((e, i) => ({
+        label: `${e.name}${e.isProduction ? ' (production)' : ''}`,
+        ...(i < 9 ? { accelerator: `CmdOrCtrl+${i + 1}` } : {}),
+        click: () => actions.openEnvironment(e.id),
+      }))
+    : [{ label: 'No environments yet', enabled: false }];
+  const closeToTray: MenuItemConstructorOptions = {
+    label: mac ? 'Keep Running in the Menu Bar When the Window Closes' : 'Keep running in the tray when the window closes',
+    type: 'checkbox',
+    checked: input.closeToTray,
+    click: (item) => actions.setCloseToTray(item.checked),
+  };
+  const quit: MenuItemConstructorOptions = { label: mac ? 'Quit Svc Monitor' : 'Quit', accelerator: 'CmdOrCtrl+Q', click: () => actions.quit() };
+  const view: MenuItemConstructorOptions[] = [
+    ...(input.packaged ? [] : ([{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }] as MenuItemConstructorOptions[])),
+    { role: 'resetZoom' },
+    { role: 'zoomIn' },
+    { role: 'zoomOut' },
+    { type: 'separator' },
+    { role: 'togglefullscreen' },
+  ];
+  return [
+    ...(mac ? [{ label: 'Svc Monitor', submenu: [{ role: 'about' }, { type: 'separator' }, closeToTray, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, quit] } as MenuItemConstructorOptions] : []),
+    ...(mac ? [] : [{ label: '&File', submenu: [closeToTray, { type: 'separator' }, quit] } as MenuItemConstructorOptions]),
+    { label: mac ? 'Edit' : '&Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, { type: 'separator' }, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] },
+    { label: mac ? 'View' : '&View', submenu: view },
+    { label: mac ? 'Go' : '&Go', submenu: [...environments, { type: 'separator' }, { label: 'Failure Inbox', accelerator: 'CmdOrCtrl+I', click: () => actions.openInbox() }] },
+    { label: mac ? 'Window' : '&Window', submenu: [{ role: 'minimize' }, ...(mac ? [{ role: 'zoom' }, { role: 'front' }] : [{ role: 'close' }])] as MenuItemConstructorOptions[] },
+  ];
+}

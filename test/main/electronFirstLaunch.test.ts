@@ -1,0 +1,152 @@
+import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MenuItemConstructorOptions } from 'electron';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { decideClose, defaultCloseToTray } from '../../src/main/window/closeBehaviour.js';
+import { waitUntil } from './support/consoleSuite.js';
+import { createRecordingElectron } from './support/recordingElectron.js';
+import { makeTempDir } from './support/tempDir.js';
+
+type Recording = ReturnType<typeof createRecordingElectron>;
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  while (cleanups.length > 0) await cleanups.pop()!();
+});
+
+/** Loads src/main/index.ts afresh against a new recording electron and makes the app ready. */
+async function launch(options: { packaged?: boolean; files?: Record<string, string>; prepare?: (rec: Recording) => void } = {}) {
+  const { dir, cleanup } = await makeTempDir('svc-first-launch-');
+  const userData = join(dir, 'user-data');
+  await mkdir(userData);
+  for (const [name, text] of Object.entries(options.files ?? {})) await writeFile(join(userData, name), text);
+  const rec = createRecordingElectron(userData, process.cwd(), { packaged: options.packaged ?? false });
+  options.prepare?.(rec);
+  vi.resetModules();
+  vi.doMock('electron', () => rec.electron);
+  await import('../../src/main/index.js');
+  rec.emitReady();
+  cleanups.push(async () => {
+    rec.appEmitter.emit('before-quit');
+    await new Promise((r) => setTimeout(r, 50));
+    await cleanup();
+  });
+  return { rec, userData };
+}
+
+function menuItems(menu: unknown): MenuItemConstructorOptions[] {
+  const out: MenuItemConstructorOptions[] = [];
+  const walk = (items: MenuItemConstructorOptions[]) => {
+    for (const i of items) {
+      out.push(i);
+      if (Array.isArray(i.submenu)) walk(i.submenu);
+    }
+  };
+  walk(menu as MenuItemConstructorOptions[]);
+  return out;
+}
+
+const twoEnvironments = JSON.stringify({
+  version: 1,
+  environments: [
+    { id: 'stg', name: 'Staging', baseUrl: 'http://127.0.0.1:9', colour: '#2563eb', isProduction: false },
+    { id: 'prd', name: 'Production', baseUrl: 'http://127.0.0.1:9/prod', colour: '#dc2626', isProduction: true },
+  ],
+});
+
+describe('first launch of the desktop console (src/main/index.ts against a recording electron)', () => {
+  it('packaged: no developer tools or reload, Ctrl/Cmd+1…9 open environments, a log file in user data', async () => {
+    const { rec, userData } = await launch({ packaged: true, files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined);
+    expect(rec.windows[0]!.options['webPreferences']).toMatchObject({ devTools: false });
+    await waitUntil('the menu with both environments', () => menuItems(rec.menus.at(-1)).some((i) => i.accelerator === 'CmdOrCtrl+2'));
+    const items = menuItems(rec.menus.at(-1));
+    expect(items.some((i) => i.role === 'reload' || i.role === 'forceReload' || i.role === 'toggleDevTools')).toBe(false);
+    expect(items.filter((i) => i.accelerator?.startsWith('CmdOrCtrl+') && /\+\d$/.test(i.accelerator)).map((i) => [i.label, i.accelerator])).toEqual([
+      ['Staging', 'CmdOrCtrl+1'],
+      ['Production (production)', 'CmdOrCtrl+2'],
+    ]);
+    expect(items.some((i) => i.role === 'copy') && items.some((i) => i.role === 'paste')).toBe(true);
+    (items.find((i) => i.accelerator === 'CmdOrCtrl+2')!.click as () => void)();
+    const wc = rec.windows[0]!.webContents;
+    expect(wc.sent.some(([, e]) => (e as { type: string; target?: { environmentId?: string } }).type === 'open' && (e as { target: { environmentId: string } }).target.environmentId === 'prd')).toBe(true);
+    const logText = await readFile(join(userData, 'logs/main.log'), 'utf8');
+    expect(logText).toMatch(/INFO Svc Monitor .* starting \(.*packaged\)/);
+  });
+
+  it('development: reload and developer tools stay available', async () => {
+    const { rec } = await launch({ packaged: false });
+    await waitUntil('the menu', () => rec.menus.length > 0 && rec.windows[0]?.loadedUrl !== undefined);
+    expect(rec.windows[0]!.options['webPreferences']).toMatchObject({ devTools: true });
+    expect(menuItems(rec.menus.at(-1)).some((i) => i.role === 'toggleDevTools')).toBe(true);
+  });
+
+  it('closing the window quits where no tray can be relied on, keeps running in the tray once chosen, and activate shows it again', async () => {
+    const { rec, userData } = await launch();
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.menus.length > 0);
+    const win = rec.windows[0]!;
+    const checkbox = () => menuItems(rec.menus.at(-1)).find((i) => i.type === 'checkbox')!;
+    expect(checkbox().checked).toBe(process.platform !== 'linux');
+    // The user chooses to keep it in the tray (menu checkbox): saved, and close now hides.
+    (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
+    await waitUntil('the saved preference', () => checkbox().checked === true);
+    expect(JSON.parse(await readFile(join(userData, 'preferences.json'), 'utf8'))).toEqual({ closeToTray: true });
+    win.show();
+    let prevented = 0;
+    win.emit('close', { preventDefault: () => prevented++ });
+    expect(prevented).toBe(1);
+    expect(win.isVisible()).toBe(false);
+    expect(rec.calls).not.toContain('app.quit');
+    rec.appEmitter.emit('activate');
+    expect(win.isVisible()).toBe(true);
+    // Without the tray choice (the Linux default), closing the window quits the app.
+    (checkbox().click as (item: { checked: boolean }) => void)({ checked: false });
+    await waitUntil('the saved preference', () => checkbox().checked === false);
+    prevented = 0;
+    win.emit('close', { preventDefault: () => prevented++ });
+    expect(prevented).toBe(process.platform === 'darwin' ? 1 : 0);
+    expect(rec.calls.includes('app.quit')).toBe(process.platform !== 'darwin');
+  });
+
+  it('an environment file that no longer matches the schema is moved aside, the user is told, and the app starts', async () => {
+    const broken = JSON.stringify({ version: 1, environments: [{ id: 'x', name: 'Old', baseUrl: 'http://h', colour: 'red', isProduction: false }] });
+    const { rec, userData } = await launch({ files: { 'environments.json': broken } });
+    await waitUntil('the warning', () => rec.dialogs.length > 0);
+    const moved = (await readdir(userData)).find((f) => f.startsWith('environments.json.bad-'));
+    expect(moved).toBeDefined();
+    expect(await readFile(join(userData, moved!), 'utf8')).toBe(broken);
+    expect(rec.dialogs[0]).toMatchObject({ kind: 'message', title: 'Environment list reset' });
+    expect(rec.dialogs[0]!.text).toContain(join(userData, moved!));
+    expect(rec.dialogs[0]!.text).toMatch(/colour/);
+    expect(rec.windows).toHaveLength(1);
+    const list = (await rec.ipcHandlers.get('svc-monitor:environments.list')!({ senderFrame: { url: 'app://console/', parent: null } })) as { ok: boolean; value: unknown[] };
+    expect(list).toEqual({ ok: true, value: [] });
+    expect(rec.calls).not.toContain('app.exit:1');
+  });
+
+  it('a start that fails shows a dialog naming the log file, frees the single-instance lock and quits', async () => {
+    const { rec, userData } = await launch({
+      prepare: (r) => {
+        r.electron.screen.getAllDisplays = () => {
+          throw new Error('no display available');
+        };
+      },
+    });
+    await waitUntil('the error dialog', () => rec.dialogs.length > 0);
+    const logPath = join(userData, 'logs', 'main.log');
+    expect(rec.dialogs[0]).toEqual({ kind: 'error', title: 'Svc Monitor could not start', text: `no display available\n\nDetails are in the log file:\n${logPath}` });
+    expect(rec.calls).toContain('app.releaseSingleInstanceLock');
+    expect(rec.calls).toContain('app.exit:1');
+    expect(await readFile(logPath, 'utf8')).toMatch(/ERROR Svc Monitor could not start: no display available/);
+  });
+});
+
+describe('close behaviour', () => {
+  it('hides on macOS (the dock brings it back), follows the tray choice elsewhere, closes on Quit', () => {
+    expect(decideClose({ quitting: false, platform: 'darwin', closeToTray: false })).toBe('hide');
+    expect(decideClose({ quitting: false, platform: 'linux', closeToTray: false })).toBe('quit');
+    expect(decideClose({ quitting: false, platform: 'win32', closeToTray: true })).toBe('hide');
+    expect(decideClose({ quitting: true, platform: 'win32', closeToTray: true })).toBe('close');
+    expect([defaultCloseToTray('win32'), defaultCloseToTray('darwin'), defaultCloseToTray('linux')]).toEqual([true, true, false]);
+  });
+});
