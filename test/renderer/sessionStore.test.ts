@@ -63,7 +63,7 @@ describe('session store', () => {
     piniaWith(platform);
     const session = useSessionStore();
     await session.init();
-    await expect(session.call('tasks.counts', {})).rejects.toBeTruthy();
+    await expect(session.call('tasks.counts', {})).rejects.toMatchObject({ status: 401 });
     expect(session.isAuthenticated).toBe(true);
     expect(session.notice).toBeNull();
   });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
-import { closeAll, harness } from './helpers.js';
+import { closeAll, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
 
@@ -33,10 +33,13 @@ describe('bad input: an Error naming the problem, nothing written', () => {
     ];
     for (const [p, re] of cases) await expect(p).rejects.toThrow(re);
     await h.engine.start();
-    await new Promise((r) => setTimeout(r, 30));
+    // A good task dispatched after the bad ones runs to the end: every write before it is
+    // committed, so the store holds exactly that one task and its audits.
+    const good = await h.engine.dispatch('Ok.Job', {});
+    await waitFor(() => h.status(good) === 'Completed', 5000, 'the good task');
     const db = h.storage.db;
-    expect(db.prepare('SELECT COUNT(*) FROM tasks').pluck().get()).toBe(0);
-    expect(db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get()).toBe(0);
+    expect(db.prepare('SELECT id FROM tasks').pluck().all()).toEqual([good]);
+    expect(db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get()).toBe(3);
   });
 
   it('createEngine names the bad option', () => {

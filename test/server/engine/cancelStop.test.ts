@@ -22,8 +22,10 @@ describe('cancel, graceful stop and recovery (D1)', () => {
     expect(await h.engine.cancel(queued)).toBe('NotCancellable');
     expect(await h.engine.cancel('00000000-0000-4000-8000-000000000000')).toBe('NotFound');
     await h.engine.start();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(h.status(queued)).toBe('Cancelled');
+    // A task queued after them on the same queue runs: the workers passed the cancelled rows.
+    const after = await h.engine.dispatch('X.Job', {}, { queue: 'small' });
+    await waitFor(() => h.status(after) === 'Completed');
+    expect([h.status(pending), h.status(queued), h.status(waiting)]).toEqual(['Cancelled', 'Cancelled', 'Cancelled']);
   });
 
   it('cancel of a running task aborts its signal; Cancelled when the handler settles', async () => {
@@ -73,8 +75,12 @@ describe('cancel, graceful stop and recovery (D1)', () => {
     expect(h.status(slow)).toBe('ServiceStopped');
     expect(h.audits(slow)).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
     never.resolve();
-    await new Promise((r) => setTimeout(r, 20));
+    // The late outcome settles in the microtasks after the resolve and would be written by the
+    // flush it schedules (setImmediate): two turns of the event loop cover both.
+    await never.promise;
+    for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
     expect(h.status(slow)).toBe('ServiceStopped');
+    expect(h.audits(slow)).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
   });
 
   it('recovery at start: ServiceStopped, InProgress (crash), Queued and WaitingQueue rows all run', async () => {
