@@ -12,7 +12,7 @@ export interface BrowserSession {
 }
 
 /** Debian's Chromium with a fresh user-data dir, 1280×720. */
-export async function openBrowser(colorScheme: 'light' | 'dark' = 'light'): Promise<BrowserSession> {
+export async function openBrowser(colorScheme: 'light' | 'dark' = 'light', options: { timezoneId?: string; locale?: string } = {}): Promise<BrowserSession> {
   const dir = mkdtempSync(join(tmpdir(), 'svc-e2e-chromium-'));
   const context = await chromium.launchPersistentContext(dir, {
     executablePath: '/usr/bin/chromium',
@@ -20,6 +20,7 @@ export async function openBrowser(colorScheme: 'light' | 'dark' = 'light'): Prom
     args: CHROMIUM_ARGS,
     viewport: { width: 1280, height: 720 },
     colorScheme,
+    ...options,
   });
   const page = context.pages()[0] ?? (await context.newPage());
   return {
