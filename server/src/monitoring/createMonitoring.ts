@@ -5,6 +5,8 @@ import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { createSqliteMonitoringStore } from '../storage/queries/createSqliteMonitoringStore.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
+import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
+import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
 import { createApiRouter } from './apiRouter.js';
 import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
@@ -28,8 +30,8 @@ export interface MonitoringStorage {
 }
 
 export type MonitoringSource =
-  | { engine: MonitoringEngine & { storage?: MonitoringStorage }; storage?: MonitoringStorage; store?: MonitoringStore }
-  | { engine?: undefined; storage: MonitoringStorage; store?: MonitoringStore };
+  | { engine: MonitoringEngine & { storage?: MonitoringStorage | PostgresStorage }; storage?: MonitoringStorage | PostgresStorage; store?: MonitoringStore }
+  | { engine?: undefined; storage: MonitoringStorage | PostgresStorage; store?: MonitoringStore };
 
 export interface Monitoring {
   /** Mount on the host app: everything lives under /svc-monitoring, nothing outside. */
@@ -42,7 +44,8 @@ export interface Monitoring {
 }
 
 function resolveDb(source: MonitoringSource): Database {
-  const db = source.storage?.db ?? source.engine?.storage?.db;
+  const storage = source.storage ?? source.engine?.storage;
+  const db = storage && 'db' in storage ? storage.db : undefined;
   if (!db || typeof db.prepare !== 'function') {
     throw new MonitoringOptionError(
       source.engine ? 'engine' : 'storage',
@@ -59,9 +62,13 @@ function resolveDb(source: MonitoringSource): Database {
 export function createMonitoring(source: MonitoringSource, rawOptions: MonitoringOptions = {}): Monitoring {
   if (typeof source !== 'object' || source === null) throw new MonitoringOptionError('source', 'pass { engine } or { storage }');
   const options = resolveOptions(rawOptions);
-  const store = source.store ?? createSqliteMonitoringStore(resolveDb(source));
+  // A PostgreSQL store is shared by many processes: its events reach this hub and its management
+  // operations work here even without a local engine.
+  const pgStorage = [source.storage, source.engine?.storage].find(isPostgresStorage);
+  const pgParts = pgStorage ? postgresMonitoringParts(pgStorage, source.engine) : undefined;
+  const store = source.store ?? pgParts?.store ?? createSqliteMonitoringStore(resolveDb(source));
   const tokens = new TokenService(options.jwtSecret, options.jwtIssuer, options.jwtAudience, options.jwtExpirationHours, options.now);
-  const engine = source.engine;
+  const engine: MonitoringEngine | undefined = pgParts?.engine ?? source.engine;
   const clients = new ClientAddressResolver(options.trustedProxies);
   const ctx: MonitoringContext = { store, options, tokens, engine, hubEnabled: engine !== undefined, clients };
   const allowList = new IpAllowList(options.allowedIpAddresses);

@@ -67,28 +67,43 @@ export interface ManagementTarget {
 }
 
 export interface MonitoringStore {
-  listTasks(query: TaskListQuery): TaskPage;
-  getTask(id: string): TaskDetail | undefined;
+  listTasks(query: TaskListQuery): Promise<TaskPage>;
+  getTask(id: string): Promise<TaskDetail | undefined>;
   /** undefined when the task does not exist. */
-  statusAudits(id: string, page: PageRequest): StatusAuditPage | undefined;
-  runsAudits(id: string, page: PageRequest): RunsAuditPage | undefined;
-  executionLogs(id: string, page: PageRequest): ExecutionLogPage | undefined;
-  occurrences(id: string, nonTerminalOnly: boolean, page: PageRequest): OccurrencePage | undefined;
-  counts(): TaskCounts;
+  statusAudits(id: string, page: PageRequest): Promise<StatusAuditPage | undefined>;
+  runsAudits(id: string, page: PageRequest): Promise<RunsAuditPage | undefined>;
+  executionLogs(id: string, page: PageRequest): Promise<ExecutionLogPage | undefined>;
+  occurrences(id: string, nonTerminalOnly: boolean, page: PageRequest): Promise<OccurrencePage | undefined>;
+  counts(): Promise<TaskCounts>;
   /**
    * `timeZone` (an IANA name, already validated): ranges follow that zone's calendar and the
    * chart buckets start at its local midnights / hours (see zonedCalendar); absent → UTC ranges.
    */
-  overview(range: DashboardRange, nowMs: number, timeZone?: string): DashboardOverview;
-  recentActivity(limit: number): RecentActivityItem[];
+  overview(range: DashboardRange, nowMs: number, timeZone?: string): Promise<DashboardOverview>;
+  recentActivity(limit: number): Promise<RecentActivityItem[]>;
   /** `nowMs` (default: the clock) dates the additive latency fields. */
-  queueMetrics(nowMs?: number): QueueMetrics[];
-  successRateTrend(period: TrendPeriod, nowMs: number, timeZone?: string): SuccessRateTrend;
-  taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): TaskTypesDistribution;
-  executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): ExecutionTimesItem[];
-  managementTarget(id: string): ManagementTarget | undefined;
+  queueMetrics(nowMs?: number): Promise<QueueMetrics[]>;
+  successRateTrend(period: TrendPeriod, nowMs: number, timeZone?: string): Promise<SuccessRateTrend>;
+  taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): Promise<TaskTypesDistribution>;
+  executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): Promise<ExecutionTimesItem[]>;
+  managementTarget(id: string): Promise<ManagementTarget | undefined>;
   /** Ids of the rows `filter` matches, oldest first, at most `limit` (targets of a bulk action). */
-  taskIds(filter: TaskListFilter, limit: number): string[];
+  taskIds(filter: TaskListFilter, limit: number): Promise<string[]>;
   /** Failed runs grouped by task type and exception fingerprint, over the read model. */
-  failureGroups(range: DashboardRange, nowMs: number): FailureGroups;
+  failureGroups(range: DashboardRange, nowMs: number): Promise<FailureGroups>;
+}
+
+/** The same contract answered synchronously (how SQLite implements it inside). */
+export type SyncMonitoringStore = {
+  [K in keyof MonitoringStore]: MonitoringStore[K] extends (...args: infer A) => Promise<infer R> ? (...args: A) => R : never;
+};
+
+/** Wraps a synchronous implementation into the Promise-returning contract (a throw becomes a rejection). */
+export function asyncMonitoringStore(sync: SyncMonitoringStore): MonitoringStore {
+  const out: Partial<Record<keyof MonitoringStore, unknown>> = {};
+  for (const key of Object.keys(sync) as (keyof MonitoringStore)[]) {
+    const fn = sync[key] as (...args: unknown[]) => unknown;
+    out[key] = async (...args: unknown[]) => fn(...args);
+  }
+  return out as MonitoringStore;
 }

@@ -11,12 +11,13 @@ import {
   login,
   useServed,
 } from './fixtures.js';
+import { BACKENDS } from '../support/backends.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const NOW = Date.now();
 
-describe('monitoring REST API over a SQLite file (standalone registration)', () => {
+describe.each(BACKENDS)('monitoring REST API over a %s store (standalone registration)', (backend) => {
   let token: string;
   const ids: Record<string, string> = {};
   const s = useServed({}, (db) => {
@@ -65,7 +66,7 @@ describe('monitoring REST API over a SQLite file (standalone registration)', () 
     ids.throttled = insertTask(db, { type: 'Demo.Mail.Send', queue: 'mail', status: 'Queued', throttled_until: NOW + 60_000, created_at: NOW - 30 * 60_000 });
     // Old rows (outside Week) for range checks.
     ids.old = insertTask(db, { type: 'Demo.Archive.Compact', status: 'Failed', created_at: NOW - 20 * DAY, exception: 'Error: old' });
-  });
+  }, backend);
 
   beforeAll(async () => {
     token = await login(s.api);
@@ -354,8 +355,10 @@ describe('monitoring REST API over a SQLite file (standalone registration)', () 
     expect(outside.headers.get('content-type')).not.toMatch(/problem\+json/);
   });
 
-  it('standalone registration has no hub (404) and management answers 404 while disabled', async () => {
-    expect((await getJson(`${s.baseUrl}/svc-monitoring/hub/negotiate`)).status).toBe(404);
+  it('standalone registration: a hub only over PostgreSQL (events of every instance), management 404 while disabled', async () => {
+    const negotiate = await fetch(`${s.baseUrl}/svc-monitoring/hub/negotiate?negotiateVersion=1`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    // SQLite standalone has no engine events to relay; a PostgreSQL store carries them over NOTIFY.
+    expect(negotiate.status).toBe(backend === 'postgres' ? 200 : 404);
     const m = await fetch(`${s.api}/management/tasks/${ids.occ2}/requeue`, { method: 'POST' });
     expect(m.status).toBe(404);
   });

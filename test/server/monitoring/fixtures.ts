@@ -10,7 +10,11 @@ import { afterAll, beforeAll } from 'vitest';
 import { createMonitoring, type Monitoring, type MonitoringSource } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { openDatabase } from '../../../server/src/storage/openDatabase.js';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { lateBound } from '../../fixtures/lateBound.js';
+import type { Backend } from '../support/backends.js';
+import { createTestDatabase } from '../support/postgresDatabase.js';
+import { recordingSqlite } from '../support/recordingSqlite.js';
 
 export interface TempDb {
   dir: string;
@@ -206,20 +210,34 @@ export function withServed(options: ServeWith, body: (s: Served, t: TempDb) => P
 }
 
 /**
- * For the describe block it is called in: a fresh database, seeded by `seed`, served with
- * `options` before the block's tests; closed and removed after them. The returned Served reads
- * through to the live server (usable from the tests and later hooks on).
+ * For the describe block it is called in: a fresh database of `backend`, seeded by `seed`, served
+ * with `options` before the block's tests; closed and removed after them. On PostgreSQL the seed
+ * runs on a SQLite file and its writes are replayed on a uniquely named PostgreSQL database (its
+ * triggers build the read models). The returned Served reads through to the live server.
  */
-export function useServed(options: MonitoringOptions, seed: (db: Database) => void = () => undefined): Served {
+export function useServed(options: MonitoringOptions, seed: (db: Database) => void = () => undefined, backend: Backend = 'sqlite'): Served {
   let t: TempDb | undefined;
   let served: Served | undefined;
+  const cleanups: (() => Promise<void>)[] = [];
   beforeAll(async () => {
     t = tempDb();
-    seed(t.db);
-    served = await serve({ storage: { db: t.db } }, options);
+    if (backend === 'sqlite') {
+      seed(t.db);
+      served = await serve({ storage: { db: t.db } }, options);
+      return;
+    }
+    const recorded = recordingSqlite(t.db);
+    seed(recorded.db);
+    const database = await createTestDatabase('svc_mon');
+    cleanups.push(() => database.drop());
+    const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 4 });
+    cleanups.unshift(() => storage.close());
+    await storage.transaction((c) => recorded.replay(c));
+    served = await serve({ storage }, options);
   });
   afterAll(async () => {
     await served?.close();
+    for (const c of cleanups) await c();
     t?.cleanup();
   });
   return lateBound(() => served, 'the served database');

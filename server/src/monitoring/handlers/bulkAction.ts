@@ -16,14 +16,14 @@ export const MAX_BULK_ROWS = 1_000_000;
  * action starts in the background and the answer is its first progress snapshot (200).
  */
 export function bulkActionHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const action = parseBulkAction(req);
     const { filter, expectedCount } = parseBulkBody(req);
     const tasks = ctx.engine?.tasks;
     if (!tasks) {
       return sendJson(res, 501, { status: 'NotSupported', message: 'Bulk actions need the task engine: this is a standalone registration.' });
     }
-    const count = ctx.store.listTasks({ ...filter, sortBy: 'CreatedAtUtc', sortDescending: false, page: 1, pageSize: 1 }).totalCount;
+    const count = (await ctx.store.listTasks({ ...filter, sortBy: 'CreatedAtUtc', sortDescending: false, page: 1, pageSize: 1 })).totalCount;
     if (count > MAX_BULK_ROWS) {
       throw BadRequestError.of('filter', `The filter matches ${count} rows; a bulk action takes at most ${MAX_BULK_ROWS}. Narrow the filter.`);
     }
@@ -36,7 +36,7 @@ export function bulkActionHandler(ctx: MonitoringContext): RequestHandler {
       };
       return sendJson(res, 409, body);
     }
-    const ids = count === 0 ? [] : ctx.store.taskIds(filter, MAX_BULK_ROWS);
+    const ids = count === 0 ? [] : await ctx.store.taskIds(filter, MAX_BULK_ROWS);
     const operation = tasks.startBulk({ action, ids, statuses: filter.statuses, actor: managementActor(req, res) });
     sendJson(res, 200, operation);
   };

@@ -7,9 +7,9 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /tasks/{id}/execution-logs: D16 page of execution logs in sequence order. */
 export function executionLogsHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const id = pathId(req);
-    const page = ctx.store.executionLogs(id, parsePageRequest(req));
+    const page = await ctx.store.executionLogs(id, parsePageRequest(req));
     if (!page) return sendProblem(res, 404, `Task ${id} was not found.`);
     sendJson(res, 200, page);
   };

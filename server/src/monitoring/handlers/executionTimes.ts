@@ -7,10 +7,10 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /statistics/execution-times?range=&timeZone=. */
 export function executionTimesHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const params = new QueryParams(req);
     const range = params.enumOf(RANGE_PARAM) ?? 'Today';
     const timeZone = timeZoneParam(params);
-    sendJson(res, 200, ctx.store.executionTimes(range, ctx.options.now(), timeZone));
+    sendJson(res, 200, await ctx.store.executionTimes(range, ctx.options.now(), timeZone));
   };
 }

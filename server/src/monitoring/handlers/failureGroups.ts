@@ -6,8 +6,8 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /statistics/failure-groups?range=: failed runs by task type and exception fingerprint. */
 export function failureGroupsHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const range = new QueryParams(req).enumOf(RANGE_PARAM) ?? 'Today';
-    sendJson(res, 200, ctx.store.failureGroups(range, ctx.options.now()));
+    sendJson(res, 200, await ctx.store.failureGroups(range, ctx.options.now()));
   };
 }

@@ -7,9 +7,9 @@ import { resumeOutlook } from '../schedules/resumeOutlook.js';
 
 /** GET /tasks/{id} (§4.4, D16). */
 export function getTaskHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const id = pathId(req);
-    const detail = ctx.store.getTask(id);
+    const detail = await ctx.store.getTask(id);
     if (!detail) return sendProblem(res, 404, `Task ${id} was not found.`);
     if (detail.halt && detail.scheduleDefinition) {
       const outlook = resumeOutlook(detail.scheduleDefinition, detail.halt.cursorUtc, ctx.options.now());

@@ -5,8 +5,8 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /queues/{name}/tasks (§4.10): the task list restricted to one queue. */
 export function listQueueTasksHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const name = (req.params as Record<string, string>).name ?? '';
-    sendJson(res, 200, ctx.store.listTasks({ ...parseTaskListQuery(req), queueName: name }));
+    sendJson(res, 200, await ctx.store.listTasks({ ...parseTaskListQuery(req), queueName: name }));
   };
 }

@@ -4,5 +4,5 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /queues (§4.10). */
 export function listQueuesHandler(ctx: MonitoringContext): RequestHandler {
-  return (_req, res) => sendJson(res, 200, ctx.store.queueMetrics(ctx.options.now()));
+  return async (_req, res) => sendJson(res, 200, await ctx.store.queueMetrics(ctx.options.now()));
 }

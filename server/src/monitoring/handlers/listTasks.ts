@@ -5,5 +5,5 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /tasks (§4.3). */
 export function listTasksHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => sendJson(res, 200, ctx.store.listTasks(parseTaskListQuery(req)));
+  return async (req, res) => sendJson(res, 200, await ctx.store.listTasks(parseTaskListQuery(req)));
 }

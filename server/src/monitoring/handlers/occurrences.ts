@@ -9,10 +9,10 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /tasks/{id}/occurrences: newest slot first; empty for a task that is not a durable schedule. */
 export function occurrencesHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const id = pathId(req);
     const nonTerminalOnly = new QueryParams(req).bool(NON_TERMINAL_ONLY_PARAM.name) ?? false;
-    const page = ctx.store.occurrences(id, nonTerminalOnly, parsePageRequest(req));
+    const page = await ctx.store.occurrences(id, nonTerminalOnly, parsePageRequest(req));
     if (!page) return sendProblem(res, 404, `Task ${id} was not found.`);
     sendJson(res, 200, page);
   };

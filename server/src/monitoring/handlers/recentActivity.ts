@@ -6,8 +6,8 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /dashboard/recent-activity?limit= (default 50, clamped to 1..100). */
 export function recentActivityHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const limit = new QueryParams(req).intOf(LIMIT_PARAM);
-    sendJson(res, 200, ctx.store.recentActivity(limit));
+    sendJson(res, 200, await ctx.store.recentActivity(limit));
   };
 }

@@ -7,9 +7,9 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /tasks/{id}/runs-audit: §4.5 page of runs, newest first. */
 export function runsAuditHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const id = pathId(req);
-    const page = ctx.store.runsAudits(id, parsePageRequest(req));
+    const page = await ctx.store.runsAudits(id, parsePageRequest(req));
     if (!page) return sendProblem(res, 404, `Task ${id} was not found.`);
     sendJson(res, 200, page);
   };

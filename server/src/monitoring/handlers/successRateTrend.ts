@@ -7,10 +7,10 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /statistics/success-rate-trend?period=&timeZone=. */
 export function successRateTrendHandler(ctx: MonitoringContext): RequestHandler {
-  return (req, res) => {
+  return async (req, res) => {
     const params = new QueryParams(req);
     const period = params.enumOf(PERIOD_PARAM) ?? 'Last7Days';
     const timeZone = timeZoneParam(params);
-    sendJson(res, 200, ctx.store.successRateTrend(period, ctx.options.now(), timeZone));
+    sendJson(res, 200, await ctx.store.successRateTrend(period, ctx.options.now(), timeZone));
   };
 }

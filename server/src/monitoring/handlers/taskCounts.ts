@@ -4,5 +4,5 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** GET /tasks/counts (§4.7). */
 export function taskCountsHandler(ctx: MonitoringContext): RequestHandler {
-  return (_req, res) => sendJson(res, 200, ctx.store.counts());
+  return async (_req, res) => sendJson(res, 200, await ctx.store.counts());
 }

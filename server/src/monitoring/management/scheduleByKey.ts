@@ -15,7 +15,7 @@ export async function operateScheduleByKey(
 ): Promise<void> {
   const engine = ctx.engine;
   if (!engine) return sendManagement(res, id, notSupported(id));
-  const target = ctx.store.managementTarget(id);
+  const target = await ctx.store.managementTarget(id);
   const refuse = (status: ScheduleOperationResult['status'], message: string) => sendManagement(res, id, { status, message, taskId: id });
   if (!target) return refuse('NotFound', `Task ${id} was not found.`);
   if (!target.isDurableSchedule) return refuse('Conflict', `Task ${id} is not a durable schedule.`);

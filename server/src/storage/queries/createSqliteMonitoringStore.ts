@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { MonitoringStore, PageRequest } from '../MonitoringStore.js';
+import { asyncMonitoringStore, type MonitoringStore, type PageRequest } from '../MonitoringStore.js';
 import { createCatchUpBacklog } from './catchUpBacklog.js';
 import { createCreatedInRange } from './createdInRange.js';
 import { createDashboardOverview } from './dashboardOverview.js';
@@ -38,7 +38,8 @@ export function createSqliteMonitoringStore(db: Database): MonitoringStore {
   const paged = <T extends object>(id: string, page: PageRequest, read: (id: string, p: PageRequest) => T) =>
     found(id) ? { ...read(id, page), skip: page.skip, take: page.take } : undefined;
 
-  return {
+  // The contract is Promise-returning; SQLite answers synchronously inside.
+  return asyncMonitoringStore({
     listTasks: createListTasks(db, resolver, features),
     getTask: createGetTaskDetail(db, { statusAudits, runsAudits, executionLogs }),
     statusAudits: (id, page) => paged(id, page, statusAudits),
@@ -56,5 +57,5 @@ export function createSqliteMonitoringStore(db: Database): MonitoringStore {
     managementTarget: createManagementTarget(db),
     taskIds: createSelectTaskIds(db, resolver, features),
     failureGroups: createFailureGroups(db, features),
-  };
+  });
 }

@@ -13,7 +13,7 @@ interface Row {
   sequence_number: number;
 }
 
-const toLog = (r: Row): ExecutionLogEntry => ({
+export const toLog = (r: Row): ExecutionLogEntry => ({
   id: r.id,
   taskId: r.task_id,
   timestampUtc: toIso(r.timestamp),

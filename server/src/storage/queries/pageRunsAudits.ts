@@ -12,7 +12,7 @@ interface Row {
   exception: string | null;
 }
 
-const toRunsAudit = (r: Row): RunsAuditEntry => ({
+export const toRunsAudit = (r: Row): RunsAuditEntry => ({
   id: r.id,
   queuedTaskId: r.task_id,
   executedAt: toIso(r.executed_at),

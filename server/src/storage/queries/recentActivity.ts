@@ -3,7 +3,7 @@ import type { RecentActivityItem, TaskStatus } from '../../contracts/index.js';
 import { toIso } from '../time.js';
 import { shortTypeName } from './taskRow.js';
 
-const MESSAGES: Record<TaskStatus, string> = {
+export const ACTIVITY_MESSAGES: Record<TaskStatus, string> = {
   WaitingQueue: 'Task is waiting for room in its queue',
   Queued: 'Task queued',
   InProgress: 'Task started',
@@ -27,7 +27,7 @@ export function createRecentActivity(db: Database) {
       taskType: shortTypeName(r.type),
       status: r.new_status,
       timestamp: toIso(r.updated_at),
-      message: r.exception ? `${MESSAGES[r.new_status] ?? r.new_status}: ${r.exception.split('\n')[0]}` : (MESSAGES[r.new_status] ?? r.new_status),
+      message: r.exception ? `${ACTIVITY_MESSAGES[r.new_status] ?? r.new_status}: ${r.exception.split('\n')[0]}` : (ACTIVITY_MESSAGES[r.new_status] ?? r.new_status),
     }));
   };
 }

@@ -1,0 +1,34 @@
+import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type { PostgresEventBus } from './events/PostgresEventBus.js';
+
+export interface PostgresTarget {
+  host: string;
+  port: string;
+  database: string;
+  user: string;
+}
+
+/** An open PostgreSQL store: a pool whose connections all work in the store's schema. */
+export interface PostgresStorage {
+  readonly kind: 'postgres';
+  readonly pool: Pool;
+  /** Schema holding every table (search_path of each pooled connection). */
+  readonly schema: string;
+  /** Host, port, database and user the store is connected to (no password). */
+  readonly target: PostgresTarget;
+  /** Migration versions this open applied (empty when another process had already applied them). */
+  readonly appliedMigrations: readonly number[];
+  query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
+  /** Runs `work` in one transaction on one pooled connection (rolled back when it throws). */
+  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+  /** The LISTEN/NOTIFY channels shared by every process on this store (one listening connection, opened on first use). */
+  readonly events: PostgresEventBus;
+  /** Folds read-model deltas into the rolled-up tables; false when another process is doing it. */
+  rollupReadModels(): Promise<boolean>;
+  /** Recomputes every read model from the task table. */
+  rebuildReadModels(): Promise<void>;
+  /** The last error reported by an idle pooled connection or the listener (connection lost), if any. */
+  readonly lastConnectionError: Error | undefined;
+  close(): Promise<void>;
+  readonly closed: boolean;
+}

@@ -1,0 +1,30 @@
+import type { ManagementStatus } from '../../../contracts/index.js';
+
+/** The answer of a management operation (same shape as the schedule manager's). */
+export interface StorageOperationResult {
+  status: ManagementStatus;
+  message: string;
+  taskId?: string;
+  nextRunUtc?: string;
+  releasedHalt?: boolean;
+}
+
+/** The columns the operations read, locked with FOR UPDATE inside their transaction. */
+export const OPERATION_COLUMNS = `id, status, task_key, audit_level, is_recurring, occurrence_mode, parent_task_id, halt, scheduled_at`;
+
+export interface OperationRow {
+  id: string;
+  status: string;
+  task_key: string | null;
+  audit_level: string;
+  is_recurring: number;
+  occurrence_mode: string | null;
+  parent_task_id: string | null;
+  halt: string | null;
+  scheduled_at: number | null;
+}
+
+export const isScheduleRow = (r: OperationRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
+
+/** Status-audit rows are written for every transition at Full, and only with an error text below it. */
+export const auditsTransition = (auditLevel: string) => auditLevel === 'Full';

@@ -1,0 +1,45 @@
+import type { PostgresStorage } from '../PostgresStorage.js';
+import { pgCancelSchedule } from './cancelSchedule.js';
+import { pgReleaseHalt } from './releaseHalt.js';
+import { pgRequeueOccurrence } from './requeueOccurrence.js';
+import { OPERATION_COLUMNS, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+
+export interface StorageScheduleOperations {
+  requeue(occurrenceId: string): Promise<StorageOperationResult>;
+  resume(key: string): Promise<StorageOperationResult>;
+  cancel(key: string): Promise<StorageOperationResult>;
+}
+
+/**
+ * Requeue, resume and cancel as storage operations: any process connected to the store (a
+ * headless `serve --database postgres://…` included) performs them in one transaction with the
+ * rows locked, then wakes the engine instances.
+ */
+export function createPostgresScheduleOperations(storage: PostgresStorage, now: () => number = Date.now): StorageScheduleOperations {
+  const byKey = (key: string, run: (c: Parameters<typeof pgCancelSchedule>[0], row: OperationRow) => Promise<StorageOperationResult>) => {
+    if (typeof key !== 'string' || key === '') return Promise.resolve<StorageOperationResult>({ status: 'NotFound', message: 'A schedule key is required.' });
+    return storage.transaction(async (c) => {
+      const { rows } = await c.query<OperationRow>(
+        `SELECT ${OPERATION_COLUMNS} FROM tasks
+          WHERE task_key = $1 AND is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL
+          ORDER BY created_at DESC, seq DESC LIMIT 1 FOR UPDATE`,
+        [key],
+      );
+      const row = rows[0];
+      if (!row) return { status: 'NotFound', message: `No durable schedule with key "${key}".` } satisfies StorageOperationResult;
+      const result = await run(c, row);
+      if (result.status === 'Succeeded') await storage.events.wake(c);
+      return result;
+    });
+  };
+  return {
+    requeue: (occurrenceId) =>
+      storage.transaction(async (c) => {
+        const result = await pgRequeueOccurrence(c, occurrenceId, now());
+        if (result.status === 'Succeeded') await storage.events.wake(c);
+        return result;
+      }),
+    resume: (key) => byKey(key, (c, row) => pgReleaseHalt(c, row)),
+    cancel: (key) => byKey(key, (c, row) => pgCancelSchedule(c, row, now())),
+  };
+}

@@ -1,0 +1,28 @@
+import type { PoolClient } from 'pg';
+import { toIso } from '../../time.js';
+import { isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+
+/**
+ * Resume from a process without a local engine: releases the halt (cursor and backlog kept); the
+ * backlog is re-planned by the materializer of whichever engine instance claims the schedule next
+ * (woken through the wake channel). A schedule without a halt answers Succeeded, releasedHalt=false.
+ */
+export async function pgReleaseHalt(c: PoolClient, row: OperationRow): Promise<StorageOperationResult> {
+  if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
+  if (row.task_key === null) return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
+  if (row.status !== 'Pending') {
+    return { status: 'Conflict', message: `The schedule is ${row.status}; only an active schedule can be resumed.`, taskId: row.id };
+  }
+  const releasedHalt = row.halt !== null;
+  if (releasedHalt) await c.query(`UPDATE tasks SET halt = NULL WHERE id = $1`, [row.id]);
+  const result: StorageOperationResult = {
+    status: 'Succeeded',
+    message: releasedHalt
+      ? 'Halt released; the backlog is re-planned by the next engine instance that materializes the schedule.'
+      : 'The schedule was not halted; nothing to release.',
+    taskId: row.id,
+    releasedHalt,
+  };
+  if (row.scheduled_at !== null) result.nextRunUtc = toIso(row.scheduled_at);
+  return result;
+}

@@ -1,0 +1,14 @@
+import { pgMigration001Tasks } from './001_tasks.js';
+import { pgMigration002ReadModels } from './002_readModels.js';
+
+/** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
+export interface PgMigration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const pgMigrations: readonly PgMigration[] = [
+  { version: 1, name: 'tasks, history tables, engine instances, event payloads', sql: pgMigration001Tasks },
+  { version: 2, name: 'read models (rolled-up tables, delta tables, views) with statement triggers', sql: pgMigration002ReadModels },
+];

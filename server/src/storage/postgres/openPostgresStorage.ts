@@ -1,0 +1,211 @@
+import pg from 'pg';
+import type { PoolClient, QueryResultRow } from 'pg';
+import { describeConnectionError, describeTarget } from './describeConnectionError.js';
+import { PostgresEventBus } from './events/PostgresEventBus.js';
+import { migratePostgres } from './migrate.js';
+import { pgRebuildReadModelsSql, pgRollupReadModelsSql } from './migrations/002_readModels.js';
+import type { PostgresStorage, PostgresTarget } from './PostgresStorage.js';
+
+export interface OpenPostgresStorageOptions {
+  /** postgres://user:password@host:port/database */
+  connectionString: string;
+  /** Schema holding the tables, created when missing. Default 'svc_monitor'. */
+  schema?: string;
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+  /** How long opening a connection may take, in ms. Default 5000. */
+  connectTimeoutMs?: number;
+  /** Period of the read-model roll-up in ms; 0 turns it off (another process rolls up). Default 1000. */
+  rollupIntervalMs?: number;
+}
+
+const KNOWN = new Set(['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs']);
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** BIGINT columns (instants in ms, counts) and SUMs of them come back as numbers, not strings. */
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => (v === null ? null : Number(v));
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+/** Rejects bad options with an Error naming the option. */
+function validate(options: OpenPostgresStorageOptions): Required<OpenPostgresStorageOptions> {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError('openPostgresStorage: options object with "connectionString" is required');
+  }
+  for (const key of Object.keys(options)) {
+    if (!KNOWN.has(key)) throw new TypeError(`openPostgresStorage: unknown option "${key}"`);
+  }
+  const { connectionString } = options;
+  if (typeof connectionString !== 'string' || connectionString.trim() === '') {
+    throw new TypeError('openPostgresStorage: option "connectionString" must be a postgres:// URL');
+  }
+  let url: URL;
+  try {
+    url = new URL(connectionString);
+  } catch {
+    throw new TypeError(
+      'openPostgresStorage: option "connectionString" is not a valid URL (expected postgres://user:password@host:5432/database)',
+    );
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new TypeError(`openPostgresStorage: option "connectionString" must start with postgres:// (got ${url.protocol}//)`);
+  }
+  if (url.hostname === '' && !url.searchParams.has('host')) {
+    throw new TypeError('openPostgresStorage: option "connectionString" names no host (postgres://user@host:5432/database)');
+  }
+  const schema = options.schema ?? 'svc_monitor';
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new TypeError('openPostgresStorage: option "schema" must be an identifier (letters, digits, _; at most 63)');
+  }
+  const int = (name: keyof OpenPostgresStorageOptions, v: unknown, def: number, min: number) => {
+    if (v === undefined) return def;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
+      throw new TypeError(`openPostgresStorage: option "${name}" must be an integer >= ${min}`);
+    }
+    return v;
+  };
+  return {
+    connectionString,
+    schema,
+    poolSize: int('poolSize', options.poolSize, 10, 1),
+    connectTimeoutMs: int('connectTimeoutMs', options.connectTimeoutMs, 5000, 1),
+    rollupIntervalMs: int('rollupIntervalMs', options.rollupIntervalMs, 1000, 0),
+  };
+}
+
+/**
+ * Opens a PostgreSQL store: a pool of `poolSize` connections working in `schema`, brought up to
+ * date by the versioned migrations (under an advisory lock: instances starting together migrate
+ * once). A bad connection string, an unreachable server or a refused login fails here with a
+ * message naming the host and the cause.
+ */
+export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<PostgresStorage> {
+  const o = validate(options);
+  const target: PostgresTarget = describeTarget(o.connectionString);
+  const searchPath = `-c search_path="${o.schema}"`;
+  const pool = new pg.Pool({
+    connectionString: o.connectionString,
+    max: o.poolSize,
+    connectionTimeoutMillis: o.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    options: searchPath,
+    types,
+    application_name: 'svc-monitor',
+  });
+  let lastConnectionError: Error | undefined;
+  // An idle pooled connection that dies (server restart, network) is dropped and replaced on the
+  // next checkout; the error is kept for health reporting instead of crashing the process.
+  pool.on('error', (err) => {
+    lastConnectionError = err;
+  });
+
+  let client: PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`openPostgresStorage: ${describeConnectionError(err, target)}`);
+  }
+  let applied: number[];
+  try {
+    applied = await migratePostgres(client, o.schema);
+  } catch (err) {
+    client.release(true);
+    await pool.end().catch(() => undefined);
+    throw new Error(`openPostgresStorage: ${(err as Error).message}`);
+  }
+  client.release();
+
+  const events = new PostgresEventBus({
+    connectionString: o.connectionString,
+    searchPath,
+    types,
+    target,
+    query: (sql, params) => pool.query(sql, params as unknown[]),
+    onConnectionError: (err) => {
+      lastConnectionError = err;
+    },
+  });
+
+  let closed = false;
+  const transaction = async <T>(work: (c: PoolClient) => Promise<T>): Promise<T> => {
+    const c = await pool.connect();
+    try {
+      await c.query('BEGIN');
+      const result = await work(c);
+      await c.query('COMMIT');
+      c.release();
+      return result;
+    } catch (err) {
+      try {
+        await c.query('ROLLBACK');
+        c.release();
+      } catch {
+        c.release(true);
+      }
+      throw err;
+    }
+  };
+  const rollupReadModels = () =>
+    transaction(async (c) => {
+      const { rows } = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('svc_monitor.rollup:' || $1)) AS ok`, [
+        o.schema,
+      ]);
+      if (!rows[0]?.ok) return false;
+      await c.query(pgRollupReadModelsSql);
+      return true;
+    });
+
+  let rollupTimer: NodeJS.Timeout | undefined;
+  let rolling = false;
+  if (o.rollupIntervalMs > 0) {
+    rollupTimer = setInterval(() => {
+      if (rolling || closed) return;
+      rolling = true;
+      rollupReadModels()
+        .catch((err: Error) => {
+          lastConnectionError = err;
+        })
+        .finally(() => {
+          rolling = false;
+        });
+    }, o.rollupIntervalMs);
+    rollupTimer.unref();
+  }
+
+  return {
+    kind: 'postgres',
+    pool,
+    schema: o.schema,
+    target,
+    appliedMigrations: applied,
+    events,
+    get lastConnectionError() {
+      return lastConnectionError;
+    },
+    get closed() {
+      return closed;
+    },
+    query: <R extends QueryResultRow>(sql: string, params?: readonly unknown[]) => pool.query<R>(sql, params as unknown[] | undefined),
+    transaction,
+    rollupReadModels,
+    async rebuildReadModels() {
+      await transaction(async (c) => {
+        await c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.rollup:' || $1))`, [o.schema]);
+        await c.query(pgRebuildReadModelsSql);
+      });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (rollupTimer) clearInterval(rollupTimer);
+      await events.close();
+      await pool.end();
+    },
+  };
+}

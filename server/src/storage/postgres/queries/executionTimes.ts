@@ -1,0 +1,19 @@
+import type { DashboardRange, ExecutionTimesItem } from '../../../contracts/index.js';
+import { rangeStartMs, round2 } from '../../queries/timeRanges.js';
+import type { PgRunsInRange } from './runsInRange.js';
+
+/** Execution times by type: measured durations of completed runs ended in the range. */
+export function pgExecutionTimes(runsInRange: PgRunsInRange) {
+  return async function executionTimes(range: DashboardRange, nowMs: number): Promise<ExecutionTimesItem[]> {
+    return (await runsInRange.byType(rangeStartMs(range, nowMs)))
+      .filter((r) => r.durCount > 0)
+      .sort((a, b) => a.type.localeCompare(b.type))
+      .map((r) => ({
+        taskType: r.type,
+        averageExecutionTime: round2(r.durSum / r.durCount),
+        minExecutionTime: r.durMin ?? 0,
+        maxExecutionTime: r.durMax ?? 0,
+        taskCount: r.durCount,
+      }));
+  };
+}

@@ -1,0 +1,52 @@
+import type { TaskPage, TaskSortField } from '../../../contracts/index.js';
+import type { TaskListQuery } from '../../MonitoringStore.js';
+import { SUMMARY_COLUMNS, toTaskSummary, type TaskSummaryRow } from '../../queries/taskRow.js';
+import type { PgQuery } from './PgQuery.js';
+import type { PgTypeResolver } from './resolveTypeNames.js';
+import { pgStatCountSql, pgTaskListWhere } from './taskListWhere.js';
+
+/** Sort fields → ORDER BY columns, each served by an index (insertion order breaks ties). */
+const ORDER_COLUMNS: Record<TaskSortField, readonly string[]> = {
+  CreatedAtUtc: ['created_at'],
+  LastExecutionUtc: ['last_execution_at'],
+  ScheduledExecutionUtc: ['scheduled_at'],
+  StartedAtUtc: ['started_at'],
+  Status: ['status', 'created_at'],
+  Type: ['type', 'created_at'],
+  QueueName: ['queue', 'created_at'],
+  ExecutionTimeMs: ['execution_time_ms'],
+};
+
+/** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count (NULLs sort as in SQLite: lowest). */
+export function pgListTasks(q: PgQuery, resolver: PgTypeResolver) {
+  return async function listTasks(query: TaskListQuery): Promise<TaskPage> {
+    const { page, pageSize } = query;
+    const pageOf = (totalCount: number, items: TaskPage['items'] = []): TaskPage => ({
+      items,
+      totalCount,
+      page,
+      pageSize,
+      totalPages: Math.ceil(totalCount / pageSize),
+    });
+    const where = await pgTaskListWhere(query, resolver);
+    if (where.empty) return pageOf(0);
+    let totalCount: number;
+    if (where.statDimensions) {
+      const c = pgStatCountSql(where.statDimensions);
+      totalCount = (await q<{ n: number }>(c.sql, c.params))[0]!.n;
+    } else {
+      totalCount = (await q<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks ${where.sql}`, where.params.values))[0]!.n;
+    }
+    const offset = (page - 1) * pageSize;
+    if (offset >= totalCount) return pageOf(totalCount);
+    const dir = query.sortDescending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST';
+    const order = [...ORDER_COLUMNS[query.sortBy], 'seq'].map((c) => `${c} ${dir}`).join(', ');
+    const limit = where.params.add(pageSize);
+    const skip = where.params.add(offset);
+    const rows = await q<TaskSummaryRow>(
+      `SELECT ${SUMMARY_COLUMNS} FROM tasks ${where.sql} ORDER BY ${order} LIMIT ${limit} OFFSET ${skip}`,
+      where.params.values,
+    );
+    return pageOf(totalCount, rows.map((r) => toTaskSummary(r)));
+  };
+}

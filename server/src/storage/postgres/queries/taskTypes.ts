@@ -1,0 +1,13 @@
+import type { DashboardRange, TaskTypesDistribution } from '../../../contracts/index.js';
+import { rangeStartMs } from '../../queries/timeRanges.js';
+import type { PgCreatedInRange } from './createdInRange.js';
+
+/** Tasks created in the range by full type name. */
+export function pgTaskTypes(createdInRange: PgCreatedInRange) {
+  return async function taskTypes(range: DashboardRange, nowMs: number): Promise<TaskTypesDistribution> {
+    const out: TaskTypesDistribution = {};
+    const groups = (await createdInRange(rangeStartMs(range, nowMs))).sort((a, b) => a.type.localeCompare(b.type));
+    for (const g of groups) if (g.n > 0) out[g.type] = (out[g.type] ?? 0) + g.n;
+    return out;
+  };
+}

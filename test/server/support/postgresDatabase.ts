@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/** The server the tests use (trust authentication for user postgres on this machine kind). */
+export const PG_ADMIN_URL = process.env.SVC_MONITOR_TEST_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  name: string;
+  connectionString: string;
+  /** Drops the database (terminating leftover connections). */
+  drop(): Promise<void>;
+}
+
+const withAdmin = async <T>(work: (c: pg.Client) => Promise<T>): Promise<T> => {
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  try {
+    return await work(c);
+  } finally {
+    await c.end();
+  }
+};
+
+/** Creates a uniquely named database for one suite; `drop()` removes it. */
+export async function createTestDatabase(prefix = 'svc_test'): Promise<TestDatabase> {
+  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+  await withAdmin((c) => c.query(`CREATE DATABASE "${name}"`));
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    connectionString: url.toString(),
+    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
