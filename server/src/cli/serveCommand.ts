@@ -4,12 +4,23 @@ import { MonitoringOptionError } from '../monitoring/options.js';
 import { openDatabase } from '../storage/openDatabase.js';
 import { CliError } from './CliError.js';
 import { runHttpServer } from './runHttpServer.js';
+import { servePostgres } from './servePostgres.js';
 import { resolveServeSettings } from './serveSettings.js';
 
-/** `serve --db file`: standalone monitoring (read-only) of a database written by another process. */
+/**
+ * `serve --db file`: standalone monitoring (read-only) of a SQLite database written by another
+ * process; `serve --database postgres://…`: monitoring of a PostgreSQL store shared by engine
+ * instances elsewhere (live hub and management through the store).
+ */
 export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const settings = resolveServeSettings(argv, env, { port: 5080 });
-  if (settings.db === undefined) throw new CliError('serve needs --db <file> (an existing Svc Monitor SQLite database).');
+  if (settings.database !== undefined && settings.db !== undefined) {
+    throw new CliError('serve takes either --db <file> (SQLite) or --database postgres://… (PostgreSQL), not both.');
+  }
+  if (settings.database !== undefined) return servePostgres(settings);
+  if (settings.db === undefined) {
+    throw new CliError('serve needs --db <file> (an existing Svc Monitor SQLite database) or --database postgres://… (SVC_MONITOR_DATABASE).');
+  }
   const file = settings.db;
   if (!existsSync(file)) throw new CliError(`Database file not found: ${file}`);
   try {

@@ -9,12 +9,14 @@ export const CLI_OPTION_KINDS = Object.fromEntries(
 ) as Record<string, 'boolean' | 'string' | 'number' | 'string[]' | 'boolean|object'>;
 
 /** Settings of the CLI itself (not monitoring options). */
-export const CLI_SETTINGS = { db: 'string', port: 'number', host: 'string', config: 'string' } as const;
+export const CLI_SETTINGS = { db: 'string', database: 'string', port: 'number', host: 'string', config: 'string' } as const;
 
 export interface ServeSettings {
   /** Values of command-specific flags (e.g. demo's --demo-dispatch-endpoint). */
   extras: Record<string, unknown>;
   db?: string;
+  /** PostgreSQL connection string (`--database`, SVC_MONITOR_DATABASE). */
+  database?: string;
   port: number;
   host: string;
   options: MonitoringOptions;
@@ -125,6 +127,7 @@ export function resolveServeSettings(
   return {
     extras,
     db: merged.get('db') as string | undefined,
+    database: merged.get('database') as string | undefined,
     port,
     host: (merged.get('host') as string | undefined) ?? '127.0.0.1',
     options: options as MonitoringOptions,

@@ -1,0 +1,34 @@
+import { createMonitoring } from '../monitoring/createMonitoring.js';
+import { MonitoringOptionError } from '../monitoring/options.js';
+import { openPostgresStorage } from '../storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
+import { CliError } from './CliError.js';
+import { runHttpServer } from './runHttpServer.js';
+import type { ServeSettings } from './serveSettings.js';
+
+/** Opens the PostgreSQL store named by --database (or SVC_MONITOR_DATABASE); bad input is a CliError. */
+export async function openCliPostgres(connectionString: string): Promise<PostgresStorage> {
+  try {
+    return await openPostgresStorage({ connectionString });
+  } catch (err) {
+    throw new CliError(`--database: ${(err as Error).message.replace(/^openPostgresStorage: /, '')}`);
+  }
+}
+
+/** `serve --database postgres://…`: headless monitoring of a store shared by engine instances elsewhere. */
+export async function servePostgres(settings: ServeSettings): Promise<void> {
+  const storage = await openCliPostgres(settings.database!);
+  let monitoring;
+  try {
+    monitoring = createMonitoring({ storage }, settings.options);
+  } catch (err) {
+    await storage.close();
+    if (err instanceof MonitoringOptionError) throw new CliError(err.message);
+    throw err;
+  }
+  const { port } = await runHttpServer(monitoring, settings, { onStop: () => storage.close() });
+  const host = settings.host === '0.0.0.0' ? 'localhost' : settings.host;
+  console.log(`Svc Monitor over PostgreSQL ${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`);
+  console.log(`Dashboard: http://${host}:${port}/svc-monitoring`);
+  console.log(`API:       http://${host}:${port}/svc-monitoring/api`);
+}

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import { closedPort } from '../support/fakePostgresServer.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { runCli, startCli } from './cliProcess.js';
+
+describe('svc-monitor-server serve --database postgres://…', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase('svc_cli');
+    const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 1 });
+    await storage.query(
+      `INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at)
+       SELECT gen_random_uuid()::text, 'Cli.Pg.Job', 'Cli.Pg.JobHandler', '{}', 'default', CASE WHEN i % 4 = 0 THEN 'Failed' ELSE 'Completed' END, 'Full', $1
+         FROM generate_series(1, 12) AS i`,
+      [Date.now()],
+    );
+    await storage.close();
+  });
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('serves the store named by SVC_MONITOR_DATABASE (counts from its read models, live hub)', async () => {
+    const cli = await startCli(['serve', '--port', '0', '--enable-authentication=false'], { SVC_MONITOR_DATABASE: database.connectionString });
+    try {
+      expect(cli.output()).toMatch(/over PostgreSQL 127\.0\.0\.1:5432\/svc_cli_/);
+      const counts = await (await fetch(`${cli.baseUrl}/svc-monitoring/api/tasks/counts`)).json();
+      expect(counts).toMatchObject({ all: 12, failed: 3 });
+      const negotiate = await fetch(`${cli.baseUrl}/svc-monitoring/hub/negotiate?negotiateVersion=1`, { method: 'POST' });
+      expect(negotiate.status).toBe(200);
+    } finally {
+      cli.child.kill('SIGTERM');
+      expect(await cli.exited).toBe(0);
+    }
+  });
+
+  it('bad --database values → exit 2 naming the host and the cause', async () => {
+    const port = await closedPort();
+    const refused = await runCli(['serve', '--database', `postgres://postgres@127.0.0.1:${port}/x`]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(new RegExp(`--database: PostgreSQL at 127\\.0\\.0\\.1:${port} is unreachable: connection refused`));
+    const malformed = await runCli(['serve', '--database', 'postgres//nohost']);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toMatch(/--database: option "connectionString" is not a valid URL/);
+    const both = await runCli(['serve', '--database', database.connectionString, '--db', 'x.db']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/either --db <file> \(SQLite\) or --database/);
+  });
+});

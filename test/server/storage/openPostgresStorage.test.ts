@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
+import { pgMigrations } from '../../../server/src/storage/postgres/migrations/index.js';
+import { closedPort, passwordRefusingServer } from '../support/fakePostgresServer.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+
+describe('openPostgresStorage: schema, migrations, errors at open', () => {
+  let database: TestDatabase;
+  const opened: PostgresStorage[] = [];
+  beforeAll(async () => {
+    database = await createTestDatabase('svc_open');
+  });
+  afterAll(async () => {
+    for (const s of opened) await s.close();
+    await database.drop();
+  });
+
+  it('two instances opening at once migrate once (advisory lock); the schema holds the tables', async () => {
+    const [a, b] = await Promise.all([
+      openPostgresStorage({ connectionString: database.connectionString, schema: 'race', poolSize: 2 }),
+      openPostgresStorage({ connectionString: database.connectionString, schema: 'race', poolSize: 2 }),
+    ]);
+    opened.push(a, b);
+    const all = pgMigrations.map((m) => m.version);
+    // One of them applied every migration, the other found nothing left to do.
+    expect([a.appliedMigrations, b.appliedMigrations].sort((x, y) => y.length - x.length)).toEqual([all, []]);
+    const { rows } = await a.query<{ version: number }>(`SELECT version FROM race.schema_migrations ORDER BY version`);
+    expect(rows.map((r) => r.version)).toEqual(all);
+    const tables = await a.query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'race' AND table_name IN ('tasks', 'status_audit', 'stat_tasks', 'engine_instances')`,
+    );
+    expect(tables.rows[0]!.n).toBe(4);
+    // A third open later applies nothing.
+    const c = await openPostgresStorage({ connectionString: database.connectionString, schema: 'race', poolSize: 1 });
+    opened.push(c);
+    expect(c.appliedMigrations).toEqual([]);
+  });
+
+  it('bad options fail naming the option', async () => {
+    await expect(openPostgresStorage({ connectionString: 'not a url' })).rejects.toThrow(/"connectionString" is not a valid URL/);
+    await expect(openPostgresStorage({ connectionString: 'mysql://u@h/db' })).rejects.toThrow(/"connectionString" must start with postgres:\/\//);
+    await expect(openPostgresStorage({ connectionString: database.connectionString, schema: 'x;drop' })).rejects.toThrow(/"schema"/);
+    await expect(openPostgresStorage({ connectionString: database.connectionString, poolSize: 0 })).rejects.toThrow(/"poolSize"/);
+    await expect(openPostgresStorage({ connectionString: database.connectionString, pool: 3 } as never)).rejects.toThrow(/unknown option "pool"/);
+  });
+
+  it('an unreachable server fails at open naming the host and the cause', async () => {
+    const port = await closedPort();
+    await expect(openPostgresStorage({ connectionString: `postgres://postgres@127.0.0.1:${port}/x` })).rejects.toThrow(
+      new RegExp(`PostgreSQL at 127\\.0\\.0\\.1:${port} is unreachable: connection refused`),
+    );
+    await expect(openPostgresStorage({ connectionString: 'postgres://postgres@no-such-host.invalid:5432/x' })).rejects.toThrow(
+      /PostgreSQL at no-such-host\.invalid:5432 is unreachable: the host name no-such-host\.invalid does not resolve/,
+    );
+  });
+
+  it('a refused password and an unknown database fail at open naming the host and the cause', async () => {
+    const fake = await passwordRefusingServer();
+    try {
+      await expect(openPostgresStorage({ connectionString: `postgres://svc:wrong@127.0.0.1:${fake.port}/app` })).rejects.toThrow(
+        new RegExp(`PostgreSQL at 127\\.0\\.0\\.1:${fake.port} refused the password of user "svc"`),
+      );
+    } finally {
+      await fake.close();
+    }
+    const url = new URL(database.connectionString);
+    url.pathname = '/svc_no_such_database';
+    await expect(openPostgresStorage({ connectionString: url.toString() })).rejects.toThrow(
+      /PostgreSQL at 127\.0\.0\.1:5432 has no database "svc_no_such_database"/,
+    );
+  });
+});
