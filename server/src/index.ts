@@ -25,3 +25,8 @@ export { MonitoringOptionError } from './monitoring/options.js';
 export type { MonitoringOptions, MonitoringLogger } from './monitoring/options.js';
 export type { MonitoringStore } from './storage/MonitoringStore.js';
 export { createSqliteMonitoringStore } from './storage/queries/createSqliteMonitoringStore.js';
+export { openPostgresStorage } from './storage/postgres/openPostgresStorage.js';
+export type { OpenPostgresStorageOptions } from './storage/postgres/openPostgresStorage.js';
+export type { PostgresStorage, PostgresTarget } from './storage/postgres/PostgresStorage.js';
+export type { PostgresEventBus } from './storage/postgres/events/PostgresEventBus.js';
+export { createPostgresMonitoringStore } from './storage/postgres/queries/createPostgresMonitoringStore.js';
