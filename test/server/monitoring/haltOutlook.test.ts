@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { getJson, insertTask, login, useServed } from './fixtures.js';
+import { BACKENDS } from '../support/backends.js';
 
 const NOW = Date.parse('2026-03-10T18:00:00Z');
 const MIN = 60_000;
@@ -23,7 +24,7 @@ function definition(overflowCap: number): string {
 }
 const halt = JSON.stringify({ atUtc: new Date(NOW - HOUR).toISOString(), reason: 'OverflowCapExceeded', detectedAtLeast: 1140, isExact: true, cursorUtc: new Date(NOW - 20 * HOUR).toISOString(), scheduleVersion: 1 });
 
-describe('a halted schedule tells what resume would do (additive scheduleDefinition and resumeOutlook)', () => {
+describe.each(BACKENDS)('a halted schedule tells what resume would do (additive scheduleDefinition and resumeOutlook) on %s', (backend) => {
   const ids: Record<string, string> = {};
   const s = useServed({ now: () => NOW }, (db) => {
     const row = (key: string, cap: number) =>
@@ -32,7 +33,7 @@ describe('a halted schedule tells what resume would do (additive scheduleDefinit
     ids.large = row('every-minute-big-cap', 2000);
     db.prepare(`UPDATE tasks SET schedule_definition = ? WHERE id = ?`).run(definition(100), ids.small);
     db.prepare(`UPDATE tasks SET schedule_definition = ? WHERE id = ?`).run(definition(2000), ids.large);
-  });
+  }, backend);
 
   it('cap 100 against 1,199 missed slots: resume halts again, and the cap that lets it through is named', async () => {
     const token = await login(s.api);

@@ -1,11 +1,12 @@
 import type { DashboardRange, ExecutionTimesItem } from '../../../contracts/index.js';
+import { zonedRangeStart } from '../../queries/zonedCalendar.js';
 import { rangeStartMs, round2 } from '../../queries/timeRanges.js';
 import type { PgRunsInRange } from './runsInRange.js';
 
 /** Execution times by type: measured durations of completed runs ended in the range. */
 export function pgExecutionTimes(runsInRange: PgRunsInRange) {
-  return async function executionTimes(range: DashboardRange, nowMs: number): Promise<ExecutionTimesItem[]> {
-    return (await runsInRange.byType(rangeStartMs(range, nowMs)))
+  return async function executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): Promise<ExecutionTimesItem[]> {
+    return (await runsInRange.byType(timeZone === undefined ? rangeStartMs(range, nowMs) : zonedRangeStart(range, nowMs, timeZone)))
       .filter((r) => r.durCount > 0)
       .sort((a, b) => a.type.localeCompare(b.type))
       .map((r) => ({

@@ -1,6 +1,7 @@
 import type { AuditLevel, TaskDetail } from '../../../contracts/index.js';
 import { DETAIL_PAGE } from '../../queries/getTaskDetail.js';
 import { parseHalt } from '../../queries/parseHalt.js';
+import { parseScheduleDefinition } from '../../queries/parseScheduleDefinition.js';
 import { SUMMARY_COLUMNS, toOccurrenceBlock, toTaskSummary, type OccurrenceColumns, type TaskSummaryRow } from '../../queries/taskRow.js';
 import { toIso } from '../../time.js';
 import type { pgPageExecutionLogs } from './pageExecutionLogs.js';
@@ -15,6 +16,7 @@ interface DetailRow extends TaskSummaryRow, OccurrenceColumns {
   exception: string | null;
   throttled_until: number | null;
   halt: string | null;
+  schedule_definition: string | null;
   run_number: number | null;
 }
 
@@ -30,7 +32,7 @@ export function pgGetTaskDetail(
   return async function getTaskDetail(id: string): Promise<TaskDetail | undefined> {
     const [[row], status, runs, logs] = await Promise.all([
       q<DetailRow>(
-        `SELECT ${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, run_number,
+        `SELECT ${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
                 missed_from, missed_through, missed_count, missed_count_is_exact
            FROM tasks WHERE id = $1`,
         [id],
@@ -57,6 +59,7 @@ export function pgGetTaskDetail(
       exception: row.exception ?? undefined,
       throttledUntilUtc: toIso(row.throttled_until),
       auditLevel: row.audit_level as AuditLevel,
+      scheduleDefinition: isSchedule ? parseScheduleDefinition(row.schedule_definition, row.misfire_policy, row.time_zone_id) : undefined,
     };
   };
 }

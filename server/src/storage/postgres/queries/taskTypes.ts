@@ -1,12 +1,13 @@
 import type { DashboardRange, TaskTypesDistribution } from '../../../contracts/index.js';
+import { zonedRangeStart } from '../../queries/zonedCalendar.js';
 import { rangeStartMs } from '../../queries/timeRanges.js';
 import type { PgCreatedInRange } from './createdInRange.js';
 
 /** Tasks created in the range by full type name. */
 export function pgTaskTypes(createdInRange: PgCreatedInRange) {
-  return async function taskTypes(range: DashboardRange, nowMs: number): Promise<TaskTypesDistribution> {
+  return async function taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): Promise<TaskTypesDistribution> {
     const out: TaskTypesDistribution = {};
-    const groups = (await createdInRange(rangeStartMs(range, nowMs))).sort((a, b) => a.type.localeCompare(b.type));
+    const groups = (await createdInRange(timeZone === undefined ? rangeStartMs(range, nowMs) : zonedRangeStart(range, nowMs, timeZone))).sort((a, b) => a.type.localeCompare(b.type));
     for (const g of groups) if (g.n > 0) out[g.type] = (out[g.type] ?? 0) + g.n;
     return out;
   };
