@@ -4,6 +4,7 @@ import { describeConnectionError, describeTarget } from './describeConnectionErr
 import { PostgresEventBus } from './events/PostgresEventBus.js';
 import { migratePostgres } from './migrate.js';
 import { pgRebuildReadModelsSql, pgRollupReadModelsSql } from './migrations/002_readModels.js';
+import { pgRebuildFailureGroupsSql, pgRollupFailuresAndThroughputSql } from './migrations/003_searchFailuresLatency.js';
 import type { PostgresStorage, PostgresTarget } from './PostgresStorage.js';
 
 export interface OpenPostgresStorageOptions {
@@ -158,6 +159,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       ]);
       if (!rows[0]?.ok) return false;
       await c.query(pgRollupReadModelsSql);
+      await c.query(pgRollupFailuresAndThroughputSql);
       return true;
     });
 
@@ -198,6 +200,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       await transaction(async (c) => {
         await c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.rollup:' || $1))`, [o.schema]);
         await c.query(pgRebuildReadModelsSql);
+        await c.query(pgRebuildFailureGroupsSql);
       });
     },
     async close() {

@@ -5,6 +5,7 @@ import { pgCatchUpBacklog } from './catchUpBacklog.js';
 import { pgCreatedInRange } from './createdInRange.js';
 import { pgDashboardOverview } from './dashboardOverview.js';
 import { pgExecutionTimes } from './executionTimes.js';
+import { pgFailureGroups } from './failureGroups.js';
 import { pgGetTaskDetail } from './getTaskDetail.js';
 import { pgListTasks } from './listTasks.js';
 import { pgManagementTarget } from './managementTarget.js';
@@ -17,6 +18,7 @@ import { pgQueueMetrics } from './queueMetrics.js';
 import { pgRecentActivity } from './recentActivity.js';
 import { pgTypeResolver } from './resolveTypeNames.js';
 import { pgRunsInRange } from './runsInRange.js';
+import { pgSelectTaskIds } from './selectTaskIds.js';
 import { pgSuccessRateTrend } from './successRateTrend.js';
 import { pgTaskCounts } from './taskCounts.js';
 import { pgTaskTypes } from './taskTypes.js';
@@ -37,8 +39,9 @@ export function createPostgresMonitoringStore(storage: Pick<PostgresStorage, 'qu
     const [exists, body] = await Promise.all([found(id), read(id, page)]);
     return exists ? { ...body, skip: page.skip, take: page.take } : undefined;
   };
+  const resolver = pgTypeResolver(q);
   return {
-    listTasks: pgListTasks(q, pgTypeResolver(q)),
+    listTasks: pgListTasks(q, resolver),
     getTask: pgGetTaskDetail(q, { statusAudits, runsAudits, executionLogs }),
     statusAudits: (id, page) => paged(id, page, statusAudits),
     runsAudits: (id, page) => paged(id, page, runsAudits),
@@ -52,5 +55,7 @@ export function createPostgresMonitoringStore(storage: Pick<PostgresStorage, 'qu
     taskTypes: pgTaskTypes(createdInRange),
     executionTimes: pgExecutionTimes(runsInRange),
     managementTarget: pgManagementTarget(q),
+    taskIds: pgSelectTaskIds(q, resolver),
+    failureGroups: pgFailureGroups(q),
   };
 }

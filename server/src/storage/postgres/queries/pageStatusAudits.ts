@@ -10,8 +10,8 @@ export function pgPageStatusAudits(q: PgQuery) {
       q<{ n: number }>(`SELECT COUNT(*) AS n FROM status_audit WHERE task_id = $1`, [taskId]),
       req.take === 0
         ? Promise.resolve([])
-        : q<{ id: number; task_id: string; updated_at: number; new_status: TaskStatus; exception: string | null }>(
-            `SELECT id, task_id, updated_at, new_status, exception FROM status_audit WHERE task_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
+        : q<{ id: number; task_id: string; updated_at: number; new_status: TaskStatus; exception: string | null; changed_by: string | null }>(
+            `SELECT id, task_id, updated_at, new_status, exception, changed_by FROM status_audit WHERE task_id = $1 ORDER BY id DESC LIMIT $2 OFFSET $3`,
             [taskId, req.take, req.skip],
           ),
     ]);

@@ -13,6 +13,15 @@ export interface PgTaskListWhere {
   statDimensions?: StatDimensions;
 }
 
+/**
+ * Argument search: every term (a word or a quoted phrase) must occur as a phrase among the words
+ * of the request JSON (the GIN index over svc_request_vector(request)).
+ */
+function requestMatch(terms: readonly string[], p: SqlParams): string {
+  const each = terms.map((t) => `phraseto_tsquery('simple', svc_search_words(${p.add(t)}))`).join(' && ');
+  return `svc_request_vector(request) @@ (${each})`;
+}
+
 /** The WHERE clause of a task list (same filters as the SQLite list). */
 export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeResolver): Promise<PgTaskListWhere> {
   const p = new SqlParams();
@@ -70,7 +79,12 @@ export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeRe
       alternatives.push(`(type = ANY(${p.add(ptypes)}::text[]) AND handler = ANY(${p.add(handlers)}::text[]))`);
     }
     alternatives.push(`(task_key IS NOT NULL AND strpos(lower(task_key), lower(${p.add(term)})) > 0)`);
+    if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) alternatives.push(requestMatch(filter.searchTermRequestTerms, p));
     parts.push(`(${alternatives.join(' OR ')})`);
+    countable = false;
+  }
+  if (filter.requestSearch && filter.requestSearch.length > 0) {
+    parts.push(requestMatch(filter.requestSearch, p));
     countable = false;
   }
   return {
