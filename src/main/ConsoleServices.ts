@@ -9,6 +9,7 @@ import { EnvironmentStore, type ImportMode, type ImportResult } from './environm
 import { liveStatusOf, type EnvironmentStatusView } from './environmentStatus.js';
 import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
 import { FailureInbox, type InboxFilter, type InboxItem } from './notifications/FailureInbox.js';
+import { InboxFile } from './notifications/InboxFile.js';
 import { FailureNotifier, type BadgeSink, type NotificationSink, type NotificationTarget } from './notifications/FailureNotifier.js';
 import type { NotificationSettings } from './notifications/notificationSettings.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
@@ -48,8 +49,11 @@ export class ConsoleServices {
     readonly vault: CredentialVault,
     private readonly settingsFile: NotificationSettingsFile,
     settings: NotificationSettings,
+    private readonly inboxFile: InboxFile,
+    storedInbox: readonly InboxItem[],
     private readonly options: ConsoleServicesOptions,
   ) {
+    this.inbox.restore(storedInbox);
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
     this.hub = new HubManager({
       ...options.hub,
@@ -67,7 +71,10 @@ export class ConsoleServices {
       settings,
       ...(options.burstWindowMs !== undefined ? { burstWindowMs: options.burstWindowMs } : {}),
     });
-    this.inbox.onChange(() => this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length }));
+    this.inbox.onChange(() => {
+      this.inboxFile.schedule(() => this.inbox.snapshot());
+      this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length });
+    });
     store.onChange(() => void this.syncSessions());
   }
 
@@ -80,7 +87,8 @@ export class ConsoleServices {
     });
     const settingsFile = new NotificationSettingsFile(options.userDataDir);
     const settings = await settingsFile.load();
-    return new ConsoleServices(store, vault, settingsFile, settings, options);
+    const inboxFile = new InboxFile(options.userDataDir);
+    return new ConsoleServices(store, vault, settingsFile, settings, inboxFile, await inboxFile.load(), options);
   }
 
   /** Starts a session (and its hub) for every environment. */
@@ -94,6 +102,7 @@ export class ConsoleServices {
     await this.hub.stopAll();
     await Promise.all([...this.sessions.values()].map((s) => s.stop()));
     this.sessions.clear();
+    await this.inboxFile.flush();
   }
 
   onEvent(listener: Listener): () => void {

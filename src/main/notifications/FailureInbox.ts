@@ -26,16 +26,37 @@ export interface InboxFilter {
 
 type Listener = () => void;
 
+/** Items kept at most; past this the oldest are dropped. */
+export const INBOX_CAPACITY = 5_000;
+
 /**
- * Failures across all environments, newest first, with a read flag. Kept in memory for the
- * session (bounded); the tray badge shows the unread count.
+ * Failures across all environments, newest first, with a read flag; the tray badge shows the
+ * unread count. Bounded (oldest dropped); InboxFile keeps it across restarts.
  */
 export class FailureInbox {
   private items: InboxItem[] = [];
   private sequence = 0;
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly capacity = 1_000) {}
+  constructor(private readonly capacity = INBOX_CAPACITY) {}
+
+  /** Every item (a copy), newest first: what InboxFile stores. */
+  snapshot(): InboxItem[] {
+    return this.items.map((i) => ({ ...i }));
+  }
+
+  /** Puts back the items of an earlier run (newest first), before any new failure arrives. */
+  restore(items: readonly InboxItem[]): void {
+    this.items = [...items]
+      .sort((a, b) => (a.eventDateUtc < b.eventDateUtc ? 1 : a.eventDateUtc > b.eventDateUtc ? -1 : 0))
+      .slice(0, this.capacity)
+      .map((i) => ({ ...i }));
+    for (const i of this.items) {
+      const n = Number(/^f(\d+)$/.exec(i.id)?.[1] ?? 0);
+      if (n > this.sequence) this.sequence = n;
+    }
+    this.emit();
+  }
 
   onChange(listener: Listener): () => void {
     this.listeners.add(listener);

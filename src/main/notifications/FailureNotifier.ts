@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import type { FailureInbox, InboxItem } from './FailureInbox.js';
 import type { NotificationTarget } from '../shared/viewTypes.js';
@@ -56,6 +57,8 @@ export class FailureNotifier {
   private settings: NotificationSettings;
   private readonly bursts = new Map<string, Burst>();
   private burstSequence = 0;
+  /** Burst ids are unique across runs: the inbox keeps the bursts of earlier runs. */
+  private readonly runId = randomUUID().slice(0, 8);
   private readonly unsubscribe: () => void;
 
   constructor(private readonly options: FailureNotifierOptions) {
@@ -80,7 +83,7 @@ export class FailureNotifier {
     if (!environment) return;
     let burst = this.bursts.get(environmentId);
     if (!burst) {
-      const id = `b${++this.burstSequence}`;
+      const id = `b${this.runId}-${++this.burstSequence}`;
       const timer = setTimeout(() => this.flush(environmentId), this.options.burstWindowMs ?? 4_000);
       timer.unref?.();
       burst = { id, items: [], timer };
