@@ -11,6 +11,16 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
+      // The engine and schedule suites again, over a store whose every call resolves on a later tick.
+      {
+        extends: true,
+        test: {
+          name: 'engine-deferred-store',
+          environment: 'node',
+          include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+          env: { SVC_STORE_WRAPPER: 'deferred' },
+        },
+      },
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
       { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
       // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts).

@@ -7,19 +7,23 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Database } from 'better-sqlite3';
 import type { SvcEvent } from '../server/src/contracts/index.js';
 import type { EngineInternals } from '../server/src/engine/EngineInternals.js';
 import { createScheduleManager } from '../server/src/engine/schedules/index.js';
-import { openDatabase } from '../server/src/storage/openDatabase.js';
+import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
+import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
+import type { SqliteStorage } from '../server/src/storage/Storage.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
 const T0 = Date.parse('2026-02-02T10:00:30Z');
 const DAY = 86_400_000;
 
-function internalsFor(db: Database, clock: { now: number }, events: SvcEvent[]): EngineInternals {
+function internalsFor(storage: SqliteStorage, clock: { now: number }, events: SvcEvent[]): EngineInternals {
   return {
-    db,
+    store: createSqliteEngineStore(storage),
+    reportError: (err) => {
+      throw err;
+    },
     now: () => clock.now,
     emit: (e) => void events.push(e),
     wake: () => {},
@@ -36,19 +40,21 @@ const file = join(dir, 'tasks.db');
 try {
   const clock = { now: T0 };
   const events: SvcEvent[] = [];
-  let db = openDatabase({ file });
-  let manager = createScheduleManager(internalsFor(db, clock, events));
+  let storage = openSqliteStorage({ file });
+  let db = storage.db;
+  let manager = createScheduleManager(internalsFor(storage, clock, events));
   for (let i = 0; i < SCHEDULES; i++) {
     await manager.upsert({ key: `minute-${i}`, type: 'Bench.EveryMinute', cron: '* * * * *', misfire: { policy: 'ReplayAll', overflowCap: 2000 } });
   }
-  db.close();
+  storage.close();
 
   // restart 24 h later
   clock.now = T0 + DAY;
-  db = openDatabase({ file });
-  manager = createScheduleManager(internalsFor(db, clock, events));
+  storage = openSqliteStorage({ file });
+  db = storage.db;
+  manager = createScheduleManager(internalsFor(storage, clock, events));
   const started = performance.now();
-  const outcome = manager.materializer.drain(clock.now);
+  const outcome = await manager.materializer.drain(clock.now);
   const catchUpMs = performance.now() - started;
   const occurrences = db.prepare('SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL').pluck().get() as number;
   const halted = db.prepare('SELECT COUNT(*) FROM tasks WHERE halt IS NOT NULL').pluck().get() as number;
@@ -56,7 +62,7 @@ try {
 
   // steady state right after: the next tick with 1.44 M Pending occurrences in the table
   const idleStarted = performance.now();
-  manager.materializer.tick(clock.now + 500);
+  await manager.materializer.tick(clock.now + 500);
   console.log(`next tick after the catch-up (nothing due): ${(performance.now() - idleStarted).toFixed(2)} ms`);
 
   // counting bound: per-second cron, one year of downtime
@@ -67,11 +73,11 @@ try {
   });
   clock.now += 365 * DAY;
   const boundStarted = performance.now();
-  manager.materializer.materializeSchedule(id, clock.now);
+  await manager.materializer.materializeSchedule(id, clock.now);
   const boundCountMs = performance.now() - boundStarted;
   const halt = JSON.parse(db.prepare('SELECT halt FROM tasks WHERE id = ?').pluck().get(id) as string) as { detectedAtLeast: number; isExact: boolean };
   console.log(`counting bound: per-second cron, 1 year down → halt detectedAtLeast=${halt.detectedAtLeast} isExact=${halt.isExact} in ${boundCountMs.toFixed(1)} ms`);
-  db.close();
+  storage.close();
   console.log(`targets: catch-up < 60000 ms (${catchUpMs < 60_000 ? 'met' : 'MISSED'}), bound < 1000 ms (${boundCountMs < 1000 ? 'met' : 'MISSED'})`);
   console.log(JSON.stringify({ bench: 'schedules', schedules: SCHEDULES, occurrences, catchUpMs: Math.round(catchUpMs), boundCountMs: Math.round(boundCountMs * 10) / 10 }));
 } finally {

@@ -1,5 +1,5 @@
 import type { ExecutionLogEntry, LogLevel } from '../contracts/index.js';
-import type { NewExecutionLog } from '../storage/sql/insertExecutionLog.js';
+import type { NewExecutionLog } from '../storage/EngineStore.js';
 import type { TaskLogger } from './types.js';
 import { errorText } from './validation.js';
 
@@ -10,21 +10,21 @@ export interface PendingLog {
 }
 
 /**
- * The execution log of one run (D9): `ctx.log`, capped at `cap` records per run; records beyond
+ * The execution log of one run: `ctx.log`, capped at `cap` records per run; records beyond
  * the cap are dropped (counted in `dropped`). Sequence numbers continue the task's previous runs.
  */
 export class RunLog {
   readonly entries: ExecutionLogEntry[] = [];
   dropped = 0;
   private closed = false;
-  private seq: number | undefined;
   readonly logger: TaskLogger;
 
   constructor(
     private readonly taskId: string,
     private readonly cap: number,
     private readonly clock: () => number,
-    private readonly lastSequence: (taskId: string) => number,
+    /** Highest sequence number the task's earlier runs wrote. */
+    private seq: number,
     private readonly sink: (log: PendingLog) => void,
   ) {
     const at = (level: LogLevel) => (message: string, err?: unknown) => this.append(level, message, err);
@@ -37,7 +37,6 @@ export class RunLog {
       this.dropped++;
       return;
     }
-    if (this.seq === undefined) this.seq = this.lastSequence(this.taskId);
     const timestamp = this.clock();
     const text = typeof message === 'string' ? message : String(message);
     const exceptionDetails = err === undefined || err === null ? null : errorText(err);

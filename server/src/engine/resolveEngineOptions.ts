@@ -1,4 +1,6 @@
 import type { AuditLevel } from '../contracts/index.js';
+import type { EngineStore } from '../storage/EngineStore.js';
+import { createSqliteEngineStore } from '../storage/sqlite/createSqliteEngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import { NO_RETRY, resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { EngineOptions } from './types.js';
@@ -11,7 +13,8 @@ export interface QueueConfig {
 }
 
 export interface ResolvedEngineOptions {
-  storage: SqliteStorage;
+  storage: SqliteStorage | undefined;
+  store: EngineStore;
   queues: Map<string, QueueConfig>;
   auditLevel: AuditLevel;
   pollIntervalMs: number;
@@ -24,7 +27,7 @@ export interface ResolvedEngineOptions {
 }
 
 const KNOWN = new Set([
-  'storage', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'clock', 'onError',
+  'storage', 'store', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'clock', 'onError',
 ]);
 const QUEUE_KEYS = new Set(['concurrency', 'capacity']);
 
@@ -33,12 +36,25 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   const at = (name: string) => `createEngine: option "${name}"`;
   assertPlainObject(options, 'createEngine: options');
   assertKnownKeys(options, KNOWN, 'createEngine');
-  const s = options.storage as Partial<SqliteStorage> | undefined;
-  if (!s || typeof s !== 'object' || !s.db || typeof s.db.prepare !== 'function') {
-    throw new TypeError(`${at('storage')} must be a storage from openSqliteStorage()`);
+  let storage: SqliteStorage | undefined;
+  let store: EngineStore;
+  if (options.store !== undefined) {
+    if (options.storage !== undefined) throw new TypeError(`createEngine: give either option "storage" or option "store", not both`);
+    const st = options.store as Partial<EngineStore> | null;
+    if (!st || typeof st !== 'object' || typeof st.commit !== 'function' || typeof st.recover !== 'function' || !st.schedules) {
+      throw new TypeError(`${at('store')} must be an EngineStore`);
+    }
+    store = st as EngineStore;
+  } else {
+    const s = options.storage as Partial<SqliteStorage> | undefined;
+    if (!s || typeof s !== 'object' || !s.db || typeof s.db.prepare !== 'function') {
+      throw new TypeError(`${at('storage')} must be a storage from openSqliteStorage()`);
+    }
+    if (s.readonly) throw new TypeError(`${at('storage')} is read-only; the engine needs a writable store`);
+    if (s.closed) throw new TypeError(`${at('storage')} is closed`);
+    storage = s as SqliteStorage;
+    store = createSqliteEngineStore(storage);
   }
-  if (s.readonly) throw new TypeError(`${at('storage')} is read-only; the engine needs a writable store`);
-  if (s.closed) throw new TypeError(`${at('storage')} is closed`);
 
   const queues = new Map<string, QueueConfig>();
   if (options.queues !== undefined) {
@@ -67,7 +83,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     throw new TypeError(`${at('onError')} must be a function`);
   }
   return {
-    storage: s as SqliteStorage,
+    storage,
+    store,
     queues,
     auditLevel: checkAuditLevel(options.auditLevel, at('auditLevel')) ?? 'Full',
     pollIntervalMs,
@@ -75,7 +92,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     retry: resolveRetryPolicy(options.retry, NO_RETRY, at('retry')),
     timeoutMs,
     stopGraceMs,
-    clock: options.clock ?? Date.now,
-    onError: options.onError ?? ((error, where) => console.error(`[svc-monitor engine] ${where}:`, error)),
+    clock: (options.clock as (() => number) | undefined) ?? Date.now,
+    onError: (options.onError as ((error: unknown, where: string) => void) | undefined) ?? ((error, where) => console.error(`[svc-monitor engine] ${where}:`, error)),
   };
 }

@@ -1,11 +1,12 @@
 import type { AuditLevel, SvcEvent, TaskStatus } from '../contracts/index.js';
+import type { EngineStore } from '../storage/EngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import type { TaskOperations } from './operations/TaskOperations.js';
 import type { ScheduleManager } from './schedules/ScheduleManager.js';
 import type { RateLimit } from './RateLimiter.js';
 import type { RetryOptions } from './RetryPolicy.js';
 
-/** `ctx.log` inside a handler: rows of execution_logs (D9), capped per run. */
+/** `ctx.log` inside a handler: rows of execution_logs, capped per run. */
 export interface TaskLogger {
   trace(message: string, err?: unknown): void;
   debug(message: string, err?: unknown): void;
@@ -40,7 +41,7 @@ export interface HandleOptions {
   retry?: RetryOptions;
   /** Per-run timeout for this type (dispatch options override). */
   timeoutMs?: number;
-  /** D14: at most `limit` starts per `windowMs` for this type (per rateLimitKey when a task has one). */
+  /** At most `limit` starts per `windowMs` for this type (per rateLimitKey when a task has one). */
   rateLimit?: RateLimit;
 }
 
@@ -52,7 +53,10 @@ export interface QueueOptions {
 }
 
 export interface EngineOptions {
-  storage: SqliteStorage;
+  /** A writable SQLite storage (openSqliteStorage); the engine writes through its SQLite EngineStore. */
+  storage?: SqliteStorage;
+  /** Any EngineStore (e.g. PostgreSQL). Exactly one of storage and store. */
+  store?: EngineStore;
   /** Named queues; 'default' is always present (concurrency 4, unlimited capacity unless given). */
   queues?: Record<string, QueueOptions>;
   /** Default audit level of new tasks. Default 'Full'. */
@@ -127,7 +131,10 @@ export type CancelResult =
 export type EngineEventListener = (event: SvcEvent) => void;
 
 export interface Engine {
-  readonly storage: SqliteStorage;
+  /** The SQLite storage given at creation (undefined when the engine was given a `store`). */
+  readonly storage: SqliteStorage | undefined;
+  /** The store the engine writes to. */
+  readonly store: EngineStore;
   readonly schedules: ScheduleManager;
   /** Retry of a finished task and bulk actions over many (management operations). */
   readonly tasks: TaskOperations;

@@ -1,3 +1,4 @@
+import type { TaskManagementStore } from './TaskManagementStore.js';
 import type { AuditLevel, LogLevel, ManagementStatus, MisfireKind, MisfirePolicy, TaskStatus } from '../contracts/index.js';
 
 /**
@@ -33,6 +34,8 @@ export interface EngineStore {
   nextWakeAt(now: number): Promise<number | null>;
   /** The durable schedules' operations. */
   readonly schedules: ScheduleStore;
+  /** Retry of a finished task and bulk actions (see TaskManagementStore). */
+  readonly management: TaskManagementStore;
   /** Recomputes every read model from the task table in one transaction. */
   rebuildReadModels(): Promise<void>;
   /**
@@ -40,6 +43,29 @@ export interface EngineStore {
    * the process reports ok false with a reason naming the file). Cheap: called once per poll.
    */
   checkLocation(): Promise<LocationCheck>;
+}
+
+/**
+ * Thrown (rejected) by a store when nothing was applied and the same call may succeed later:
+ * the database is locked by another process, the disk is full, an I/O error, a lost connection.
+ * The engine keeps the work in memory and tries again with backoff. Any other error means the
+ * input itself was refused.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(
+    message: string,
+    /** The underlying error code (e.g. SQLITE_BUSY, SQLITE_FULL). */
+    readonly code: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Whether a durable schedule row (never runs a handler itself; its occurrences do). */
+export function isScheduleRow(row: Pick<ScheduleRow, 'is_recurring' | 'occurrence_mode' | 'parent_task_id'>): boolean {
+  return row.is_recurring === 1 && row.occurrence_mode === 'Durable' && row.parent_task_id === null;
 }
 
 export type LocationCheck = { ok: true } | { ok: false; reason: string };

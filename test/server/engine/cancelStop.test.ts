@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
+import { openSqliteStorage } from '../../../server/src/index.js';
+import { engineOn } from './fixtures/storeUnderTest.js';
 import { closeAll, deferred, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
@@ -109,7 +110,7 @@ describe('cancel, graceful stop and recovery (D1)', () => {
     await h.engine.stop({ graceMs: 0 });
     expect(h.status(id)).toBe('ServiceStopped');
     const storage2 = openSqliteStorage({ file: h.file });
-    const engine2 = createEngine({ storage: storage2, pollIntervalMs: 20 });
+    const engine2 = engineOn(storage2, { pollIntervalMs: 20 });
     engine2.handle('Stuck.Job', () => undefined);
     await engine2.start();
     await waitFor(() => h.status(id) === 'Completed');

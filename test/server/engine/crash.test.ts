@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
+import { openSqliteStorage } from '../../../server/src/index.js';
+import { engineOn } from './fixtures/storeUnderTest.js';
 import { waitFor } from './helpers.js';
 
 const TASKS = 2000;
@@ -33,7 +34,7 @@ describe('crash recovery', () => {
 
       const storage = openSqliteStorage({ file });
       const leftInProgress = storage.db.prepare(`SELECT COUNT(*) FROM tasks WHERE status = 'InProgress'`).pluck().get() as number;
-      const engine = createEngine({ storage, queues: { default: { concurrency: 4 } }, pollIntervalMs: 20 });
+      const engine = engineOn(storage, { queues: { default: { concurrency: 4 } }, pollIntervalMs: 20 });
       engine.handle('Crash.Work', () => undefined);
       await engine.start();
       const q = (sql: string) => storage.db.prepare(sql).pluck().get() as number;

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEngine, openSqliteStorage, type Engine, type EngineOptions, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
+import { openSqliteStorage, type Engine, type EngineOptions, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
+import { engineOn } from './fixtures/storeUnderTest.js';
 
 export interface Harness {
   dir: string;
@@ -23,7 +24,7 @@ export function harness(options: Partial<EngineOptions> = {}): Harness {
   const dir = mkdtempSync(join(tmpdir(), 'svc-engine-'));
   const file = join(dir, 'tasks.db');
   const storage = openSqliteStorage({ file });
-  const engine = createEngine({ storage, pollIntervalMs: 20, ...options });
+  const engine = engineOn(storage, { pollIntervalMs: 20, ...options });
   const events: SvcEvent[] = [];
   engine.on('event', (e) => events.push(e));
   const h: Harness = {

@@ -14,10 +14,11 @@ vi.mock('../../../server/src/engine/schedules/index.js', () => ({
 afterEach(closeAll);
 
 describe('EngineInternals seam (used by the durable schedules)', () => {
-  it('lends the writer connection, clock, queues, handler names; tickers run at start and on their interval; wake promotes rows written directly', async () => {
+  it('lends the store, clock, queues, handler names; tickers run at start and on their interval; wake promotes rows written directly', async () => {
     const h = harness({ queues: { reports: { concurrency: 1 } }, auditLevel: 'ErrorsOnly', clock: () => 1_700_000_000_000 + (Date.now() % 1000) });
     const i = captured.internals!;
-    expect(i.db).toBe(h.storage.db);
+    expect(i.store).toBe(h.engine.store);
+    expect(i.store.location).toBe(h.file);
     expect(i.defaultAuditLevel).toBe('ErrorsOnly');
     expect(i.now()).toBeGreaterThanOrEqual(1_700_000_000_000);
     expect(i.resolveQueue('reports')).toBe('reports');
@@ -29,7 +30,7 @@ describe('EngineInternals seam (used by the durable schedules)', () => {
     expect(i.isRunning()).toBe(false);
 
     const ticks: number[] = [];
-    i.addTicker('test', (now) => ticks.push(now), 15);
+    i.addTicker('test', (now) => void ticks.push(now), 15);
     expect(ticks).toHaveLength(0);
     await h.engine.start();
     expect(i.isRunning()).toBe(true);
@@ -42,12 +43,12 @@ describe('EngineInternals seam (used by the durable schedules)', () => {
     expect(emitted).toEqual(['OccurrenceSkipped']);
 
     // A part writes a due Pending row directly and wakes the engine.
-    i.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
+    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
       VALUES ('occ-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'reports', 'Pending', 'Full', 1, 1)`).run();
     i.wake();
     await waitFor(() => h.status('occ-1') === 'Completed');
     // A durable schedule row (occurrence_mode Durable, no parent) is never run even when due.
-    i.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, occurrence_mode, is_recurring)
+    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, occurrence_mode, is_recurring)
       VALUES ('sched-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 1, 'Durable', 1)`).run();
     i.wake();
     await new Promise((r) => setTimeout(r, 60));

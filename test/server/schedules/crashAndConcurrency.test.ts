@@ -80,7 +80,7 @@ describe('crash and concurrency (separate engine processes on one SQLite file)',
     expect(atKill % 1440).toBe(0); // one transaction per schedule: no half-written schedule
 
     const h = openScheduleHarness({ file, graceMs: 5000, lookaheadMs: 2000 });
-    h.tick(now);
+    await h.tick(now);
     h.db.close();
     expect(verify(file, ids, Math.floor((now + 2000) / MINUTE) * MINUTE)).toBe(60 * 1440); // 1440 slots each
   });

@@ -18,8 +18,8 @@ afterEach(() => h?.close());
 async function downtime(policy: MisfirePolicy, overflowCap: number) {
   h = openScheduleHarness({ startAt: CREATED });
   const id = await h.manager.upsert({ key: `hourly-${policy}`, type: 'Reports.Hourly', cron: '0 * * * *', misfire: { policy, overflowCap } });
-  expect(h.tick().written).toBe(0); // nothing due at creation
-  h.tick(BACK);
+  expect((await h.tick()).written).toBe(0); // nothing due at creation
+  await h.tick(BACK);
   const skipped = h.events.map((e) => ({ reason: e.reason, skippedCount: e.skippedCount, firstSlotUtc: e.firstSlotUtc, lastSlotUtc: e.lastSlotUtc }));
   return { id, occ: occurrencesOf(h.db, id), row: scheduleRow(h.db, id), skipped };
 }
@@ -54,13 +54,13 @@ describe('3 days of downtime on an hourly schedule', () => {
       scheduleVersion: 1,
     });
     // a halt never releases itself: later ticks leave it alone, and so does a restarted engine
-    h.tick('2026-01-09T00:30:00Z');
+    await h.tick('2026-01-09T00:30:00Z');
     expect(occurrencesOf(h.db, row.id)).toEqual([]);
     const file = h.file;
     h.db.close();
     const restarted = openScheduleHarness({ file, startAt: '2026-01-10T00:30:00Z' });
     try {
-      restarted.tick();
+      await restarted.tick();
       expect(occurrencesOf(restarted.db, row.id)).toEqual([]);
       expect(JSON.parse(scheduleRow(restarted.db, row.id).halt!).atUtc).toBe(BACK);
     } finally {
@@ -116,10 +116,10 @@ describe('3 days of downtime on an hourly schedule', () => {
 
   it('after the catch-up, slots are materialized OnTime ahead of their slot, numbering goes on', async () => {
     const { id } = await downtime('ReplayAll', 100);
-    h.tick('2026-01-08T00:59:59.000Z'); // 01:00 is within the 2 s lookahead
+    await h.tick('2026-01-08T00:59:59.000Z'); // 01:00 is within the 2 s lookahead
     const last = occurrencesOf(h.db, id).at(-1)!;
     expect(last).toMatchObject({ nominal_slot_at: ms('2026-01-08T01:00:00Z'), scheduled_at: ms('2026-01-08T01:00:00Z'), misfire_kind: 'OnTime', run_number: 25, status: 'Pending' });
-    h.tick('2026-01-08T01:00:00.500Z');
+    await h.tick('2026-01-08T01:00:00.500Z');
     expect(occurrencesOf(h.db, id)).toHaveLength(25); // no duplicate for the same slot
     expect(scheduleRow(h.db, id).scheduled_at).toBe(ms('2026-01-08T02:00:00Z'));
   });
@@ -131,7 +131,7 @@ describe('audit level and queue of occurrences', () => {
     const full = await h.manager.upsert({ key: 'full', type: 'Jobs.A', cron: '0 * * * *', queue: 'reports' });
     const quiet = await h.manager.upsert({ key: 'quiet', type: 'Jobs.A', cron: '0 * * * *', auditLevel: 'ErrorsOnly' });
     const none = await h.manager.upsert({ key: 'none', type: 'Jobs.A', cron: '0 * * * *', auditLevel: 'None' });
-    h.tick('2026-01-05T02:30:00Z');
+    await h.tick('2026-01-05T02:30:00Z');
     const q = (id: string) => h.db.prepare('SELECT queue, audit_level, handler, request FROM tasks WHERE parent_task_id = ?').all(id);
     expect(q(full)).toEqual([1, 2].map(() => ({ queue: 'reports', audit_level: 'Full', handler: 'Jobs.AHandler', request: 'null' })));
     expect(occurrencesOf(h.db, full).map((o) => auditsOf(h.db, o.id))).toEqual([['Pending'], ['Pending']]);
@@ -145,7 +145,7 @@ describe('bounded series and intervals', () => {
   it('maxRuns: the schedule row becomes Completed after its last materialization', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:00:30Z' });
     const id = await h.manager.upsert({ key: 'three', type: 'Jobs.Three', every: '10m', maxRuns: 3 });
-    for (let t = ms('2026-01-05T00:00:30Z'); t <= ms('2026-01-05T01:00:00Z'); t += 60_000) h.tick(t);
+    for (let t = ms('2026-01-05T00:00:30Z'); t <= ms('2026-01-05T01:00:00Z'); t += 60_000) await h.tick(t);
     const occ = occurrencesOf(h.db, id);
     expect(occ.map((o) => [iso(o.nominal_slot_at), o.run_number, o.misfire_kind])).toEqual([
       ['2026-01-05T00:10:30.000Z', 1, 'OnTime'],
@@ -159,7 +159,7 @@ describe('bounded series and intervals', () => {
   it('until: the series ends with its last slot at or before until', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'until', type: 'Jobs.Until', cron: '0 * * * *', until: '2026-01-05T03:00:00Z' });
-    h.tick('2026-01-05T10:00:00Z');
+    await h.tick('2026-01-05T10:00:00Z');
     expect(occurrencesOf(h.db, id).map((o) => iso(o.nominal_slot_at))).toEqual(hourly('2026-01-05T01:00:00Z', '2026-01-05T03:00:00Z'));
     expect(scheduleRow(h.db, id).status).toBe('Completed');
   });
@@ -167,7 +167,7 @@ describe('bounded series and intervals', () => {
   it('interval schedules count arithmetically: a year of 1 s slots halts with an exact count', async () => {
     h = openScheduleHarness({ startAt: '2026-01-01T00:00:00Z' });
     const id = await h.manager.upsert({ key: 'fast', type: 'Jobs.Fast', every: 1000, misfire: { policy: 'ReplayAll', windowMs: 400 * 86_400_000, overflowCap: 100 } });
-    h.tick('2027-01-01T00:00:00Z');
+    await h.tick('2027-01-01T00:00:00Z');
     const halt = JSON.parse(scheduleRow(h.db, id).halt!);
     // slots T+1 s … T+365 d−6 s are older than now − 5 s grace (the one at exactly now − 5 s is still on time)
     expect(halt).toMatchObject({ isExact: true, detectedAtLeast: 365 * 86_400 - 6 });

@@ -20,7 +20,7 @@ describe('resume after a halt', () => {
       key: 'nightly', type: 'Reports.Nightly', cron: '0 * * * *', until: '2026-01-07T22:00:00Z',
       misfire: { policy: 'ReplayAll', overflowCap: 20 },
     });
-    h.tick('2026-01-08T00:30:00Z');
+    await h.tick('2026-01-08T00:30:00Z');
     expect(JSON.parse(scheduleRow(h.db, id).halt!)).toMatchObject({ detectedAtLeast: 22, isExact: true, cursorUtc: '2026-01-05T00:30:00.000Z' });
 
     // Resume at once: same backlog, still over the cap → halts again (new detection time).
@@ -58,7 +58,7 @@ describe('definition change', () => {
   it('bumps scheduleVersion, clears the halt and materializes under the new definition', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *', misfire: { overflowCap: 10 } });
-    h.tick('2026-01-08T00:30:00Z');
+    await h.tick('2026-01-08T00:30:00Z');
     expect(scheduleRow(h.db, id).halt).not.toBeNull();
     // the same definition again changes nothing (the halt stays)
     expect(await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *', misfire: { overflowCap: 10 } })).toBe(id);
@@ -67,7 +67,7 @@ describe('definition change', () => {
 
     expect(await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *', misfire: { overflowCap: 50 } })).toBe(id);
     expect(scheduleRow(h.db, id)).toMatchObject({ schedule_version: 2, halt: null, status: 'Pending' });
-    h.tick();
+    await h.tick();
     const occ = occurrencesOf(h.db, id);
     expect(occ).toHaveLength(24);
     expect(occ.every((o) => o.schedule_version === 2)).toBe(true);
@@ -76,7 +76,7 @@ describe('definition change', () => {
   it('cancels not-yet-started occurrences of the old version whose slot the new definition does not produce', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *' });
-    h.tick('2026-01-05T06:30:00Z'); // 01:00 … 06:00 → six CatchUp occurrences (within cap 100)
+    await h.tick('2026-01-05T06:30:00Z'); // 01:00 … 06:00 → six CatchUp occurrences (within cap 100)
     const occ = occurrencesOf(h.db, id);
     expect(occ).toHaveLength(6);
     const [one, two, three] = occ;
@@ -97,7 +97,7 @@ describe('definition change', () => {
     const five = occurrencesOf(h.db, id)[4]!;
     expect(auditsOf(h.db, five.id)).toEqual(['Pending', 'Cancelled']);
     expect(scheduleRow(h.db, id)).toMatchObject({ schedule_version: 2, scheduled_at: ms('2026-01-05T08:00:00Z') });
-    h.tick('2026-01-05T07:59:59Z');
+    await h.tick('2026-01-05T07:59:59Z');
     expect(occurrencesOf(h.db, id).at(-1)).toMatchObject({ nominal_slot_at: ms('2026-01-05T08:00:00Z'), schedule_version: 2, run_number: 7 });
   });
 });
@@ -106,7 +106,7 @@ describe('cancel', () => {
   it('cancels the schedule and its not-started occurrences; running ones finish; the key stays dead', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'c', type: 'Jobs.C', cron: '0 * * * *' });
-    h.tick('2026-01-05T04:30:00Z');
+    await h.tick('2026-01-05T04:30:00Z');
     const [a, b, c, d] = occurrencesOf(h.db, id);
     setStatus(a!.id, 'InProgress');
     setStatus(b!.id, 'WaitingQueue');
@@ -119,7 +119,7 @@ describe('cancel', () => {
     expect(occurrencesOf(h.db, id).map((o) => o.status)).toEqual(['InProgress', 'Cancelled', 'Failed', 'Cancelled']);
     expect(auditsOf(h.db, d!.id)).toEqual(['Pending', 'Cancelled']);
 
-    h.tick('2026-01-05T10:30:00Z');
+    await h.tick('2026-01-05T10:30:00Z');
     expect(occurrencesOf(h.db, id)).toHaveLength(4); // nothing materialized after cancel
     expect(await h.manager.cancel('c')).toMatchObject({ status: 'Conflict' });
     await expect(h.manager.upsert({ key: 'c', type: 'Jobs.C', cron: '0 * * * *' })).rejects.toMatchObject({ status: 'Conflict' });
@@ -147,7 +147,7 @@ describe('requeue', () => {
   it('puts a Failed or Cancelled occurrence back to Queued with its id and audit trail, spending no run', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'r', type: 'Jobs.R', cron: '0 * * * *' });
-    h.tick('2026-01-05T03:30:00Z');
+    await h.tick('2026-01-05T03:30:00Z');
     const [a, b, c] = occurrencesOf(h.db, id);
     setStatus(a!.id, 'Failed', 'Error: boom');
     setStatus(b!.id, 'Cancelled');
@@ -161,7 +161,7 @@ describe('requeue', () => {
     expect(after[0]).toMatchObject({ id: a!.id, status: 'Queued', run_number: 1, scheduled_at: ms('2026-01-05T03:40:00Z') });
     expect(auditsOf(h.db, a!.id)).toEqual(['Pending', 'Failed', 'Queued']);
     expect(auditsOf(h.db, b!.id)).toEqual(['Pending', 'Cancelled', 'Queued']);
-    h.tick('2026-01-05T03:59:59Z');
+    await h.tick('2026-01-05T03:59:59Z');
     expect(occurrencesOf(h.db, id).at(-1)!.run_number).toBe(4); // the series' numbering is unaffected
 
     // refusals

@@ -61,9 +61,9 @@ describe('materializer properties (random definitions, downtime, policies and ca
         const id = await h.manager.upsert({ key, type: 'Prop.Job', ...s.def, timeZone: s.zone, misfire: { policy: s.policy, overflowCap: s.overflowCap, windowMs: s.windowMs } });
         const firstEvent = h.events.length;
         let t = s.created;
-        for (const d of s.onlineBefore) h.tick((t += d));
-        h.tick((t += s.downtimeMs + 1000));
-        for (const d of s.onlineAfter) h.tick((t += d));
+        for (const d of s.onlineBefore) await h.tick((t += d));
+        await h.tick((t += s.downtimeMs + 1000));
+        for (const d of s.onlineAfter) await h.tick((t += d));
         const events = h.events.slice(firstEvent).filter((e: SvcEvent) => e.taskId === id);
         const occ = occurrencesOf(h.db, id);
         const row = scheduleRow(h.db, id);

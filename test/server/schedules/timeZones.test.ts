@@ -10,7 +10,7 @@ afterEach(() => h?.close());
 async function materialized(cron: string, zone: string, from: string, to: string): Promise<string[]> {
   h = openScheduleHarness({ startAt: from });
   const id = await h.manager.upsert({ key: `${cron}@${zone}`, type: 'Jobs.Zoned', cron, timeZone: zone });
-  for (let t = ms(from); t <= ms(to); t += 600_000) h.tick(t);
+  for (let t = ms(from); t <= ms(to); t += 600_000) await h.tick(t);
   const occ = occurrencesOf(h.db, id);
   expect(occ.every((o) => o.time_zone_id === zone && o.misfire_kind === 'OnTime')).toBe(true);
   expect(scheduleRow(h.db, id).time_zone_id).toBe(zone);
@@ -74,7 +74,7 @@ describe('the counting bound', () => {
       key: 'every-second', type: 'Jobs.Second', cron: '* * * * * *', timeZone: 'Europe/Rome',
       misfire: { policy: 'ReplayAll', windowMs: 400 * 86_400_000, overflowCap: 1000 },
     });
-    h.tick('2027-01-01T00:00:00Z');
+    await h.tick('2027-01-01T00:00:00Z');
     expect(JSON.parse(scheduleRow(h.db, id).halt!)).toEqual({
       atUtc: '2027-01-01T00:00:00.000Z',
       reason: 'OverflowCapExceeded',
@@ -92,7 +92,7 @@ describe('the counting bound', () => {
       key: 'collapse-second', type: 'Jobs.Second', cron: '* * * * * *',
       misfire: { policy: 'Collapse', windowMs: 400 * 86_400_000 },
     });
-    h.tick('2027-01-01T00:00:00Z');
+    await h.tick('2027-01-01T00:00:00Z');
     const occ = occurrencesOf(h.db, id);
     expect(occ.filter((o) => o.misfire_kind === 'CatchUp')).toEqual([
       expect.objectContaining({

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, openSqliteStorage, type Engine, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
+import { engineOn } from '../engine/fixtures/storeUnderTest.js';
+import { openSqliteStorage, type Engine, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
 
 // Durable schedules inside the real engine (createEngine): the materializer runs as its ticker,
 // the engine's workers run the occurrences, and never the schedule row. The engines run on an
@@ -40,13 +41,13 @@ describe('durable schedules in the real engine', () => {
   it('after an hour of downtime, the first tick catches up and the workers run every occurrence, never the schedule row', async () => {
     open();
     // The schedule was created an hour ago by an engine that then went down.
-    const before = createEngine({ storage, clock: () => HOUR_AGO });
+    const before = engineOn(storage, { clock: () => HOUR_AGO });
     const id = await before.schedules.upsert({
       key: 'minutely', type: 'Jobs.Minute', cron: '* * * * *',
       misfire: { policy: 'ReplayAll', windowMs: 30 * 60_000, overflowCap: 100 },
     });
 
-    engine = createEngine({ storage, pollIntervalMs: 20, clock: () => NOW });
+    engine = engineOn(storage, { pollIntervalMs: 20, clock: () => NOW });
     const events: SvcEvent[] = [];
     engine.on('event', (e) => events.push(e));
     const ran: string[] = [];
@@ -79,10 +80,10 @@ describe('durable schedules in the real engine', () => {
 
   it('a failed occurrence requeued through engine.schedules runs again under its id and completes', async () => {
     open();
-    const before = createEngine({ storage, clock: () => HOUR_AGO - 1_000 });
+    const before = engineOn(storage, { clock: () => HOUR_AGO - 1_000 });
     const id = await before.schedules.upsert({ key: 'once', type: 'Jobs.Flaky', every: '1h', misfire: { policy: 'Skip' } });
 
-    engine = createEngine({ storage, pollIntervalMs: 20, clock: () => NOW });
+    engine = engineOn(storage, { pollIntervalMs: 20, clock: () => NOW });
     let calls = 0;
     engine.handle('Jobs.Flaky', async () => {
       calls++;

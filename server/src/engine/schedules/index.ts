@@ -1,5 +1,4 @@
-import { selectScheduleByKey } from '../../storage/sql/schedules/selectScheduleByKey.js';
-import { selectTaskById } from '../../storage/sql/schedules/selectTaskById.js';
+import type { ScheduleRow } from '../../storage/EngineStore.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { cancelScheduleRow } from './cancelSchedule.js';
 import { OccurrenceMaterializer, type MaterializerOptions } from './OccurrenceMaterializer.js';
@@ -22,30 +21,31 @@ export interface DurableScheduleManager extends ScheduleManager {
 }
 
 /**
- * DESIGN §4.3: the schedule manager exposed as `engine.schedules`. Registers the occurrence
- * materializer as an engine ticker (every `intervalMs`, default 1 s).
+ * The schedule manager exposed as `engine.schedules`. Registers the occurrence materializer as an
+ * engine ticker (every `intervalMs`, default 1 s).
  */
 export function createScheduleManager(internals: EngineInternals, options: ScheduleManagerOptions = {}): DurableScheduleManager {
   const materializer = new OccurrenceMaterializer(internals, options);
-  internals.addTicker('occurrence-materializer', (now) => void materializer.tick(now), materializer.options.intervalMs);
+  internals.addTicker('occurrence-materializer', (now) => materializer.tick(now), materializer.options.intervalMs);
+  const { schedules } = internals.store;
 
-  const byKey = (key: string, run: (row: NonNullable<ReturnType<typeof selectScheduleByKey>>) => ScheduleOperationResult): ScheduleOperationResult => {
+  const byKey = async (key: string, run: (row: ScheduleRow) => Promise<ScheduleOperationResult>): Promise<ScheduleOperationResult> => {
     if (typeof key !== 'string' || key === '') return { status: 'NotFound', message: 'A schedule key is required.' };
-    const row = selectScheduleByKey(internals.db, key);
+    const row = await schedules.findByKey(key);
     return row ? run(row) : { status: 'NotFound', message: `No durable schedule with key "${key}".` };
   };
-  const byId = (id: string, run: (row: NonNullable<ReturnType<typeof selectTaskById>>) => ScheduleOperationResult): ScheduleOperationResult => {
-    const row = typeof id === 'string' ? selectTaskById(internals.db, id) : undefined;
+  const byId = async (id: string, run: (row: ScheduleRow) => Promise<ScheduleOperationResult>): Promise<ScheduleOperationResult> => {
+    const row = typeof id === 'string' ? await schedules.findById(id) : undefined;
     return row ? run(row) : { status: 'NotFound', message: 'No task with this id.' };
   };
 
   return {
     materializer,
     upsert: async (definition) => upsertSchedule(internals, definition),
-    cancel: async (key) => byKey(key, (row) => cancelScheduleRow(internals, row)),
-    resume: async (key) => byKey(key, (row) => resumeScheduleRow(internals, materializer, row)),
+    cancel: (key) => byKey(key, (row) => cancelScheduleRow(internals, row)),
+    resume: (key) => byKey(key, (row) => resumeScheduleRow(internals, materializer, row)),
     requeue: async (occurrenceId) => requeueOccurrence(internals, occurrenceId),
-    cancelTask: async (id) => byId(id, (row) => cancelScheduleRow(internals, row)),
-    resumeTask: async (id) => byId(id, (row) => resumeScheduleRow(internals, materializer, row)),
+    cancelTask: (id) => byId(id, (row) => cancelScheduleRow(internals, row)),
+    resumeTask: (id) => byId(id, (row) => resumeScheduleRow(internals, materializer, row)),
   };
 }

@@ -1,6 +1,5 @@
-import { isScheduleRow, type ScheduleRow } from '../../storage/sql/schedules/ScheduleRow.js';
-import { selectTaskById } from '../../storage/sql/schedules/selectTaskById.js';
-import { setScheduleHalt } from '../../storage/sql/schedules/setScheduleHalt.js';
+import type { ScheduleRow } from '../../storage/EngineStore.js';
+import { isScheduleRow } from '../../storage/EngineStore.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { createSlotSource } from './createSlotSource.js';
 import type { OccurrenceMaterializer } from './OccurrenceMaterializer.js';
@@ -8,16 +7,15 @@ import { ScheduleOperationError, type ScheduleOperationResult } from './Schedule
 import { parseStoredDefinition } from './StoredScheduleDefinition.js';
 
 /**
- * Resume (spec §3): releases a halt, keeps cursor and backlog, and re-plans the backlog at once
+ * Resume: releases a halt, keeps cursor and backlog, and re-plans the backlog at once
  * against the current definition (it may halt again). A schedule without a halt answers
  * Succeeded with releasedHalt=false. Unevaluable definition → Unavailable, nothing written.
  */
-export function resumeScheduleRow(
+export async function resumeScheduleRow(
   internals: EngineInternals,
   materializer: OccurrenceMaterializer,
   row: ScheduleRow,
-): ScheduleOperationResult {
-  const { db } = internals;
+): Promise<ScheduleOperationResult> {
   if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
   if (row.task_key === null) {
     return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
@@ -31,21 +29,14 @@ export function resumeScheduleRow(
     if (err instanceof ScheduleOperationError) return { status: 'Unavailable', message: err.message, taskId: row.id };
     throw err;
   }
-  const releasedHalt = db
-    .transaction((): boolean => {
-      const fresh = selectTaskById(db, row.id)!;
-      if (fresh.halt === null) return false;
-      setScheduleHalt(db, row.id, null);
-      return true;
-    })
-    .immediate();
+  const releasedHalt = await internals.store.schedules.releaseHalt(row.id);
   let haltedAgain = false;
   try {
-    haltedAgain = materializer.materializeSchedule(row.id, internals.now()).halted;
+    haltedAgain = (await materializer.materializeSchedule(row.id, internals.now())).halted;
   } catch (err) {
     if (!(err instanceof ScheduleOperationError)) throw err;
   }
-  const after = selectTaskById(db, row.id)!;
+  const after = (await internals.store.schedules.findById(row.id))!;
   const result: ScheduleOperationResult = {
     status: 'Succeeded',
     message: !releasedHalt

@@ -1,12 +1,9 @@
 import type { Database } from 'better-sqlite3';
+import type { ClaimDecider } from '../EngineStore.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
 import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
 
-/**
- * Decides per candidate: run it now (true), or leave it Queued and throttled until the returned
- * instant (a number: D14 throttled_until).
- */
-export type ClaimDecider = (row: RunnableTaskRow) => true | number;
+export type { ClaimDecider };
 
 /**
  * Queued → InProgress for up to `limit` of the oldest Queued rows of a queue whose type this

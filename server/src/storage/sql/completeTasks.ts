@@ -1,25 +1,8 @@
 import type { Database } from 'better-sqlite3';
-import type { AuditLevel } from '../../contracts/index.js';
+import type { FinishedRun } from '../EngineStore.js';
 import { auditAllows, type StatusAuditWriter } from './insertStatusAudit.js';
 
-/** The end of one run (or of a cancelled run), recorded on an InProgress row. */
-export interface FinishedRun {
-  id: string;
-  auditLevel: AuditLevel;
-  /** End of the run: last_execution_at, runs_audit.executed_at, audit time. */
-  endedAt: number;
-  /** Measured around the handler; 0 when the run threw. */
-  executionTimeMs: number;
-  /** Outcome of the run: Completed or Failed counts as a finished run (run_count + 1); Cancelled does not. */
-  outcome: 'Completed' | 'Failed' | 'Cancelled';
-  exception: string | null;
-  /** The status the row moves to: Completed, Failed, Cancelled, or Pending (inline recurring, next run). */
-  nextStatus: 'Completed' | 'Failed' | 'Cancelled' | 'Pending';
-  /** Due time of the next inline recurring run (nextStatus Pending). */
-  nextScheduledAt: number | null;
-  /** Inline recurring row: writes a runs_audit row for the run (subject to the audit level). */
-  recurring: boolean;
-}
+export type { FinishedRun };
 
 /**
  * Group commit of finished runs: one UPDATE per row (status, last_execution_at, execution_time_ms,

@@ -1,14 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { LogLevel } from '../../contracts/index.js';
+import type { NewExecutionLog } from '../EngineStore.js';
 
-export interface NewExecutionLog {
-  taskId: string;
-  timestamp: number;
-  level: LogLevel;
-  message: string;
-  exceptionDetails: string | null;
-  sequenceNumber: number;
-}
+export type { NewExecutionLog };
 
 /** Appends one execution log row (D9); returns its id. */
 export function prepareInsertExecutionLog(db: Database): (log: NewExecutionLog) => number {

@@ -1,17 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { AuditLevel, TaskStatus } from '../../contracts/index.js';
+import type { TaskState } from '../EngineStore.js';
 
-export interface TaskState {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  status: TaskStatus;
-  audit_level: AuditLevel;
-  parent_task_id: string | null;
-  is_schedule: 0 | 1;
-}
+export type { TaskState };
 
 /** The few columns the engine needs to act on one row by id. */
 export function prepareReadTaskState(db: Database): (id: string) => TaskState | undefined {

@@ -1,26 +1,11 @@
+import type { NewOccurrence } from '../../EngineStore.js';
 import type { Database, Statement } from 'better-sqlite3';
 import type { AuditLevel, MisfireKind } from '../../../contracts/index.js';
 import { preparedStatement } from './preparedStatement.js';
 
-export interface NewOccurrenceRow {
+/** A new occurrence with its id. */
+export interface NewOccurrenceRow extends NewOccurrence {
   id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  auditLevel: AuditLevel;
-  createdAt: number;
-  scheduledAt: number;
-  timeZoneId: string;
-  scheduleVersion: number;
-  parentTaskId: string;
-  nominalSlotAt: number;
-  runNumber: number;
-  misfireKind: MisfireKind;
-  missedFrom: number | null;
-  missedThrough: number | null;
-  missedCount: number | null;
-  missedCountIsExact: number | null;
 }
 
 const COLUMNS = `(id, type, handler, request, queue, status, audit_level, created_at, scheduled_at,

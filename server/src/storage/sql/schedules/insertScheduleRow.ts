@@ -1,22 +1,9 @@
+import type { NewScheduleRow } from '../../EngineStore.js';
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel, MisfirePolicy } from '../../../contracts/index.js';
 import { preparedStatement } from './preparedStatement.js';
 
-export interface NewScheduleRow {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  taskKey: string;
-  auditLevel: AuditLevel;
-  createdAt: number;
-  nextSlotAt: number | null;
-  misfirePolicy: MisfirePolicy;
-  timeZoneId: string;
-  definitionJson: string;
-  cursorAt: number;
-}
+export type { NewScheduleRow };
 
 /** Inserts an active (Pending) durable schedule row, version 1. */
 export function insertScheduleRow(db: Database, row: NewScheduleRow): void {

@@ -1,13 +1,9 @@
+import type { OpenOccurrence } from '../../EngineStore.js';
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel } from '../../../contracts/index.js';
 import { preparedStatement } from './preparedStatement.js';
 
-export interface OpenOccurrence {
-  id: string;
-  nominal_slot_at: number;
-  schedule_version: number;
-  audit_level: AuditLevel;
-}
+export type { OpenOccurrence };
 
 /** Occurrences of a schedule that have not started: Pending, Queued or WaitingQueue. */
 export function selectOpenOccurrences(db: Database, scheduleId: string): OpenOccurrence[] {

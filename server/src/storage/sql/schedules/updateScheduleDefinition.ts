@@ -1,21 +1,9 @@
+import type { ScheduleDefinitionChange } from '../../EngineStore.js';
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel, MisfirePolicy, TaskStatus } from '../../../contracts/index.js';
 import { preparedStatement } from './preparedStatement.js';
 
-export interface ScheduleDefinitionChange {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  auditLevel: AuditLevel;
-  status: TaskStatus;
-  nextSlotAt: number | null;
-  misfirePolicy: MisfirePolicy;
-  timeZoneId: string;
-  scheduleVersion: number;
-  definitionJson: string;
-}
+export type { ScheduleDefinitionChange };
 
 /** A changed definition: new version, halt cleared (DESIGN §4.3). The cursor is kept. */
 export function updateScheduleDefinition(db: Database, change: ScheduleDefinitionChange): void {

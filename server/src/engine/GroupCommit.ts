@@ -1,0 +1,411 @@
+import type {
+  AttemptFailure, CancelOutcome, CommitBatch, CommitOutcome, DispatchStep, EngineStore, FinishedRun, InsertOutcome, NewTask,
+  QueueCapacities, RunnableTaskRow, StoppedRun,
+} from '../storage/EngineStore.js';
+import { StoreUnavailableError } from '../storage/EngineStore.js';
+import type { PendingLog } from './RunLog.js';
+
+/** Inserts per commit; the rest waits for the next one (keeps a commit short). */
+const MAX_INSERTS_PER_COMMIT = 4000;
+const RETRY_MIN_MS = 5;
+const RETRY_MAX_MS = 1000;
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(err: unknown): void;
+}
+
+interface PendingInsert extends Waiter<InsertOutcome> {
+  task: NewTask;
+}
+
+interface PendingCancel extends Waiter<CancelOutcome> {
+  id: string;
+}
+
+/** A finished run waiting to be written; `after` runs once it is, `lost` when the row was no longer InProgress. */
+export interface PendingFinish {
+  run: FinishedRun;
+  after: () => void;
+  lost: (() => void) | undefined;
+}
+
+interface PendingAttemptFailure {
+  failure: AttemptFailure;
+  after: (() => void) | undefined;
+}
+
+export interface GroupCommitHooks {
+  /** Before each commit: what to promote and claim, or null when the engine must not claim now. */
+  dispatchStep(now: number): DispatchStep | null;
+  /** A Pending row is due at `at` (a new row, or a keyed row whose due time changed). */
+  noteDue(at: number): void;
+  /** After each commit that carried a dispatch step. */
+  promoted(count: number, limit: number): void;
+  /** After commit (and after the waiters of the batch): rows now InProgress for this engine. */
+  claimed(rows: RunnableTaskRow[]): void;
+  /** The writer is idle: nothing queued. */
+  idle(): void;
+  /** A commit failed or succeeded again after failing. */
+  writeState(failing: unknown | null): void;
+  onError(err: unknown, where: string): void;
+}
+
+/**
+ * The write side of the engine: collects every change (new tasks, cancels, finished runs, failed
+ * attempts, stopped runs, execution logs) and writes them together in one `store.commit`, at most
+ * one commit in flight. Callers' promises settle after the commit. When the store is unavailable
+ * (locked, disk full, I/O error) nothing is dropped: the batch goes back to the front of the
+ * queue and the next attempt waits with backoff (on a timer: the event loop never blocks).
+ */
+export class GroupCommit {
+  private inserts: PendingInsert[] = [];
+  private cancels: PendingCancel[] = [];
+  private failures: PendingAttemptFailure[] = [];
+  private finishes: PendingFinish[] = [];
+  private stops: StoppedRun[] = [];
+  private logs: PendingLog[] = [];
+
+  private scheduled = false;
+  private inFlight: Promise<void> | null = null;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retryDelay = 0;
+  /** Since when the oldest queued change has waited (ms, engine clock); null: nothing unwritten. */
+  private oldestSince: number | null = null;
+  private lastError: unknown = null;
+
+  constructor(
+    private readonly store: EngineStore,
+    private readonly capacities: QueueCapacities,
+    private readonly clock: () => number,
+    private readonly hooks: GroupCommitHooks,
+  ) {}
+
+  // ------------------------------------------------------------ queueing
+
+  insert(task: NewTask): Promise<InsertOutcome> {
+    return new Promise((resolve, reject) => {
+      this.inserts.push({ task, resolve, reject });
+      this.queued();
+    });
+  }
+
+  cancel(id: string): Promise<CancelOutcome> {
+    return new Promise((resolve, reject) => {
+      this.cancels.push({ id, resolve, reject });
+      this.queued();
+    });
+  }
+
+  attemptFailed(failure: AttemptFailure, after?: () => void): void {
+    this.failures.push({ failure, after });
+    this.queued();
+  }
+
+  finish(f: PendingFinish): void {
+    this.finishes.push(f);
+    this.queued();
+  }
+
+  serviceStopped(s: StoppedRun): void {
+    this.stops.push(s);
+    this.queued();
+  }
+
+  log(l: PendingLog): void {
+    this.logs.push(l);
+    if (this.oldestSince === null) this.oldestSince = this.clock();
+  }
+
+  private queued(): void {
+    if (this.oldestSince === null) this.oldestSince = this.clock();
+    this.schedule();
+  }
+
+  hasWork(): boolean {
+    return (
+      this.inserts.length > 0 || this.cancels.length > 0 || this.failures.length > 0 || this.finishes.length > 0 ||
+      this.stops.length > 0 || this.logs.length > 0
+    );
+  }
+
+  /** Changes waiting to be written (logs included). */
+  get unwritten(): number {
+    return this.inserts.length + this.cancels.length + this.failures.length + this.finishes.length + this.stops.length + this.logs.length;
+  }
+
+  /** Age (ms) of the oldest change not yet written; 0 when everything is written. */
+  oldestUnwrittenMs(now: number): number {
+    return this.oldestSince === null ? 0 : Math.max(0, now - this.oldestSince);
+  }
+
+  /** The error of the last failed commit, null once a commit succeeded again. */
+  get failing(): unknown {
+    return this.lastError;
+  }
+
+  // ------------------------------------------------------------ the loop
+
+  /** A commit soon (next turn of the event loop), unless one is waiting out a backoff. */
+  schedule(): void {
+    if (this.scheduled || this.retryTimer !== undefined) return;
+    this.scheduled = true;
+    if (this.inFlight !== null) return; // the running commit schedules the next one when it ends
+    setImmediate(() => this.run());
+  }
+
+  /** Resolves when no commit is in flight. */
+  async settled(): Promise<void> {
+    while (this.inFlight !== null) await this.inFlight;
+  }
+
+  /**
+   * Writes everything queued now (used by stop). Gives up when the store stays unavailable
+   * for `giveUpMs`: what is left is then recovered at the next start (rows still InProgress).
+   */
+  async drain(giveUpMs: number): Promise<void> {
+    const deadline = Date.now() + giveUpMs;
+    clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    await this.settled();
+    while (this.hasWork()) {
+      await this.settled();
+      const p = this.commitOnce(null);
+      this.inFlight = p.then(() => undefined);
+      const ok = await p;
+      this.inFlight = null;
+      if (!ok) {
+        if (Date.now() >= deadline) {
+          this.hooks.onError(this.lastError, `stop: ${this.unwritten} change(s) could not be written; recovery applies at the next start`);
+          this.failAll(new Error('The engine stopped before the change could be written'));
+          return;
+        }
+        await new Promise((r) => setTimeout(r, Math.min(this.retryDelay || RETRY_MIN_MS, Math.max(1, deadline - Date.now()))));
+      }
+    }
+    if (this.scheduled) setImmediate(() => this.run());
+  }
+
+  private run(): void {
+    if (this.inFlight !== null) return;
+    this.scheduled = false;
+    const p = this.commitOnce((now) => this.hooks.dispatchStep(now)).then((ok) => {
+      this.inFlight = null;
+      if (!ok) {
+        this.retryTimer = setTimeout(() => {
+          this.retryTimer = undefined;
+          this.scheduled = false;
+          this.schedule();
+        }, this.retryDelay);
+        return;
+      }
+      if (this.scheduled || this.hasWork()) {
+        this.scheduled = false;
+        this.schedule();
+      } else {
+        this.hooks.idle();
+      }
+    });
+    this.inFlight = p;
+  }
+
+  /** One commit of what is queued. False: the store was unavailable; everything went back in the queue. */
+  private async commitOnce(dispatchStep: ((now: number) => DispatchStep | null) | null): Promise<boolean> {
+    const now = this.clock();
+    const inserts = this.inserts.length <= MAX_INSERTS_PER_COMMIT ? this.inserts : this.inserts.slice(0, MAX_INSERTS_PER_COMMIT);
+    this.inserts = inserts === this.inserts ? [] : this.inserts.slice(MAX_INSERTS_PER_COMMIT);
+    const cancels = this.cancels;
+    const failures = this.failures;
+    const finishes = this.finishes;
+    const stops = this.stops;
+    const logs = this.logs;
+    this.cancels = [];
+    this.failures = [];
+    this.finishes = [];
+    this.stops = [];
+    this.logs = [];
+    const dispatching = dispatchStep === null ? null : dispatchStep(now);
+    if (dispatching === null && inserts.length + cancels.length + failures.length + finishes.length + stops.length + logs.length === 0) {
+      return true; // nothing to write and nothing to claim
+    }
+    const batch: CommitBatch = {
+      now,
+      logs: logs.map((l) => l.row),
+      insertTasks: inserts.map((i) => i.task),
+      cancels: cancels.map((c) => c.id),
+      attemptFailures: failures.map((f) => f.failure),
+      completeRuns: finishes.map((f) => f.run),
+      serviceStopped: stops,
+      capacities: this.capacities,
+      dispatching,
+    };
+    let out: CommitOutcome;
+    try {
+      out = await this.store.commit(batch);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) {
+        this.requeue(inserts, cancels, failures, finishes, stops, logs);
+        this.failed(err);
+        return false;
+      }
+      // A refused input: find it by writing each change on its own.
+      this.hooks.onError(err, 'group commit (writing its changes one by one)');
+      return this.isolate(now, inserts, cancels, failures, finishes, stops, logs);
+    }
+    this.succeeded();
+    const after: (() => void)[] = [];
+    logs.forEach((l, i) => (l.entry.id = out.logIds[i]!));
+    inserts.forEach((p, i) => {
+      const o = out.inserted[i]!;
+      if (o.status === 'Pending') this.hooks.noteDue(p.task.dueAt);
+      after.push(() => p.resolve(o));
+    });
+    cancels.forEach((c, i) => after.push(() => c.resolve(out.cancelled[i]!)));
+    failures.forEach((f) => {
+      if (f.after) after.push(f.after);
+    });
+    finishes.forEach((f, i) => {
+      if (out.finished[i]) after.push(f.after);
+      else if (f.lost) after.push(f.lost);
+    });
+    for (const a of after) {
+      try {
+        a();
+      } catch (err) {
+        this.hooks.onError(err, 'after commit');
+      }
+    }
+    if (dispatching !== null) this.hooks.promoted(out.promoted, dispatching.promoteLimit);
+    if (out.claimed.length > 0) this.hooks.claimed(out.claimed);
+    return true;
+  }
+
+  /** Each change in its own commit; a refused insert or cancel rejects its caller, the rest is kept. */
+  private async isolate(
+    now: number,
+    inserts: PendingInsert[],
+    cancels: PendingCancel[],
+    failures: PendingAttemptFailure[],
+    finishes: PendingFinish[],
+    stops: StoppedRun[],
+    logs: PendingLog[],
+  ): Promise<boolean> {
+    const empty: CommitBatch = {
+      now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [],
+      capacities: this.capacities, dispatching: null,
+    };
+    let unavailable: StoreUnavailableError | null = null;
+    const one = async (part: Partial<CommitBatch>): Promise<CommitOutcome | Error> => {
+      if (unavailable !== null) return unavailable;
+      try {
+        return await this.store.commit({ ...empty, ...part });
+      } catch (err) {
+        if (err instanceof StoreUnavailableError) unavailable = err;
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    };
+    const keptLogs: PendingLog[] = [];
+    for (const l of logs) {
+      const r = await one({ logs: [l.row] });
+      if (r instanceof Error) {
+        if (r === unavailable) keptLogs.push(l);
+        else this.hooks.onError(r, `execution log of task ${l.row.taskId} (dropped: the store refuses it)`);
+      } else l.entry.id = r.logIds[0]!;
+    }
+    const keptInserts: PendingInsert[] = [];
+    for (const p of inserts) {
+      const r = await one({ insertTasks: [p.task] });
+      if (r instanceof Error) {
+        if (r === unavailable) keptInserts.push(p);
+        else p.reject(r);
+      } else {
+        if (r.inserted[0]!.status === 'Pending') this.hooks.noteDue(p.task.dueAt);
+        p.resolve(r.inserted[0]!);
+      }
+    }
+    const keptCancels: PendingCancel[] = [];
+    for (const c of cancels) {
+      const r = await one({ cancels: [c.id] });
+      if (r instanceof Error) {
+        if (r === unavailable) keptCancels.push(c);
+        else c.reject(r);
+      } else c.resolve(r.cancelled[0]!);
+    }
+    const keptFailures: PendingAttemptFailure[] = [];
+    for (const f of failures) {
+      const r = await one({ attemptFailures: [f.failure] });
+      if (r instanceof Error) {
+        keptFailures.push(f);
+        if (r !== unavailable) this.hooks.onError(r, `record failed attempt of task ${f.failure.id}`);
+      } else f.after?.();
+    }
+    const keptFinishes: PendingFinish[] = [];
+    for (const f of finishes) {
+      const r = await one({ completeRuns: [f.run] });
+      if (r instanceof Error) {
+        keptFinishes.push(f);
+        if (r !== unavailable) this.hooks.onError(r, `record finished run of task ${f.run.id}`);
+      } else if (r.finished[0]) f.after();
+      else f.lost?.();
+    }
+    const keptStops: StoppedRun[] = [];
+    for (const s of stops) {
+      const r = await one({ serviceStopped: [s] });
+      if (r instanceof Error) {
+        keptStops.push(s);
+        if (r !== unavailable) this.hooks.onError(r, `mark task ${s.id} ServiceStopped`);
+      }
+    }
+    const kept = keptLogs.length + keptInserts.length + keptCancels.length + keptFailures.length + keptFinishes.length + keptStops.length;
+    this.requeue(keptInserts, keptCancels, keptFailures, keptFinishes, keptStops, keptLogs);
+    if (kept > 0) {
+      this.failed(unavailable ?? new Error('Some changes could not be written; they are kept and retried'));
+      return false;
+    }
+    this.succeeded();
+    return true;
+  }
+
+  private requeue(
+    inserts: PendingInsert[],
+    cancels: PendingCancel[],
+    failures: PendingAttemptFailure[],
+    finishes: PendingFinish[],
+    stops: StoppedRun[],
+    logs: PendingLog[],
+  ): void {
+    this.inserts = inserts.concat(this.inserts);
+    this.cancels = cancels.concat(this.cancels);
+    this.failures = failures.concat(this.failures);
+    this.finishes = finishes.concat(this.finishes);
+    this.stops = stops.concat(this.stops);
+    this.logs = logs.concat(this.logs);
+  }
+
+  private failed(err: unknown): void {
+    const first = this.lastError === null;
+    this.lastError = err;
+    this.retryDelay = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, this.retryDelay * 2));
+    if (first) this.hooks.writeState(err);
+  }
+
+  private succeeded(): void {
+    const wasFailing = this.lastError !== null;
+    this.lastError = null;
+    this.retryDelay = 0;
+    this.oldestSince = this.hasWork() ? this.clock() : null;
+    if (wasFailing) this.hooks.writeState(null);
+  }
+
+  private failAll(err: Error): void {
+    for (const p of this.inserts) p.reject(err);
+    for (const c of this.cancels) c.reject(err);
+    this.inserts = [];
+    this.cancels = [];
+    this.failures = [];
+    this.finishes = [];
+    this.stops = [];
+    this.logs = [];
+    this.oldestSince = null;
+  }
+}

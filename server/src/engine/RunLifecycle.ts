@@ -1,0 +1,343 @@
+import { performance } from 'node:perf_hooks';
+import type { SvcEvent } from '../contracts/index.js';
+import type { ClaimDecider, FinishedRun, RunnableTaskRow } from '../storage/EngineStore.js';
+import type { GroupCommit } from './GroupCommit.js';
+import type { Registration } from './handlerRegistration.js';
+import { RateLimiter } from './RateLimiter.js';
+import { nextDue, type Recurrence } from './Recurrence.js';
+import type { QueueConfig, ResolvedEngineOptions } from './resolveEngineOptions.js';
+import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
+import { RunLog } from './RunLog.js';
+import { runEvent, startedEvent } from './runEvents.js';
+import { ServiceStoppingError, TaskCancelledError, TaskTimeoutError } from './runErrors.js';
+import type { CancelResult, TaskContext } from './types.js';
+import { errorMessage, errorText } from './validation.js';
+
+export interface QueueState extends QueueConfig {
+  /** Handlers running now. */
+  running: number;
+  /** Runs whose retry backoff is over, waiting for a free worker (they are InProgress already). */
+  ready: ActiveRun[];
+}
+
+/** A row this engine has claimed, from its start to its recorded end. */
+export interface ActiveRun {
+  row: RunnableTaskRow;
+  reg: Registration;
+  queue: QueueState;
+  retry: RetryPolicy;
+  timeoutMs: number | undefined;
+  /** Attempt number of the current (or next) attempt, 1-based. */
+  attempt: number;
+  token: number;
+  phase: 'running' | 'retryWait' | 'finished';
+  controller: AbortController;
+  log: RunLog;
+  cancelRequested: boolean;
+  t0: number;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** How a delivery ended, as handed to `finish`. */
+export interface RunEnd {
+  run: ActiveRun;
+  outcome: 'Completed' | 'Failed' | 'Cancelled';
+  executionTimeMs: number;
+  exception: string | null;
+  timedOut: boolean;
+  /** The error of a failed or timed-out run (event message). */
+  error?: unknown;
+  /** After the end is written. */
+  onRecorded?: () => void;
+  /** The row was no longer InProgress: nothing was written. */
+  onLost?: () => void;
+}
+
+export interface RunLifecycleDeps {
+  options: ResolvedEngineOptions;
+  registry: ReadonlyMap<string, Registration>;
+  commit: GroupCommit;
+  emit(event: SvcEvent): void;
+  /** A worker is free or a run is ready: the next group commit should claim. */
+  workerFree(): void;
+  /** The next run of an inline recurring row is due at `at`. */
+  noteDue(at: number): void;
+}
+
+const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
+
+/**
+ * The run state machine: claimed row → attempt (handler running) → retry wait → attempt … →
+ * finished (Completed, Failed, Cancelled, or Pending again for an inline recurring row). Each
+ * end is handed to the group commit; its events are emitted once it is written.
+ */
+export class RunLifecycle {
+  readonly queues = new Map<string, QueueState>();
+  private readonly active = new Map<string, ActiveRun>();
+  private readonly limiter = new RateLimiter();
+
+  constructor(private readonly d: RunLifecycleDeps) {
+    for (const q of d.options.queues.values()) this.queues.set(q.name, { ...q, running: 0, ready: [] });
+  }
+
+  /** Free workers per queue (what the next commit may claim). */
+  claims(): { queue: string; limit: number }[] {
+    const out: { queue: string; limit: number }[] = [];
+    for (const q of this.queues.values()) {
+      const free = q.concurrency - q.running - q.ready.length;
+      if (free > 0) out.push({ queue: q.name, limit: free });
+    }
+    return out;
+  }
+
+  /** Rate limits: run the candidate now, or leave it throttled until the returned instant. */
+  readonly decide: ClaimDecider = (row) => {
+    const limit = this.d.registry.get(row.type)?.rateLimit;
+    if (limit === undefined) return true;
+    const key = row.rate_limit_key === null ? row.type : `${row.type}\u0000${row.rate_limit_key}`;
+    return this.limiter.take(key, limit, this.d.options.clock());
+  };
+
+  countRunning(): number {
+    let n = 0;
+    for (const r of this.active.values()) if (r.phase === 'running') n++;
+    return n;
+  }
+
+  /** Retries whose backoff is over start when their queue has a free worker. */
+  startReadyRetries(): void {
+    for (const q of this.queues.values()) {
+      while (q.ready.length > 0 && q.running < q.concurrency) {
+        const run = q.ready.shift()!;
+        if (run.phase === 'retryWait') this.beginAttempt(run);
+      }
+    }
+  }
+
+  /** A row this engine claimed (now InProgress): its first attempt starts. */
+  start(row: RunnableTaskRow): void {
+    const o = this.d.options;
+    const reg = this.d.registry.get(row.type);
+    const queue = this.queues.get(row.queue);
+    if (reg === undefined || queue === undefined) return; // cannot happen: claims filter both
+    let retry = reg.retry ?? o.retry;
+    if (row.retry_policy !== null) {
+      try {
+        retry = resolveRetryPolicy(JSON.parse(row.retry_policy), retry, 'retry_policy');
+      } catch {
+        /* keep the type's policy */
+      }
+    }
+    const run: ActiveRun = {
+      row,
+      reg,
+      queue,
+      retry,
+      timeoutMs: row.timeout_ms ?? reg.timeoutMs ?? o.timeoutMs,
+      attempt: row.attempt + 1,
+      token: 0,
+      phase: 'finished',
+      controller: new AbortController(),
+      log: new RunLog(row.id, o.logCapPerRun, o.clock, row.last_log_sequence, (l) => this.d.commit.log(l)),
+      cancelRequested: false,
+      t0: 0,
+      timer: undefined,
+    };
+    this.active.set(row.id, run);
+    this.d.emit(startedEvent(o.clock(), run));
+    this.beginAttempt(run);
+  }
+
+  /**
+   * engine.cancel of a row running here: undefined when it is not active in this engine.
+   * A running handler is aborted (the row becomes Cancelled when it settles); a run waiting for
+   * its retry is cancelled at once.
+   */
+  cancel(id: string): Promise<CancelResult> | undefined {
+    const run = this.active.get(id);
+    if (run === undefined) return undefined;
+    if (run.phase === 'running') {
+      if (!run.cancelRequested) {
+        run.cancelRequested = true;
+        run.controller.abort(new TaskCancelledError('The task was cancelled'));
+      }
+      return Promise.resolve('Cancelling');
+    }
+    if (run.phase === 'retryWait') {
+      this.leaveRetryWait(run);
+      return new Promise<CancelResult>((resolve) => {
+        this.finish({
+          run, outcome: 'Cancelled', executionTimeMs: 0, exception: null, timedOut: false,
+          onRecorded: () => resolve('Cancelled'), onLost: () => resolve('NotCancellable'),
+        });
+      });
+    }
+    return undefined;
+  }
+
+  /** Engine stops: runs waiting for a retry are given up now. */
+  abandonWaiting(): void {
+    for (const run of [...this.active.values()]) if (run.phase === 'retryWait') this.abandon(run);
+  }
+
+  /** Engine stops after the grace period: every remaining run is given up. */
+  abandonAll(): void {
+    for (const run of [...this.active.values()]) this.abandon(run);
+  }
+
+  /** The run is given up; its row becomes ServiceStopped; a late outcome is ignored. */
+  private abandon(run: ActiveRun): void {
+    if (run.phase === 'running') {
+      run.queue.running--;
+      run.controller.abort(new ServiceStoppingError('The engine is stopping'));
+    }
+    this.leaveRetryWait(run);
+    run.log.close();
+    this.active.delete(run.row.id);
+    this.d.commit.serviceStopped({ id: run.row.id, auditLevel: run.row.audit_level });
+  }
+
+  private leaveRetryWait(run: ActiveRun): void {
+    clearTimeout(run.timer);
+    run.timer = undefined;
+    const i = run.queue.ready.indexOf(run);
+    if (i >= 0) run.queue.ready.splice(i, 1);
+    run.phase = 'finished';
+  }
+
+  private beginAttempt(run: ActiveRun): void {
+    const token = ++run.token;
+    run.phase = 'running';
+    run.queue.running++;
+    run.controller = new AbortController();
+    let request: unknown;
+    try {
+      request = JSON.parse(run.row.request);
+    } catch (err) {
+      run.t0 = performance.now();
+      this.settle(run, token, false, new Error(`The stored request is not valid JSON: ${errorMessage(err)}`));
+      return;
+    }
+    const ctx: TaskContext = {
+      taskId: run.row.id,
+      type: run.row.type,
+      queue: run.row.queue,
+      attempt: run.attempt,
+      runNumber: run.row.run_count + 1,
+      signal: run.controller.signal,
+      log: run.log.logger,
+      ...(run.row.task_key !== null ? { taskKey: run.row.task_key } : {}),
+      ...(run.row.parent_task_id !== null ? { parentTaskId: run.row.parent_task_id } : {}),
+    };
+    if (run.timeoutMs !== undefined && run.timeoutMs !== null) {
+      const ms = run.timeoutMs;
+      run.timer = setTimeout(() => {
+        if (run.token !== token || run.phase !== 'running') return;
+        const err = new TaskTimeoutError(`The task timed out after ${ms} ms`);
+        run.controller.abort(err);
+        this.settle(run, token, false, err, true);
+      }, ms);
+    }
+    run.t0 = performance.now();
+    let result: unknown;
+    try {
+      result = run.reg.handler(request, ctx);
+    } catch (err) {
+      this.settle(run, token, false, err);
+      return;
+    }
+    if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+      (result as PromiseLike<unknown>).then(
+        () => this.settle(run, token, true, undefined),
+        (err: unknown) => this.settle(run, token, false, err),
+      );
+    } else {
+      this.settle(run, token, true, undefined);
+    }
+  }
+
+  /** The attempt ended (resolved, threw, or timed out). */
+  private settle(run: ActiveRun, token: number, ok: boolean, err: unknown, timedOut = false): void {
+    if (run.token !== token || run.phase !== 'running') return;
+    const duration = roundMs(performance.now() - run.t0);
+    clearTimeout(run.timer);
+    run.timer = undefined;
+    run.phase = 'finished';
+    run.queue.running--;
+    this.d.workerFree();
+    if (run.cancelRequested) {
+      this.finish({ run, outcome: 'Cancelled', executionTimeMs: duration, exception: null, timedOut: false });
+      return;
+    }
+    if (ok) {
+      this.finish({ run, outcome: 'Completed', executionTimeMs: duration, exception: null, timedOut: false });
+      return;
+    }
+    const exception = errorText(err);
+    if (run.attempt < run.retry.attempts) {
+      const failed = run.attempt;
+      const delay = backoffDelay(run.retry, failed);
+      run.log.append('Warning', `Attempt ${failed} of ${run.retry.attempts} failed: ${errorMessage(err)}; retrying in ${delay} ms`);
+      run.attempt++;
+      run.phase = 'retryWait';
+      const timeoutEvent = timedOut ? runEvent('Timeout', run, this.d.options.clock, errorMessage(err), { exception }) : undefined;
+      this.d.commit.attemptFailed(
+        { id: run.row.id, attempt: failed, exception },
+        timeoutEvent ? () => this.d.emit(timeoutEvent()) : undefined,
+      );
+      run.timer = setTimeout(() => {
+        run.timer = undefined;
+        if (run.phase !== 'retryWait') return;
+        run.queue.ready.push(run);
+        this.d.workerFree();
+      }, delay);
+      return;
+    }
+    this.finish({ run, outcome: 'Failed', executionTimeMs: 0, exception, timedOut, error: err });
+  }
+
+  /** Records the end of a delivery (or of one inline recurring run) in the next group commit. */
+  private finish(end: RunEnd): void {
+    const { run, outcome, executionTimeMs, exception } = end;
+    const clock = this.d.options.clock;
+    run.phase = 'finished';
+    run.log.close();
+    this.active.delete(run.row.id);
+    const row = run.row;
+    const now = clock();
+    let nextStatus: FinishedRun['nextStatus'] = outcome;
+    let nextScheduledAt: number | null = null;
+    const recurring = row.is_recurring === 1;
+    if (recurring && outcome !== 'Cancelled' && row.recurrence !== null) {
+      try {
+        const r = JSON.parse(row.recurrence) as Recurrence;
+        const runs = row.run_count + 1;
+        nextScheduledAt = r.maxRuns !== undefined && runs >= r.maxRuns ? null : nextDue(r, now, row.scheduled_at ?? undefined);
+      } catch (e) {
+        this.d.options.onError(e, `recurrence of task ${row.id}`);
+        nextScheduledAt = null;
+      }
+      nextStatus = nextScheduledAt === null ? 'Completed' : 'Pending';
+    }
+    const events: (() => SvcEvent)[] = [];
+    if (end.timedOut) events.push(runEvent('Timeout', run, clock, errorMessage(end.error), { exception }));
+    if (outcome === 'Completed') {
+      events.push(runEvent('Completed', run, clock, `Task completed in ${executionTimeMs} ms`, { executionTimeMs }));
+    } else if (outcome === 'Failed') {
+      events.push(runEvent('Failed', run, clock, `Task failed: ${errorMessage(end.error)}`, { exception, executionTimeMs: 0 }));
+    } else {
+      events.push(runEvent('Cancelled', run, clock, 'Task cancelled', {}));
+    }
+    this.d.commit.finish({
+      run: {
+        id: row.id, auditLevel: row.audit_level, endedAt: now, executionTimeMs, outcome, exception, nextStatus, nextScheduledAt, recurring,
+      },
+      after: () => {
+        if (nextScheduledAt !== null) this.d.noteDue(nextScheduledAt);
+        for (const e of events) this.d.emit(e());
+        end.onRecorded?.();
+      },
+      lost: end.onLost,
+    });
+  }
+}

@@ -1,0 +1,160 @@
+import { stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
+import type {
+  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
+  RunnableTaskRow,
+} from '../EngineStore.js';
+import { prepareEngineStatements, type EngineStatements } from '../sql/index.js';
+import type { SqliteStorage } from '../Storage.js';
+import { createSqliteScheduleStore } from './createSqliteScheduleStore.js';
+import { createSqliteTaskManagementStore } from './createSqliteTaskManagementStore.js';
+
+/** The engine's SQLite store over an open writable storage (one connection, synchronous statements). */
+export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
+  if (storage.readonly) throw new TypeError('createSqliteEngineStore: the storage is open read-only');
+  const db = storage.db;
+  const sql = prepareEngineStatements(db);
+  const identity = fileIdentity(storage.file);
+
+  const commit = db.transaction((batch: CommitBatch): CommitOutcome => applyBatch(sql, batch));
+  const recover = db.transaction((input: RecoverInput): number => {
+    const n = sql.recoverTasks(input.now);
+    for (const q of input.unlimitedQueues) sql.admitWaitingTasks(q, Number.MAX_SAFE_INTEGER, input.now);
+    return n;
+  });
+
+  return {
+    location: storage.file,
+    commit: async (batch) => {
+      assertOpen(storage);
+      return commit.immediate(batch);
+    },
+    recover: async (input) => {
+      assertOpen(storage);
+      return recover.immediate(input);
+    },
+    nextWakeAt: async (now) => {
+      assertOpen(storage);
+      return sql.nextWakeAt(now);
+    },
+    schedules: createSqliteScheduleStore(storage),
+    management: createSqliteTaskManagementStore(db),
+    rebuildReadModels: async () => storage.rebuildReadModels(),
+    checkLocation: async (): Promise<LocationCheck> => {
+      if (identity === null) return { ok: true };
+      try {
+        const now = await stat(storage.file);
+        if (now.dev !== identity.dev || now.ino !== identity.ino) {
+          return { ok: false, reason: `The database file ${storage.file} was replaced by another file while the engine had it open` };
+        }
+        return { ok: true };
+      } catch {
+        return { ok: false, reason: `The database file ${storage.file} was deleted while the engine had it open` };
+      }
+    },
+  };
+}
+
+function assertOpen(storage: SqliteStorage): void {
+  if (storage.closed) throw new Error('The storage is closed');
+}
+
+function fileIdentity(file: string): { dev: number; ino: number } | null {
+  if (file === ':memory:' || file === '') return null;
+  try {
+    const s = statSync(file);
+    return { dev: s.dev, ino: s.ino };
+  } catch {
+    return null;
+  }
+}
+
+/** Every part of a group commit, in the documented order; runs inside the caller's transaction. */
+function applyBatch(sql: EngineStatements, b: CommitBatch): CommitOutcome {
+  const now = b.now;
+  const out: CommitOutcome = {
+    logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
+  };
+  for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
+  for (const t of b.insertTasks) out.inserted.push(insertTask(sql, t, now, b.capacities));
+  for (const id of b.cancels) out.cancelled.push(cancel(sql, id, now));
+  for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f.id, f.attempt, f.exception));
+  if (b.completeRuns.length > 0) {
+    const recorded = new Set(sql.completeTasks(b.completeRuns));
+    for (const r of b.completeRuns) out.finished.push(recorded.has(r));
+  }
+  for (const s of b.serviceStopped) out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now));
+  const d = b.dispatching;
+  if (d !== null) {
+    admitWaiting(sql, b.capacities, now);
+    if (d.promoteLimit > 0) out.promoted = sql.promoteDueTasks(now, d.promoteLimit, (queue) => admission(sql, b.capacities, queue));
+    if (d.types.length > 0) {
+      const types = new Set(d.types);
+      const typesJson = JSON.stringify(d.types);
+      const handles = (type: string) => types.has(type);
+      for (const c of d.claims) {
+        if (c.limit <= 0) continue;
+        const rows: RunnableTaskRow[] = sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles);
+        for (const r of rows) out.claimed.push(r);
+      }
+    }
+    admitWaiting(sql, b.capacities, now);
+  }
+  return out;
+}
+
+/** Queued when the queue has room (capacity counts Queued rows), else WaitingQueue. */
+function admission(sql: EngineStatements, capacities: QueueCapacities, queue: string): 'Queued' | 'WaitingQueue' {
+  const capacity = capacities.get(queue);
+  if (capacity === undefined || capacity === Infinity) return 'Queued';
+  return sql.countQueued(queue) < capacity ? 'Queued' : 'WaitingQueue';
+}
+
+function admitWaiting(sql: EngineStatements, capacities: QueueCapacities, now: number): void {
+  for (const [queue, capacity] of capacities) {
+    if (capacity === Infinity) continue;
+    const room = capacity - sql.countQueued(queue);
+    if (room > 0) sql.admitWaitingTasks(queue, room, now);
+  }
+}
+
+/** Task-key dedup, then the first status (admission), insert and audit. */
+function insertTask(sql: EngineStatements, t: NewTask, now: number, capacities: QueueCapacities): InsertOutcome {
+  if (t.taskKey !== null) {
+    const open = sql.findOpenTaskByKey(t.taskKey);
+    if (open !== undefined) {
+      if (open.status === 'Pending') {
+        sql.updatePendingTask({ id: open.id, request: t.request, scheduledAt: t.dueAt, recurrence: t.recurrence });
+      }
+      return { id: open.id, existing: true, status: open.status };
+    }
+  }
+  const dueNow = !t.isRecurring && t.dueAt <= now;
+  const status = dueNow ? admission(sql, capacities, t.queue) : 'Pending';
+  sql.insertTask({
+    id: t.id,
+    type: t.type,
+    handler: t.handler,
+    request: t.request,
+    queue: t.queue,
+    status,
+    taskKey: t.taskKey,
+    auditLevel: t.auditLevel,
+    createdAt: t.createdAt,
+    scheduledAt: t.scheduledAt,
+    retryPolicy: t.retryPolicy,
+    timeoutMs: t.timeoutMs,
+    rateLimitKey: t.rateLimitKey,
+    isRecurring: t.isRecurring,
+    recurrence: t.recurrence,
+  });
+  return { id: t.id, existing: false, status };
+}
+
+function cancel(sql: EngineStatements, id: string, now: number): CancelOutcome {
+  const st = sql.readTaskState(id);
+  if (st === undefined) return { result: 'NotFound' };
+  if (st.is_schedule === 1) return { result: 'NotCancellable', task: st };
+  if (!sql.cancelWaitingTask(id, st.audit_level, now)) return { result: 'NotCancellable', task: st };
+  return { result: 'Cancelled', task: st };
+}

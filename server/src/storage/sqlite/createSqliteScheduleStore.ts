@@ -1,0 +1,158 @@
+import type { AuditLevel } from '../../contracts/index.js';
+import type { MaterializeInput, MaterializeResult, ScheduleStore, StoreOperationResult, UpsertInput } from '../EngineStore.js';
+import { cancelNotStartedTask } from '../sql/schedules/cancelNotStartedTask.js';
+import { insertOccurrences, type NewOccurrenceRow } from '../sql/schedules/insertOccurrences.js';
+import { insertScheduleRow } from '../sql/schedules/insertScheduleRow.js';
+import { insertStatusAudit } from '../sql/schedules/insertStatusAudit.js';
+import { insertStatusAudits } from '../sql/schedules/insertStatusAudits.js';
+import { requeueTerminalTask } from '../sql/schedules/requeueTerminalTask.js';
+import { isScheduleRow } from '../sql/schedules/ScheduleRow.js';
+import { selectDueScheduleIds } from '../sql/schedules/selectDueScheduleIds.js';
+import { selectLastRunNumber } from '../sql/schedules/selectLastRunNumber.js';
+import { selectOpenOccurrences } from '../sql/schedules/selectOpenOccurrences.js';
+import { selectScheduleByKey } from '../sql/schedules/selectScheduleByKey.js';
+import { selectTaskById } from '../sql/schedules/selectTaskById.js';
+import { setScheduleHalt } from '../sql/schedules/setScheduleHalt.js';
+import { setScheduleStatus } from '../sql/schedules/setScheduleStatus.js';
+import { updateScheduleDefinition } from '../sql/schedules/updateScheduleDefinition.js';
+import { updateScheduleProgress } from '../sql/schedules/updateScheduleProgress.js';
+import type { SqliteStorage } from '../Storage.js';
+
+/** The durable schedules' operations on SQLite: each one immediate transaction. */
+export function createSqliteScheduleStore(storage: SqliteStorage): ScheduleStore {
+  const db = storage.db;
+  const tx = <T>(work: () => T): T => {
+    if (storage.closed) throw new Error('The storage is closed');
+    return db.transaction(work).immediate();
+  };
+
+  /**
+   * Inserts the collected occurrences in slot order (ids assigned in that order), so that the
+   * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule,
+   * with one 'Pending' audit per written row. Returns the rows written.
+   */
+  const flushOccurrences = (sink: NewOccurrenceRow[], now: number, newId: () => string): number => {
+    if (sink.length === 0) return 0;
+    sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
+    const levelOf = new Map<string, AuditLevel>();
+    for (const r of sink) {
+      r.id = newId();
+      levelOf.set(r.id, r.auditLevel);
+    }
+    const writtenIds = insertOccurrences(db, sink);
+    const byLevel = new Map<AuditLevel, string[]>();
+    for (const id of writtenIds) {
+      const level = levelOf.get(id)!;
+      let ids = byLevel.get(level);
+      if (!ids) byLevel.set(level, (ids = []));
+      ids.push(id);
+    }
+    for (const [level, ids] of byLevel) insertStatusAudits(db, ids, level, 'Pending', now);
+    return writtenIds.length;
+  };
+
+  return {
+    findByKey: async (key) => selectScheduleByKey(db, key),
+    findById: async (id) => selectTaskById(db, id),
+    dueScheduleIds: async (until) => selectDueScheduleIds(db, until),
+
+    materialize: async <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
+      tx(() => {
+        const { ids, now } = input;
+        const sink: NewOccurrenceRow[] = [];
+        const notes: T[] = [];
+        let consumed = 0;
+        for (const id of ids) {
+          consumed++;
+          const row = selectTaskById(db, id);
+          if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
+          const planned = input.plan(row, selectLastRunNumber(db, row.id));
+          if (planned === null) continue;
+          notes.push(planned.note);
+          const w = planned.write;
+          if (w.kind === 'halt') {
+            setScheduleHalt(db, row.id, w.halt, w.nextSlotAt);
+          } else {
+            for (const o of w.occurrences) sink.push({ ...o, id: '' });
+            updateScheduleProgress(db, row.id, w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending');
+            if (w.completed) insertStatusAudit(db, row.id, row.audit_level, 'Completed', now);
+          }
+          if (sink.length >= input.rowsPerTransaction) break;
+        }
+        return { consumed, written: flushOccurrences(sink, now, input.newId), notes };
+      }),
+
+    upsert: async (input: UpsertInput) =>
+      tx(() => {
+        const existing = selectScheduleByKey(db, input.key);
+        const decision = input.decide(existing, existing ? selectLastRunNumber(db, existing.id) : 0);
+        if (decision.kind === 'keep') return decision.id;
+        if (decision.kind === 'insert') {
+          insertScheduleRow(db, decision.row);
+          insertStatusAudit(db, decision.row.id, decision.row.auditLevel, 'Pending', input.now);
+          return decision.row.id;
+        }
+        const c = decision.change;
+        updateScheduleDefinition(db, c);
+        if (existing && c.status !== existing.status) insertStatusAudit(db, c.id, c.auditLevel, c.status, input.now);
+        for (const o of selectOpenOccurrences(db, c.id)) {
+          if (decision.cancelOccurrence(o) && cancelNotStartedTask(db, o.id)) {
+            insertStatusAudit(db, o.id, o.audit_level, 'Cancelled', input.now);
+          }
+        }
+        return c.id;
+      }),
+
+    cancel: async (id, now) =>
+      tx((): StoreOperationResult => {
+        const fresh = selectTaskById(db, id);
+        if (!fresh) return { status: 'NotFound', message: 'No task with this id.' };
+        if (fresh.status === 'Cancelled') return { status: 'Conflict', message: 'The schedule is already cancelled.', taskId: id };
+        if (fresh.status === 'Completed') {
+          return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: id };
+        }
+        setScheduleStatus(db, id, 'Cancelled', null);
+        if (fresh.halt !== null) setScheduleHalt(db, id, null);
+        insertStatusAudit(db, id, fresh.audit_level, 'Cancelled', now);
+        let cancelled = 0;
+        for (const o of selectOpenOccurrences(db, id)) {
+          if (cancelNotStartedTask(db, o.id)) {
+            insertStatusAudit(db, o.id, o.audit_level, 'Cancelled', now);
+            cancelled++;
+          }
+        }
+        return {
+          status: 'Succeeded',
+          message: `Schedule cancelled; ${cancelled} pending occurrence(s) cancelled, running ones finish.`,
+          taskId: id,
+        };
+      }),
+
+    releaseHalt: async (id) =>
+      tx(() => {
+        const fresh = selectTaskById(db, id);
+        if (!fresh || fresh.halt === null) return false;
+        setScheduleHalt(db, id, null);
+        return true;
+      }),
+
+    requeueOccurrence: async (occurrenceId, now) =>
+      tx((): StoreOperationResult => {
+        const row = selectTaskById(db, occurrenceId);
+        if (!row) return { status: 'NotFound', message: 'No task with this id.' };
+        const taskId = row.id;
+        if (isScheduleRow(row)) return { status: 'Conflict', message: 'A schedule row cannot be requeued; requeue one of its occurrences.', taskId };
+        if (row.parent_task_id === null) return { status: 'Conflict', message: 'The task is not an occurrence of a durable schedule.', taskId };
+        if (row.status !== 'Failed' && row.status !== 'Cancelled') {
+          return { status: 'Conflict', message: `The occurrence is ${row.status}; only a Failed or Cancelled occurrence can be requeued.`, taskId };
+        }
+        const parent = selectTaskById(db, row.parent_task_id);
+        if (!parent || parent.status === 'Cancelled') {
+          return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
+        }
+        if (!requeueTerminalTask(db, taskId, now)) return { status: 'Conflict', message: 'The occurrence is no longer terminal.', taskId };
+        insertStatusAudit(db, taskId, row.audit_level, 'Queued', now);
+        return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };
+      }),
+  };
+}
