@@ -202,7 +202,7 @@ export class TaskEngine implements Engine {
 
   private async doStop(graceMs: number): Promise<void> {
     this.wakeTimer.cancel();
-    this.tickers.stop();
+    await this.tickers.stop();
     // A commit in flight may still hand over claimed rows: they start, then stop like the others.
     await this.commit.settled();
     this.runs.abandonWaiting();

@@ -4,7 +4,7 @@ interface Ticker {
   intervalMs: number;
   timer: NodeJS.Timeout | undefined;
   /** A tick still running (async): the next interval does not start another. */
-  busy: boolean;
+  busy: Promise<void> | null;
 }
 
 /** Periodic work of the engine's parts (the schedule materializer): runs while the engine runs. */
@@ -21,7 +21,7 @@ export class Tickers {
 
   add(name: string, tick: (nowMs: number) => void | Promise<unknown>, intervalMs: number): void {
     if (!Number.isFinite(intervalMs) || intervalMs < 1) throw new RangeError(`addTicker("${name}"): intervalMs must be >= 1`);
-    const t: Ticker = { name, tick, intervalMs, timer: undefined, busy: false };
+    const t: Ticker = { name, tick, intervalMs, timer: undefined, busy: null };
     this.all.push(t);
     if (this.active) this.begin(t);
   }
@@ -32,17 +32,19 @@ export class Tickers {
     for (const t of this.all) this.begin(t);
   }
 
-  stop(): void {
+  /** Stops every ticker; resolves when ticks still running have settled. */
+  async stop(): Promise<void> {
     this.active = false;
     for (const t of this.all) {
       clearInterval(t.timer);
       t.timer = undefined;
     }
+    await Promise.all(this.all.map((t) => t.busy));
   }
 
   private begin(t: Ticker): void {
     const run = () => {
-      if (!this.active || t.busy) return;
+      if (!this.active || t.busy !== null) return;
       let result: void | Promise<unknown>;
       try {
         result = t.tick(this.clock());
@@ -52,14 +54,13 @@ export class Tickers {
         return;
       }
       if (result instanceof Promise) {
-        t.busy = true;
-        result.then(
+        t.busy = result.then(
           () => {
-            t.busy = false;
-            this.afterTick();
+            t.busy = null;
+            if (this.active) this.afterTick();
           },
           (err: unknown) => {
-            t.busy = false;
+            t.busy = null;
             this.onError(err, `ticker ${t.name}`);
           },
         );
