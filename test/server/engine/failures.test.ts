@@ -25,6 +25,8 @@ describe('retries, backoff and timeouts', () => {
     const logs = h.storage.db.prepare('SELECT level, message FROM execution_logs WHERE task_id = ? ORDER BY sequence_number').all(id);
     expect(logs).toHaveLength(2);
     expect(logs[0]).toMatchObject({ level: 'Warning' });
+    // the event follows the commit that wrote the end (with a networked store, a later tick)
+    await waitFor(() => h.events.some((e) => e.taskId === id && e.kind === 'Completed'));
     expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
   });
 
