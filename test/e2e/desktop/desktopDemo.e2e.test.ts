@@ -52,9 +52,13 @@ describe('desktop console against two real demo servers', () => {
     const p = desk.h.page;
     await p.getByTestId('open-inbox').click();
     const first = p.getByTestId('inbox-item-Staging').first();
+    // The inbox lists newest first, as main's inbox does: the first Staging item is this task.
+    const expected = desk.h.services.inboxList().filter((i) => i.environmentName === 'Staging')[0]!.taskId;
     await first.locator('.desk-inbox__open').click();
     await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
     await expect.poll(() => p.locator('main').textContent(), { timeout: 10_000 }).toMatch(/Failed|Timeout/);
+    const idRow = p.locator('dt', { hasText: /^Id$/ }).locator('xpath=following-sibling::dd[1]');
+    await expect.poll(async () => ((await idRow.textContent()) ?? '').trim().split(/\s+/)[0], { timeout: 10_000 }).toBe(expected);
     await p.waitForTimeout(500);
     await p.screenshot({ path: `${SHOTS}/task-from-inbox-light.png` });
   });

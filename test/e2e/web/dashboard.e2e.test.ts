@@ -168,7 +168,7 @@ describe('web dashboard against a real demo server', () => {
     };
     const failed = await waitFor(await demoDispatch(demo.port, 'failing'), 'Failed');
     const logging = await waitFor(await demoDispatch(demo.port, 'logging'), 'Completed');
-    expect(failed.exception).toBeTruthy();
+    expect(failed.exception).toContain('Legacy inventory endpoint is gone (HTTP 410)');
     expect(logging.executionLogsTotalCount).toBeGreaterThan(0);
 
     const b = await openBrowser('light');
