@@ -1,0 +1,157 @@
+// Benchmark of a bulk action (issue 17): `npm run bench:bulk`.
+// 1. Seeds a file database with BENCH_BULK_ROWS (default 100,000) Failed one-shot tasks to retry
+//    plus as many finished tasks of other types, in one transaction.
+// 2. Starts a host (engine + monitoring, management enabled) in a child process.
+// 3. Measures the API's p99 (GET /tasks, /tasks/counts, /queues in turn, one connection) for a
+//    few seconds without a bulk action (the baseline of the same run), then starts
+//    POST /management/bulk/retry over the Failed rows, measures the same requests while it
+//    runs, and polls GET /management/bulk/{id} until it completes. The host has a handler for
+//    the retried type, so the engine runs the requeued rows meanwhile, as it would in production.
+// The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { openDatabase } from '../server/src/storage/openDatabase.js';
+
+const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 100_000);
+const BASELINE_S = Number(process.env.BENCH_BULK_BASELINE_SECONDS ?? 4);
+const SECRET = 'bench-secret-bench-secret-bench-secret-0123';
+
+function seed(file: string): void {
+  const db = openDatabase({ file });
+  const insert = db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at,
+    started_at, last_execution_at, execution_time_ms, run_count, last_outcome, exception)
+    VALUES (?, ?, ?, ?, ?, ?, 'Full', ?, ?, ?, ?, ?, 1, ?, ?)`);
+  const audit = db.prepare(`INSERT INTO status_audit (task_id, updated_at, new_status, exception) VALUES (?, ?, ?, ?)`);
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < 2 * ROWS; i++) {
+      const failed = i % 2 === 0;
+      const created = now - 86_400_000 + i;
+      const type = failed ? 'Bench.Billing.SendInvoice' : 'Bench.Reports.Daily';
+      const status = failed ? 'Failed' : 'Completed';
+      const exception = failed ? `Error: SMTP 421 for invoice ${i}` : null;
+      const id = randomUUID();
+      insert.run(id, type, `${type}Handler`, `{"invoice":${i},"customer":"CUST-${i % 5000}"}`, i % 3 === 0 ? 'mail' : 'default', status,
+        created, created, created + 5, created + 20, failed ? 0 : 15, status, exception);
+      audit.run(id, created, 'Queued', null);
+      audit.run(id, created + 20, status, exception);
+    }
+  })();
+  db.exec('ANALYZE');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
+
+async function startChild(file: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    const rl = createInterface({ input: child.stdout! });
+    rl.on('line', (line) => {
+      const m = /^PORT (\d+)/.exec(line);
+      if (m) resolve(Number(m[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`host exited ${code}`)));
+  });
+  return { child, port };
+}
+
+/** p99 of the read requests over `durationS`, or until `stop()` says so. */
+async function apiLatency(base: string, token: string, durationS: number, stop?: () => boolean) {
+  const api = '/svc-monitoring/api';
+  const paths = [`${api}/tasks`, `${api}/tasks/counts`, `${api}/queues`, `${api}/tasks?statuses=Failed`];
+  let i = 0;
+  const instance = autocannon({
+    url: base,
+    connections: 1,
+    duration: durationS,
+    headers: { authorization: `Bearer ${token}` },
+    requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
+  });
+  let timer: NodeJS.Timeout | undefined;
+  if (stop) timer = setInterval(() => stop() && instance.stop(), 50);
+  const result = await instance;
+  clearInterval(timer);
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+  return { p50: result.latency.p50, p99: result.latency.p99, requests: result.requests.total };
+}
+
+async function main(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-bench-bulk-'));
+  const file = join(dir, 'bench.db');
+  let child: ChildProcess | undefined;
+  try {
+    let t0 = performance.now();
+    seed(file);
+    console.log(`seeded ${(2 * ROWS).toLocaleString('en')} tasks (${ROWS.toLocaleString('en')} Failed) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    const started = await startChild(file);
+    child = started.child;
+    const base = `http://127.0.0.1:${started.port}`;
+    const api = `${base}/svc-monitoring/api`;
+    const login = await fetch(`${api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'operator', password: 'operator-pw' }) });
+    const token = ((await login.json()) as { token: string }).token;
+    const auth = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+
+    const before = await apiLatency(base, token, BASELINE_S);
+    console.log(`API without bulk: p50 ${before.p50} ms, p99 ${before.p99} ms (${before.requests} requests)`);
+
+    const filter = { statuses: ['Failed'], taskType: 'Bench.Billing.SendInvoice' };
+    t0 = performance.now();
+    const res = await fetch(`${api}/management/bulk/retry`, { method: 'POST', headers: auth, body: JSON.stringify({ filter, expectedCount: ROWS }) });
+    const op = (await res.json()) as { operationId: string; count: number };
+    if (res.status !== 200) throw new Error(`bulk answered ${res.status}: ${JSON.stringify(op)}`);
+    let done: { state: string; succeeded: number; skipped: number } | undefined;
+    const poll = (async () => {
+      for (;;) {
+        const s = (await (await fetch(`${api}/management/bulk/${op.operationId}`, { headers: auth })).json()) as { state: string; succeeded: number; skipped: number };
+        if (s.state !== 'Running') {
+          done = s;
+          return performance.now() - t0;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
+    const during = await apiLatency(base, token, 120, () => done !== undefined);
+    const ms = Math.round(await poll);
+    console.log(`bulk retry of ${op.count.toLocaleString('en')} rows: ${ms} ms (${done!.succeeded} succeeded, ${done!.skipped} skipped, state ${done!.state})`);
+    console.log(`API during bulk: p50 ${during.p50} ms, p99 ${during.p99} ms (${during.requests} requests)`);
+    console.log('targets: 100,000 rows within 60 s; API p99 of /tasks and /tasks/counts < 25 ms');
+    console.log(JSON.stringify({ bench: 'bulk', rows: op.count, ms, apiP99DuringMs: during.p99, apiP99BeforeMs: before.p99, succeeded: done!.succeeded }));
+  } finally {
+    child?.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// ---------- child mode: a host with the engine and the monitoring over the seeded file ----------
+async function serveChild(): Promise<void> {
+  const file = process.argv[3]!;
+  const { createMonitoring } = await import('../server/src/monitoring/createMonitoring.js');
+  const { createEngine } = await import('../server/src/engine/Engine.js');
+  const { openSqliteStorage } = await import('../server/src/storage/sqlite/openSqliteStorage.js');
+  const express = (await import('express')).default;
+  const storage = openSqliteStorage({ file });
+  // The retried rows run again as they are requeued (an instant handler), as on a real host.
+  const engine = createEngine({ storage, queues: { default: { concurrency: 4 }, mail: { concurrency: 2 } } });
+  engine.handle('Bench.Billing.SendInvoice', async () => {});
+  await engine.start();
+  const monitoring = createMonitoring({ engine, storage }, {
+    jwtSecret: SECRET, loginRateLimit: false, enableUI: false, enableManagementEndpoints: true,
+    managementUsername: 'operator', managementPassword: 'operator-pw', logger: { info: () => {}, warn: () => {} },
+  });
+  const app = express();
+  app.use(monitoring.router);
+  const server = app.listen(0, '127.0.0.1', () => {
+    const addr = server.address();
+    process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
+  });
+  process.on('SIGTERM', () => server.close(() => void engine.stop({ graceMs: 100 }).then(() => process.exit(0))));
+}
+
+if (process.argv[2] === '--serve') await serveChild();
+else await main();
