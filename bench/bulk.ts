@@ -74,7 +74,8 @@ async function apiLatency(base: string, token: string, durationS: number, stop?:
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
   });
   let timer: NodeJS.Timeout | undefined;
-  if (stop) timer = setInterval(() => stop() && instance.stop(), 50);
+  // autocannon returns an instance that is also a promise; stop() ends the run early.
+  if (stop) timer = setInterval(() => stop() && (instance as unknown as { stop(): void }).stop(), 50);
   const result = await instance;
   clearInterval(timer);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);

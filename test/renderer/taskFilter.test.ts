@@ -16,6 +16,7 @@ describe('task filter ↔ URL query', () => {
       createdAfter: '2026-11-01T00:00:00.000Z',
       createdBefore: '2026-11-20T12:30:00.000Z',
       searchTerm: 'key-42',
+      searchIn: 'names',
       parentTaskId: '9b2f3c1e-0000-4000-8000-000000000001',
       onlyOccurrences: true,
       onlyCatchUp: false,
@@ -33,6 +34,7 @@ describe('task filter ↔ URL query', () => {
       createdAfter: '2026-11-01T00:00:00.000Z',
       createdBefore: '2026-11-20T12:30:00.000Z',
       searchTerm: 'key-42',
+      searchIn: 'names',
       parentTaskId: '9b2f3c1e-0000-4000-8000-000000000001',
       onlyOccurrences: 'true',
       onlyCatchUp: 'false',
@@ -43,6 +45,18 @@ describe('task filter ↔ URL query', () => {
     });
     expect(queryToFilter(query)).toEqual(f);
     expect(filterToApiQuery(f)).toMatchObject({ statuses: ['Failed', 'Cancelled'], isRecurring: false, onlyCatchUp: false, page: 3, pageSize: 50 });
+  });
+
+  it('the search box looks in names and arguments unless the URL restricts it', () => {
+    const all = queryToFilter({ searchTerm: 'ACME-42' });
+    expect(all.searchIn).toBe('all');
+    expect(filterToQuery(all)).toEqual({ searchTerm: 'ACME-42' });
+    const pick = (q: ReturnType<typeof filterToApiQuery>) => ({ searchTerm: q.searchTerm, searchScope: q.searchScope, requestSearch: q.requestSearch });
+    expect(pick(filterToApiQuery(all))).toEqual({ searchTerm: 'ACME-42', searchScope: 'NamesAndArguments', requestSearch: undefined });
+    const args = queryToFilter({ searchTerm: 'ACME-42', searchIn: 'arguments' });
+    expect(pick(filterToApiQuery(args))).toEqual({ requestSearch: 'ACME-42', searchTerm: undefined, searchScope: undefined });
+    expect(pick(filterToApiQuery(queryToFilter({ searchTerm: 'x', searchIn: 'names' })))).toEqual({ searchTerm: 'x', searchScope: undefined, requestSearch: undefined });
+    expect(queryToFilter({ searchIn: 'everywhere' }).searchIn).toBe('all');
   });
 
   it('a single status in the URL is a string, not an array, and still reads back', () => {

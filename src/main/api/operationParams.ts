@@ -60,6 +60,7 @@ export const OPERATION_PARAMS = {
   'statistics.successRateTrend': z.strictObject({ period: z.enum(TREND_PERIODS).optional(), timeZone }),
   'statistics.taskTypes': z.strictObject({ range: range.optional(), timeZone }),
   'statistics.executionTimes': z.strictObject({ range: range.optional(), timeZone }),
+  'statistics.failureGroups': z.strictObject({ range: range.optional() }),
   'management.requeue': z.strictObject({ id: guidSchema }),
   'management.resume': z.strictObject({ id: guidSchema }),
   'management.cancel': z.strictObject({ id: guidSchema }),

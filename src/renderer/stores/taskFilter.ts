@@ -9,6 +9,13 @@ export const PAGE_SIZES = [10, 20, 50, 100, 200] as const;
 export const DEFAULT_PAGE_SIZE: number = API_LIMITS.defaultPageSize;
 export const DEFAULT_SORT: TaskSortField = 'CreatedAtUtc';
 
+/**
+ * Where the search box looks: names and arguments together (the default: type, handler, key OR
+ * words inside the request JSON), names only (the spec's searchTerm), or arguments only.
+ */
+export type SearchIn = 'all' | 'names' | 'arguments';
+export const SEARCH_IN: readonly SearchIn[] = ['all', 'names', 'arguments'];
+
 /** The whole filter state of the Tasks page; exactly what the URL holds. */
 export interface TaskFilter {
   statuses: TaskStatus[];
@@ -18,6 +25,8 @@ export interface TaskFilter {
   createdAfter?: string;
   createdBefore?: string;
   searchTerm?: string;
+  /** Where searchTerm looks; URL `searchIn` (absent = all). */
+  searchIn: SearchIn;
   parentTaskId?: string;
   onlyOccurrences?: boolean;
   onlyCatchUp?: boolean;
@@ -31,7 +40,7 @@ export type UrlQuery = Record<string, string | string[]>;
 type LooseQuery = Record<string, string | null | undefined | (string | null)[]>;
 
 export function defaultFilter(): TaskFilter {
-  return { statuses: [], sortBy: DEFAULT_SORT, sortDescending: true, page: 1, pageSize: DEFAULT_PAGE_SIZE };
+  return { statuses: [], searchIn: 'all', sortBy: DEFAULT_SORT, sortDescending: true, page: 1, pageSize: DEFAULT_PAGE_SIZE };
 }
 
 function first(value: LooseQuery[string]): string | undefined {
@@ -66,6 +75,8 @@ export function queryToFilter(query: LooseQuery): TaskFilter {
   f.createdAfter = date(query.createdAfter);
   f.createdBefore = date(query.createdBefore);
   f.searchTerm = first(query.searchTerm);
+  const searchIn = first(query.searchIn)?.toLowerCase();
+  f.searchIn = SEARCH_IN.find((s) => s === searchIn) ?? 'all';
   f.parentTaskId = first(query.parentTaskId);
   f.onlyOccurrences = bool(query.onlyOccurrences);
   f.onlyCatchUp = bool(query.onlyCatchUp);
@@ -88,6 +99,7 @@ export function filterToQuery(f: TaskFilter): UrlQuery {
   if (f.createdAfter) q.createdAfter = f.createdAfter;
   if (f.createdBefore) q.createdBefore = f.createdBefore;
   if (f.searchTerm) q.searchTerm = f.searchTerm;
+  if (f.searchIn !== 'all') q.searchIn = f.searchIn;
   if (f.parentTaskId) q.parentTaskId = f.parentTaskId;
   if (f.onlyOccurrences !== undefined) q.onlyOccurrences = String(f.onlyOccurrences);
   if (f.onlyCatchUp !== undefined) q.onlyCatchUp = String(f.onlyCatchUp);
@@ -107,7 +119,7 @@ export function filterToApiQuery(f: TaskFilter): TaskQuery {
     isRecurring: f.isRecurring,
     createdAfter: f.createdAfter,
     createdBefore: f.createdBefore,
-    searchTerm: f.searchTerm,
+    ...searchQuery(f),
     parentTaskId: f.parentTaskId,
     onlyOccurrences: f.onlyOccurrences,
     onlyCatchUp: f.onlyCatchUp,
@@ -116,6 +128,14 @@ export function filterToApiQuery(f: TaskFilter): TaskQuery {
     page: f.page,
     pageSize: f.pageSize,
   };
+}
+
+/** The search box → API parameters: names and arguments (searchScope), names only, or arguments only (requestSearch). */
+export function searchQuery(f: Pick<TaskFilter, 'searchTerm' | 'searchIn'>): Pick<TaskQuery, 'searchTerm' | 'searchScope' | 'requestSearch'> {
+  if (!f.searchTerm) return {};
+  if (f.searchIn === 'names') return { searchTerm: f.searchTerm };
+  if (f.searchIn === 'arguments') return { requestSearch: f.searchTerm };
+  return { searchTerm: f.searchTerm, searchScope: 'NamesAndArguments' };
 }
 
 /** A change of any filter (not of page) starts again at page 1. */
