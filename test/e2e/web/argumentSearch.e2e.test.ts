@@ -1,6 +1,5 @@
-import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO } from '../../fixtures/demoProcess.js';
+import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { finishRun, insertTask, login, serve, tempDb, type Served, type TempDb } from '../../server/monitoring/fixtures.js';
 import { openBrowser, type BrowserSession } from './browser.js';
 import { injectSession } from './session.js';
@@ -18,7 +17,7 @@ describe('web dashboard: argument search, failure groups, queue latency (Chromiu
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });
+    buildWebDashboard();
     t = tempDb();
     const now = Date.now();
     ids.acme = insertTask(t.db, { type: 'Shop.Orders.Ship', request: '{"customer":"ACME-42","items":3}', status: 'InProgress', created_at: now - 5000 });
