@@ -37,9 +37,9 @@ export interface HubOptions {
   longPollTimeoutMs?: number;
   /** The client a connection counts against (default: the socket's peer address). */
   clientKey?: (req: IncomingMessage) => string | undefined;
-  /** Live connections one client may hold (default 20); beyond → 429. */
+  /** Live connections one client may hold (default: no cap; the monitoring sets 20); beyond → 429. */
   maxConnectionsPerClient?: number;
-  /** Live connections in total (default 1000); beyond → 503. */
+  /** Live connections in total (default: no cap; the monitoring sets 1000); beyond → 503. */
   maxConnections?: number;
 }
 

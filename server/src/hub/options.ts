@@ -20,9 +20,17 @@ export const HUB_DEFAULTS = {
   maxMessageBytes: 32 * 1024,
   maxBufferedBytes: 1024 * 1024,
   longPollTimeoutMs: 90_000,
-  maxConnectionsPerClient: 20,
-  maxConnections: 1000,
 } as const;
+
+/** A cap given as a positive integer; none (Infinity) when absent. */
+function optionalCap(options: HubOptions, name: 'maxConnectionsPerClient' | 'maxConnections'): number {
+  const value = options[name];
+  if (value === undefined) return Infinity;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
+    throw new HubOptionError(name, `must be a positive integer (got ${JSON.stringify(value)})`);
+  }
+  return value;
+}
 
 export class HubOptionError extends Error {
   constructor(
@@ -65,8 +73,8 @@ export function resolveHubOptions(options: HubOptions): ResolvedHubOptions {
     maxBufferedBytes: positiveInt(options, 'maxBufferedBytes'),
     longPollTimeoutMs: positiveInt(options, 'longPollTimeoutMs'),
     clientKey: options.clientKey,
-    maxConnectionsPerClient: positiveInt(options, 'maxConnectionsPerClient'),
-    maxConnections: positiveInt(options, 'maxConnections'),
+    maxConnectionsPerClient: optionalCap(options, 'maxConnectionsPerClient'),
+    maxConnections: optionalCap(options, 'maxConnections'),
   };
   if (options.clientKey !== undefined && typeof options.clientKey !== 'function') {
     throw new HubOptionError('clientKey', 'must be a function (req) => string');
