@@ -1,0 +1,63 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES } from '../../src/main/ipc/ipcChannelNames.js';
+import type { DesktopBridge } from '../../src/preload/bridge.js';
+import { createRecordingElectron } from './support/recordingElectron.js';
+
+// The preload and main must agree on every channel name: the real preload (src/preload) is
+// loaded against the same recording electron module as the real main process, and what it
+// invokes must be a channel main handles (Electron rejects any other with "No handler").
+
+const dir = await mkdtemp(join(tmpdir(), 'svc-preload-'));
+const rec = createRecordingElectron(join(dir, 'user-data'), process.cwd());
+const exposed = new Map<string, unknown>();
+const invoked: string[] = [];
+const APP_FRAME = { senderFrame: { url: 'app://console/', parent: null } };
+const ipcRenderer = {
+  invoke: async (channel: string, ...args: unknown[]) => {
+    invoked.push(channel);
+    const handler = rec.ipcHandlers.get(channel);
+    if (!handler) throw new Error(`Error invoking remote method '${channel}': Error: No handler registered for '${channel}'`);
+    return handler(APP_FRAME, ...args);
+  },
+  on: () => ipcRenderer,
+  removeListener: () => ipcRenderer,
+};
+vi.mock('electron', () => ({
+  ...rec.electron,
+  contextBridge: { exposeInMainWorld: (key: string, value: unknown) => void exposed.set(key, value) },
+  ipcRenderer,
+}));
+
+describe('the preload bridge against the real main process', () => {
+  let bridge: DesktopBridge;
+  beforeAll(async () => {
+    await import('../../src/main/index.js');
+    rec.emitReady();
+    const deadline = Date.now() + 10_000;
+    while (rec.ipcHandlers.size === 0) {
+      if (Date.now() > deadline) throw new Error('main registered no IPC handler');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await import('../../src/preload/index.js');
+    bridge = exposed.get(BRIDGE_GLOBAL) as DesktopBridge;
+  });
+  afterAll(async () => {
+    rec.appEmitter.emit('before-quit');
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`exposes one global, ${BRIDGE_GLOBAL}, whose every channel reaches a handler of main`, async () => {
+    expect([...exposed.keys()]).toEqual([BRIDGE_GLOBAL]);
+    // Arguments are left out: main's validation answers, which proves the call arrived.
+    for (const name of IPC_CHANNEL_NAMES) {
+      const answer = (await bridge.invoke(name as never)) as { ok: boolean };
+      expect(typeof answer.ok, name).toBe('boolean');
+    }
+    expect(invoked).toHaveLength(IPC_CHANNEL_NAMES.length);
+    expect(invoked.every((c) => rec.ipcHandlers.has(c))).toBe(true);
+    expect(await bridge.invoke('environments.list' as never)).toEqual({ ok: true, value: [] });
+  });
+});
