@@ -2,7 +2,8 @@
  * Draws the app and tray icons as PNG files (no image tool needed):
  *   node --import tsx build/generate-icons.ts
  * Writes build/icon.png (512 px, electron-builder derives the platform formats from it),
- * build/tray/tray.png and build/tray/tray-unread.png (32 px, the latter with a red dot).
+ * build/tray/tray.png, build/tray/tray-unread.png (32 px, with a red dot) and
+ * build/tray/tray-warning.png (with an amber triangle).
  */
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -58,7 +59,7 @@ function roundedBox(x: number, y: number, size: number, radius: number): number 
 }
 
 /** A pulse line (monitoring) on a rounded square. */
-function icon(size: number, options: { background: boolean; dot: boolean }): Buffer {
+function icon(size: number, options: { background: boolean; dot: boolean; warning?: boolean }): Buffer {
   const s = size / 32;
   const pulse: Array<[number, number]> = [
     [4, 17], [10, 17], [13, 9], [17, 24], [20, 14], [22, 17], [28, 17],
@@ -77,6 +78,12 @@ function icon(size: number, options: { background: boolean; dot: boolean }): Buf
       const dd = Math.hypot(x - 25 * s, y - 7 * s) - 6 * s;
       c = over(c, [239, 68, 68, 255], 0.5 - dd);
     }
+    if (options.warning) {
+      // An amber triangle with a dark bar: some environment is not watched.
+      const inside = Math.min(y - 1 * s, 13 * s - y, (y - 1 * s) * 0.58 - Math.abs(x - 25 * s));
+      c = over(c, [245, 158, 11, 255], inside + 0.5);
+      if (Math.abs(x - 25 * s) < 0.9 * s && y > 5 * s && y < 10 * s) c = over(c, [30, 41, 59, 255], 1);
+    }
     return c;
   });
 }
@@ -85,4 +92,5 @@ const here = dirname(fileURLToPath(import.meta.url));
 writeFileSync(join(here, 'icon.png'), icon(512, { background: true, dot: false }));
 writeFileSync(join(here, 'tray', 'tray.png'), icon(32, { background: false, dot: false }));
 writeFileSync(join(here, 'tray', 'tray-unread.png'), icon(32, { background: false, dot: true }));
-console.log('wrote build/icon.png, build/tray/tray.png, build/tray/tray-unread.png');
+writeFileSync(join(here, 'tray', 'tray-warning.png'), icon(32, { background: false, dot: false, warning: true }));
+console.log('wrote build/icon.png, build/tray/tray.png, build/tray/tray-unread.png, build/tray/tray-warning.png');

@@ -13,6 +13,8 @@ import { InboxFile } from './notifications/InboxFile.js';
 import { FailureNotifier, type BadgeSink, type NotificationSink, type NotificationTarget } from './notifications/FailureNotifier.js';
 import type { NotificationSettings } from './notifications/notificationSettings.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
+import { notifies } from './notifications/notificationSettings.js';
+import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
 import type { RendererEvent } from './rendererEvents.js';
 import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
 import type { SessionView } from './session/sessionView.js';
@@ -26,6 +28,8 @@ export interface ConsoleServicesOptions {
   session?: Omit<EnvironmentSessionOptions, 'vault'>;
   hub?: Pick<HubManagerOptions, 'reconnectDelaysMs' | 'retryAfterFailureMs' | 'log'>;
   burstWindowMs?: number;
+  /** A live connection down this long counts as "not watching" (default 30 s). */
+  watchGraceMs?: number;
 }
 
 type Listener = (event: RendererEvent) => void;
@@ -43,6 +47,8 @@ export class ConsoleServices {
   readonly notifier: FailureNotifier;
   private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();
+  private readonly watch: WatchGapTracker;
+  private updatingWatch = false;
 
   private constructor(
     readonly store: EnvironmentStore,
@@ -54,6 +60,14 @@ export class ConsoleServices {
     private readonly options: ConsoleServicesOptions,
   ) {
     this.inbox.restore(storedInbox);
+    this.watch = new WatchGapTracker({
+      ...(options.watchGraceMs !== undefined ? { graceMs: options.watchGraceMs } : {}),
+      onChange: (environmentId, gap, previous, condition) => {
+        if (gap && !previous && !(condition.watching === false && condition.quiet)) this.notifyNotWatching(environmentId, gap);
+        // A gap that starts when the grace period runs out: tell the window and the tray.
+        if (!this.updatingWatch) this.emitStatus(environmentId);
+      },
+    });
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
     this.hub = new HubManager({
       ...options.hub,
@@ -98,6 +112,7 @@ export class ConsoleServices {
 
   async dispose(): Promise<void> {
     await this.syncing;
+    this.watch.dispose();
     this.notifier.dispose();
     await this.hub.stopAll();
     await Promise.all([...this.sessions.values()].map((s) => s.stop()));
@@ -241,12 +256,42 @@ export class ConsoleServices {
     };
     const hub = this.hub.state(env.id);
     const live = liveStatusOf(view, hub);
-    return { ...env, session: view, hub, live: live.live, ...(live.message ? { statusMessage: live.message } : {}) };
+    const gap = this.watch.gap(env.id);
+    return { ...env, session: view, hub, live: live.live, ...(live.message ? { statusMessage: live.message } : {}), ...(gap ? { notWatching: gap } : {}) };
   }
 
   private emitStatus(environmentId: string): void {
     const env = this.store.get(environmentId);
-    if (env) this.emit({ type: 'status', environment: this.statusOf(env) });
+    if (!env) return;
+    this.refreshWatch(env);
+    this.emit({ type: 'status', environment: this.statusOf(env) });
+  }
+
+  private refreshWatch(env: Environment): void {
+    const session = this.sessions.get(env.id);
+    if (!session) return;
+    const live = liveStatusOf(session.view(), this.hub.state(env.id));
+    this.updatingWatch = true;
+    try {
+      this.watch.update(env.id, watchConditionOf(live.live, live.message));
+    } finally {
+      this.updatingWatch = false;
+    }
+  }
+
+  /** One notification when a production environment stops being watched. */
+  private notifyNotWatching(environmentId: string, reason: string): void {
+    const env = this.store.get(environmentId);
+    if (!env?.isProduction || !notifies(this.notifier.getSettings(), environmentId)) return;
+    this.options.notifications.show({
+      environmentId,
+      burstId: `watch-${environmentId}`,
+      isProduction: true,
+      count: 0,
+      title: `⚠ PRODUCTION · Not watching ${env.name}`,
+      body: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Failures there are not reported until this is fixed.`.slice(0, 240),
+      target: { kind: 'environment', environmentId },
+    });
   }
 
   private syncing: Promise<void> = Promise.resolve();
@@ -266,6 +311,7 @@ export class ConsoleServices {
       await this.hub.unwatch(id);
       await this.vault.delete(id);
       this.inbox.removeEnvironment(id);
+      this.watch.remove(id);
     }
     const started: Promise<unknown>[] = [];
     for (const env of envs) {
@@ -289,6 +335,7 @@ export class ConsoleServices {
       started.push(session.start());
     }
     await Promise.all(started);
+    for (const env of envs) this.refreshWatch(env);
     this.emit({ type: 'environments', environments: this.environments() });
   }
 

@@ -11,6 +11,11 @@ export interface EnvironmentStatusView extends Environment {
   live: LiveStatus;
   /** Sticky text for `error` / `relogin-required` / `reconnecting`. */
   statusMessage?: string;
+  /**
+   * Set while failures of this environment would go unnoticed: it needs a (re-)login, it can
+   * only poll, or its live connection has been down longer than the grace period.
+   */
+  notWatching?: string;
 }
 
 export function liveStatusOf(session: SessionView, hub: { state: HubState; message?: string }): { live: LiveStatus; message?: string } {

@@ -130,7 +130,7 @@ if (!app.requestSingleInstanceLock()) {
     const recovery = services.store.recovery;
     if (recovery) log.warn(`environment list unreadable, moved to ${recovery.movedTo}: ${recovery.reason}`);
     tray = new TrayController(
-      { normal: assets('tray/tray.png'), unread: assets('tray/tray-unread.png') },
+      { normal: assets('tray/tray.png'), unread: assets('tray/tray-unread.png'), warning: assets('tray/tray-warning.png') },
       {
         show,
         openEnvironment: (id) => open({ kind: 'environment', environmentId: id }),

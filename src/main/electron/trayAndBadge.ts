@@ -1,7 +1,7 @@
 import { app, Menu, nativeImage, Tray, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
 import type { EnvironmentStatusView } from '../environmentStatus.js';
 import type { BadgeSink } from '../notifications/FailureNotifier.js';
-import { buildTrayMenuTemplate, trayTooltip, type TrayMenuItem } from '../tray/trayMenuTemplate.js';
+import { buildTrayMenuTemplate, trayState, trayTooltip, type TrayMenuItem } from '../tray/trayMenuTemplate.js';
 
 export interface TrayActions {
   show(): void;
@@ -10,13 +10,16 @@ export interface TrayActions {
   quit(): void;
 }
 
-/** The tray icon, its menu (show, environments with status, inbox, quit) and the badge. */
+/**
+ * The tray icon, its menu (show, environments with status, inbox, quit) and the badge. The
+ * icon warns (and the tooltip names the environments) while some environment is not watched.
+ */
 export class TrayController implements BadgeSink {
   private readonly tray: Tray;
   private unread = 0;
   private environments: readonly EnvironmentStatusView[] = [];
 
-  constructor(private readonly icons: { normal: string; unread: string }, private readonly actions: TrayActions, private readonly window: () => BrowserWindow | undefined) {
+  constructor(private readonly icons: { normal: string; unread: string; warning: string }, private readonly actions: TrayActions, private readonly window: () => BrowserWindow | undefined) {
     this.tray = new Tray(nativeImage.createFromPath(icons.normal));
     this.tray.on('click', () => actions.show());
     this.render();
@@ -24,14 +27,14 @@ export class TrayController implements BadgeSink {
 
   setEnvironments(environments: readonly EnvironmentStatusView[]): void {
     this.environments = environments;
+    this.renderIcon();
     this.render();
   }
 
   setUnreadCount(count: number): void {
     this.unread = count;
     app.setBadgeCount(count);
-    this.tray.setImage(nativeImage.createFromPath(count > 0 ? this.icons.unread : this.icons.normal));
-    if (process.platform === 'darwin') this.tray.setTitle(count > 0 ? String(count) : '');
+    this.renderIcon();
     const win = this.window();
     if (process.platform === 'win32' && win) {
       win.setOverlayIcon(count > 0 ? nativeImage.createFromPath(this.icons.unread) : null, count > 0 ? trayTooltip(count) : '');
@@ -43,8 +46,14 @@ export class TrayController implements BadgeSink {
     this.tray.destroy();
   }
 
+  private renderIcon(): void {
+    const state = trayState(this.unread, this.environments);
+    this.tray.setImage(nativeImage.createFromPath(this.icons[state]));
+    if (process.platform === 'darwin') this.tray.setTitle(`${state === 'warning' ? '⚠' : ''}${this.unread > 0 ? String(this.unread) : ''}`);
+  }
+
   private render(): void {
-    this.tray.setToolTip(trayTooltip(this.unread));
+    this.tray.setToolTip(trayTooltip(this.unread, this.environments));
     this.tray.setContextMenu(Menu.buildFromTemplate(buildTrayMenuTemplate(this.environments, this.unread).map((i) => this.toElectron(i))));
   }
 

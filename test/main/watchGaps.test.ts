@@ -1,0 +1,68 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildTrayMenuTemplate, trayState, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
+import { watchConditionOf, WatchGapTracker } from '../../src/main/watch/WatchGapTracker.js';
+import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
+import { makeTempDir } from './support/tempDir.js';
+
+describe('not watching: when failures of an environment would go unnoticed', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    while (cleanups.length > 0) await cleanups.pop()!();
+  });
+
+  it('a connection that is down counts after the grace period; a needed login or polling count at once', async () => {
+    const changes: Array<[string, string | undefined]> = [];
+    const tracker = new WatchGapTracker({ graceMs: 150, onChange: (id, gap) => changes.push([id, gap]) });
+    cleanups.push(async () => tracker.dispose());
+    tracker.update('a', watchConditionOf('reconnecting', 'socket closed'));
+    expect(tracker.gap('a')).toBeUndefined();
+    tracker.update('b', watchConditionOf('relogin-required'));
+    tracker.update('c', watchConditionOf('polling', 'no hub on this host'));
+    expect(changes).toEqual([
+      ['b', 'log in again'],
+      ['c', 'only polling: no hub on this host'],
+    ]);
+    await waitUntil('the grace period of a', () => changes.some(([id]) => id === 'a'), 5_000);
+    expect(tracker.gap('a')).toBe('live connection down: socket closed');
+    // Back to connected: the gap ends (and a new outage starts a new grace period).
+    tracker.update('a', watchConditionOf('connected'));
+    expect(changes.at(-1)).toEqual(['a', undefined]);
+    tracker.update('a', watchConditionOf('error', 'refused'));
+    expect(tracker.gap('a')).toBeUndefined();
+  });
+
+  it('the tray warns and names the environments; its menu says why', () => {
+    const envs = [
+      { id: 'p', name: 'Production', isProduction: true, live: 'relogin-required' as const, notWatching: 'log in again' },
+      { id: 's', name: 'Staging', isProduction: false, live: 'connected' as const },
+    ];
+    expect(trayState(3, envs)).toBe('warning');
+    expect(trayState(3, [envs[1]!])).toBe('unread');
+    expect(trayTooltip(0, envs)).toBe('Svc Monitor\n⚠ Not watching: Production (log in again)');
+    const labels = buildTrayMenuTemplate(envs as never, 0).flatMap((i) => ('label' in i ? [i.label] : []));
+    expect(labels).toContain('⚠ Not watching 1 of 2');
+    expect(labels).toContain('⚠ Production (production) — not watching: log in again');
+    expect(labels).toContain('● Staging — connected');
+  });
+
+  it('an unreachable production environment shows "not watching" and raises exactly one notification; staging only shows it', async () => {
+    const { dir, cleanup } = await makeTempDir();
+    cleanups.push(cleanup);
+    const rec: RecordingConsole = await createConsole(dir, { watchGraceMs: 200, session: { retryAfterErrorMs: 100 } });
+    cleanups.push(() => rec.services.dispose());
+    const prod = await rec.services.addEnvironment({ name: 'Production', baseUrl: 'http://127.0.0.1:9', colour: '#dc2626', isProduction: true });
+    const stg = await rec.services.addEnvironment({ name: 'Staging', baseUrl: 'http://127.0.0.1:9/stg', colour: '#2563eb', isProduction: false });
+    const view = (id: string) => rec.services.environments().find((e) => e.id === id)!;
+    await waitUntil('both gaps', () => view(prod.id).notWatching !== undefined && view(stg.id).notWatching !== undefined, 10_000);
+    expect(view(prod.id).notWatching).toMatch(/^live connection down: Cannot reach http:\/\/127\.0\.0\.1:9/);
+    await waitUntil('the production notification', () => rec.notifications.length > 0);
+    // Retries every 100 ms keep failing: the gap goes on, and still only one notification.
+    const statusEvents: string[] = [];
+    const off = rec.services.onEvent((e) => e.type === 'status' && e.environment.id === prod.id && statusEvents.push(e.environment.live));
+    await waitUntil('a few more failed retries', () => statusEvents.length >= 4, 10_000);
+    off();
+    expect(rec.notifications).toHaveLength(1);
+    expect(rec.notifications[0]).toMatchObject({ environmentId: prod.id, isProduction: true, title: '⚠ PRODUCTION · Not watching Production', target: { kind: 'environment', environmentId: prod.id } });
+    expect(rec.notifications[0]!.body).toMatch(/^Live connection down: Cannot reach .*Failures there are not reported until this is fixed\.$/);
+  });
+});
