@@ -1,0 +1,54 @@
+import type { PoolClient } from 'pg';
+import type { ClaimDecider, RunnableTaskRow } from '../../EngineStore.js';
+import { insertStatusAudits } from './statusAudits.js';
+
+const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
+  t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id,
+  (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) AS last_log_sequence`;
+
+/**
+ * Queued → InProgress for up to `limit` of the oldest claimable rows of a queue (types this
+ * engine handles, not throttled), in one statement: `UPDATE … WHERE id IN (SELECT … FOR UPDATE
+ * SKIP LOCKED LIMIT n) RETURNING`, so instances claiming at once take different rows. Each row
+ * carries this instance's id (lease recovery). Rows the decider refuses (rate limits) go back to
+ * Queued with their throttle mark in the same transaction.
+ */
+export async function claimTasks(
+  c: PoolClient,
+  input: { queue: string; limit: number; types: readonly string[]; now: number; instanceId: string; decide: ClaimDecider },
+): Promise<RunnableTaskRow[]> {
+  const claimed: RunnableTaskRow[] = [];
+  // Throttled candidates leave the window of the next round, so this terminates.
+  for (let round = 0; round < 16 && claimed.length < input.limit; round++) {
+    const { rows } = await c.query<RunnableTaskRow & { prev_started_at: number | null }>(
+      `UPDATE tasks t SET status = 'InProgress', started_at = $1, throttled_until = NULL, instance_id = $2
+         FROM (SELECT id, started_at AS prev_started_at FROM tasks
+                WHERE queue = $3 AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= $1)
+                  AND type = ANY($4::text[])
+                ORDER BY created_at LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
+        WHERE t.id = s.id
+        RETURNING ${RETURNING}, s.prev_started_at`,
+      [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length],
+    );
+    if (rows.length === 0) break;
+    rows.sort((a, b) => a.created_at - b.created_at);
+    const throttled: { id: string; until: number; started: number | null }[] = [];
+    const fresh: RunnableTaskRow[] = [];
+    for (const { prev_started_at, ...r } of rows) {
+      const verdict = input.decide(r);
+      if (verdict === true) fresh.push(r);
+      else throttled.push({ id: r.id, until: verdict, started: prev_started_at });
+    }
+    if (throttled.length > 0) {
+      await c.query(
+        `UPDATE tasks t SET status = 'Queued', started_at = x.started, instance_id = NULL, throttled_until = x.until
+           FROM unnest($1::text[], $2::bigint[], $3::bigint[]) AS x(id, until, started) WHERE t.id = x.id`,
+        [throttled.map((x) => x.id), throttled.map((x) => x.until), throttled.map((x) => x.started)],
+      );
+    }
+    await insertStatusAudits(c, fresh.map((r) => ({ taskId: r.id, level: r.audit_level, at: input.now, status: 'InProgress' as const })));
+    claimed.push(...fresh);
+    if (throttled.length === 0) break;
+  }
+  return claimed;
+}

@@ -1,0 +1,40 @@
+import type { PoolClient } from 'pg';
+import type { FinishedRun } from '../../EngineStore.js';
+import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { insertStatusAudits } from './statusAudits.js';
+
+/**
+ * Ends of runs on InProgress rows, all in one UPDATE (status, end, duration, outcome and
+ * run_count together, so the run-bucket trigger sees each run), then their runs-audit rows
+ * (inline recurring rows) and status-audit rows. A row no longer InProgress is left alone.
+ */
+export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[]): Promise<boolean[]> {
+  if (runs.length === 0) return [];
+  const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
+  const { rows } = await c.query<{ id: string }>(
+    `UPDATE tasks t SET status = r.next_status, last_execution_at = r.ended_at, execution_time_ms = r.ms,
+            last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
+            exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
+            attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
+       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[])
+            AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at)
+      WHERE t.id = r.id AND t.status = 'InProgress' RETURNING t.id`,
+    [
+      runs.map((r) => r.id), runs.map((r) => r.nextStatus), runs.map((r) => r.endedAt), runs.map((r) => r.executionTimeMs),
+      runs.map((r) => (counts(r) ? r.outcome : null)), runs.map((r) => (counts(r) ? 1 : 0)), runs.map((r) => r.exception),
+      runs.map((r) => r.nextScheduledAt),
+    ],
+  );
+  const ok = new Set(rows.map((r) => r.id));
+  const done = runs.filter((r) => ok.has(r.id));
+  const runAudits = done.filter((r) => r.recurring && counts(r) && auditAllows(r.auditLevel, r.outcome === 'Failed' ? (r.exception ?? '') : null));
+  if (runAudits.length > 0) {
+    await c.query(
+      `INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception)
+       SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::text[], $5::text[])`,
+      [runAudits.map((r) => r.id), runAudits.map((r) => r.endedAt), runAudits.map((r) => r.executionTimeMs), runAudits.map((r) => r.outcome), runAudits.map((r) => r.exception)],
+    );
+  }
+  await insertStatusAudits(c, done.map((r) => ({ taskId: r.id, level: r.auditLevel, at: r.endedAt, status: r.nextStatus, exception: r.exception })));
+  return runs.map((r) => ok.has(r.id));
+}

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolClient } from 'pg';
+import type { CommitBatch, CommitOutcome, EngineStore, RecoverInput } from '../../EngineStore.js';
+import type { TaskManagementStore } from '../../TaskManagementStore.js';
+import type { PostgresStorage } from '../PostgresStorage.js';
+import { admitWaiting } from './admitWaiting.js';
+import { cancelTasks } from './cancelTasks.js';
+import { claimTasks } from './claimTasks.js';
+import { completeRuns } from './completeRuns.js';
+import { insertExecutionLogs } from './insertExecutionLogs.js';
+import { insertTasks } from './insertTasks.js';
+import { heartbeat, recoverExpiredLeases } from './instanceLeases.js';
+import { createPostgresTaskManagementStore } from './managementStore.js';
+import { markServiceStopped } from './markServiceStopped.js';
+import { promoteDue } from './promoteDue.js';
+import { QueueAdmission } from './queueAdmission.js';
+import { recordAttemptFailures } from './recordAttemptFailures.js';
+import { createPostgresScheduleStore } from './scheduleStore.js';
+import { insertStatusAudits } from './statusAudits.js';
+
+export interface PostgresEngineStoreOptions {
+  /** This engine instance's id (default: a random UUID). */
+  instanceId?: string;
+  /** An InProgress row whose instance has not renewed its heartbeat for this long is recovered by any live instance. Default 30000 ms. */
+  leaseMs?: number;
+  /** How often the heartbeat is renewed and expired leases looked for. Default leaseMs / 3. */
+  heartbeatMs?: number;
+  /** Clock (ms since epoch) for heartbeats and lease recovery. Default Date.now. */
+  clock?: () => number;
+}
+
+/** The PostgreSQL EngineStore plus what a multi-instance store adds: its instance id, lease recovery, disposal. */
+export interface PostgresEngineStore extends EngineStore {
+  readonly instanceId: string;
+  /** Retry and bulk writes (the management companion of the store). */
+  readonly management: TaskManagementStore;
+  /** Renews the heartbeat and recovers expired leases now (the timer does it every heartbeatMs). Returns rows re-queued. */
+  leaseTick(): Promise<number>;
+  /** Stops the heartbeat and removes this instance's row (its finished work stays). */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The engine's store on PostgreSQL, for many engine instances on one database: group commits in
+ * one transaction of batched statements; claims with FOR UPDATE SKIP LOCKED stamped with the
+ * instance id; a heartbeat row per instance and lease recovery by any live instance; global
+ * queue capacity under per-queue advisory locks; task keys unique among open rows by a partial
+ * unique index; a wake NOTIFY when work becomes due or queued, so idle instances look at once.
+ */
+export function createPostgresEngineStore(storage: PostgresStorage, options: PostgresEngineStoreOptions = {}): PostgresEngineStore {
+  const instanceId = options.instanceId ?? randomUUID();
+  const leaseMs = options.leaseMs ?? 30_000;
+  const heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(leaseMs / 3));
+  const clock = options.clock ?? Date.now;
+  if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new TypeError('createPostgresEngineStore: option "leaseMs" must be an integer >= 100');
+  const wake = (c: PoolClient) => storage.events.wake(c);
+
+  const commit = (b: CommitBatch): Promise<CommitOutcome> =>
+    storage.transaction(async (c) => {
+      const now = b.now;
+      const admission = new QueueAdmission(c, storage.schema, b.capacities);
+      const out: CommitOutcome = {
+        logIds: await insertExecutionLogs(c, b.logs),
+        inserted: await insertTasks(c, b.insertTasks, now, admission),
+        cancelled: await cancelTasks(c, b.cancels, now),
+        attemptsRecorded: await recordAttemptFailures(c, b.attemptFailures),
+        finished: await completeRuns(c, b.completeRuns),
+        stopped: await markServiceStopped(c, b.serviceStopped, now),
+        promoted: 0,
+        claimed: [],
+      };
+      const d = b.dispatching;
+      if (d !== null) {
+        await admitWaiting(c, admission, now);
+        if (d.promoteLimit > 0) out.promoted = await promoteDue(c, now, d.promoteLimit, admission);
+        if (d.types.length > 0) {
+          for (const cl of d.claims) {
+            if (cl.limit <= 0) continue;
+            out.claimed.push(...(await claimTasks(c, { queue: cl.queue, limit: cl.limit, types: d.types, now, instanceId, decide: d.decide })));
+          }
+        }
+        await admitWaiting(c, admission, now);
+      }
+      // Other instances look at once when this commit made work runnable or due.
+      const queuedOrDue =
+        out.inserted.some((i) => !i.existing) || out.promoted > 0 || b.completeRuns.some((r) => r.nextStatus === 'Pending') || out.stopped.some(Boolean);
+      if (queuedOrDue) await wake(c);
+      return out;
+    });
+
+  const leaseTick = async () => {
+    const now = clock();
+    await heartbeat(storage, instanceId, now);
+    return storage.transaction(async (c) => {
+      const n = await recoverExpiredLeases(c, storage.schema, now, leaseMs);
+      if (n > 0) await wake(c);
+      return n;
+    });
+  };
+  let disposed = false;
+  const timer = setInterval(() => {
+    if (disposed || storage.closed) return;
+    leaseTick().catch(() => undefined);
+  }, heartbeatMs);
+  timer.unref();
+
+  return {
+    location: `postgres://${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`,
+    instanceId,
+    commit,
+    recover: (input: RecoverInput) =>
+      storage.transaction(async (c) => {
+        await heartbeat(storage, instanceId, input.now);
+        let n = await recoverExpiredLeases(c, storage.schema, input.now, leaseMs);
+        const { rows } = await c.query<{ id: string; audit_level: 'Full' | 'ErrorsOnly' | 'None' }>(
+          `UPDATE tasks SET status = 'Queued', instance_id = NULL WHERE status = 'ServiceStopped' RETURNING id, audit_level`,
+        );
+        await insertStatusAudits(c, rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: input.now, status: 'Queued' as const })));
+        n += rows.length;
+        if (input.unlimitedQueues.length > 0) {
+          await c.query(
+            `WITH admitted AS (UPDATE tasks SET status = 'Queued' WHERE status = 'WaitingQueue' AND queue = ANY($1::text[]) RETURNING id, audit_level)
+             INSERT INTO status_audit (task_id, updated_at, new_status) SELECT id, $2, 'Queued' FROM admitted WHERE audit_level = 'Full'`,
+            [input.unlimitedQueues, input.now],
+          );
+        }
+        if (n > 0) await wake(c);
+        return n;
+      }),
+    nextWakeAt: async (now) => {
+      const { rows } = await storage.query<{ due: number | null; throttled: number | null }>(
+        `SELECT (SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL
+                    AND NOT (occurrence_mode = 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)) AS due,
+                (SELECT MIN(throttled_until) FROM tasks WHERE throttled_until > $1) AS throttled`,
+        [now],
+      );
+      const { due, throttled } = rows[0]!;
+      if (due === null) return throttled;
+      if (throttled === null) return due;
+      return Math.min(due, throttled);
+    },
+    schedules: createPostgresScheduleStore(storage, wake),
+    management: createPostgresTaskManagementStore(storage, wake),
+    rebuildReadModels: () => storage.rebuildReadModels(),
+    checkLocation: async () => {
+      if (storage.closed) return { ok: false, reason: 'The PostgreSQL storage is closed' };
+      return { ok: true };
+    },
+    leaseTick,
+    async dispose() {
+      disposed = true;
+      clearInterval(timer);
+      if (!storage.closed) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { PoolClient } from 'pg';
+import type { AuditLevel } from '../../../contracts/index.js';
+import type { QueueAdmission } from './queueAdmission.js';
+import { insertStatusAudits } from './statusAudits.js';
+
+/**
+ * Due Pending rows (durable schedule rows excluded) → Queued, or WaitingQueue when their queue is
+ * at capacity; rows another instance is promoting are skipped (SKIP LOCKED). Returns how many
+ * candidates were taken (equal to `limit`: there may be more).
+ */
+export async function promoteDue(c: PoolClient, now: number, limit: number, admission: QueueAdmission): Promise<number> {
+  const { rows } = await c.query<{ id: string; queue: string; audit_level: AuditLevel }>(
+    `SELECT id, queue, audit_level FROM tasks
+      WHERE status = 'Pending' AND scheduled_at <= $1 AND NOT (occurrence_mode = 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)
+      ORDER BY scheduled_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  if (rows.length === 0) return 0;
+  const statuses: ('Queued' | 'WaitingQueue')[] = [];
+  for (const r of rows) statuses.push(await admission.admit(r.queue));
+  await c.query(
+    `UPDATE tasks t SET status = p.status FROM unnest($1::text[], $2::text[]) AS p(id, status) WHERE t.id = p.id AND t.status = 'Pending'`,
+    [rows.map((r) => r.id), statuses],
+  );
+  await insertStatusAudits(c, rows.map((r, i) => ({ taskId: r.id, level: r.audit_level, at: now, status: statuses[i]! })));
+  return rows.length;
+}

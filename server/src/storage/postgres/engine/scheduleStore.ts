@@ -1,0 +1,186 @@
+import type { PoolClient } from 'pg';
+import type { AuditLevel } from '../../../contracts/index.js';
+import type {
+  MaterializeInput, MaterializeResult, NewOccurrence, ScheduleRow, ScheduleStore, StoreOperationResult, UpsertInput,
+} from '../../EngineStore.js';
+import type { PostgresStorage } from '../PostgresStorage.js';
+import { insertStatusAudits } from './statusAudits.js';
+
+const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
+  schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at`;
+const IS_SCHEDULE = `is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`;
+const isScheduleRow = (r: ScheduleRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
+
+const lastRunNumber = async (c: PoolClient, id: string) =>
+  (await c.query<{ n: number }>(`SELECT run_number AS n FROM tasks WHERE parent_task_id = $1 ORDER BY nominal_slot_at DESC LIMIT 1`, [id])).rows[0]?.n ?? 0;
+
+/**
+ * The durable schedules' operations on PostgreSQL. Materialization claims schedule rows with
+ * FOR UPDATE SKIP LOCKED (a schedule another instance is materializing is skipped, then re-read
+ * fresh next time) and inserts occurrences ON CONFLICT on the unique (parent, slot) index: one
+ * occurrence per slot whichever instance sees it.
+ */
+export function createPostgresScheduleStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): ScheduleStore {
+  const one = async (sql: string, params: unknown[]) => (await storage.query<ScheduleRow>(sql, params)).rows[0];
+
+  async function insertOccurrences(c: PoolClient, occ: (NewOccurrence & { id: string })[], now: number): Promise<number> {
+    if (occ.length === 0) return 0;
+    const col = <T>(f: (o: NewOccurrence & { id: string }) => T) => occ.map(f);
+    const { rows } = await c.query<{ id: string }>(
+      `INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, is_recurring, occurrence_mode,
+                          time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number, misfire_kind, missed_from,
+                          missed_through, missed_count, missed_count_is_exact)
+       SELECT id, type, handler, request, queue, 'Pending', audit_level, created_at, scheduled_at, 0, 'Durable', tz, version, parent,
+              slot, run_number, kind, mfrom, mthrough, mcount, mexact
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::text[],
+                     $10::int[], $11::text[], $12::bigint[], $13::int[], $14::text[], $15::bigint[], $16::bigint[], $17::int[], $18::int[])
+              WITH ORDINALITY AS o(id, type, handler, request, queue, audit_level, created_at, scheduled_at, tz, version, parent, slot,
+                                   run_number, kind, mfrom, mthrough, mcount, mexact, ord)
+        ORDER BY ord
+       ON CONFLICT (parent_task_id, nominal_slot_at) WHERE parent_task_id IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [
+        col((o) => o.id), col((o) => o.type), col((o) => o.handler), col((o) => o.request), col((o) => o.queue), col((o) => o.auditLevel),
+        col((o) => o.createdAt), col((o) => o.scheduledAt), col((o) => o.timeZoneId), col((o) => o.scheduleVersion), col((o) => o.parentTaskId),
+        col((o) => o.nominalSlotAt), col((o) => o.runNumber), col((o) => o.misfireKind), col((o) => o.missedFrom), col((o) => o.missedThrough),
+        col((o) => o.missedCount), col((o) => o.missedCountIsExact),
+      ],
+    );
+    const levelOf = new Map(occ.map((o) => [o.id, o.auditLevel]));
+    await insertStatusAudits(c, rows.map((r) => ({ taskId: r.id, level: levelOf.get(r.id)!, at: now, status: 'Pending' as const })));
+    return rows.length;
+  }
+
+  async function cancelOpenOccurrences(c: PoolClient, scheduleId: string, now: number, which?: (o: { id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }) => boolean) {
+    const { rows } = await c.query<{ id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }>(
+      `SELECT id, nominal_slot_at, schedule_version, audit_level FROM tasks
+        WHERE parent_task_id = $1 AND status IN ('Pending', 'Queued', 'WaitingQueue') FOR UPDATE SKIP LOCKED`,
+      [scheduleId],
+    );
+    const chosen = which ? rows.filter(which) : rows;
+    if (chosen.length === 0) return 0;
+    const res = await c.query<{ id: string; audit_level: AuditLevel }>(
+      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
+        WHERE id = ANY($1::text[]) AND status IN ('Pending', 'Queued', 'WaitingQueue') RETURNING id, audit_level`,
+      [chosen.map((o) => o.id)],
+    );
+    await insertStatusAudits(c, res.rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: now, status: 'Cancelled' as const })));
+    return res.rows.length;
+  }
+
+  return {
+    findByKey: (key) => one(`SELECT ${COLUMNS} FROM tasks WHERE task_key = $1 AND ${IS_SCHEDULE} ORDER BY created_at DESC, seq DESC LIMIT 1`, [key]),
+    findById: (id) => one(`SELECT ${COLUMNS} FROM tasks WHERE id = $1`, [id]),
+    dueScheduleIds: async (until) =>
+      (
+        await storage.query<{ id: string }>(
+          `SELECT id FROM tasks WHERE ${IS_SCHEDULE} AND status = 'Pending' AND halt IS NULL AND scheduled_at <= $1 ORDER BY scheduled_at`,
+          [until],
+        )
+      ).rows.map((r) => r.id),
+
+    materialize: <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
+      storage.transaction(async (c) => {
+        const sink: NewOccurrence[] = [];
+        const notes: T[] = [];
+        let consumed = 0;
+        const completed: { id: string; level: AuditLevel }[] = [];
+        for (const id of input.ids) {
+          consumed++;
+          const row = (await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE SKIP LOCKED`, [id])).rows[0];
+          if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
+          const planned = input.plan(row, await lastRunNumber(c, row.id));
+          if (planned === null) continue;
+          notes.push(planned.note);
+          const w = planned.write;
+          if (w.kind === 'halt') {
+            await c.query(`UPDATE tasks SET halt = $1, scheduled_at = $2 WHERE id = $3`, [JSON.stringify(w.halt), w.nextSlotAt, row.id]);
+          } else {
+            sink.push(...w.occurrences);
+            await c.query(
+              `UPDATE tasks SET cursor_at = $1, scheduled_at = $2, status = $3,
+                      execution_time_ms = CASE WHEN $3 = 'Completed' THEN 0 ELSE execution_time_ms END WHERE id = $4`,
+              [w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending', row.id],
+            );
+            if (w.completed) completed.push({ id: row.id, level: row.audit_level });
+          }
+          if (sink.length >= input.rowsPerTransaction) break;
+        }
+        await insertStatusAudits(c, completed.map((x) => ({ taskId: x.id, level: x.level, at: input.now, status: 'Completed' as const })));
+        sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
+        const written = await insertOccurrences(c, sink.map((o) => ({ ...o, id: input.newId() })), input.now);
+        if (written > 0) await onWritten(c);
+        return { consumed, written, notes };
+      }),
+
+    upsert: (input: UpsertInput) =>
+      storage.transaction(async (c) => {
+        await c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.schedule:' || $1 || ':' || $2))`, [storage.schema, input.key]);
+        const existing = (
+          await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE task_key = $1 AND ${IS_SCHEDULE} ORDER BY created_at DESC, seq DESC LIMIT 1 FOR UPDATE`, [input.key])
+        ).rows[0];
+        const decision = input.decide(existing, existing ? await lastRunNumber(c, existing.id) : 0);
+        if (decision.kind === 'keep') return decision.id;
+        if (decision.kind === 'insert') {
+          const r = decision.row;
+          await c.query(
+            `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at, is_recurring,
+                                occurrence_mode, misfire_policy, time_zone_id, schedule_version, schedule_definition, cursor_at)
+             VALUES ($1, $2, $3, $4, $5, 'Pending', $6, $7, $8, $9, 1, 'Durable', $10, $11, 1, $12, $13)`,
+            [r.id, r.type, r.handler, r.request, r.queue, r.taskKey, r.auditLevel, r.createdAt, r.nextSlotAt, r.misfirePolicy, r.timeZoneId, r.definitionJson, r.cursorAt],
+          );
+          await insertStatusAudits(c, [{ taskId: r.id, level: r.auditLevel, at: input.now, status: 'Pending' }]);
+          return r.id;
+        }
+        const ch = decision.change;
+        await c.query(
+          `UPDATE tasks SET type = $1, handler = $2, request = $3, queue = $4, audit_level = $5, status = $6, scheduled_at = $7,
+                  misfire_policy = $8, time_zone_id = $9, schedule_version = $10, schedule_definition = $11, halt = NULL WHERE id = $12`,
+          [ch.type, ch.handler, ch.request, ch.queue, ch.auditLevel, ch.status, ch.nextSlotAt, ch.misfirePolicy, ch.timeZoneId, ch.scheduleVersion, ch.definitionJson, ch.id],
+        );
+        if (existing && ch.status !== existing.status) await insertStatusAudits(c, [{ taskId: ch.id, level: ch.auditLevel, at: input.now, status: ch.status }]);
+        await cancelOpenOccurrences(c, ch.id, input.now, decision.cancelOccurrence);
+        return ch.id;
+      }),
+
+    cancel: (id, now) =>
+      storage.transaction(async (c): Promise<StoreOperationResult> => {
+        const fresh = (await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+        if (!fresh) return { status: 'NotFound', message: 'No task with this id.' };
+        if (fresh.status === 'Cancelled') return { status: 'Conflict', message: 'The schedule is already cancelled.', taskId: id };
+        if (fresh.status === 'Completed') {
+          return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: id };
+        }
+        await c.query(`UPDATE tasks SET status = 'Cancelled', scheduled_at = NULL, halt = NULL WHERE id = $1`, [id]);
+        await insertStatusAudits(c, [{ taskId: id, level: fresh.audit_level, at: now, status: 'Cancelled' }]);
+        const cancelled = await cancelOpenOccurrences(c, id, now);
+        return { status: 'Succeeded', message: `Schedule cancelled; ${cancelled} pending occurrence(s) cancelled, running ones finish.`, taskId: id };
+      }),
+
+    releaseHalt: (id) =>
+      storage.transaction(async (c) => {
+        const res = await c.query(`UPDATE tasks SET halt = NULL WHERE id = $1 AND halt IS NOT NULL`, [id]);
+        return (res.rowCount ?? 0) === 1;
+      }),
+
+    requeueOccurrence: (occurrenceId, now) =>
+      storage.transaction(async (c): Promise<StoreOperationResult> => {
+        const row = (await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [occurrenceId])).rows[0];
+        if (!row) return { status: 'NotFound', message: 'No task with this id.' };
+        const taskId = row.id;
+        if (isScheduleRow(row)) return { status: 'Conflict', message: 'A schedule row cannot be requeued; requeue one of its occurrences.', taskId };
+        if (row.parent_task_id === null) return { status: 'Conflict', message: 'The task is not an occurrence of a durable schedule.', taskId };
+        if (row.status !== 'Failed' && row.status !== 'Cancelled') {
+          return { status: 'Conflict', message: `The occurrence is ${row.status}; only a Failed or Cancelled occurrence can be requeued.`, taskId };
+        }
+        const parent = (await c.query<{ status: string }>(`SELECT status FROM tasks WHERE id = $1 FOR SHARE`, [row.parent_task_id])).rows[0];
+        if (!parent || parent.status === 'Cancelled') {
+          return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
+        }
+        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, taskId]);
+        await insertStatusAudits(c, [{ taskId, level: row.audit_level, at: now, status: 'Queued' }]);
+        await onWritten(c);
+        return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };
+      }),
+  };
+}
