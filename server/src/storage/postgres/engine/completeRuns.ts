@@ -1,7 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { FinishedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../sql/insertStatusAudit.js';
-import { insertStatusAudits } from './statusAudits.js';
 
 /**
  * Ends of runs on InProgress rows, all in one UPDATE (status, end, duration, outcome and
@@ -11,18 +10,26 @@ import { insertStatusAudits } from './statusAudits.js';
 export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[]): Promise<boolean[]> {
   if (runs.length === 0) return [];
   const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
+  // One statement: the UPDATE and the status-audit rows of the changes it made (audit level rule in SQL).
   const { rows } = await c.query<{ id: string }>(
-    `UPDATE tasks t SET status = r.next_status, last_execution_at = r.ended_at, execution_time_ms = r.ms,
-            last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
-            exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
-            attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
-       FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[])
-            AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at)
-      WHERE t.id = r.id AND t.status = 'InProgress' RETURNING t.id`,
+    `WITH done AS (
+       UPDATE tasks t SET status = r.next_status, last_execution_at = r.ended_at, execution_time_ms = r.ms,
+              last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
+              exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
+              attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[], $9::text[])
+              AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audit_level)
+        WHERE t.id = r.id AND t.status = 'InProgress'
+        RETURNING t.id, r.next_status, r.ended_at, r.exception, r.audit_level),
+     audited AS (
+       INSERT INTO status_audit (task_id, updated_at, new_status, exception)
+       SELECT id, ended_at, next_status, exception FROM done
+        WHERE audit_level = 'Full' OR (audit_level = 'ErrorsOnly' AND exception IS NOT NULL))
+     SELECT id FROM done`,
     [
       runs.map((r) => r.id), runs.map((r) => r.nextStatus), runs.map((r) => r.endedAt), runs.map((r) => r.executionTimeMs),
       runs.map((r) => (counts(r) ? r.outcome : null)), runs.map((r) => (counts(r) ? 1 : 0)), runs.map((r) => r.exception),
-      runs.map((r) => r.nextScheduledAt),
+      runs.map((r) => r.nextScheduledAt), runs.map((r) => r.auditLevel),
     ],
   );
   const ok = new Set(rows.map((r) => r.id));
@@ -35,6 +42,5 @@ export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[]):
       [runAudits.map((r) => r.id), runAudits.map((r) => r.endedAt), runAudits.map((r) => r.executionTimeMs), runAudits.map((r) => r.outcome), runAudits.map((r) => r.exception)],
     );
   }
-  await insertStatusAudits(c, done.map((r) => ({ taskId: r.id, level: r.auditLevel, at: r.endedAt, status: r.nextStatus, exception: r.exception })));
   return runs.map((r) => ok.has(r.id));
 }
