@@ -19,8 +19,12 @@ export interface PostgresStorage {
   /** Migration versions this open applied (empty when another process had already applied them). */
   readonly appliedMigrations: readonly number[];
   query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<QueryResult<R>>;
-  /** Runs `work` in one transaction on one pooled connection (rolled back when it throws). */
-  transaction<T>(work: (client: PoolClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction on one pooled connection (rolled back when it throws).
+   * `asyncCommit`: the commit returns before its WAL is flushed (synchronous_commit off for this
+   * transaction only): a server crash may undo it, never half of it.
+   */
+  transaction<T>(work: (client: PoolClient) => Promise<T>, options?: { asyncCommit?: boolean }): Promise<T>;
   /** The LISTEN/NOTIFY channels shared by every process on this store (one listening connection, opened on first use). */
   readonly events: PostgresEventBus;
   /** Folds read-model deltas into the rolled-up tables; false when another process is doing it. */

@@ -134,10 +134,10 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   });
 
   let closed = false;
-  const transaction = async <T>(work: (c: PoolClient) => Promise<T>): Promise<T> => {
+  const transaction = async <T>(work: (c: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> => {
     const c = await pool.connect();
     try {
-      await c.query('BEGIN');
+      await c.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
       const result = await work(c);
       await c.query('COMMIT');
       c.release();

@@ -27,6 +27,13 @@ export interface PostgresEngineStoreOptions {
   heartbeatMs?: number;
   /** Clock (ms since epoch) for heartbeats and lease recovery. Default Date.now. */
   clock?: () => number;
+  /**
+   * Wait for the WAL flush on every group commit. Default false: a commit that adds or cancels
+   * tasks (what a caller is told is stored) is always flushed; one that only claims and ends
+   * runs commits without waiting, so a server crash may undo its last run records and those
+   * tasks run again (at-least-once delivery, as after an engine crash), never lose a task.
+   */
+  synchronousRunCommits?: boolean;
 }
 
 /** The PostgreSQL EngineStore plus what a multi-instance store adds: its instance id, lease recovery, disposal. */
@@ -55,8 +62,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new TypeError('createPostgresEngineStore: option "leaseMs" must be an integer >= 100');
   const wake = (c: PoolClient) => storage.events.wake(c);
 
-  const commit = (b: CommitBatch): Promise<CommitOutcome> =>
-    storage.transaction(async (c) => {
+  const commit = (b: CommitBatch): Promise<CommitOutcome> => {
+    const acknowledges = b.insertTasks.length > 0 || b.cancels.length > 0;
+    return storage.transaction(async (c) => {
       const now = b.now;
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
       const out: CommitOutcome = {
@@ -86,7 +94,8 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         out.inserted.some((i) => !i.existing) || out.promoted > 0 || b.completeRuns.some((r) => r.nextStatus === 'Pending') || out.stopped.some(Boolean);
       if (queuedOrDue) await wake(c);
       return out;
-    });
+    }, { asyncCommit: !acknowledges && options.synchronousRunCommits !== true });
+  };
 
   const leaseTick = async () => {
     const now = clock();
