@@ -178,6 +178,7 @@ describe('schedules are not work; halts are headlines', () => {
     platform.handle('tasks.get', () => HALTED);
     const { wrapper } = await open(platform, `/tasks/${SCHEDULE_ID}`);
     expect(wrapper.find('[data-testid="schedule-state"]').text()).toBe('Halted');
+    expect(wrapper.find('[data-testid="schedule-status"]').text()).toBe('Halted (row status Pending)');
     expect(wrapper.find('header .badge, header [data-status]').exists()).toBe(false);
     expect(wrapper.find('[data-testid="scheduled-field"]').text()).toContain('overdue: the schedule is halted');
     expect(wrapper.find('[data-testid="schedule-definition"]').text()).toContain('Overflow cap');
