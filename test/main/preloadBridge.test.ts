@@ -51,13 +51,14 @@ describe('the preload bridge against the real main process', () => {
 
   it(`exposes one global, ${BRIDGE_GLOBAL}, whose every channel reaches a handler of main`, async () => {
     expect([...exposed.keys()]).toEqual([BRIDGE_GLOBAL]);
+    const invoke = bridge.invoke as unknown as (channel: string, ...args: unknown[]) => Promise<unknown>;
     // Arguments are left out: main's validation answers, which proves the call arrived.
     for (const name of IPC_CHANNEL_NAMES) {
-      const answer = (await bridge.invoke(name as never)) as { ok: boolean };
+      const answer = (await invoke(name)) as { ok: boolean };
       expect(typeof answer.ok, name).toBe('boolean');
     }
     expect(invoked).toHaveLength(IPC_CHANNEL_NAMES.length);
     expect(invoked.every((c) => rec.ipcHandlers.has(c))).toBe(true);
-    expect(await bridge.invoke('environments.list' as never)).toEqual({ ok: true, value: [] });
+    expect(await invoke('environments.list')).toEqual({ ok: true, value: [] });
   });
 });
