@@ -65,6 +65,11 @@ describe.each(BACKENDS)('overview and statistics in the viewer time zone (additi
     expect(stamps[5]).toBe('2026-03-09T07:00:00.000Z'); // PDT
     expect(chartSum(body.tasksOverTime)).toBe(sum(body.statusDistribution));
     expect(body.totalTasksWeek).toBe(sum(body.statusDistribution));
+    // Each task in its local day: 9 March (LA) holds the four created 18:15–02:00 UTC.
+    expect(body.tasksOverTime.map((p: Point) => p.total)).toEqual([0, 0, 0, 0, 0, 4, 2]);
+    const kolkata = (await get('/dashboard/overview?range=Week&timeZone=Asia/Kolkata')).body;
+    expect(kolkata.tasksOverTime[5].timestamp).toBe('2026-03-08T18:30:00.000Z');
+    expect(kolkata.tasksOverTime.map((p: Point) => p.total).slice(5)).toEqual([1, 5]);
   });
 
   it('a half-hour zone splits the hour at its midnight exactly', async () => {

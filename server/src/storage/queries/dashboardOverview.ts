@@ -90,6 +90,30 @@ export function createDashboardOverview(
     return points(daily.all(first) as BucketRow[], first, count, DAY_MS);
   }
 
+  const hoursTotal = db.prepare(`
+    SELECT COALESCE(SUM(n), 0) AS total, COALESCE(SUM(CASE WHEN status = 'Completed' THEN n ELSE 0 END), 0) AS completed,
+           COALESCE(SUM(CASE WHEN status = 'Failed' THEN n ELSE 0 END), 0) AS failed
+      FROM stat_created_hour WHERE hour >= ? AND hour < ?`);
+  /** Tasks created in [fromMs, toMs): whole hours from the hour model, partial hours from the created_at index. */
+  function createdBetween(fromMs: number, toMs: number): Omit<BucketRow, 'b'> {
+    const out = { total: 0, completed: 0, failed: 0 };
+    const plus = (r: Omit<BucketRow, 'b'>) => {
+      out.total += r.total;
+      out.completed += r.completed;
+      out.failed += r.failed;
+    };
+    const h0 = ceilTo(fromMs, HOUR_MS);
+    const h1 = floorTo(toMs, HOUR_MS);
+    if (h0 > h1) {
+      plus(partialHour.get(fromMs, toMs) as Omit<BucketRow, 'b'>);
+      return out;
+    }
+    if (fromMs < h0) plus(partialHour.get(fromMs, h0) as Omit<BucketRow, 'b'>);
+    if (h1 > h0) plus(hoursTotal.get(h0 / HOUR_MS, h1 / HOUR_MS) as Omit<BucketRow, 'b'>);
+    if (h1 < toMs) plus(partialHour.get(h1, toMs) as Omit<BucketRow, 'b'>);
+    return out;
+  }
+
   /** Chart buckets of a zoned window, from the hour read model (the day model for n-day buckets). */
   function zonedOverTime(w: ZonedWindow): TasksOverTimePoint[] {
     const { bounds } = w;
@@ -109,6 +133,24 @@ export function createDashboardOverview(
       for (const r of daySpan.all(Math.floor(first / DAY_MS), ceilTo(end, DAY_MS) / DAY_MS) as BucketRow[]) {
         add(Math.max(0, bucketIndex(bounds, Math.max(first, r.b * DAY_MS))), r, 1);
       }
+    } else if (!w.hourly) {
+      // Daily buckets at local midnights: whole UTC days from the day model, then each edge moved
+      // from its nearest UTC midnight to the local one by the tasks created in between (≤ 12 h).
+      const anchors = bounds.map((b) => Math.round(b / DAY_MS) * DAY_MS);
+      for (const r of daySpan.all(anchors[0]! / DAY_MS, anchors[anchors.length - 1]! / DAY_MS) as BucketRow[]) {
+        add(bucketIndex(anchors, r.b * DAY_MS), r, 1);
+      }
+      bounds.forEach((edge, i) => {
+        const anchor = anchors[i]!;
+        if (edge === anchor) return;
+        const between = createdBetween(Math.min(edge, anchor), Math.max(edge, anchor));
+        if (between.total === 0) return;
+        // count(before edge) = count(before anchor) ± between: the bucket ending at the edge gains
+        // what the one starting there loses.
+        const sign = edge > anchor ? 1 : -1;
+        add(i - 1, between, sign);
+        add(i, between, sign === 1 ? -1 : 1);
+      });
     } else {
       for (const r of hourSpan.all(Math.floor(first / HOUR_MS), ceilTo(end, HOUR_MS) / HOUR_MS) as BucketRow[]) {
         add(bucketIndex(bounds, r.b * HOUR_MS), r, 1);
