@@ -187,6 +187,21 @@ describe('schedules are not work; halts are headlines', () => {
     expect(outlook).toContain('raise the overflow cap to at least 1,203');
     expect(wrapper.find('[data-testid="halt-detected"]').text()).toBe('250');
   });
+
+  it('a failed occurrence in the schedule\'s list shows how long it ran', async () => {
+    const platform = platformWithFixtures();
+    platform.handle('tasks.get', () => HALTED);
+    platform.handle('tasks.occurrences', (p) => ({
+      occurrences: [
+        { id: FAILED_ID, parentTaskId: SCHEDULE_ID, status: 'Failed', createdAtUtc: '2026-11-22T07:00:00Z', executionTimeMs: 0, runDurationMs: 450, occurrence: { slotUtc: '2026-11-22T07:00:00Z', runNumber: 3, misfireKind: 'OnTime' } },
+      ],
+      totalCount: 1,
+      skip: p.skip ?? 0,
+      take: p.take ?? 100,
+    }));
+    const { wrapper } = await open(platform, `/tasks/${SCHEDULE_ID}`);
+    expect(wrapper.find('[data-testid="occurrence-duration"]').text()).toBe('ran 450 ms');
+  });
 });
 
 describe('auto-refresh control', () => {

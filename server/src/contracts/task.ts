@@ -213,6 +213,8 @@ export interface OccurrenceListItem {
   startedAtUtc?: IsoTimestamp;
   executionTimeMs?: number;
   scheduleVersion?: number;
+  /** Additive: wall-clock length of the last run from its audited start and end (as on task items). */
+  runDurationMs?: number;
 }
 export interface OccurrencePage {
   occurrences: OccurrenceListItem[];

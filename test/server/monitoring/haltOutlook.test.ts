@@ -33,7 +33,20 @@ describe.each(BACKENDS)('a halted schedule tells what resume would do (additive 
     ids.large = row('every-minute-big-cap', 2000);
     db.prepare(`UPDATE tasks SET schedule_definition = ? WHERE id = ?`).run(definition(100), ids.small);
     db.prepare(`UPDATE tasks SET schedule_definition = ? WHERE id = ?`).run(definition(2000), ids.large);
+    // A failed occurrence that ran 450 ms before throwing (executionTimeMs 0).
+    ids.failedOccurrence = insertTask(db, {
+      status: 'Failed', parent_task_id: ids.small, occurrence_mode: 'Durable', nominal_slot_at: NOW - 21 * HOUR, run_number: 1, misfire_kind: 'OnTime',
+      created_at: NOW - 21 * HOUR, started_at: NOW - 21 * HOUR + 1000, last_execution_at: NOW - 21 * HOUR + 1450, execution_time_ms: 0, exception: 'Error: boom',
+    });
   }, backend);
+
+  it('an occurrence that failed shows how long it ran in the occurrence list', async () => {
+    const token = await login(s.api);
+    const page = (await getJson(`${s.api}/tasks/${ids.small}/occurrences`, token)).body;
+    const o = page.occurrences.find((x: { id: string }) => x.id === ids.failedOccurrence);
+    expect(o.executionTimeMs).toBe(0);
+    expect(o.runDurationMs).toBe(450);
+  });
 
   it('cap 100 against 1,199 missed slots: resume halts again, and the cap that lets it through is named', async () => {
     const token = await login(s.api);

@@ -133,7 +133,8 @@ const schemas: Record<string, Json> = {
   RunsAuditPage: obj({ audits: arr(ref('RunsAuditEntry')), totalCount: int, skip: int, take: int }, ['audits', 'totalCount', 'skip', 'take']),
   ExecutionLogPage: obj({ logs: arr(ref('ExecutionLogEntry')), totalCount: int, skip: int, take: int }, ['logs', 'totalCount', 'skip', 'take']),
   OccurrenceListItem: obj(
-    { id: guid, parentTaskId: guid, status: ref('TaskStatus'), occurrence: ref('OccurrenceBlock'), createdAtUtc: ts, lastExecutionUtc: ts, startedAtUtc: ts, executionTimeMs: num, scheduleVersion: int },
+    { id: guid, parentTaskId: guid, status: ref('TaskStatus'), occurrence: ref('OccurrenceBlock'), createdAtUtc: ts, lastExecutionUtc: ts, startedAtUtc: ts, executionTimeMs: num, scheduleVersion: int,
+      runDurationMs: { ...num, description: 'Additive: wall-clock length of the last run from its audited start and end, also for a failed run (executionTimeMs 0).' } },
     ['id', 'parentTaskId', 'status', 'occurrence', 'createdAtUtc'],
   ),
   OccurrencePage: obj({ occurrences: arr(ref('OccurrenceListItem')), totalCount: int, skip: int, take: int }, ['occurrences', 'totalCount', 'skip', 'take']),

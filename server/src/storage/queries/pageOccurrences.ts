@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { OccurrenceListItem, OccurrencePage, TaskStatus } from '../../contracts/index.js';
 import type { PageRequest } from '../MonitoringStore.js';
 import { toIso } from '../time.js';
-import { startedAtMs, toOccurrenceBlock, type OccurrenceColumns } from './taskRow.js';
+import { auditedRunDurationMs, startedAtMs, toOccurrenceBlock, type OccurrenceColumns } from './taskRow.js';
 
 interface Row extends OccurrenceColumns {
   id: string;
@@ -51,6 +51,7 @@ export function createPageOccurrences(db: Database) {
         startedAtUtc: toIso(startedAtMs(r)),
         executionTimeMs: r.execution_time_ms ?? undefined,
         scheduleVersion: r.schedule_version ?? undefined,
+        runDurationMs: auditedRunDurationMs(r),
       }),
     );
     return { occurrences, totalCount };

@@ -59,6 +59,13 @@ export function errorSummary(text: string | null | undefined): string | undefine
   return line.length > 200 ? `${line.slice(0, 199)}…` : line;
 }
 
+/** Wall-clock length of the last run from its audited start and end (audit level Full), for rows read without the SQL column. */
+export function auditedRunDurationMs(row: { audit_level: string; started_at: number | null; last_execution_at: number | null }): number | undefined {
+  return row.audit_level === 'Full' && row.started_at !== null && row.last_execution_at !== null && row.last_execution_at >= row.started_at
+    ? row.last_execution_at - row.started_at
+    : undefined;
+}
+
 const WAITING_FOR_DELIVERY = new Set<TaskStatus>(['Pending', 'Queued', 'WaitingQueue']);
 
 /**

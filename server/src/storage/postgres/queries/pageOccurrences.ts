@@ -1,6 +1,6 @@
 import type { OccurrenceListItem, OccurrencePage, TaskStatus } from '../../../contracts/index.js';
 import type { PageRequest } from '../../MonitoringStore.js';
-import { startedAtMs, toOccurrenceBlock, type OccurrenceColumns } from '../../queries/taskRow.js';
+import { auditedRunDurationMs, startedAtMs, toOccurrenceBlock, type OccurrenceColumns } from '../../queries/taskRow.js';
 import { toIso } from '../../time.js';
 import type { PgQuery } from './PgQuery.js';
 
@@ -51,6 +51,7 @@ export function pgPageOccurrences(q: PgQuery) {
         startedAtUtc: toIso(startedAtMs(r)),
         executionTimeMs: r.execution_time_ms ?? undefined,
         scheduleVersion: r.schedule_version ?? undefined,
+        runDurationMs: auditedRunDurationMs(r),
       }),
     );
     return { occurrences, totalCount: count[0]!.n };
