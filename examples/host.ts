@@ -16,7 +16,14 @@ await engine.schedules.upsert({ key: 'nightly-report', type: 'Shop.Reports.Night
 const app = express();
 const monitoring = createMonitoring({ engine, storage }, { jwtSecret: process.env.JWT_SECRET });
 app.use(monitoring.router); // everything under /svc-monitoring: API, hub, dashboard
-const server = app.listen(Number(process.env.PORT ?? 3000), '127.0.0.1', () =>
-  console.log(`dashboard on http://127.0.0.1:${(server.address() as { port: number }).port}/svc-monitoring`));
+const port = Number(process.env.PORT ?? 3000);
+const server = app.listen(port, '127.0.0.1', (error) => {
+  if (error) { console.error(`cannot listen on 127.0.0.1:${port}: ${error.message}`); void stop(1); return; }
+  console.log(`dashboard on http://127.0.0.1:${(server.address() as { port: number }).port}/svc-monitoring`);
+});
 monitoring.attach(server); // WebSocket upgrades of the live hub
-process.once('SIGTERM', async () => { server.close(); await monitoring.close(); await engine.stop({ graceMs: 5_000 }); storage.close(); });
+async function stop(exitCode = 0) {
+  server.close(); await monitoring.close(); await engine.stop({ graceMs: 5_000 }); storage.close(); process.exitCode = exitCode;
+}
+process.once('SIGTERM', () => void stop());
+process.once('SIGINT', () => void stop()); // Ctrl+C

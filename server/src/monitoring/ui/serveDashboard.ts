@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The package's built dashboard (`npm run build:web` → server/web), from src/ or dist/. */
+/** The package's built dashboard (its `web` folder, built by the repository's `npm run build`), from src/ or dist/. */
 export function defaultWebRoot(): string {
   return resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'web');
 }
@@ -12,7 +12,7 @@ const NOT_BUILT_PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Svc Monitor</title></head>
 <body style="font-family: system-ui, sans-serif; margin: 3rem">
 <h1>Svc Monitor</h1>
-<p>The dashboard is not built. Run <code>npm run build:web</code> and reload this page.</p>
+<p>The dashboard is not built: this installation has no dashboard files (the package's <code>web</code> folder, or the host's <code>webRoot</code> option). In the svc-monitor repository, <code>npm run build</code> at its root builds them; the published package includes them.</p>
 <p>The monitoring API is available under <a href="/svc-monitoring/api/config">/svc-monitoring/api</a>.</p>
 </body></html>`;
 
