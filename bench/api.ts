@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { rebuildReadModelsSql } from '../server/src/storage/migrations/002_readModels.js';
+import { rebuildRequestSearchSql } from '../server/src/storage/migrations/006_search_failures_latency.js';
 import { openDatabase } from '../server/src/storage/openDatabase.js';
 
 const ROWS = Number(process.env.BENCH_API_ROWS ?? 1_000_000);
@@ -208,6 +209,7 @@ async function main(): Promise<void> {
     console.log(`built ${recreate.filter((x) => /^CREATE (UNIQUE )?INDEX/i.test(x)).length} indexes in ${indexS.toFixed(1)} s`);
     t0 = performance.now();
     db.transaction(() => db.exec(rebuildReadModelsSql))();
+    db.transaction(() => db.exec(rebuildRequestSearchSql))();
     for (const sql of recreate.filter((x) => /^CREATE TRIGGER/i.test(x))) db.exec(sql);
     db.pragma('analysis_limit = 1000');
     db.exec('ANALYZE');

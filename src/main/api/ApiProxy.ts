@@ -66,6 +66,8 @@ export class ApiProxy {
   }
 }
 
+/** A management answer with a status body (409 and the like): a task action's, or a bulk action's count mismatch. */
 function isManagementBody(data: unknown): boolean {
-  return typeof data === 'object' && data !== null && typeof (data as { status?: unknown }).status === 'string' && typeof (data as { taskId?: unknown }).taskId === 'string';
+  if (typeof data !== 'object' || data === null || typeof (data as { status?: unknown }).status !== 'string') return false;
+  return typeof (data as { taskId?: unknown }).taskId === 'string' || typeof (data as { count?: unknown }).count === 'number';
 }

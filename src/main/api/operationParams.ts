@@ -35,6 +35,10 @@ export const taskQueryFields = {
   pageSize: z.number().int().min(1).max(API_LIMITS.maxPageSize).optional(),
 };
 
+/** A bulk action's filter: the list filter without paging and sorting. */
+const { sortBy: _sortBy, sortDescending: _sortDescending, page: _page, pageSize: _pageSize, ...bulkFilterFields } = taskQueryFields;
+void [_sortBy, _sortDescending, _page, _pageSize];
+
 /** The queue's task list takes the queue from its path, not from the query. */
 const { queueName: _queueFromPath, ...queueTaskQueryFields } = taskQueryFields;
 void _queueFromPath;
@@ -64,6 +68,9 @@ export const OPERATION_PARAMS = {
   'management.requeue': z.strictObject({ id: guidSchema }),
   'management.resume': z.strictObject({ id: guidSchema }),
   'management.cancel': z.strictObject({ id: guidSchema }),
+  'management.retry': z.strictObject({ id: guidSchema }),
+  'management.bulk': z.strictObject({ action: z.enum(['requeue', 'retry', 'cancel']), filter: z.strictObject(bulkFilterFields), expectedCount: z.number().int().min(0) }),
+  'management.bulkStatus': z.strictObject({ operationId: guidSchema }),
 } as const satisfies Partial<Record<ApiOperation, z.ZodType>>;
 
 export type ProxiedOperation = keyof typeof OPERATION_PARAMS;

@@ -52,15 +52,21 @@ INSERT INTO failure_groups_day (bucket, type, fingerprint, n, first_seen, last_s
 DROP TABLE failed_runs_rebuild;
 `;
 
+/** Rebuilds the argument index from the task table in one pass (faster than row by row for a bulk load). */
+export const rebuildRequestSearchSql = `
+DELETE FROM task_request_fts; DELETE FROM task_search_rows;
+INSERT INTO task_search_rows (task_id) SELECT id FROM tasks ORDER BY rowid;
+INSERT INTO task_request_fts (rowid, request)
+  SELECT s.id, t.request FROM task_search_rows s JOIN tasks t ON t.id = s.task_id;
+`;
+
 export const migration006SearchFailuresLatency = `
 CREATE TABLE task_search_rows (
   id       INTEGER PRIMARY KEY,
   task_id  TEXT NOT NULL UNIQUE
 );
 CREATE VIRTUAL TABLE task_request_fts USING fts5(request, content='', contentless_delete=1);
-INSERT INTO task_search_rows (task_id) SELECT id FROM tasks ORDER BY rowid;
-INSERT INTO task_request_fts (rowid, request)
-  SELECT s.id, t.request FROM task_search_rows s JOIN tasks t ON t.id = s.task_id;
+${rebuildRequestSearchSql}
 
 CREATE TRIGGER tr_tasks_search_insert AFTER INSERT ON tasks BEGIN
   INSERT INTO task_search_rows (task_id) VALUES (NEW.id);

@@ -6,8 +6,11 @@ import { invoke } from './bridgeClient.js';
 
 /** What a management action asks the user before it runs (the shell shows the dialog). */
 export interface ManagementConfirmation {
-  operation: 'management.requeue' | 'management.resume' | 'management.cancel';
+  operation: 'management.requeue' | 'management.resume' | 'management.cancel' | 'management.retry' | 'management.bulk';
+  /** The task (single-row actions); empty for a bulk action. */
   taskId: string;
+  /** A bulk action in words, e.g. "Requeue 1,234 failed occurrences". */
+  summary?: string;
   environmentName: string;
   isProduction: boolean;
 }
@@ -30,6 +33,15 @@ export class ManagementCancelledError extends Error {
   constructor() {
     super('Cancelled: nothing was changed.');
   }
+}
+
+/** "Requeue 1,234 failed occurrences": the action, the confirmed count and what the filter selects. */
+export function bulkSummary(p: ApiParams<'management.bulk'>): string {
+  const verb = p.action === 'requeue' ? 'Requeue' : p.action === 'retry' ? 'Retry' : 'Cancel';
+  const statuses = (p.filter.statuses ?? []).map((s) => s.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase());
+  const noun = p.filter.onlyOccurrences ? (p.expectedCount === 1 ? 'occurrence' : 'occurrences') : p.expectedCount === 1 ? 'task' : 'tasks';
+  const what = statuses.length > 0 ? `${statuses.join(' or ')} ${noun}` : noun;
+  return `${verb} ${p.expectedCount.toLocaleString('en-US')} ${what}`;
 }
 
 /**
@@ -64,10 +76,22 @@ export function createDesktopPlatform(options: DesktopPlatformOptions): Platform
       }
       case 'management.requeue':
       case 'management.resume':
+      case 'management.retry':
       case 'management.cancel': {
         const confirmed = await options.confirmManagement({
           operation: op,
           taskId: (params as { id: string }).id,
+          environmentName: options.environmentName,
+          isProduction: options.isProduction,
+        });
+        if (!confirmed) throw new ManagementCancelledError();
+        break;
+      }
+      case 'management.bulk': {
+        const confirmed = await options.confirmManagement({
+          operation: op,
+          taskId: '',
+          summary: bulkSummary(params as ApiParams<'management.bulk'>),
           environmentName: options.environmentName,
           isProduction: options.isProduction,
         });
