@@ -31,6 +31,13 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
       `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema = 'race' AND table_name IN ('tasks', 'status_audit', 'stat_tasks', 'engine_instances')`,
     );
     expect(tables.rows[0]!.n).toBe(4);
+    // Triggers and index expressions do not depend on the writer's search_path (psql, other tools).
+    await a.transaction(async (c) => {
+      await c.query(`SET LOCAL search_path TO public`);
+      await c.query(`INSERT INTO race.tasks (id, type, handler, request, queue, status, audit_level, created_at) VALUES ('x1', 'T', 'H', '{"a":1}', 'q', 'Queued', 'Full', 1)`);
+      await c.query(`UPDATE race.tasks SET status = 'Completed', run_count = 1, last_outcome = 'Completed', last_execution_at = 2 WHERE id = 'x1'`);
+    });
+    expect((await a.query<{ n: number }>(`SELECT SUM(n) AS n FROM race.stat_tasks_v WHERE status = 'Completed'`)).rows[0]!.n).toBe(1);
     // A third open later applies nothing.
     const c = await openPostgresStorage({ connectionString: database.connectionString, schema: 'race', poolSize: 1 });
     opened.push(c);

@@ -127,20 +127,20 @@ CREATE TABLE monitor_type_handlers (
   PRIMARY KEY (type, handler)
 );
 
-CREATE FUNCTION svc_tasks_inserted() RETURNS trigger LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION svc_tasks_inserted() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
 ${taskDeltas('new_rows', '')}
 ${TYPE_HANDLERS('new_rows')}
   RETURN NULL;
 END $fn$;
 
-CREATE FUNCTION svc_tasks_deleted() RETURNS trigger LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION svc_tasks_deleted() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
 ${taskDeltas('old_rows', '-')}
   RETURN NULL;
 END $fn$;
 
-CREATE FUNCTION svc_tasks_updated() RETURNS trigger LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION svc_tasks_updated() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
 ${taskDeltas(MOVED, '-')}
 ${taskDeltas(MOVED_NEW, '')}

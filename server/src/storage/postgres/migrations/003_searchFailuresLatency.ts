@@ -90,7 +90,7 @@ export const pgMigration003SearchFailuresLatency = `
 CREATE FUNCTION svc_search_words(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
   AS $fn$ SELECT regexp_replace(t, '[^[:alnum:]]+', ' ', 'g') $fn$;
 CREATE FUNCTION svc_request_vector(t text) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
-  AS $fn$ SELECT to_tsvector('simple'::regconfig, svc_search_words(t)) $fn$;
+  AS $fn$ SELECT to_tsvector('simple'::regconfig, regexp_replace(t, '[^[:alnum:]]+', ' ', 'g')) $fn$;
 CREATE INDEX ix_tasks_request_search ON tasks USING gin (svc_request_vector(request));
 
 CREATE FUNCTION svc_failure_fingerprint(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS $fn$
@@ -129,7 +129,7 @@ CREATE TABLE stat_queue_finished_10s_delta (
 );
 CREATE INDEX ix_stat_queue_finished_10s_delta ON stat_queue_finished_10s_delta (bucket);
 
-CREATE FUNCTION svc_tasks_runs_finished() RETURNS trigger LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION svc_tasks_runs_finished() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
 ${failureDeltas('failure_groups_hour', 3600000, FAILED_RUNS)}
 ${failureDeltas('failure_groups_day', 86400000, FAILED_RUNS)}
