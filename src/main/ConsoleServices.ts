@@ -282,7 +282,7 @@ export class ConsoleServices {
   /** One notification when a production environment stops being watched. */
   private notifyNotWatching(environmentId: string, reason: string): void {
     const env = this.store.get(environmentId);
-    if (!env?.isProduction || !notifies(this.notifier.getSettings(), environmentId)) return;
+    if (!env?.isProduction || !notifies(this.notifier.getSettings(), environmentId, Date.now(), true)) return;
     this.options.notifications.show({
       environmentId,
       burstId: `watch-${environmentId}`,

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { FailureNotifier, type FailureNotification } from '../../src/main/notifications/FailureNotifier.js';
+import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema, type NotificationSettings } from '../../src/main/notifications/notificationSettings.js';
 
 const envs = {
   prod: { id: 'prod', name: 'Production', isProduction: true },
@@ -94,5 +95,77 @@ describe('FailureNotifier and the failure inbox', () => {
     await tick(120);
     expect(shown).toHaveLength(1);
     expect(inbox.list()).toHaveLength(3);
+  });
+});
+
+describe('notification storms', () => {
+  let notifier: FailureNotifier | undefined;
+  afterEach(() => notifier?.dispose());
+  const waitFor = async (what: string, check: () => boolean) => {
+    const deadline = Date.now() + 5_000;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await tick(10);
+    }
+  };
+
+  function setup(settings: Partial<NotificationSettings> = {}) {
+    const inbox = new FailureInbox();
+    const shown: FailureNotification[] = [];
+    const badge: number[] = [];
+    notifier = new FailureNotifier({
+      inbox,
+      notifications: { show: (x) => shown.push(x) },
+      badge: { setUnreadCount: (c) => badge.push(c) },
+      environment: (id) => envs[id as keyof typeof envs],
+      burstWindowMs: 10,
+      coolDown: { max: 2, windowMs: 400 },
+      settings: { ...DEFAULT_NOTIFICATION_SETTINGS, ...settings },
+    });
+    return { inbox, shown, badge, notifier };
+  }
+
+  it('after the cool-down limit, further bursts wait for one digest that points to the inbox', async () => {
+    const { shown, notifier: n } = setup();
+    n.handle('prod', failed());
+    await waitFor('notification 1', () => shown.length === 1);
+    n.handle('prod', failed());
+    await waitFor('notification 2', () => shown.length === 2);
+    // Two more bursts inside the window: held back.
+    n.handle('prod', failed());
+    await tick(30);
+    n.handle('prod', failed());
+    n.handle('prod', failed());
+    await waitFor('the digest', () => shown.length === 3);
+    expect(shown[2]).toMatchObject({ title: '⚠ PRODUCTION · 3 more failures in Production', count: 3, target: { kind: 'inbox', environmentId: 'prod' } });
+    expect(shown.slice(0, 2).every((s) => s.title.startsWith('⚠ PRODUCTION · Task failed'))).toBe(true);
+    // Other environments are not held back by Production's storm.
+    n.handle('stg', failed());
+    await waitFor('staging', () => shown.length === 4);
+    expect(shown[3]!.environmentId).toBe('stg');
+  });
+
+  it('"production only" keeps other environments silent (inbox and badge still count them)', async () => {
+    const { shown, badge, inbox, notifier: n } = setup({ productionOnly: true });
+    n.handle('stg', failed());
+    n.handle('prod', failed());
+    await waitFor('production', () => shown.length === 1);
+    n.flushAll();
+    expect(shown.map((s) => s.environmentId)).toEqual(['prod']);
+    expect(inbox.list()).toHaveLength(2);
+    expect(badge.at(-1)).toBe(2);
+  });
+
+  it('"mute for 1 h" silences an environment until the time runs out', async () => {
+    const inOneHour = new Date(Date.now() + 3_600_000).toISOString();
+    const { shown, badge, notifier: n } = setup({ mutedUntil: { prod: inOneHour, stg: new Date(Date.now() - 1_000).toISOString() } });
+    n.handle('prod', failed());
+    n.handle('stg', failed());
+    await waitFor('staging (its mute has run out)', () => shown.length === 1);
+    n.flushAll();
+    expect(shown.map((s) => s.environmentId)).toEqual(['stg']);
+    expect(badge.at(-1)).toBe(1);
+    expect(notificationSettingsSchema.safeParse({ ...DEFAULT_NOTIFICATION_SETTINGS, mutedUntil: { prod: inOneHour }, productionOnly: true }).success).toBe(true);
+    expect(notificationSettingsSchema.safeParse({ ...DEFAULT_NOTIFICATION_SETTINGS, mutedUntil: { prod: 'soon' } }).success).toBe(false);
   });
 });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import type { FailureInbox, InboxItem } from './FailureInbox.js';
 import type { NotificationTarget } from '../shared/viewTypes.js';
-import { DEFAULT_NOTIFICATION_SETTINGS, notifies, type NotificationSettings } from './notificationSettings.js';
+import { counts, DEFAULT_NOTIFICATION_SETTINGS, notifies, type NotificationSettings } from './notificationSettings.js';
 
 export type { NotificationTarget };
 
@@ -39,10 +39,18 @@ export interface FailureNotifierOptions {
   /** A burst gathers the failures of one environment for this long (default 4 s). */
   burstWindowMs?: number;
   settings?: NotificationSettings;
+  /** After `max` notifications of one environment within `windowMs`, the rest wait for one digest (default 5 in 10 min). */
+  coolDown?: { max: number; windowMs: number };
+  now?: () => number;
 }
 
 interface Burst {
   id: string;
+  items: InboxItem[];
+  timer: NodeJS.Timeout;
+}
+
+interface Digest {
   items: InboxItem[];
   timer: NodeJS.Timeout;
 }
@@ -56,13 +64,20 @@ interface Burst {
 export class FailureNotifier {
   private settings: NotificationSettings;
   private readonly bursts = new Map<string, Burst>();
+  /** Per environment: when its recent notifications were shown (for the cool-down). */
+  private readonly shownAt = new Map<string, number[]>();
+  private readonly digests = new Map<string, Digest>();
   private burstSequence = 0;
   /** Burst ids are unique across runs: the inbox keeps the bursts of earlier runs. */
   private readonly runId = randomUUID().slice(0, 8);
   private readonly unsubscribe: () => void;
+  private readonly now: () => number;
+  private readonly coolDown: { max: number; windowMs: number };
 
   constructor(private readonly options: FailureNotifierOptions) {
     this.settings = options.settings ?? DEFAULT_NOTIFICATION_SETTINGS;
+    this.now = options.now ?? Date.now;
+    this.coolDown = options.coolDown ?? { max: 5, windowMs: 10 * 60_000 };
     this.unsubscribe = options.inbox.onChange(() => this.updateBadge());
     this.updateBadge();
   }
@@ -100,6 +115,8 @@ export class FailureNotifier {
   dispose(): void {
     for (const b of this.bursts.values()) clearTimeout(b.timer);
     this.bursts.clear();
+    for (const d of this.digests.values()) clearTimeout(d.timer);
+    this.digests.clear();
     this.unsubscribe();
   }
 
@@ -109,13 +126,54 @@ export class FailureNotifier {
     clearTimeout(burst.timer);
     this.bursts.delete(environmentId);
     const environment = this.options.environment(environmentId);
-    if (!environment || burst.items.length === 0 || !notifies(this.settings, environmentId)) return;
+    if (!environment || burst.items.length === 0 || !notifies(this.settings, environmentId, this.now(), environment.isProduction)) return;
+    // A storm: after `max` notifications in the window, the rest wait for one digest.
+    const now = this.now();
+    const recent = (this.shownAt.get(environmentId) ?? []).filter((t) => now - t < this.coolDown.windowMs);
+    this.shownAt.set(environmentId, recent);
+    const digest = this.digests.get(environmentId);
+    if (digest || recent.length >= this.coolDown.max) {
+      if (digest) digest.items.push(...burst.items);
+      else {
+        const wait = Math.max(0, recent[0]! + this.coolDown.windowMs - now);
+        const timer = setTimeout(() => this.flushDigest(environmentId), wait);
+        timer.unref?.();
+        this.digests.set(environmentId, { items: [...burst.items], timer });
+      }
+      return;
+    }
+    recent.push(now);
     this.options.notifications.show(describeBurst(environment, burst.id, burst.items));
   }
 
-  private updateBadge(): void {
-    this.options.badge.setUnreadCount(this.options.inbox.unreadCount((id) => notifies(this.settings, id)));
+  private flushDigest(environmentId: string): void {
+    const digest = this.digests.get(environmentId);
+    if (!digest) return;
+    clearTimeout(digest.timer);
+    this.digests.delete(environmentId);
+    const environment = this.options.environment(environmentId);
+    if (!environment || !notifies(this.settings, environmentId, this.now(), environment.isProduction)) return;
+    this.shownAt.set(environmentId, [this.now()]);
+    this.options.notifications.show(describeDigest(environment, digest.items));
   }
+
+  private updateBadge(): void {
+    this.options.badge.setUnreadCount(this.options.inbox.unreadCount((id) => counts(this.settings, id, this.now())));
+  }
+}
+
+/** The one notification that sums up a storm's held-back failures. */
+export function describeDigest(environment: EnvironmentInfo, items: readonly InboxItem[]): FailureNotification {
+  const prefix = environment.isProduction ? '⚠ PRODUCTION · ' : '';
+  return {
+    environmentId: environment.id,
+    burstId: items[0]?.burstId ?? 'digest',
+    isProduction: environment.isProduction,
+    count: items.length,
+    title: `${prefix}${items.length} more ${items.length === 1 ? 'failure' : 'failures'} in ${environment.name}`,
+    body: 'Notifications were paused after many in a short time; every failure is in the inbox.',
+    target: { kind: 'inbox', environmentId: environment.id },
+  };
 }
 
 /** The text of a burst's notification. */

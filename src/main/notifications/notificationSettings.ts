@@ -7,6 +7,10 @@ export interface NotificationSettings {
   chosenEnvironmentIds: string[];
   /** Never notify for these (and they do not count in the tray badge). */
   mutedEnvironmentIds: string[];
+  /** Muted until the given instant (ISO 8601), e.g. "mute for 1 h"; not counted in the badge meanwhile. */
+  mutedUntil?: Record<string, string>;
+  /** Notify only for production environments (the inbox and badge still count all). */
+  productionOnly?: boolean;
 }
 
 export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = { scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: [] };
@@ -16,9 +20,25 @@ export const notificationSettingsSchema = z.strictObject({
   scope: z.enum(['all', 'chosen']),
   chosenEnvironmentIds: z.array(id).max(1000),
   mutedEnvironmentIds: z.array(id).max(1000),
+  mutedUntil: z.record(id, z.iso.datetime({ offset: true })).optional(),
+  productionOnly: z.boolean().optional(),
 });
 
-export function notifies(settings: NotificationSettings, environmentId: string): boolean {
-  if (settings.mutedEnvironmentIds.includes(environmentId)) return false;
+/** Muted for good, or for now (a timed mute that has not run out). */
+export function isMuted(settings: NotificationSettings, environmentId: string, now: number = Date.now()): boolean {
+  if (settings.mutedEnvironmentIds.includes(environmentId)) return true;
+  const until = settings.mutedUntil?.[environmentId];
+  return until !== undefined && Date.parse(until) > now;
+}
+
+/** Whether failures of an environment count in the badge: not muted, within the scope. */
+export function counts(settings: NotificationSettings, environmentId: string, now: number = Date.now()): boolean {
+  if (isMuted(settings, environmentId, now)) return false;
   return settings.scope === 'all' || settings.chosenEnvironmentIds.includes(environmentId);
+}
+
+/** Whether failures of an environment raise a native notification. */
+export function notifies(settings: NotificationSettings, environmentId: string, now: number = Date.now(), isProduction?: boolean): boolean {
+  if (!counts(settings, environmentId, now)) return false;
+  return !(settings.productionOnly === true && isProduction === false);
 }

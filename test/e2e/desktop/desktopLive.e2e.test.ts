@@ -70,4 +70,21 @@ describe('desktop console: live status and the failure inbox across two hubs', (
     expect(desk.h.badge.at(-1)).toBe(0);
     await p.screenshot({ path: `${SHOTS}/environments-dark.png` });
   });
+
+  it('mutes Staging for 1 h and limits notifications to production from the inbox settings', async () => {
+    const p = desk.h.page;
+    await p.getByTestId('env-mute-Production').click(); // unmute from the previous test
+    await expect.poll(() => desk.h.services.notificationSettings().mutedEnvironmentIds).toEqual([]);
+    await p.getByTestId('env-mute-hour-Staging').click();
+    await expect.poll(() => p.getByTestId('env-mute-hour-Staging').getAttribute('aria-pressed')).toBe('true');
+    const until = Date.parse(desk.h.services.notificationSettings().mutedUntil?.[desk.stagingId] ?? '');
+    expect(until - Date.now()).toBeGreaterThan(3_500_000);
+    expect(until - Date.now()).toBeLessThanOrEqual(3_600_000);
+    await p.getByTestId('open-inbox').click();
+    await p.getByTestId('notify-production-only').check();
+    await expect.poll(() => desk.h.services.notificationSettings().productionOnly).toBe(true);
+    await p.getByTestId('notify-production-only').uncheck();
+    await expect.poll(() => desk.h.services.notificationSettings().productionOnly).toBe(false);
+    await p.keyboard.press('Escape');
+  });
 });
