@@ -61,7 +61,10 @@ describe('Content-Security-Policy in a real browser', () => {
       const seen = await watch(b);
       await signIn(b.page, demo.base);
       await hoverChart(b.page);
-      for (const path of ['/tasks', '/queues', '/statistics', '/live']) {
+      const token = ((await (await fetch(`${demo.api}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) })).json()) as { token: string }).token;
+      const list = (await (await fetch(`${demo.api}/tasks?pageSize=1`, { headers: { authorization: `Bearer ${token}` } })).json()) as { items: { id: string }[] };
+      const detail = list.items[0] ? [`/tasks/${list.items[0].id}`] : [];
+      for (const path of ['/tasks', ...detail, '/queues', '/failures', '/statistics', '/live', '/no/such/page']) {
         await b.page.goto(`${demo.base}${path}`);
         await b.page.waitForSelector('main');
         if (path === '/statistics') await hoverChart(b.page);
