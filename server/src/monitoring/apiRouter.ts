@@ -18,7 +18,7 @@ export function expressPath(path: string): string {
 /** Everything under /svc-monitoring/api, mounted from the route catalogue. */
 export function createApiRouter(ctx: MonitoringContext): { router: Router; close(): void } {
   const router = Router();
-  const limiter = createLoginRateLimiter(ctx.options.loginRateLimit, ctx.clients);
+  const limiter = createLoginRateLimiter(ctx.options.loginRateLimit, ctx.clients, ctx.options.logger);
   const auth = requireBearer(ctx.tokens, ctx.options.enableAuthentication);
   const guards: Record<ApiRouteSpec['auth'], RequestHandler[]> = {
     public: [],

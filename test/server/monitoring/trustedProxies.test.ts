@@ -91,14 +91,17 @@ describe('login rate limit: keyed by the client address, memory bounded', () => 
     });
   });
 
-  it('behind the proxy, each forwarded client has its own budget', async () => {
-    await withServed({ trustedProxies: [PROXY], loginRateLimit: { limit: 2, windowMs: 60_000 } }, async (s) => {
+  it('behind the proxy, each forwarded client has its own budget; the log names the forwarded client once', async () => {
+    const warnings: string[] = [];
+    const logger = { info: () => undefined, warn: (m: string) => warnings.push(m) };
+    await withServed({ trustedProxies: [PROXY], loginRateLimit: { limit: 2, windowMs: 60_000 }, logger }, async (s) => {
       const via = (client: string) => httpFrom(PROXY, `${s.api}/auth/login`, { body: badLogin, headers: xff(client) });
       expect([(await via('198.51.100.1')).status, (await via('198.51.100.1')).status, (await via('198.51.100.1')).status]).toEqual([401, 401, 429]);
       expect((await via('198.51.100.2')).status).toBe(401);
       const limited = await via('192.0.2.200, 198.51.100.1');
       expect(limited.status).toBe(429);
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+      expect(warnings.filter((w) => /login rate limit/.test(w))).toEqual([expect.stringContaining('client 198.51.100.1 ')]);
     });
   });
 

@@ -19,6 +19,7 @@ export interface LoginBudget {
 export function createLoginRateLimiter(
   budget: LoginBudget | null,
   clients: ClientAddressResolver,
+  logger: { warn(message: string): void },
 ): { middleware: RequestHandler; store: BoundedMemoryStore | null; close(): void } {
   if (budget === null) return { middleware: (_req, _res, next) => next(), store: null, close: () => {} };
   const store = new BoundedMemoryStore(budget.maxClients);
@@ -32,7 +33,12 @@ export function createLoginRateLimiter(
     // IPv6 clients are keyed by their /56, as one host usually owns the whole range.
     keyGenerator: (req) => ipKeyGenerator(clients.addressOf(req) ?? 'unknown'),
     handler: (req, res) => {
-      const reset = (req as unknown as { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
+      const info = (req as unknown as { rateLimit?: { resetTime?: Date; used?: number } }).rateLimit;
+      const reset = info?.resetTime;
+      // Once per client and window: the first refused attempt.
+      if (info?.used === budget.limit + 1) {
+        logger.warn(`svc-monitoring: login rate limit reached for client ${clients.addressOf(req) ?? 'unknown'} (${budget.limit} attempts).`);
+      }
       const seconds = reset ? Math.max(1, Math.ceil((reset.getTime() - Date.now()) / 1000)) : Math.ceil(budget.windowMs / 1000);
       res.setHeader('Retry-After', String(seconds));
       sendProblem(res, 429, `Too many login attempts. Try again in ${seconds} seconds.`);
