@@ -14,7 +14,7 @@ const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task
  */
 export async function claimTasks(
   c: PoolClient,
-  input: { queue: string; limit: number; types: readonly string[]; now: number; instanceId: string; decide: ClaimDecider },
+  input: { queue: string; limit: number; types: readonly string[]; now: number; instanceId: string; decide: ClaimDecider | null },
 ): Promise<RunnableTaskRow[]> {
   const claimed: RunnableTaskRow[] = [];
   // Throttled candidates leave the window of the next round, so this terminates.
@@ -41,7 +41,7 @@ export async function claimTasks(
     const throttled: { id: string; until: number; started: number | null; auditId: number | null }[] = [];
     const fresh: RunnableTaskRow[] = [];
     for (const { prev_started_at, audit_id, ...r } of rows) {
-      const verdict = input.decide(r);
+      const verdict = input.decide === null ? true : input.decide(r);
       if (verdict === true) fresh.push(r);
       else throttled.push({ id: r.id, until: verdict, started: prev_started_at, auditId: audit_id });
     }
