@@ -1,23 +1,31 @@
 /**
- * Engine benchmark (issue 3): 20,000 no-op tasks, 4 workers, audit Full, file database.
- * Measures dispatch rate and end-to-end rate (first dispatch → all Completed), and in the same
- * run the floor: bare better-sqlite3 doing the same lifecycle by hand (insert + audit, update +
- * audit, update + audit, one transaction each, prepared statements) on a fresh database with the
- * same schema (migrations incl. triggers) and pragmas. Last line: one JSON object.
+ * Engine benchmark: 20,000 no-op tasks, concurrency 4, every dispatch in flight at once, worker
+ * running, file database. In the same run:
+ * - the engine end to end (first dispatch → all Completed) at audit levels Full, ErrorsOnly and None;
+ * - the peer: BullMQ on the local Redis (127.0.0.1:6379), the same 20,000 no-op jobs, concurrency 4,
+ *   all adds in flight, worker running (first add → all completed);
+ * - the floor: bare better-sqlite3 doing the same lifecycle by hand (insert + audit, update +
+ *   audit, update + audit, one transaction each) on the project's schema;
+ * - the dispatch → Started latency of a lone task on an idle engine (p50 / p99).
+ * Last line: one JSON object. Where no Redis answers it says so and omits the peer fields.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { createEngine, openDatabase, openSqliteStorage } from '../server/src/index.js';
+import { Queue, Worker } from 'bullmq';
+import { createEngine, openDatabase, openSqliteStorage, type AuditLevel } from '../server/src/index.js';
 
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 20_000);
+const LONE_SAMPLES = Number(process.env['BENCH_LONE_SAMPLES'] ?? 300);
+const REDIS = { host: '127.0.0.1', port: 6379 };
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-engine-'));
+const round = (n: number) => Math.round(n);
 
-async function engineRun(): Promise<{ dispatchPerSec: number; endToEndPerSec: number }> {
-  const storage = openSqliteStorage({ file: join(dir, 'engine.db') });
-  const engine = createEngine({ storage, queues: { default: { concurrency: 4 } }, auditLevel: 'Full', pollIntervalMs: 50 });
+async function engineRun(auditLevel: AuditLevel): Promise<{ dispatchPerSec: number; endToEndPerSec: number }> {
+  const storage = openSqliteStorage({ file: join(dir, `engine-${auditLevel}.db`) });
+  const engine = createEngine({ storage, queues: { default: { concurrency: 4 } }, auditLevel, pollIntervalMs: 50 });
   let completed = 0;
   let resolveAll!: () => void;
   const all = new Promise<void>((r) => (resolveAll = r));
@@ -38,8 +46,69 @@ async function engineRun(): Promise<{ dispatchPerSec: number; endToEndPerSec: nu
   const done = db.prepare(`SELECT COUNT(*) FROM tasks WHERE status = 'Completed'`).pluck().get() as number;
   const audits = db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get() as number;
   storage.close();
-  if (done !== TASKS || audits !== TASKS * 3) throw new Error(`engine run incomplete: ${done} completed, ${audits} audits`);
+  const expectedAudits = auditLevel === 'Full' ? TASKS * 3 : 0;
+  if (done !== TASKS || audits !== expectedAudits) throw new Error(`engine run (${auditLevel}) incomplete: ${done} completed, ${audits} audits`);
   return { dispatchPerSec: TASKS / ((tDispatched - t0) / 1000), endToEndPerSec: TASKS / ((tDone - t0) / 1000) };
+}
+
+/** dispatch() call → Started event of one task at a time on an otherwise idle engine. */
+async function loneTaskLatency(): Promise<{ p50: number; p99: number }> {
+  const storage = openSqliteStorage({ file: join(dir, 'lone.db') });
+  const engine = createEngine({ storage, queues: { default: { concurrency: 4 } }, pollIntervalMs: 1000 });
+  engine.handle('Bench.Lone', () => undefined);
+  let onStarted: (() => void) | undefined;
+  engine.on('event', (e) => {
+    if (e.kind === 'Started') onStarted?.();
+  });
+  await engine.start();
+  const samples: number[] = [];
+  for (let i = 0; i < LONE_SAMPLES + 20; i++) {
+    const started = new Promise<void>((r) => (onStarted = r));
+    const t0 = performance.now();
+    void engine.dispatch('Bench.Lone', { i });
+    await started;
+    const ms = performance.now() - t0;
+    if (i >= 20) samples.push(ms); // the first ones warm the JIT
+    await new Promise((r) => setTimeout(r, 2)); // idle again: its Completed is written
+  }
+  await engine.stop();
+  storage.close();
+  samples.sort((a, b) => a - b);
+  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))]!;
+  return { p50: Math.round(at(0.5) * 1000) / 1000, p99: Math.round(at(0.99) * 1000) / 1000 };
+}
+
+async function bullmqRun(): Promise<number | null> {
+  const name = `svc-bench-${process.pid}-${Date.now()}`;
+  const queue = new Queue(name, { connection: REDIS });
+  try {
+    await Promise.race([
+      queue.waitUntilReady(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('no answer within 2 s')), 2000)),
+    ]);
+  } catch (err) {
+    console.log(`bullmq peer           skipped: no Redis answers at ${REDIS.host}:${REDIS.port} (${(err as Error).message})`);
+    await queue.close().catch(() => undefined);
+    return null;
+  }
+  let completed = 0;
+  let resolveAll!: () => void;
+  const all = new Promise<void>((r) => (resolveAll = r));
+  const worker = new Worker(name, async () => undefined, { connection: { ...REDIS, maxRetriesPerRequest: null }, concurrency: 4 });
+  worker.on('completed', () => {
+    if (++completed === TASKS) resolveAll();
+  });
+  await worker.waitUntilReady();
+  const t0 = performance.now();
+  const adds: Promise<unknown>[] = [];
+  for (let i = 0; i < TASKS; i++) adds.push(queue.add('noop', { i }));
+  await Promise.all(adds);
+  await all;
+  const t1 = performance.now();
+  await worker.close();
+  await queue.obliterate({ force: true });
+  await queue.close();
+  return TASKS / ((t1 - t0) / 1000);
 }
 
 function bareRun(): number {
@@ -79,21 +148,37 @@ function bareRun(): number {
 
 try {
   const bareLifecyclePerSec = bareRun();
-  const { dispatchPerSec, endToEndPerSec } = await engineRun();
-  const round = (n: number) => Math.round(n);
-  console.log(`tasks                 ${TASKS} (no-op, 4 workers, audit Full, file database)`);
-  console.log(`dispatch              ${round(dispatchPerSec)} tasks/s`);
-  console.log(`end-to-end            ${round(endToEndPerSec)} tasks/s (first dispatch → all Completed)`);
+  // Engine and peer alternate so that noise from other processes hits both alike.
+  const full = await engineRun('Full');
+  const bullmqPerSec = await bullmqRun();
+  const errorsOnly = await engineRun('ErrorsOnly');
+  const none = await engineRun('None');
+  const lone = await loneTaskLatency();
+  console.log(`tasks                 ${TASKS} (no-op, concurrency 4, all dispatches in flight, file database)`);
+  console.log(`dispatch              ${round(full.dispatchPerSec)} tasks/s (audit Full)`);
+  console.log(`end-to-end            ${round(full.endToEndPerSec)} tasks/s (audit Full; first dispatch → all Completed)`);
+  console.log(`end-to-end            ${round(errorsOnly.endToEndPerSec)} tasks/s (audit ErrorsOnly)`);
+  console.log(`end-to-end            ${round(none.endToEndPerSec)} tasks/s (audit None)`);
+  if (bullmqPerSec !== null) {
+    console.log(`bullmq peer           ${round(bullmqPerSec)} jobs/s (Redis ${REDIS.host}:${REDIS.port}, same workload)`);
+    console.log(`ratio vs bullmq       ${(full.endToEndPerSec / bullmqPerSec).toFixed(2)} (target ≥ 1.5)`);
+  }
   console.log(`bare lifecycle floor  ${round(bareLifecyclePerSec)} tasks/s (3 transactions per task by hand)`);
-  console.log(`ratio                 ${(endToEndPerSec / bareLifecyclePerSec).toFixed(2)}`);
+  console.log(`lone task             dispatch → Started p50 ${lone.p50} ms, p99 ${lone.p99} ms (idle engine; target p99 < 5 ms)`);
   console.log(
     JSON.stringify({
       bench: 'engine',
       tasks: TASKS,
-      dispatchPerSec: round(dispatchPerSec),
-      endToEndPerSec: round(endToEndPerSec),
+      endToEndPerSec: round(full.endToEndPerSec),
+      ...(bullmqPerSec !== null
+        ? { bullmqPerSec: round(bullmqPerSec), ratioVsBullmq: Math.round((full.endToEndPerSec / bullmqPerSec) * 100) / 100 }
+        : {}),
       bareLifecyclePerSec: round(bareLifecyclePerSec),
-      ratio: Math.round((endToEndPerSec / bareLifecyclePerSec) * 100) / 100,
+      dispatchPerSec: round(full.dispatchPerSec),
+      endToEndErrorsOnlyPerSec: round(errorsOnly.endToEndPerSec),
+      endToEndNonePerSec: round(none.endToEndPerSec),
+      loneDispatchToStartedP50Ms: lone.p50,
+      loneDispatchToStartedP99Ms: lone.p99,
     }),
   );
 } finally {

@@ -38,6 +38,8 @@ export class TaskEngine implements Engine {
   private readonly o: ResolvedEngineOptions;
   private readonly registry = new Map<string, Registration>();
   private types: readonly string[] = [];
+  /** Whether a registered type has a rate limit (claims then decide row by row). */
+  private rateLimited = false;
   private readonly listeners = new Set<EngineEventListener>();
   private readonly planning: PlanningContext;
   private readonly commit: GroupCommit;
@@ -63,6 +65,7 @@ export class TaskEngine implements Engine {
       },
       claimed: (rows: RunnableTaskRow[]) => {
         for (const row of rows) this.runs.start(row);
+        this.runs.pump();
       },
       idle: () => {
         if (this.running && this.stopping === undefined) this.wakeTimer.arm();
@@ -118,6 +121,7 @@ export class TaskEngine implements Engine {
     if (this.registry.has(type)) throw new Error(`handle("${type}"): a handler is already registered for this type`);
     this.registry.set(type, registration);
     this.types = [...this.registry.keys()];
+    this.rateLimited = [...this.registry.values()].some((r) => r.rateLimit !== undefined);
     if (this.running) this.wake();
     return this;
   }
@@ -227,12 +231,11 @@ export class TaskEngine implements Engine {
   private dispatchStep(now: number): DispatchStep | null {
     this.wakeTimer.cancel();
     if (!this.running || this.stopping !== undefined || this.storage?.closed) return null;
-    this.runs.startReadyRetries();
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
       claims: this.types.length === 0 ? [] : this.runs.claims(),
       types: this.types,
-      decide: this.runs.decide,
+      decide: this.rateLimited ? this.runs.decide : null,
     };
   }
 }

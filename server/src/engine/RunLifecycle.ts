@@ -16,7 +16,10 @@ import { errorMessage, errorText } from './validation.js';
 export interface QueueState extends QueueConfig {
   /** Handlers running now. */
   running: number;
-  /** Runs whose retry backoff is over, waiting for a free worker (they are InProgress already). */
+  /**
+   * Runs waiting for a free worker, oldest first: rows claimed ahead, and runs whose retry backoff
+   * is over. Their rows are InProgress already (claimed by this engine).
+   */
   ready: ActiveRun[];
 }
 
@@ -30,7 +33,7 @@ export interface ActiveRun {
   /** Attempt number of the current (or next) attempt, 1-based. */
   attempt: number;
   token: number;
-  phase: 'running' | 'retryWait' | 'finished';
+  phase: 'claimed' | 'running' | 'retryWait' | 'finished';
   controller: AbortController;
   log: RunLog;
   cancelRequested: boolean;
@@ -67,6 +70,13 @@ export interface RunLifecycleDeps {
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /**
+ * A queue claims only as many rows as it has free workers: a claimed row is InProgress, and its
+ * InProgress audit time is the run's start (startedAtUtc, lateness), so rows are never claimed
+ * ahead of a worker.
+ */
+export const CLAIM_AHEAD = 1;
+
+/**
  * The run state machine: claimed row → attempt (handler running) → retry wait → attempt … →
  * finished (Completed, Failed, Cancelled, or Pending again for an inline recurring row). Each
  * end is handed to the group commit; its events are emitted once it is written.
@@ -75,16 +85,17 @@ export class RunLifecycle {
   readonly queues = new Map<string, QueueState>();
   private readonly active = new Map<string, ActiveRun>();
   private readonly limiter = new RateLimiter();
+  private pumping = false;
 
   constructor(private readonly d: RunLifecycleDeps) {
     for (const q of d.options.queues.values()) this.queues.set(q.name, { ...q, running: 0, ready: [] });
   }
 
-  /** Free workers per queue (what the next commit may claim). */
+  /** Room per queue (what the next commit may claim): running and waiting runs up to CLAIM_AHEAD × concurrency. */
   claims(): { queue: string; limit: number }[] {
     const out: { queue: string; limit: number }[] = [];
     for (const q of this.queues.values()) {
-      const free = q.concurrency - q.running - q.ready.length;
+      const free = q.concurrency * CLAIM_AHEAD - q.running - q.ready.length;
       if (free > 0) out.push({ queue: q.name, limit: free });
     }
     return out;
@@ -104,13 +115,30 @@ export class RunLifecycle {
     return n;
   }
 
-  /** Retries whose backoff is over start when their queue has a free worker. */
-  startReadyRetries(): void {
-    for (const q of this.queues.values()) {
-      while (q.ready.length > 0 && q.running < q.concurrency) {
-        const run = q.ready.shift()!;
-        if (run.phase === 'retryWait') this.beginAttempt(run);
+  /**
+   * Starts waiting runs (claimed ahead, or retries whose backoff is over) while their queue has a
+   * free worker. A handler that settles at once frees its worker inside this loop: the loop goes
+   * on (a nested call returns at once) instead of recursing.
+   */
+  pump(): void {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      let progress = true;
+      while (progress) {
+        progress = false;
+        for (const q of this.queues.values()) {
+          while (q.ready.length > 0 && q.running < q.concurrency) {
+            const run = q.ready.shift()!;
+            if (run.phase === 'retryWait' || run.phase === 'claimed') {
+              this.beginAttempt(run);
+              progress = true;
+            }
+          }
+        }
       }
+    } finally {
+      this.pumping = false;
     }
   }
 
@@ -136,7 +164,7 @@ export class RunLifecycle {
       timeoutMs: row.timeout_ms ?? reg.timeoutMs ?? o.timeoutMs,
       attempt: row.attempt + 1,
       token: 0,
-      phase: 'finished',
+      phase: 'claimed',
       controller: new AbortController(),
       log: new RunLog(row.id, o.logCapPerRun, o.clock, row.last_log_sequence, (l) => this.d.commit.log(l)),
       cancelRequested: false,
@@ -144,8 +172,7 @@ export class RunLifecycle {
       timer: undefined,
     };
     this.active.set(row.id, run);
-    this.d.emit(startedEvent(o.clock(), run));
-    this.beginAttempt(run);
+    queue.ready.push(run);
   }
 
   /**
@@ -163,7 +190,7 @@ export class RunLifecycle {
       }
       return Promise.resolve('Cancelling');
     }
-    if (run.phase === 'retryWait') {
+    if (run.phase === 'retryWait' || run.phase === 'claimed') {
       this.leaveRetryWait(run);
       return new Promise<CancelResult>((resolve) => {
         this.finish({
@@ -175,9 +202,9 @@ export class RunLifecycle {
     return undefined;
   }
 
-  /** Engine stops: runs waiting for a retry are given up now. */
+  /** Engine stops: runs waiting for a worker or a retry are given up now. */
   abandonWaiting(): void {
-    for (const run of [...this.active.values()]) if (run.phase === 'retryWait') this.abandon(run);
+    for (const run of [...this.active.values()]) if (run.phase === 'retryWait' || run.phase === 'claimed') this.abandon(run);
   }
 
   /** Engine stops after the grace period: every remaining run is given up. */
@@ -210,6 +237,7 @@ export class RunLifecycle {
     run.phase = 'running';
     run.queue.running++;
     run.controller = new AbortController();
+    if (token === 1) this.d.emit(startedEvent(this.d.options.clock(), run));
     let request: unknown;
     try {
       request = JSON.parse(run.row.request);
@@ -265,6 +293,7 @@ export class RunLifecycle {
     run.phase = 'finished';
     run.queue.running--;
     this.d.workerFree();
+    this.pump();
     if (run.cancelRequested) {
       this.finish({ run, outcome: 'Cancelled', executionTimeMs: duration, exception: null, timedOut: false });
       return;
@@ -289,7 +318,7 @@ export class RunLifecycle {
         run.timer = undefined;
         if (run.phase !== 'retryWait') return;
         run.queue.ready.push(run);
-        this.d.workerFree();
+        this.pump();
       }, delay);
       return;
     }

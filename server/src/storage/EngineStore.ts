@@ -106,8 +106,11 @@ export interface DispatchStep {
   claims: readonly { queue: string; limit: number }[];
   /** Types this engine has handlers for: only rows of these types are claimed. */
   types: readonly string[];
-  /** Rate limits: per candidate, run it (true) or leave it Queued and throttled until the returned instant. */
-  decide: ClaimDecider;
+  /**
+   * Rate limits: per candidate, run it (true) or leave it Queued and throttled until the returned
+   * instant. Null when no handled type has a rate limit: every candidate is claimed.
+   */
+  decide: ClaimDecider | null;
 }
 
 export type ClaimDecider = (row: RunnableTaskRow) => true | number;

@@ -29,6 +29,8 @@ describe('inline recurring tasks', () => {
       'Queued', 'InProgress', 'Completed',
     ]);
     expect(audits[6]!.exception).toContain('second run fails');
+    // events follow the commit that wrote the end (with a networked store, a later tick)
+    await waitFor(() => h.events.filter((e) => e.kind !== 'Started').length >= 4);
     const kinds = h.events.filter((e) => e.kind !== 'Started').map((e) => e.kind);
     expect(kinds).toEqual(['Completed', 'Failed', 'Completed', 'Completed']);
   });

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { prepareAdmitWaitingTasks } from './admitWaitingTasks.js';
 import { prepareCancelWaitingTask } from './cancelWaitingTask.js';
 import { prepareClaimTasks } from './claimTasks.js';
+import { prepareClaimTasksAtOnce } from './claimTasksAtOnce.js';
 import { prepareCompleteTasks } from './completeTasks.js';
 import { prepareCountQueued } from './countQueued.js';
 import { prepareFindOpenTaskByKey } from './findOpenTaskByKey.js';
@@ -29,6 +30,7 @@ export function prepareEngineStatements(db: Database) {
     promoteDueTasks: preparePromoteDueTasks(db, audit),
     admitWaitingTasks: prepareAdmitWaitingTasks(db, audit),
     claimTasks: prepareClaimTasks(db, audit),
+    claimTasksAtOnce: prepareClaimTasksAtOnce(db),
     completeTasks: prepareCompleteTasks(db, audit),
     recordAttemptFailure: prepareRecordAttemptFailure(db),
     cancelWaitingTask: prepareCancelWaitingTask(db, audit),

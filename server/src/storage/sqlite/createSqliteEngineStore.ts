@@ -94,7 +94,9 @@ function applyBatch(sql: EngineStatements, b: CommitBatch): CommitOutcome {
       const handles = (type: string) => types.has(type);
       for (const c of d.claims) {
         if (c.limit <= 0) continue;
-        const rows: RunnableTaskRow[] = sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles);
+        const rows: RunnableTaskRow[] = d.decide === null
+          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now)
+          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles);
         for (const r of rows) out.claimed.push(r);
       }
     }
