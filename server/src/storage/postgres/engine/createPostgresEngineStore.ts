@@ -84,7 +84,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         if (d.types.length > 0) {
           for (const cl of d.claims) {
             if (cl.limit <= 0) continue;
-            out.claimed.push(...(await claimTasks(c, { queue: cl.queue, limit: cl.limit, types: d.types, now, instanceId, decide: d.decide })));
+            out.claimed.push(...(await claimTasks(c, { queue: cl.queue, limit: cl.limit, types: d.types, now, instanceId, decide: d.decide ?? (() => true) })));
           }
         }
         await admitWaiting(c, admission, now);
