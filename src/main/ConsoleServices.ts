@@ -221,7 +221,7 @@ export class ConsoleServices {
     this.emit({ type: 'open', target });
   }
 
-  /** `svc-monitor://<environment>/tasks/<id>` → an `open` event for the renderer. */
+  /** `svc-monitor://<environment>/tasks/<id>` or `/<page>?<filters>` → an `open` event for the renderer. */
   openDeepLink(url: string): NotificationTarget {
     let link;
     try {
@@ -231,7 +231,7 @@ export class ConsoleServices {
     }
     const env = this.store.find(link.environment);
     if (!env) throw new ConsoleError('not-found', `deep link: no environment named "${link.environment}"`);
-    const target: NotificationTarget = { kind: 'task', environmentId: env.id, taskId: link.taskId };
+    const target: NotificationTarget = 'taskId' in link ? { kind: 'task', environmentId: env.id, taskId: link.taskId } : { kind: 'route', environmentId: env.id, path: link.path };
     this.emit({ type: 'open', target });
     return target;
   }

@@ -19,6 +19,13 @@ describe('svc-monitor:// deep links', () => {
     expect(() => parseDeepLink('svc-monitor://' + 'a'.repeat(3000) + '/tasks/' + ID)).toThrow(/longer than/);
     expect(() => parseDeepLink('')).toThrow(/empty/);
   });
+  it('opens a list page with its filters (copied with "Copy link"), re-serialising the query', () => {
+    expect(parseDeepLink('svc-monitor://Production/tasks?status=Failed&queue=mail')).toEqual({ environment: 'Production', path: '/tasks?status=Failed&queue=mail' });
+    expect(parseDeepLink('svc-monitor://Staging%20EU/')).toEqual({ environment: 'Staging EU', path: '/' });
+    expect(parseDeepLink('svc-monitor://Ops/failures?q=a%20b')).toEqual({ environment: 'Ops', path: '/failures?q=a+b' });
+    expect(() => parseDeepLink('svc-monitor://Ops/login')).toThrow(/<page>\?<filters>/);
+    expect(() => parseDeepLink('svc-monitor://Ops/tasks/extra/segments')).toThrow(/expected/);
+  });
   it('finds the link among a second instance’s arguments', () => {
     expect(findDeepLinkArgument(['/usr/bin/svc-monitor', '--flag', `svc-monitor://Prod/tasks/${ID}`])).toBe(`svc-monitor://Prod/tasks/${ID}`);
     expect(findDeepLinkArgument(['/usr/bin/svc-monitor'])).toBeUndefined();

@@ -5,31 +5,60 @@ export interface TaskDeepLink {
   taskId: string;
 }
 
+/** `svc-monitor://<environment>/<page>?<filters>`: open a (filtered) page of an environment. */
+export interface PageDeepLink {
+  environment: string;
+  /** The dashboard route with its query, e.g. `/tasks?status=Failed`. */
+  path: string;
+}
+
+export type DeepLink = TaskDeepLink | PageDeepLink;
+
+/** Pages a link may open (the dashboard's list pages). */
+export const LINKABLE_PAGES = ['', 'tasks', 'queues', 'failures', 'statistics', 'live'] as const;
+
 export const DEEP_LINK_SCHEME = 'svc-monitor';
 const MAX_LENGTH = 2048;
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const SHAPE = /^svc-monitor:\/\/([^/?#]+)\/tasks\/([^/?#]+)\/?$/i;
+const PAGE_SHAPE = /^svc-monitor:\/\/([^/?#]+)\/([a-z]*)\/?(?:\?([^#]*))?$/i;
 
 export class DeepLinkError extends Error {
   override name = 'DeepLinkError';
 }
 
 /** Parses and validates a deep link; throws DeepLinkError naming what is wrong. */
-export function parseDeepLink(url: string): TaskDeepLink {
+export function parseDeepLink(url: string): DeepLink {
   if (typeof url !== 'string' || url.length === 0) throw new DeepLinkError('deep link: empty');
   if (url.length > MAX_LENGTH) throw new DeepLinkError(`deep link: longer than ${MAX_LENGTH} characters`);
-  const match = SHAPE.exec(url.trim());
-  if (!match) throw new DeepLinkError('deep link: expected svc-monitor://<environment>/tasks/<task id>');
+  const text = url.trim();
+  const match = SHAPE.exec(text);
+  if (!match) {
+    const page = PAGE_SHAPE.exec(text);
+    const name = page?.[2]?.toLowerCase();
+    if (!page || !(LINKABLE_PAGES as readonly string[]).includes(name!)) {
+      throw new DeepLinkError('deep link: expected svc-monitor://<environment>/tasks/<task id> or svc-monitor://<environment>/<page>?<filters>');
+    }
+    const environment = decodeEnvironment(page[1]!);
+    // Re-serialised: only name=value pairs reach the dashboard's router.
+    const query = new URLSearchParams(page[3] ?? '').toString();
+    return { environment, path: `/${name}${query ? `?${query}` : ''}` };
+  }
+  const environment = decodeEnvironment(match[1]!);
+  const taskId = match[2]!;
+  if (!GUID.test(taskId)) throw new DeepLinkError('deep link: the task id must be a GUID');
+  return { environment, taskId };
+}
+
+function decodeEnvironment(raw: string): string {
   let environment: string;
   try {
-    environment = decodeURIComponent(match[1]!);
+    environment = decodeURIComponent(raw);
   } catch {
     throw new DeepLinkError('deep link: the environment is not valid percent-encoding');
   }
   if (environment.trim() === '' || /[\u0000-\u001f]/.test(environment)) throw new DeepLinkError('deep link: invalid environment name');
-  const taskId = match[2]!;
-  if (!GUID.test(taskId)) throw new DeepLinkError('deep link: the task id must be a GUID');
-  return { environment, taskId };
+  return environment;
 }
 
 /** Builds the link of a task (copy link action). */

@@ -21,7 +21,9 @@ export type { LiveState as HubState } from '../../../server/src/contracts/liveCo
 export type NotificationTarget =
   | { kind: 'task'; environmentId: string; taskId: string }
   | { kind: 'inbox'; environmentId?: string; burstId?: string }
-  | { kind: 'environment'; environmentId: string };
+  | { kind: 'environment'; environmentId: string }
+  /** A dashboard page with its filters, e.g. `/tasks?status=Failed` (a deep link). */
+  | { kind: 'route'; environmentId: string; path: string };
 
 export type ImportMode = 'merge' | 'replace';
 export interface ImportResult {

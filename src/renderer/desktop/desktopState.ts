@@ -22,6 +22,8 @@ export interface DesktopState {
   confirmation: (ManagementConfirmation & { resolve: (ok: boolean) => void }) | null;
   /** A route the dashboard should show once mounted (deep link, inbox jump). */
   pendingRoute: string | null;
+  /** The dashboard's current route with its query (what "Copy link" links to). */
+  currentRoute: string;
   /** Bumped to remount the dashboard (environment switch, new session). */
   mountKey: number;
 }
@@ -40,6 +42,7 @@ export function createDesktopState(bridge: DesktopBridge) {
     editor: null,
     confirmation: null,
     pendingRoute: null,
+    currentRoute: '/',
     mountKey: 0,
   });
 
@@ -78,6 +81,7 @@ export function createDesktopState(bridge: DesktopBridge) {
   function open(target: NotificationTarget): void {
     if (target.kind === 'task') select(target.environmentId, `/tasks/${target.taskId}`);
     else if (target.kind === 'environment') select(target.environmentId);
+    else if (target.kind === 'route') select(target.environmentId, target.path);
     else {
       state.inboxFilter = { ...(target.environmentId ? { environmentId: target.environmentId } : {}), ...(target.burstId ? { burstId: target.burstId } : {}) };
       state.inboxOpen = true;

@@ -85,6 +85,18 @@ describe('desktop console: live status and the failure inbox across two hubs', (
     await expect.poll(() => desk.h.services.notificationSettings().productionOnly).toBe(true);
     await p.getByTestId('notify-production-only').uncheck();
     await expect.poll(() => desk.h.services.notificationSettings().productionOnly).toBe(false);
-    await p.keyboard.press('Escape');
+    await p.getByRole('button', { name: 'Close inbox' }).click();
+  });
+
+  it('opens a filtered list from a deep link and copies a link back to it', async () => {
+    const p = desk.h.page;
+    desk.h.services.openDeepLink('svc-monitor://Production/tasks?status=Failed');
+    await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Production');
+    await p.getByTestId('copy-link').click();
+    await expect.poll(() => p.getByTestId('copy-link').textContent()).toMatch(/Link copied/);
+    const link = await p.evaluate(() => navigator.clipboard.readText());
+    expect(link).toMatch(/^svc-monitor:\/\/Production\/tasks\?.*status=Failed/);
+    // The copied link opens the same page again (main parses and routes it).
+    expect(desk.h.services.openDeepLink(link)).toMatchObject({ kind: 'route', environmentId: desk.productionId, path: expect.stringMatching(/^\/tasks\?.*status=Failed/) });
   });
 });
