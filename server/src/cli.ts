@@ -2,6 +2,7 @@
 // svc-monitor-server: `demo` (engine with sample tasks + monitoring) and `serve` (standalone
 // monitoring of an existing database). Dev: `node --import tsx server/src/cli.ts ...`.
 import { CliError } from './cli/CliError.js';
+import { OptionError } from './options/OptionError.js';
 import { helpText } from './cli/help.js';
 
 async function main(argv: string[]): Promise<void> {
@@ -26,6 +27,10 @@ main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof CliError) {
     console.error(`svc-monitor-server: ${err.message}`);
     process.exit(err.exitCode);
+  }
+  if (err instanceof OptionError) {
+    console.error(err.message);
+    process.exit(2);
   }
   console.error(err);
   process.exit(1);

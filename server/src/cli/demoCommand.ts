@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createEngine } from '../engine/Engine.js';
 import { openSqliteStorage } from '../storage/sqlite/openSqliteStorage.js';
 import { createMonitoring } from '../monitoring/createMonitoring.js';
-import { MonitoringOptionError } from '../monitoring/options.js';
+import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
 import { runHttpServer } from './runHttpServer.js';
 import { resolveServeSettings } from './serveSettings.js';
@@ -44,7 +44,7 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     monitoring = createMonitoring({ engine, storage }, options);
   } catch (err) {
     storage.close();
-    if (err instanceof MonitoringOptionError) throw new CliError(err.message);
+    if (err instanceof OptionError) throw new CliError(err.message);
     throw err;
   }
   const workload = await registerDemoWorkload(engine, storage.db);

@@ -1,33 +1,14 @@
+import { MONITORING_OPTIONS } from '../monitoring/options.js';
 import { CLI_OPTION_KINDS } from './serveSettings.js';
 import { camelToEnv, camelToKebab } from './parseFlags.js';
 
-const DESCRIPTIONS: Record<string, string> = {
-  enableUI: 'serve the dashboard at /svc-monitoring (default true)',
-  enableOpenApiDocument: 'serve /svc-monitoring/openapi/svc-monitoring.json (default false)',
-  enableScalar: 'serve the Scalar API reference at /svc-monitoring/scalar; enables the document',
-  enableSwagger: 'obsolete no-op since 4.0.0 (warns)',
-  username: 'read credential user (default admin)',
-  password: 'read credential password (default admin)',
-  jwtSecret: 'HS256 secret (default: random per process; tokens die at restart)',
-  jwtIssuer: 'JWT issuer (default Svc.Monitor.Api)',
-  jwtAudience: 'JWT audience (default Svc.Monitor.Api)',
-  jwtExpirationHours: 'token lifetime in hours (default 8)',
-  enableAuthentication: 'require a JWT on the API (default true)',
-  enableCors: 'CORS policy under /svc-monitoring (default true)',
-  corsAllowedOrigins: 'allowed origins, comma-separated (default: all)',
-  allowedIpAddresses: 'IP allow-list: IPv4, IPv6, CIDR, comma-separated (default: all)',
-  magicLinkToken: 'magic-link token, at least 32 characters (default none)',
-  eventDebounceMs: 'dashboard cache-invalidation debounce (default 1000)',
-  enableManagementEndpoints: 'expose requeue/resume/cancel (default false; needs an engine)',
-  managementUsername: 'operate credential user (no default)',
-  managementPassword: 'operate credential password (no default)',
-  includeExecutionLogs: 'include execution logs in hub events (default false)',
-  trustForwardedFor: 'read X-Forwarded-For from trusted proxies (default true; false trusts none)',
-  trustedProxies: 'proxies whose X-Forwarded-For is believed: IPs, CIDRs, comma-separated (default: loopback)',
-  hubMaxConnectionsPerClient: 'concurrent hub connections per client address (default 20; beyond: 429)',
-  hubMaxConnections: 'concurrent hub connections in total (default 1000; beyond: 503)',
-  loginRateLimit: 'true | false | {"limit":5,"windowMs":900000} (default true)',
-  webRoot: 'folder of the built dashboard (default: the package web folder)',
+const VALUE_OF_KIND: Record<string, string> = {
+  boolean: '[=true|false]',
+  string: ' <text>',
+  integer: ' <n>',
+  number: ' <n>',
+  strings: ' <a,b,…>',
+  'boolean|object': ' <true|false|json>',
 };
 
 export function helpText(): string {
@@ -52,8 +33,9 @@ export function helpText(): string {
     'Monitoring options (flag / environment variable):',
   ];
   for (const [name, kind] of Object.entries(CLI_OPTION_KINDS)) {
-    const flag = `--${camelToKebab(name)}${kind === 'boolean' ? '[=true|false]' : ` <${kind}>`}`;
-    lines.push(`  ${flag.padEnd(44)} ${camelToEnv(name).padEnd(42)} ${DESCRIPTIONS[name] ?? ''}`);
+    const flag = `--${camelToKebab(name)}${VALUE_OF_KIND[kind] ?? ` <${kind}>`}`;
+    const description = MONITORING_OPTIONS[name as keyof typeof MONITORING_OPTIONS].description;
+    lines.push(`  ${flag.padEnd(44)} ${camelToEnv(name).padEnd(42)} ${description}`);
   }
   lines.push(
     '',

@@ -1,6 +1,6 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { createMonitoring } from '../monitoring/createMonitoring.js';
-import { MonitoringOptionError } from '../monitoring/options.js';
+import { OptionError } from '../options/OptionError.js';
 import { openDatabase } from '../storage/openDatabase.js';
 import { CliError } from './CliError.js';
 import { runHttpServer } from './runHttpServer.js';
@@ -42,7 +42,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     monitoring = createMonitoring({ storage: { db } }, settings.options);
   } catch (err) {
     db.close();
-    if (err instanceof MonitoringOptionError) throw new CliError(err.message);
+    if (err instanceof OptionError) throw new CliError(err.message);
     throw err;
   }
   const { port } = await runHttpServer(monitoring, settings, { onStop: () => void db.close() });

@@ -1,15 +1,21 @@
 import { readFileSync } from 'node:fs';
-import { OPTION_KINDS, type MonitoringOptions } from '../monitoring/options.js';
+import { MONITORING_OPTIONS, type MonitoringOptions } from '../monitoring/options.js';
+import { OptionError } from '../options/OptionError.js';
+import type { OptionKind } from '../options/OptionReader.js';
 import { CliError } from './CliError.js';
 import { camelToEnv, camelToKebab, parseFlags, type FlagValue } from './parseFlags.js';
 
-/** Monitoring options settable from the CLI (functions and objects are for code hosts only). */
+type CliKind = Exclude<OptionKind, 'function' | 'object'>;
+
+/** Monitoring options settable from the CLI (functions and objects are for code hosts only), from the options table. */
 export const CLI_OPTION_KINDS = Object.fromEntries(
-  Object.entries(OPTION_KINDS).filter(([, kind]) => kind !== 'function' && kind !== 'object'),
-) as Record<string, 'boolean' | 'string' | 'number' | 'string[]' | 'boolean|object'>;
+  Object.entries(MONITORING_OPTIONS)
+    .filter(([, spec]) => spec.kind !== 'function' && spec.kind !== 'object')
+    .map(([name, spec]) => [name, spec.kind]),
+) as Record<string, CliKind>;
 
 /** Settings of the CLI itself (not monitoring options). */
-export const CLI_SETTINGS = { db: 'string', database: 'string', port: 'number', host: 'string', config: 'string' } as const;
+export const CLI_SETTINGS = { db: 'string', database: 'string', port: 'number', host: 'string', config: 'string' } as const satisfies Record<string, CliKind>;
 
 export interface ServeSettings {
   /** Values of command-specific flags (e.g. demo's --demo-dispatch-endpoint). */
@@ -22,15 +28,16 @@ export interface ServeSettings {
   options: MonitoringOptions;
 }
 
+/** Turns a flag, environment or config value into the option's kind; a bad one is an OptionError naming where it came from. */
 function coerce(name: string, kind: string, raw: unknown, source: string): unknown {
-  const fail = (what: string) => new CliError(`${source}: "${name}" ${what}.`);
+  const fail = (what: string) => new OptionError(`svc-monitor-server (${source})`, name, what);
   if (kind === 'boolean') {
     if (typeof raw === 'boolean') return raw;
     if (typeof raw === 'string' && /^(true|1)$/i.test(raw)) return true;
     if (typeof raw === 'string' && /^(false|0)$/i.test(raw)) return false;
     throw fail('must be true or false');
   }
-  if (kind === 'number') {
+  if (kind === 'number' || kind === 'integer') {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
     if (!Number.isFinite(n)) throw fail('must be a number');
     return n;
@@ -39,7 +46,7 @@ function coerce(name: string, kind: string, raw: unknown, source: string): unkno
     if (typeof raw === 'string') return raw;
     throw fail('must be a string');
   }
-  if (kind === 'string[]') {
+  if (kind === 'strings') {
     if (Array.isArray(raw) && raw.every((x) => typeof x === 'string')) return raw;
     if (typeof raw === 'string') return raw.split(',').map((x) => x.trim()).filter((x) => x !== '');
     throw fail('must be a list of strings (comma-separated)');
@@ -61,7 +68,9 @@ function coerce(name: string, kind: string, raw: unknown, source: string): unkno
 }
 
 /** Options holding secrets: on the command line they are visible to every user of the host (ps). */
-const SECRET_OPTIONS = ['jwtSecret', 'password', 'managementPassword', 'magicLinkToken'] as const;
+const SECRET_OPTIONS = Object.entries(MONITORING_OPTIONS)
+  .filter(([, spec]) => 'secret' in spec && spec.secret)
+  .map(([name]) => name);
 
 /**
  * Settings from, in increasing precedence: the --config JSON file, SVC_MONITOR_<OPTION>

@@ -1,3 +1,5 @@
+import { OptionError } from '../options/OptionError.js';
+import { OptionReader } from '../options/OptionReader.js';
 import type { HubOptions } from './createHub.js';
 
 export interface ResolvedHubOptions {
@@ -22,66 +24,63 @@ export const HUB_DEFAULTS = {
   longPollTimeoutMs: 90_000,
 } as const;
 
-/** A cap given as a positive integer; none (Infinity) when absent. */
-function optionalCap(options: HubOptions, name: 'maxConnectionsPerClient' | 'maxConnections'): number {
-  const value = options[name];
-  if (value === undefined) return Infinity;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new HubOptionError(name, `must be a positive integer (got ${JSON.stringify(value)})`);
-  }
-  return value;
-}
+const HUB_OWNER = 'createHub';
 
-export class HubOptionError extends Error {
-  constructor(
-    readonly option: string,
-    detail: string,
-  ) {
-    super(`createHub: option '${option}' ${detail}`);
+/** A refused hub option (an OptionError whose owner is createHub). */
+export class HubOptionError extends OptionError {
+  constructor(option: string, detail: string) {
+    super(HUB_OWNER, option, detail);
     this.name = 'HubOptionError';
   }
 }
 
-function positiveInt(options: HubOptions, name: keyof typeof HUB_DEFAULTS): number {
-  const value = options[name];
-  if (value === undefined) return HUB_DEFAULTS[name];
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0) {
-    throw new HubOptionError(name, `must be a positive integer (got ${JSON.stringify(value)})`);
-  }
-  return value;
-}
+const HUB_OPTION_NAMES = [
+  'path',
+  'access',
+  'events',
+  'includeExecutionLogs',
+  'keepAliveIntervalMs',
+  'clientTimeoutMs',
+  'maxMessageBytes',
+  'maxBufferedBytes',
+  'longPollTimeoutMs',
+  'clientKey',
+  'maxConnectionsPerClient',
+  'maxConnections',
+] as const satisfies ReadonlyArray<keyof HubOptions>;
 
 /** Validates the options; a bad one fails here with its name. */
 export function resolveHubOptions(options: HubOptions): ResolvedHubOptions {
-  if (typeof options !== 'object' || options === null) throw new HubOptionError('options', 'must be an object');
-  const { path, access } = options;
+  const read = new OptionReader<HubOptions>(HUB_OWNER, options, HUB_OPTION_NAMES);
+  const fail = (name: keyof HubOptions, detail: string) => new HubOptionError(name, detail);
+  const path = read.value('path');
   if (typeof path !== 'string' || !path.startsWith('/') || (path.length > 1 && path.endsWith('/')) || /[?#\s]/.test(path)) {
-    throw new HubOptionError('path', `must be an absolute URL path without a trailing slash (got ${JSON.stringify(path)})`);
+    throw fail('path', `must be an absolute URL path without a trailing slash (got ${JSON.stringify(path)})`);
   }
-  if (typeof access !== 'function') throw new HubOptionError('access', 'must be a function (req, accessToken) => decision');
+  const access = read.fn<HubOptions['access']>('access');
+  if (access === null) throw fail('access', 'must be a function (req, accessToken) => decision');
   const events = options.events;
   if (events !== undefined && (typeof events.on !== 'function' || typeof events.off !== 'function')) {
-    throw new HubOptionError('events', 'must have on/off methods (an EventEmitter of "event")');
+    throw fail('events', 'must have on/off methods (an EventEmitter of "event")');
   }
+  const positive = (name: keyof typeof HUB_DEFAULTS): number => read.integer(name, HUB_DEFAULTS[name], { min: 1 });
   const resolved: ResolvedHubOptions = {
     path,
     access,
-    includeExecutionLogs: options.includeExecutionLogs === true,
-    keepAliveIntervalMs: positiveInt(options, 'keepAliveIntervalMs'),
-    clientTimeoutMs: positiveInt(options, 'clientTimeoutMs'),
-    maxMessageBytes: positiveInt(options, 'maxMessageBytes'),
-    maxBufferedBytes: positiveInt(options, 'maxBufferedBytes'),
-    longPollTimeoutMs: positiveInt(options, 'longPollTimeoutMs'),
-    clientKey: options.clientKey,
-    maxConnectionsPerClient: optionalCap(options, 'maxConnectionsPerClient'),
-    maxConnections: optionalCap(options, 'maxConnections'),
+    includeExecutionLogs: read.boolean('includeExecutionLogs', false),
+    keepAliveIntervalMs: positive('keepAliveIntervalMs'),
+    clientTimeoutMs: positive('clientTimeoutMs'),
+    maxMessageBytes: positive('maxMessageBytes'),
+    maxBufferedBytes: positive('maxBufferedBytes'),
+    longPollTimeoutMs: positive('longPollTimeoutMs'),
+    clientKey: read.fn<NonNullable<HubOptions['clientKey']>>('clientKey') ?? undefined,
+    // Caps are opt-in: none (Infinity) when absent.
+    maxConnectionsPerClient: read.integer('maxConnectionsPerClient', Infinity, { min: 1 }),
+    maxConnections: read.integer('maxConnections', Infinity, { min: 1 }),
   };
-  if (options.clientKey !== undefined && typeof options.clientKey !== 'function') {
-    throw new HubOptionError('clientKey', 'must be a function (req) => string');
-  }
   if (resolved.clientTimeoutMs <= resolved.keepAliveIntervalMs) {
     // The .NET guidance: the client timeout should be at least double the keep-alive interval.
-    throw new HubOptionError('clientTimeoutMs', `must be greater than keepAliveIntervalMs (${resolved.keepAliveIntervalMs})`);
+    throw fail('clientTimeoutMs', `must be greater than keepAliveIntervalMs (${resolved.keepAliveIntervalMs})`);
   }
   return resolved;
 }

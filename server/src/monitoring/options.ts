@@ -1,15 +1,17 @@
 import type { Request } from 'express';
 import { randomBytes } from 'node:crypto';
+import { OptionError } from '../options/OptionError.js';
+import { OptionReader, type OptionKind } from '../options/OptionReader.js';
 import { invalidAddressRange } from './network/AddressRanges.js';
 import { DEFAULT_TRUSTED_PROXIES } from './network/clientAddress.js';
 
-/** DESIGN §5.1: camelCase forms of the spec §5 options, plus the decisions' own. */
+/** The monitoring options (camelCase forms of the service's configuration options, plus this implementation's own). */
 export interface MonitoringOptions {
   enableUI?: boolean;
   enableOpenApiDocument?: boolean;
   /** Serve the Scalar reference page at /svc-monitoring/scalar; enables the document. */
   enableScalar?: boolean;
-  /** Obsolete no-op since 4.0.0 (§9): accepted, ignored, warns once. */
+  /** Obsolete no-op since 4.0.0: accepted, ignored, warns once. */
   enableSwagger?: boolean;
   username?: string;
   password?: string;
@@ -26,7 +28,7 @@ export interface MonitoringOptions {
   enableManagementEndpoints?: boolean;
   managementUsername?: string;
   managementPassword?: string;
-  /** Replaces the operate-role check on management routes (D12). */
+  /** Replaces the operate-role check on management routes (after the allow-list and provenance checks). */
   managementAuthorization?: (req: Request) => Promise<boolean> | boolean;
   includeExecutionLogs?: boolean;
   /** Read X-Forwarded-For from the trusted proxies (default true); false trusts no proxy. */
@@ -85,99 +87,83 @@ export interface ResolvedOptions {
   now: () => number;
 }
 
-export class MonitoringOptionError extends Error {
-  constructor(
-    readonly option: string,
-    message: string,
-  ) {
-    super(`Invalid monitoring option "${option}": ${message}`);
+/** A refused monitoring option (an OptionError whose owner is createMonitoring). */
+export class MonitoringOptionError extends OptionError {
+  constructor(option: string, detail: string) {
+    super(MONITORING_OWNER, option, detail);
     this.name = 'MonitoringOptionError';
   }
 }
 
-/** Every option name, with its expected kind (used for validation, --help and env parsing). */
-export const OPTION_KINDS = {
-  enableUI: 'boolean',
-  enableOpenApiDocument: 'boolean',
-  enableScalar: 'boolean',
-  enableSwagger: 'boolean',
-  username: 'string',
-  password: 'string',
-  jwtSecret: 'string',
-  jwtIssuer: 'string',
-  jwtAudience: 'string',
-  jwtExpirationHours: 'number',
-  enableAuthentication: 'boolean',
-  enableCors: 'boolean',
-  corsAllowedOrigins: 'string[]',
-  allowedIpAddresses: 'string[]',
-  magicLinkToken: 'string',
-  eventDebounceMs: 'number',
-  enableManagementEndpoints: 'boolean',
-  managementUsername: 'string',
-  managementPassword: 'string',
-  managementAuthorization: 'function',
-  includeExecutionLogs: 'boolean',
-  trustForwardedFor: 'boolean',
-  trustedProxies: 'string[]',
-  hubMaxConnectionsPerClient: 'number',
-  hubMaxConnections: 'number',
-  loginRateLimit: 'boolean|object',
-  webRoot: 'string',
-  logger: 'object',
-  now: 'function',
-} as const satisfies Record<keyof MonitoringOptions, string>;
+export const MONITORING_OWNER = 'createMonitoring';
+
+export interface MonitoringOptionSpec {
+  kind: OptionKind;
+  /** One line for --help and the README (the default in parentheses). */
+  description: string;
+  /** A secret: the CLI warns when it is passed as a flag (visible in the process list). */
+  secret?: boolean;
+}
+
+/**
+ * Every monitoring option: its kind and what it does. `resolveOptions` reads them with these
+ * kinds, the CLI coerces flags, environment variables and config files by them, and `--help`
+ * lists them (all but functions and objects, which only code hosts can pass).
+ */
+export const MONITORING_OPTIONS = {
+  enableUI: { kind: 'boolean', description: 'serve the dashboard at /svc-monitoring (default true)' },
+  enableOpenApiDocument: { kind: 'boolean', description: 'serve /svc-monitoring/openapi/svc-monitoring.json (default false)' },
+  enableScalar: { kind: 'boolean', description: 'serve the Scalar API reference at /svc-monitoring/scalar; enables the document' },
+  enableSwagger: { kind: 'boolean', description: 'obsolete no-op since 4.0.0 (warns)' },
+  username: { kind: 'string', description: 'read credential user (default admin)' },
+  password: { kind: 'string', description: 'read credential password (default admin)', secret: true },
+  jwtSecret: { kind: 'string', description: 'HS256 secret (default: random per process; tokens die at restart)', secret: true },
+  jwtIssuer: { kind: 'string', description: 'JWT issuer (default Svc.Monitor.Api)' },
+  jwtAudience: { kind: 'string', description: 'JWT audience (default Svc.Monitor.Api)' },
+  jwtExpirationHours: { kind: 'number', description: 'token lifetime in hours (default 8)' },
+  enableAuthentication: { kind: 'boolean', description: 'require a JWT on the API (default true)' },
+  enableCors: { kind: 'boolean', description: 'CORS policy under /svc-monitoring (default true)' },
+  corsAllowedOrigins: { kind: 'strings', description: 'allowed origins, comma-separated (default: all)' },
+  allowedIpAddresses: { kind: 'strings', description: 'IP allow-list: IPv4, IPv6, CIDR, comma-separated (default: all)' },
+  magicLinkToken: { kind: 'string', description: 'magic-link token, at least 32 characters (default none)', secret: true },
+  eventDebounceMs: { kind: 'integer', description: 'dashboard cache-invalidation debounce (default 1000)' },
+  enableManagementEndpoints: { kind: 'boolean', description: 'expose the management actions (default false; needs an engine)' },
+  managementUsername: { kind: 'string', description: 'operate credential user (no default)' },
+  managementPassword: { kind: 'string', description: 'operate credential password (no default)', secret: true },
+  managementAuthorization: { kind: 'function', description: '(req) => boolean: replaces the operate-role check' },
+  includeExecutionLogs: { kind: 'boolean', description: 'include execution logs in hub events (default false)' },
+  trustForwardedFor: { kind: 'boolean', description: 'read X-Forwarded-For from trusted proxies (default true; false trusts none)' },
+  trustedProxies: { kind: 'strings', description: 'proxies whose X-Forwarded-For is believed: IPs, CIDRs, comma-separated (default: loopback)' },
+  hubMaxConnectionsPerClient: { kind: 'integer', description: 'concurrent hub connections per client address (default 20; beyond: 429)' },
+  hubMaxConnections: { kind: 'integer', description: 'concurrent hub connections in total (default 1000; beyond: 503)' },
+  loginRateLimit: { kind: 'boolean|object', description: 'true | false | {"limit":5,"windowMs":900000} (default true)' },
+  webRoot: { kind: 'string', description: 'folder of the built dashboard (default: the package web folder)' },
+  logger: { kind: 'object', description: '{ info(message), warn(message) } (default: console)' },
+  now: { kind: 'function', description: 'clock in ms, for tests (default Date.now)' },
+} as const satisfies Record<keyof MonitoringOptions, MonitoringOptionSpec>;
+
+/** Every option name with its kind. */
+export const OPTION_KINDS = Object.fromEntries(Object.entries(MONITORING_OPTIONS).map(([name, spec]) => [name, spec.kind])) as {
+  [K in keyof typeof MONITORING_OPTIONS]: (typeof MONITORING_OPTIONS)[K]['kind'];
+};
 
 const DEFAULT_LOGIN_LIMIT = { limit: 5, windowMs: 15 * 60 * 1000, maxClients: 10_000 };
 /** A magic-link token is a long-lived bearer secret: shorter ones are guessable. */
 const MIN_MAGIC_LINK_TOKEN_LENGTH = 32;
+/** The obsolete-option warning is said once per process, however many monitorings a host creates. */
 let swaggerWarned = false;
 
 /** Validates options at startup; every failure names the option. */
 export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
-  if (typeof raw !== 'object' || raw === null) throw new MonitoringOptionError('options', 'must be an object');
-  for (const key of Object.keys(raw)) {
-    if (!(key in OPTION_KINDS)) throw new MonitoringOptionError(key, 'unknown option');
-  }
-  const bool = (name: keyof MonitoringOptions, fallback: boolean): boolean => {
-    const v = raw[name];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'boolean') throw new MonitoringOptionError(name, 'must be a boolean');
-    return v;
-  };
-  const str = (name: keyof MonitoringOptions, fallback: string | null, allowEmpty = false): string | null => {
-    const v = raw[name];
-    if (v === undefined || v === null) return fallback;
-    if (typeof v !== 'string') throw new MonitoringOptionError(name, 'must be a string');
-    if (!allowEmpty && v.length === 0) throw new MonitoringOptionError(name, 'must not be empty');
-    return v;
-  };
-  const strings = (name: keyof MonitoringOptions): string[] => {
-    const v = raw[name];
-    if (v === undefined || v === null) return [];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string')) {
-      throw new MonitoringOptionError(name, 'must be an array of strings');
-    }
-    return (v as string[]).map((x) => x.trim()).filter((x) => x !== '');
-  };
-  const number = (name: keyof MonitoringOptions, fallback: number, min: number, integer: boolean): number => {
-    const v = raw[name];
-    if (v === undefined) return fallback;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (integer && !Number.isInteger(v))) {
-      throw new MonitoringOptionError(name, `must be ${integer ? 'an integer' : 'a number'} ≥ ${min}`);
-    }
-    return v;
-  };
-  const fn = <T>(name: keyof MonitoringOptions): T | null => {
-    const v = raw[name];
-    if (v === undefined || v === null) return null;
-    if (typeof v !== 'function') throw new MonitoringOptionError(name, 'must be a function');
-    return v as T;
-  };
+  const read = new OptionReader<MonitoringOptions>(MONITORING_OWNER, raw, Object.keys(MONITORING_OPTIONS));
+  const bool = (name: keyof MonitoringOptions, fallback: boolean): boolean => read.boolean(name, fallback);
+  const str = (name: keyof MonitoringOptions, fallback: string | null): string | null => read.string(name, fallback);
+  const strings = (name: keyof MonitoringOptions): string[] => read.strings(name);
+  const fn = <T>(name: keyof MonitoringOptions): T | null => read.fn<T>(name);
 
   const logger = raw.logger ?? { info: (m: string) => console.log(m), warn: (m: string) => console.warn(m) };
-  if (typeof logger.info !== 'function' || typeof logger.warn !== 'function') {
-    throw new MonitoringOptionError('logger', 'must have info and warn functions');
+  if (typeof logger !== 'object' || logger === null || typeof logger.info !== 'function' || typeof logger.warn !== 'function') {
+    throw read.fail('logger', 'must have info and warn functions');
   }
   if (raw.enableSwagger !== undefined) {
     bool('enableSwagger', false);
@@ -190,7 +176,7 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   const addressRanges = (name: 'allowedIpAddresses' | 'trustedProxies'): string[] => {
     const entries = strings(name);
     const bad = invalidAddressRange(entries);
-    if (bad !== undefined) throw new MonitoringOptionError(name, `"${bad}" is not an IPv4/IPv6 address or CIDR range`);
+    if (bad !== undefined) throw read.fail(name, `has "${bad}", which is not an IPv4/IPv6 address or CIDR range`);
     return entries;
   };
   const allowedIpAddresses = addressRanges('allowedIpAddresses');
@@ -200,7 +186,7 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   const corsAllowedOrigins = strings('corsAllowedOrigins');
   for (const origin of corsAllowedOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/i.test(origin)) {
-      throw new MonitoringOptionError('corsAllowedOrigins', `"${origin}" is not an origin like https://host:port`);
+      throw read.fail('corsAllowedOrigins', `has "${origin}", which is not an origin like https://host:port`);
     }
   }
 
@@ -222,10 +208,7 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
       !Number.isInteger(maxClients) ||
       maxClients < 1
     ) {
-      throw new MonitoringOptionError(
-        'loginRateLimit',
-        'must be true, false or {limit: integer ≥ 1, windowMs: number ≥ 1, maxClients?: integer ≥ 1}',
-      );
+      throw read.fail('loginRateLimit', 'must be true, false or {limit: integer ≥ 1, windowMs: number ≥ 1, maxClients?: integer ≥ 1}');
     }
     loginRateLimit = { limit: l.limit, windowMs: l.windowMs, maxClients };
   }
@@ -238,7 +221,7 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   }
   const magicLinkToken = str('magicLinkToken', null);
   if (magicLinkToken !== null && magicLinkToken.length < MIN_MAGIC_LINK_TOKEN_LENGTH) {
-    throw new MonitoringOptionError('magicLinkToken', `must be at least ${MIN_MAGIC_LINK_TOKEN_LENGTH} characters (it is a bearer secret that never expires)`);
+    throw read.fail('magicLinkToken', `must be at least ${MIN_MAGIC_LINK_TOKEN_LENGTH} characters (it is a bearer secret that never expires)`);
   }
   const enableScalar = bool('enableScalar', false);
   const now = fn<() => number>('now') ?? Date.now;
@@ -253,17 +236,13 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     jwtSecretGenerated: jwtSecretGiven === null,
     jwtIssuer: str('jwtIssuer', 'Svc.Monitor.Api') as string,
     jwtAudience: str('jwtAudience', 'Svc.Monitor.Api') as string,
-    jwtExpirationHours: (() => {
-      const h = number('jwtExpirationHours', 8, 0, false);
-      if (h <= 0) throw new MonitoringOptionError('jwtExpirationHours', 'must be greater than 0');
-      return h;
-    })(),
+    jwtExpirationHours: read.number('jwtExpirationHours', 8, { min: 0, above: true }),
     enableAuthentication: bool('enableAuthentication', true),
     enableCors: bool('enableCors', true),
     corsAllowedOrigins,
     allowedIpAddresses,
     magicLinkToken,
-    eventDebounceMs: number('eventDebounceMs', 1000, 0, true),
+    eventDebounceMs: read.integer('eventDebounceMs', 1000, { min: 0 }),
     enableManagementEndpoints: bool('enableManagementEndpoints', false),
     managementUsername,
     managementPassword,
@@ -271,8 +250,8 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     includeExecutionLogs: bool('includeExecutionLogs', false),
     trustForwardedFor,
     trustedProxies,
-    hubMaxConnectionsPerClient: number('hubMaxConnectionsPerClient', 20, 1, true),
-    hubMaxConnections: number('hubMaxConnections', 1000, 1, true),
+    hubMaxConnectionsPerClient: read.integer('hubMaxConnectionsPerClient', 20, { min: 1 }),
+    hubMaxConnections: read.integer('hubMaxConnections', 1000, { min: 1 }),
     loginRateLimit,
     webRoot: str('webRoot', null),
     logger,

@@ -308,8 +308,8 @@ describe('hub raw protocol (ws and fetch)', () => {
   });
 
   it('fails at creation naming a bad option', () => {
-    expect(() => createHub({ path: 'hub', access: jwtAccess })).toThrow(/'path'/);
-    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, maxBufferedBytes: -1 })).toThrow(/'maxBufferedBytes'/);
-    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, keepAliveIntervalMs: 30_000 })).toThrow(/'clientTimeoutMs'/);
+    expect(() => createHub({ path: 'hub', access: jwtAccess })).toThrow(/createHub: option "path"/);
+    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, maxBufferedBytes: -1 })).toThrow(/createHub: option "maxBufferedBytes"/);
+    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, keepAliveIntervalMs: 30_000 })).toThrow(/createHub: option "clientTimeoutMs"/);
   });
 });

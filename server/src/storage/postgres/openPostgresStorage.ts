@@ -1,3 +1,5 @@
+import { OptionError } from '../../options/OptionError.js';
+import { OptionReader } from '../../options/OptionReader.js';
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { describeConnectionError, describeTarget } from './describeConnectionError.js';
@@ -20,7 +22,8 @@ export interface OpenPostgresStorageOptions {
   rollupIntervalMs?: number;
 }
 
-const KNOWN = new Set(['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs']);
+const OWNER = 'openPostgresStorage';
+const KNOWN = ['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs'] as const satisfies ReadonlyArray<keyof OpenPostgresStorageOptions>;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -33,49 +36,32 @@ const types = {
   },
 };
 
-/** Rejects bad options with an Error naming the option. */
+/** Rejects bad options with an OptionError naming the option. */
 function validate(options: OpenPostgresStorageOptions): Required<OpenPostgresStorageOptions> {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError('openPostgresStorage: options object with "connectionString" is required');
-  }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`openPostgresStorage: unknown option "${key}"`);
-  }
-  const { connectionString } = options;
-  if (typeof connectionString !== 'string' || connectionString.trim() === '') {
-    throw new TypeError('openPostgresStorage: option "connectionString" must be a postgres:// URL');
-  }
+  if (options === undefined) throw new OptionError(OWNER, 'connectionString', 'is required (a postgres:// URL)');
+  const read = new OptionReader<OpenPostgresStorageOptions>(OWNER, options, KNOWN);
+  const connectionString = read.string('connectionString', undefined);
+  if (connectionString === undefined) throw read.fail('connectionString', 'must be a postgres:// URL');
   let url: URL;
   try {
     url = new URL(connectionString);
   } catch {
-    throw new TypeError(
-      'openPostgresStorage: option "connectionString" is not a valid URL (expected postgres://user:password@host:5432/database)',
-    );
+    throw read.fail('connectionString', 'is not a valid URL (expected postgres://user:password@host:5432/database)');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new TypeError(`openPostgresStorage: option "connectionString" must start with postgres:// (got ${url.protocol}//)`);
+    throw read.fail('connectionString', `must start with postgres:// (got ${url.protocol}//)`);
   }
   if (url.hostname === '' && !url.searchParams.has('host')) {
-    throw new TypeError('openPostgresStorage: option "connectionString" names no host (postgres://user@host:5432/database)');
+    throw read.fail('connectionString', 'names no host (postgres://user@host:5432/database)');
   }
-  const schema = options.schema ?? 'svc_monitor';
-  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
-    throw new TypeError('openPostgresStorage: option "schema" must be an identifier (letters, digits, _; at most 63)');
-  }
-  const int = (name: keyof OpenPostgresStorageOptions, v: unknown, def: number, min: number) => {
-    if (v === undefined) return def;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-      throw new TypeError(`openPostgresStorage: option "${name}" must be an integer >= ${min}`);
-    }
-    return v;
-  };
+  const schema = read.string('schema', 'svc_monitor');
+  if (!SCHEMA_NAME.test(schema)) throw read.fail('schema', 'must be an identifier (letters, digits, _; at most 63)');
   return {
     connectionString,
     schema,
-    poolSize: int('poolSize', options.poolSize, 10, 1),
-    connectTimeoutMs: int('connectTimeoutMs', options.connectTimeoutMs, 5000, 1),
-    rollupIntervalMs: int('rollupIntervalMs', options.rollupIntervalMs, 1000, 0),
+    poolSize: read.integer('poolSize', 10, { min: 1 }),
+    connectTimeoutMs: read.integer('connectTimeoutMs', 5000, { min: 1 }),
+    rollupIntervalMs: read.integer('rollupIntervalMs', 1000, { min: 0 }),
   };
 }
 

@@ -1,3 +1,5 @@
+import { OptionError } from '../../options/OptionError.js';
+import { OptionReader } from '../../options/OptionReader.js';
 import { openDatabase } from '../openDatabase.js';
 import { rebuildReadModelsSql } from '../migrations/002_readModels.js';
 import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
@@ -12,33 +14,23 @@ export interface OpenSqliteStorageOptions {
   busyTimeoutMs?: number;
 }
 
-const KNOWN = new Set(['file', 'readonly', 'busyTimeoutMs']);
+const KNOWN = ['file', 'readonly', 'busyTimeoutMs'] as const satisfies ReadonlyArray<keyof OpenSqliteStorageOptions>;
 
 /**
  * Opens (and migrates, unless read-only) a SQLite store: WAL, synchronous=NORMAL, busy_timeout,
- * one connection. Bad options throw an Error naming the option.
+ * one connection. Bad options throw an OptionError naming the option.
  */
 export function openSqliteStorage(options: OpenSqliteStorageOptions): SqliteStorage {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError('openSqliteStorage: options object with "file" is required');
-  }
-  for (const key of Object.keys(options)) {
-    if (!KNOWN.has(key)) throw new TypeError(`openSqliteStorage: unknown option "${key}"`);
-  }
-  if (typeof options.file !== 'string' || options.file.length === 0) {
-    throw new TypeError('openSqliteStorage: option "file" must be a non-empty path or ":memory:"');
-  }
-  if (options.readonly !== undefined && typeof options.readonly !== 'boolean') {
-    throw new TypeError('openSqliteStorage: option "readonly" must be a boolean');
-  }
-  if (options.busyTimeoutMs !== undefined && (!Number.isInteger(options.busyTimeoutMs) || options.busyTimeoutMs < 0)) {
-    throw new TypeError('openSqliteStorage: option "busyTimeoutMs" must be a non-negative integer');
-  }
-  const readonly = options.readonly ?? false;
-  const db = openDatabase({ file: options.file, readonly, busyTimeoutMs: options.busyTimeoutMs });
+  if (options === undefined) throw new OptionError('openSqliteStorage', 'file', 'is required (a path or ":memory:")');
+  const read = new OptionReader<OpenSqliteStorageOptions>('openSqliteStorage', options, KNOWN);
+  const file = read.string('file', undefined);
+  if (file === undefined) throw read.fail('file', 'is required (a path or ":memory:")');
+  const readonly = read.boolean('readonly', false);
+  const busyTimeoutMs = read.has('busyTimeoutMs') ? read.integer('busyTimeoutMs', 0, { min: 0 }) : undefined;
+  const db = openDatabase({ file, readonly, busyTimeoutMs });
   let closed = false;
   return {
-    file: options.file,
+    file,
     db,
     readonly,
     get closed() {

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { helpText } from '../../../server/src/cli/help.js';
+import { CLI_OPTION_KINDS, resolveServeSettings } from '../../../server/src/cli/serveSettings.js';
+import { createHub } from '../../../server/src/hub/createHub.js';
+import { MONITORING_OPTIONS, resolveOptions } from '../../../server/src/monitoring/options.js';
+import { OptionError } from '../../../server/src/options/OptionError.js';
+import { OptionReader } from '../../../server/src/options/OptionReader.js';
+import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+
+/** The thrown error, for its fields. */
+function caught(run: () => unknown): OptionError {
+  try {
+    run();
+  } catch (err) {
+    if (err instanceof OptionError) return err;
+    throw err;
+  }
+  throw new Error('nothing was thrown');
+}
+
+describe('one option reader: kinds, one error naming the owner and the option', () => {
+  it('reads each kind with its fallback and refuses anything else', () => {
+    const read = new OptionReader('demo', { on: true, name: 'x', n: 3, list: [' a ', '', 'b'], pick: 'B' }, ['on', 'name', 'n', 'list', 'pick', 'absent']);
+    expect(read.boolean('on', false)).toBe(true);
+    expect(read.boolean('absent', true)).toBe(true);
+    expect(read.string('name', 'd')).toBe('x');
+    expect(read.integer('n', 0, { min: 1, max: 5 })).toBe(3);
+    expect(read.strings('list')).toEqual(['a', 'b']);
+    expect(read.oneOf('pick', ['A', 'B'] as const, 'A')).toBe('B');
+    expect(read.fn('absent')).toBeNull();
+    expect(caught(() => read.integer('n', 0, { min: 4 }))).toMatchObject({ owner: 'demo', option: 'n', message: 'demo: option "n" must be an integer ≥ 4 (got 3)' });
+    expect(caught(() => read.boolean('name', false)).message).toBe('demo: option "name" must be a boolean');
+    expect(caught(() => new OptionReader('demo', { typo: 1 }, ['known'])).message).toBe('demo: unknown option "typo"');
+    expect(caught(() => new OptionReader('demo', 'nope')).message).toBe('demo: option "options" must be an object');
+  });
+
+  it('every owner throws it: monitoring, hub, storage and the CLI', () => {
+    expect(caught(() => resolveOptions({ enableUI: 'yes' as never }))).toMatchObject({ owner: 'createMonitoring', option: 'enableUI' });
+    expect(caught(() => createHub({ path: '/hub', access: () => ({ ok: true }), maxMessageBytes: 0 }))).toMatchObject({ owner: 'createHub', option: 'maxMessageBytes' });
+    expect(caught(() => openSqliteStorage({ file: ':memory:', busyTimeoutMs: -1 }))).toMatchObject({ owner: 'openSqliteStorage', option: 'busyTimeoutMs' });
+    const cli = caught(() => resolveServeSettings(['--event-debounce-ms', 'soon'], {}, { port: 0 }));
+    expect(cli).toMatchObject({ owner: 'svc-monitor-server (command line)', option: 'eventDebounceMs' });
+    expect(caught(() => resolveServeSettings([], { SVC_MONITOR_ENABLE_CORS: 'perhaps' }, { port: 0 })).owner).toBe('svc-monitor-server (environment variable SVC_MONITOR_ENABLE_CORS)');
+  });
+});
+
+describe('the monitoring options table', () => {
+  it('drives --help: every option a CLI can set is listed with its description, code-only ones are not', () => {
+    const help = helpText();
+    for (const [name, spec] of Object.entries(MONITORING_OPTIONS)) {
+      if (spec.kind === 'function' || spec.kind === 'object') {
+        expect(CLI_OPTION_KINDS).not.toHaveProperty(name);
+      } else {
+        expect(help, name).toContain(spec.description);
+      }
+    }
+    expect(help).not.toContain('--now');
+    expect(help).not.toContain('--logger');
+  });
+
+  it('drives the CLI coercion: text from flags and the environment becomes the kind the table names', () => {
+    const s = resolveServeSettings(
+      ['--event-debounce-ms', '250', '--enable-cors=false', '--allowed-ip-addresses', '127.0.0.1, ::1', '--login-rate-limit={"limit":3,"windowMs":1000}'],
+      { SVC_MONITOR_HUB_MAX_CONNECTIONS: '7' },
+      { port: 0 },
+    );
+    expect(s.options).toEqual({
+      eventDebounceMs: 250,
+      enableCors: false,
+      allowedIpAddresses: ['127.0.0.1', '::1'],
+      loginRateLimit: { limit: 3, windowMs: 1000 },
+      hubMaxConnections: 7,
+    });
+    // The coerced values pass the monitoring's own reading unchanged.
+    expect(resolveOptions({ ...s.options, logger: { info: () => {}, warn: () => {} } })).toMatchObject({ eventDebounceMs: 250, hubMaxConnections: 7 });
+  });
+});
