@@ -5,6 +5,7 @@ import type { TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { admitWaiting } from './admitWaiting.js';
 import { cancelTasks } from './cancelTasks.js';
+import { fastCommit, isFastCommit } from './fastCommit.js';
 import { claimTasks } from './claimTasks.js';
 import { completeRuns } from './completeRuns.js';
 import { insertExecutionLogs } from './insertExecutionLogs.js';
@@ -64,6 +65,12 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
 
   const commit = (b: CommitBatch): Promise<CommitOutcome> => {
     const acknowledges = b.insertTasks.length > 0 || b.cancels.length > 0;
+    // The steady state of a busy worker (runs ended, new claims) is one statement.
+    if (isFastCommit(b)) {
+      return fastCommit(storage.pool, b, {
+        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: storage.events.id, asyncCommit: options.synchronousRunCommits !== true,
+      });
+    }
     return storage.transaction(async (c) => {
       const now = b.now;
       const admission = new QueueAdmission(c, storage.schema, b.capacities);

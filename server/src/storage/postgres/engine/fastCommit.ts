@@ -1,0 +1,100 @@
+import type { PoolClient } from 'pg';
+import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow } from '../../EngineStore.js';
+import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { SqlParams } from '../queries/PgQuery.js';
+
+const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
+  t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id,
+  (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) AS last_log_sequence`;
+
+/**
+ * Whether a batch is the steady state of a busy worker: runs ended and new claims, nothing else
+ * (no new tasks, logs, cancels, retries or stops; no capped queue, no promotion, no rate limit).
+ */
+export function isFastCommit(b: CommitBatch): boolean {
+  const d = b.dispatching;
+  return (
+    b.logs.length === 0 && b.insertTasks.length === 0 && b.cancels.length === 0 && b.attemptFailures.length === 0 &&
+    b.serviceStopped.length === 0 && [...b.capacities.values()].every((c) => c === Infinity) &&
+    (d === null || (d.promoteLimit === 0 && (d as { decide: unknown }).decide === null))
+  );
+}
+
+/**
+ * The steady-state group commit as ONE statement (its own transaction, no BEGIN/COMMIT round
+ * trips): run ends with their status-audit and runs-audit rows, claims per queue with their
+ * InProgress audit rows, the wake NOTIFY when an inline recurring row became Pending, and
+ * synchronous_commit off for this transaction (no task is stored by it).
+ */
+export async function fastCommit(
+  c: Pick<PoolClient, 'query'>,
+  b: CommitBatch,
+  ctx: { instanceId: string; wakeChannel: string; wakeOrigin: string; asyncCommit: boolean },
+): Promise<CommitOutcome> {
+  const p = new SqlParams();
+  const runs = b.completeRuns;
+  const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
+  const ctes: string[] = [];
+  const selects: string[] = [];
+  if (runs.length > 0) {
+    ctes.push(`done AS (
+      UPDATE tasks t SET status = r.next_status, last_execution_at = r.ended_at, execution_time_ms = r.ms,
+             last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
+             exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
+             attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
+        FROM unnest(${p.add(runs.map((r) => r.id))}::text[], ${p.add(runs.map((r) => r.nextStatus))}::text[],
+                    ${p.add(runs.map((r) => r.endedAt))}::bigint[], ${p.add(runs.map((r) => r.executionTimeMs))}::float8[],
+                    ${p.add(runs.map((r) => (counts(r) ? r.outcome : null)))}::text[], ${p.add(runs.map((r) => (counts(r) ? 1 : 0)))}::int[],
+                    ${p.add(runs.map((r) => r.exception))}::text[], ${p.add(runs.map((r) => r.nextScheduledAt))}::bigint[],
+                    ${p.add(runs.map((r) => auditAllows(r.auditLevel, r.exception)))}::bool[],
+                    ${p.add(runs.map((r) => r.recurring && counts(r) && auditAllows(r.auditLevel, r.outcome === 'Failed' ? (r.exception ?? '') : null)))}::bool[],
+                    ${p.add(runs.map((r) => r.outcome))}::text[])
+             AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)
+       WHERE t.id = r.id AND t.status = 'InProgress'
+       RETURNING t.id, r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome)`);
+    ctes.push(`done_audits AS (INSERT INTO status_audit (task_id, updated_at, new_status, exception)
+      SELECT id, ended_at, next_status, exception FROM done WHERE audited)`);
+    ctes.push(`done_runs AS (INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception)
+      SELECT id, ended_at, ms, run_outcome, exception FROM done WHERE run_audited)`);
+    selects.push(`SELECT 'done' AS kind, to_jsonb(done.id) AS row FROM done`);
+    ctes.push(`woken AS (SELECT pg_notify(${p.add(ctx.wakeChannel)}, ${p.add(ctx.wakeOrigin)}) FROM (SELECT 1 FROM done WHERE next_status = 'Pending' LIMIT 1) AS w)`);
+    selects.push(`SELECT 'wake' AS kind, NULL::jsonb AS row FROM woken`);
+  }
+  const d = b.dispatching;
+  if (d !== null && d.types.length > 0) {
+    const types = p.add(d.types);
+    const now = p.add(b.now);
+    const instance = p.add(ctx.instanceId);
+    d.claims.forEach((cl, k) => {
+      if (cl.limit <= 0) return;
+      ctes.push(`claimed${k} AS (
+        UPDATE tasks t SET status = 'InProgress', started_at = ${now}, throttled_until = NULL, instance_id = ${instance}
+          FROM (SELECT id FROM tasks
+                 WHERE queue = ${p.add(cl.queue)} AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now})
+                   AND type = ANY(${types}::text[])
+                 ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED) AS s
+         WHERE t.id = s.id
+         RETURNING ${RETURNING})`);
+      ctes.push(`claimed${k}_audits AS (INSERT INTO status_audit (task_id, updated_at, new_status)
+        SELECT id, ${now}, 'InProgress' FROM claimed${k} WHERE audit_level = 'Full')`);
+      selects.push(`SELECT 'claimed' AS kind, to_jsonb(claimed${k}) AS row FROM claimed${k}`);
+    });
+  }
+  ctes.push(`sync AS (SELECT set_config('synchronous_commit', ${p.add(ctx.asyncCommit ? 'off' : 'on')}, true) AS v)`);
+  selects.push(`SELECT 'sync' AS kind, to_jsonb(v) AS row FROM sync`);
+  const { rows } = await c.query<{ kind: string; row: unknown }>(`WITH ${ctes.join(',\n')}\n${selects.join('\nUNION ALL ')}`, p.values);
+  const doneIds = new Set<string>();
+  const claimed: RunnableTaskRow[] = [];
+  for (const r of rows) {
+    if (r.kind === 'done') doneIds.add(r.row as string);
+    else if (r.kind === 'claimed') claimed.push(r.row as RunnableTaskRow);
+  }
+  // Oldest first per queue, queues in the order asked.
+  const order = new Map((d?.claims ?? []).map((cl, i) => [cl.queue, i]));
+  claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || x.created_at - y.created_at);
+  return {
+    logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], stopped: [], promoted: 0,
+    finished: runs.map((r) => doneIds.has(r.id)),
+    claimed,
+  };
+}
