@@ -1,10 +1,21 @@
 import type { AuditLevel } from '../contracts/index.js';
+import { OptionError } from '../options/OptionError.js';
 
 export const AUDIT_LEVELS: readonly AuditLevel[] = ['Full', 'ErrorsOnly', 'None'];
 
+/**
+ * The engine names a value `<owner>: option "<name>"` (e.g. `dispatch: option "queue"`): such a
+ * value is refused with an OptionError carrying the owner and the option; other descriptions
+ * (`handle: type`) with a plain TypeError.
+ */
+function refuse(name: string, detail: string): TypeError {
+  const m = /^(.+?): option "(.+)"$/.exec(name);
+  return m ? new OptionError(m[1]!, m[2]!, detail) : new TypeError(`${name} ${detail}`);
+}
+
 export function assertKnownKeys(value: object, known: ReadonlySet<string>, what: string): void {
   for (const k of Object.keys(value)) {
-    if (!known.has(k)) throw new TypeError(`${what}: unknown option "${k}"`);
+    if (!known.has(k)) throw OptionError.unknown(what, k);
   }
 }
 
@@ -17,7 +28,7 @@ export function assertPlainObject(value: unknown, what: string): asserts value i
 export function checkAuditLevel(value: unknown, name: string): AuditLevel | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || !(AUDIT_LEVELS as readonly string[]).includes(value)) {
-    throw new TypeError(`${name} must be one of ${AUDIT_LEVELS.join(', ')}`);
+    throw refuse(name, `must be one of ${AUDIT_LEVELS.join(', ')}`);
   }
   return value as AuditLevel;
 }
@@ -25,14 +36,14 @@ export function checkAuditLevel(value: unknown, name: string): AuditLevel | unde
 export function checkInt(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new TypeError(`${name} must be an integer >= ${min}`);
+    throw refuse(name, `must be an integer >= ${min}`);
   }
   return value;
 }
 
 export function checkNonEmptyString(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value.trim().length === 0) throw new TypeError(`${name} must be a non-empty string`);
+  if (typeof value !== 'string' || value.trim().length === 0) throw refuse(name, 'must be a non-empty string');
   return value;
 }
 
@@ -44,7 +55,7 @@ export function checkInstant(value: unknown, name: string): number | undefined {
   else if (typeof value === 'number') ms = value;
   else if (typeof value === 'string') ms = Date.parse(value);
   else ms = NaN;
-  if (!Number.isFinite(ms)) throw new TypeError(`${name} must be a valid date (Date, ISO 8601 string or ms)`);
+  if (!Number.isFinite(ms)) throw refuse(name, 'must be a valid date (Date, ISO 8601 string or ms)');
   return ms;
 }
 

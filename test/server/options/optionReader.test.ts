@@ -75,3 +75,20 @@ describe('the monitoring options table', () => {
     expect(resolveOptions({ ...s.options, logger: { info: () => {}, warn: () => {} } })).toMatchObject({ eventDebounceMs: 250, hubMaxConnections: 7 });
   });
 });
+
+describe('the engine refuses options with the same error', () => {
+  it('createEngine and dispatch name the owner and the option', async () => {
+    const { createEngine } = await import('../../../server/src/engine/Engine.js');
+    const storage = openSqliteStorage({ file: ':memory:' });
+    try {
+      expect(caught(() => createEngine({ storage, queues: { mail: { concurrency: 0 } } }))).toMatchObject({
+        owner: 'createEngine',
+        option: 'queues.mail.concurrency',
+        message: 'createEngine: option "queues.mail.concurrency" must be an integer >= 1',
+      });
+      expect(caught(() => createEngine({ storage, colour: 'red' } as never))).toMatchObject({ owner: 'createEngine', option: 'colour' });
+    } finally {
+      storage.close();
+    }
+  });
+});
