@@ -9,7 +9,8 @@ import { EnvironmentStore, type ImportMode, type ImportResult } from './environm
 import { liveStatusOf, type EnvironmentStatusView } from './environmentStatus.js';
 import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
 import { FailureInbox, type InboxFilter, type InboxItem } from './notifications/FailureInbox.js';
-import { InboxFile } from './notifications/InboxFile.js';
+import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
+import type { SvcEvent } from '../../server/src/contracts/events.js';
 import { FailureNotifier, type BadgeSink, type NotificationSink, type NotificationTarget } from './notifications/FailureNotifier.js';
 import type { NotificationSettings } from './notifications/notificationSettings.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
@@ -28,6 +29,8 @@ export interface ConsoleServicesOptions {
   session?: Omit<EnvironmentSessionOptions, 'vault'>;
   hub?: Pick<HubManagerOptions, 'reconnectDelaysMs' | 'retryAfterFailureMs' | 'log'>;
   burstWindowMs?: number;
+  /** How often environments that can only poll are asked for new failures (default 60 s). */
+  pollFailuresEveryMs?: number;
   /** A live connection down this long counts as "not watching" (default 30 s). */
   watchGraceMs?: number;
 }
@@ -48,6 +51,10 @@ export class ConsoleServices {
   private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();
   private readonly watch: WatchGapTracker;
+  /** Per environment: failures up to this instant were seen (live or by a back-fill). */
+  private readonly seenUntil = new Map<string, string>();
+  private readonly backfilling = new Map<string, Promise<number>>();
+  private readonly pollTimer: NodeJS.Timeout;
   private updatingWatch = false;
 
   private constructor(
@@ -56,10 +63,13 @@ export class ConsoleServices {
     private readonly settingsFile: NotificationSettingsFile,
     settings: NotificationSettings,
     private readonly inboxFile: InboxFile,
-    storedInbox: readonly InboxItem[],
+    storedInbox: StoredInbox,
     private readonly options: ConsoleServicesOptions,
   ) {
-    this.inbox.restore(storedInbox);
+    this.inbox.restore(storedInbox.items);
+    for (const [id, at] of Object.entries(storedInbox.seenUntil)) this.seenUntil.set(id, at);
+    this.pollTimer = setInterval(() => this.backfillPolling(), options.pollFailuresEveryMs ?? 60_000);
+    this.pollTimer.unref?.();
     this.watch = new WatchGapTracker({
       ...(options.watchGraceMs !== undefined ? { graceMs: options.watchGraceMs } : {}),
       onChange: (environmentId, gap, previous, condition) => {
@@ -74,8 +84,13 @@ export class ConsoleServices {
       onEvent: (environmentId, event) => {
         this.emit({ type: 'svcEvent', environmentId, event });
         this.notifier.handle(environmentId, event);
+        this.markSeen(environmentId, event.eventDateUtc);
       },
-      onState: (environmentId) => this.emitStatus(environmentId),
+      onState: (environmentId, state) => {
+        this.emitStatus(environmentId);
+        // Connected again (or for the first time this run): ask for what failed meanwhile.
+        if (state === 'connected') void this.backfill(environmentId);
+      },
     });
     this.notifier = new FailureNotifier({
       inbox: this.inbox,
@@ -86,7 +101,7 @@ export class ConsoleServices {
       ...(options.burstWindowMs !== undefined ? { burstWindowMs: options.burstWindowMs } : {}),
     });
     this.inbox.onChange(() => {
-      this.inboxFile.schedule(() => this.inbox.snapshot());
+      this.saveInbox();
       this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length });
     });
     store.onChange(() => void this.syncSessions());
@@ -112,6 +127,8 @@ export class ConsoleServices {
 
   async dispose(): Promise<void> {
     await this.syncing;
+    clearInterval(this.pollTimer);
+    await Promise.all([...this.backfilling.values()].map((p) => p.catch(() => 0)));
     this.watch.dispose();
     this.notifier.dispose();
     await this.hub.stopAll();
@@ -212,6 +229,25 @@ export class ConsoleServices {
     await this.settingsFile.save(settings);
   }
 
+  /**
+   * Asks an environment for the tasks that failed since the last failure or back-fill it saw
+   * (after a reconnect, a wake from sleep, a restart, or on the polling schedule) and adds
+   * them to the inbox marked "while you were away"; they notify like live failures. The first
+   * time an environment is seen, it only starts the clock. Resolves with the number added.
+   */
+  backfill(environmentId: string): Promise<number> {
+    const running = this.backfilling.get(environmentId);
+    if (running) return running;
+    const run = this.doBackfill(environmentId).finally(() => this.backfilling.delete(environmentId));
+    this.backfilling.set(environmentId, run);
+    return run;
+  }
+
+  /** After a wake from sleep: back-fill every environment. */
+  async backfillAll(): Promise<void> {
+    await Promise.all(this.store.list().map((e) => this.backfill(e.id).catch(() => 0)));
+  }
+
   vaultStatus(): VaultStatus {
     return this.vault.status();
   }
@@ -237,6 +273,54 @@ export class ConsoleServices {
   }
 
   // ---- internals ----------------------------------------------------------------------
+
+  private saveInbox(): void {
+    this.inboxFile.schedule(() => ({ items: this.inbox.snapshot(), seenUntil: Object.fromEntries(this.seenUntil) }));
+  }
+
+  private markSeen(environmentId: string, at: string): void {
+    const current = this.seenUntil.get(environmentId);
+    if (current === undefined || at > current) {
+      this.seenUntil.set(environmentId, at);
+      this.saveInbox();
+    }
+  }
+
+  private backfillPolling(): void {
+    for (const env of this.store.list()) {
+      if (this.hub.state(env.id).state === 'unavailable' && this.sessions.get(env.id)?.view().auth === 'authenticated') void this.backfill(env.id).catch(() => 0);
+    }
+  }
+
+  private async doBackfill(environmentId: string): Promise<number> {
+    const session = this.sessions.get(environmentId);
+    if (!session || session.view().auth !== 'authenticated') return 0;
+    const startedAt = new Date().toISOString();
+    const since = this.seenUntil.get(environmentId);
+    if (since === undefined) {
+      this.markSeen(environmentId, startedAt);
+      return 0;
+    }
+    const page = await this.proxy.call(environmentId, 'tasks.list', { statuses: ['Failed'], sortBy: 'LastExecutionUtc', sortDescending: true, pageSize: 100 });
+    let added = 0;
+    for (const task of [...page.items].reverse()) {
+      const at = task.lastExecutionUtc ?? task.createdAtUtc;
+      if (at <= since || this.inbox.list({ environmentId }).some((i) => i.taskId === task.id && i.eventDateUtc >= since)) continue;
+      const event: SvcEvent = {
+        kind: 'Failed',
+        taskId: task.id,
+        eventDateUtc: at,
+        severity: 'Error',
+        taskType: task.type,
+        queueName: task.queueName,
+        message: task.errorSummary ?? 'Failed while the console was not watching',
+      };
+      this.notifier.handle(environmentId, event, true);
+      added++;
+    }
+    this.markSeen(environmentId, startedAt);
+    return added;
+  }
 
   private requireSession(environmentId: string): EnvironmentSession {
     const s = this.sessions.get(environmentId);

@@ -2,7 +2,7 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, dialog, Menu, safeStorage, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, powerMonitor, safeStorage, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
@@ -165,6 +165,8 @@ if (!app.requestSingleInstanceLock()) {
       });
     }
     await services.start();
+    // After sleep the hubs reconnect on their own; the back-fill finds what failed meanwhile.
+    powerMonitor.on('resume', () => void services?.backfillAll());
     if (pendingLink) handleLink(pendingLink);
     pendingLink = undefined;
     log.info(`started with ${services.environments().length} environment(s)`);

@@ -16,6 +16,8 @@ export interface InboxItem {
   /** The notification burst it was reported in. */
   burstId: string;
   read: boolean;
+  /** Found by the back-fill after a reconnect, a wake or a restart, not received live. */
+  whileAway?: boolean;
 }
 
 export interface InboxFilter {
@@ -63,7 +65,12 @@ export class FailureInbox {
     return () => this.listeners.delete(listener);
   }
 
-  add(environment: { id: string; name: string; isProduction: boolean }, event: SvcEvent & { kind: 'Failed' | 'Timeout' }, burstId: string): InboxItem {
+  /** Whether the inbox already holds this failure (same environment, task and time). */
+  has(environmentId: string, taskId: string, eventDateUtc: string): boolean {
+    return this.items.some((i) => i.environmentId === environmentId && i.taskId === taskId && i.eventDateUtc === eventDateUtc);
+  }
+
+  add(environment: { id: string; name: string; isProduction: boolean }, event: SvcEvent & { kind: 'Failed' | 'Timeout' }, burstId: string, whileAway = false): InboxItem {
     const item: InboxItem = {
       id: `f${++this.sequence}`,
       environmentId: environment.id,
@@ -76,6 +83,7 @@ export class FailureInbox {
       eventDateUtc: event.eventDateUtc,
       burstId,
       read: false,
+      ...(whileAway ? { whileAway: true } : {}),
       ...(event.exception !== undefined ? { exception: event.exception } : {}),
       ...(event.queueName !== undefined ? { queueName: event.queueName } : {}),
     };

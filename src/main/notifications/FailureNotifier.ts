@@ -92,7 +92,7 @@ export class FailureNotifier {
   }
 
   /** Feed every hub event here; only Failed and Timeout count. */
-  handle(environmentId: string, event: SvcEvent): void {
+  handle(environmentId: string, event: SvcEvent, whileAway = false): void {
     if (event.kind !== 'Failed' && event.kind !== 'Timeout') return;
     const environment = this.options.environment(environmentId);
     if (!environment) return;
@@ -104,7 +104,7 @@ export class FailureNotifier {
       burst = { id, items: [], timer };
       this.bursts.set(environmentId, burst);
     }
-    burst.items.push(this.options.inbox.add(environment, event as SvcEvent & { kind: 'Failed' | 'Timeout' }, burst.id));
+    burst.items.push(this.options.inbox.add(environment, event as SvcEvent & { kind: 'Failed' | 'Timeout' }, burst.id, whileAway));
   }
 
   /** Closes every open burst now (app quitting, tests). */

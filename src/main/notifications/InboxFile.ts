@@ -20,8 +20,15 @@ const itemSchema = z.looseObject({
   eventDateUtc: z.string(),
   burstId: z.string(),
   read: z.boolean(),
+  whileAway: z.boolean().optional(),
 });
-const fileSchema = z.looseObject({ version: z.literal(1), items: z.array(z.unknown()) });
+const fileSchema = z.looseObject({ version: z.literal(1), items: z.array(z.unknown()), seenUntil: z.record(z.string(), z.string()).optional() });
+
+/** What the inbox file holds: the items, and per environment the time up to which failures were seen. */
+export interface StoredInbox {
+  items: InboxItem[];
+  seenUntil: Record<string, string>;
+}
 
 /**
  * The failure inbox across restarts: `inbox.json` under user-data, with each item's read
@@ -31,26 +38,26 @@ const fileSchema = z.looseObject({ version: z.literal(1), items: z.array(z.unkno
 export class InboxFile {
   readonly file: string;
   private timer: NodeJS.Timeout | undefined;
-  private pending: (() => InboxItem[]) | undefined;
+  private pending: (() => StoredInbox) | undefined;
   private writing: Promise<void> = Promise.resolve();
 
   constructor(userDataDir: string, private readonly delayMs = 250) {
     this.file = join(userDataDir, INBOX_FILE);
   }
 
-  async load(): Promise<InboxItem[]> {
+  async load(): Promise<StoredInbox> {
     const parsed = fileSchema.safeParse(await readJsonFile(this.file).catch(() => undefined));
-    if (!parsed.success) return [];
+    if (!parsed.success) return { items: [], seenUntil: {} };
     const items: InboxItem[] = [];
     for (const raw of parsed.data.items) {
       const item = itemSchema.safeParse(raw);
       if (item.success) items.push(item.data as InboxItem);
     }
-    return items;
+    return { items, seenUntil: parsed.data.seenUntil ?? {} };
   }
 
   /** Saves `snapshot()` soon (several changes in a row make one write). */
-  schedule(snapshot: () => InboxItem[]): void {
+  schedule(snapshot: () => StoredInbox): void {
     this.pending = snapshot;
     if (this.timer) return;
     this.timer = setTimeout(() => void this.flush(), this.delayMs);
@@ -64,7 +71,7 @@ export class InboxFile {
     const snapshot = this.pending;
     this.pending = undefined;
     if (snapshot) {
-      const text = JSON.stringify({ version: 1, items: snapshot() });
+      const text = JSON.stringify({ version: 1, ...snapshot() });
       this.writing = this.writing.then(() => writeFileAtomic(this.file, text)).catch(() => undefined);
     }
     await this.writing;

@@ -175,6 +175,7 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
       handle: (scheme: string, h: (r: Request) => Promise<Response>) => protocolHandlers.set(scheme, h),
     },
     safeStorage: { isEncryptionAvailable: () => true, getSelectedStorageBackend: () => 'basic_text', encryptString: () => Buffer.alloc(0), decryptString: () => '' },
+    powerMonitor: new EventEmitter(),
     screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
     session: {
       defaultSession: {
