@@ -32,8 +32,10 @@ describe('dashboard: authentication', () => {
     await wrapper.find('form').trigger('submit');
     await settle();
     expect(wrapper.find('[data-testid="login-error"]').exists() ? wrapper.find('[data-testid="login-error"]').text() : '').toBe('');
-    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe('/tasks?statuses=Failed'));
-    await vi.waitFor(() => expect(platform.callsOf('tasks.list')[0]).toMatchObject({ statuses: ['Failed'] }));
+    // The tasks page is a lazily loaded chunk: on a busy machine its first import can take
+    // longer than waitFor's one-second default.
+    await vi.waitFor(() => expect(router.currentRoute.value.fullPath).toBe('/tasks?statuses=Failed'), { timeout: 10_000 });
+    await vi.waitFor(() => expect(platform.callsOf('tasks.list')[0]).toMatchObject({ statuses: ['Failed'] }), { timeout: 10_000 });
   });
 
   it('bad credentials and the rate limit are explained', async () => {
