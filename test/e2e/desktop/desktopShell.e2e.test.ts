@@ -38,6 +38,7 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
     const p = desk.h.page;
     await p.goto(desk.url);
     await expect.poll(() => p.getByTestId('env-status-Staging').textContent()).toBe('Logged out');
+    await expect.poll(() => p.getByTestId('env-gap-Staging').textContent()).toBe('⚠ not watching: not logged in');
     await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
     await p.screenshot({ path: `${SHOTS}/login-light.png` });
     await p.getByTestId('login-password').fill('wrong');
@@ -48,6 +49,8 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
     await p.getByTestId('dashboard-host').waitFor();
     // Standalone hosts have no hub: the environment polls.
     await expect.poll(() => p.getByTestId('env-status-Staging').textContent()).toBe('Polling');
+    // Polling is a gap too: failures arrive late (back-fill), not live.
+    await expect.poll(() => p.getByTestId('env-gap-Staging').textContent()).toMatch(/^⚠ not watching: only polling/);
     await expect.poll(() => p.getByTestId('current-user').textContent()).toContain('ops');
     expect(desk.h.services.sessionView(desk.h.services.environments()[0]!.id).auth).toBe('authenticated');
   });
