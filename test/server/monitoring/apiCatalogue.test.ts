@@ -12,7 +12,7 @@ import {
   type QueryParamSpec,
 } from '../../../server/src/contracts/index.js';
 import { API_HANDLERS } from '../../../server/src/monitoring/apiHandlers.js';
-import { buildOpenApiDocument } from '../../../server/src/monitoring/openapi/openApiDocument.js';
+import { buildOpenApiDocument, documentedPathsOf } from '../../../server/src/monitoring/openapi/openApiDocument.js';
 import { insertAudit, insertTask, login, useServed } from './fixtures.js';
 
 const entries = Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>;
@@ -46,14 +46,21 @@ describe('route catalogue', () => {
   it('the OpenAPI document describes exactly the catalogue: paths, methods, operation ids, parameters, security', () => {
     const doc = buildOpenApiDocument() as { paths: Record<string, Record<string, { operationId: string; parameters?: Array<{ name: string; in: string }>; security: unknown[] }>> };
     const documented = Object.entries(doc.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
-    expect(documented.sort()).toEqual(entries.map(([, r]) => `${r.method} ${r.path}`).sort());
+    expect(documented.sort()).toEqual(entries.flatMap(([, r]) => documentedPathsOf(r).map((d) => `${r.method} ${d.path}`)).sort());
     for (const [op, route] of entries) {
-      const o = doc.paths[route.path]![route.method.toLowerCase()]!;
-      expect(o.operationId, op).toBe(route.operationId);
-      expect((o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name), op).toEqual(route.query.map((q) => q.name));
-      expect((o.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name), op).toEqual(pathParamsOf(route.path));
-      expect(o.security.length > 0, op).toBe(route.auth === 'bearer' || route.auth === 'optional-bearer');
+      for (const d of documentedPathsOf(route)) {
+        const o = doc.paths[d.path]![route.method.toLowerCase()]!;
+        expect(o.operationId, op).toBe(d.operationId);
+        expect((o.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name), op).toEqual(route.query.map((q) => q.name));
+        expect((o.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name), op).toEqual(pathParamsOf(route.path).filter((n) => n !== d.fixed?.name));
+        expect(o.security.length > 0, op).toBe(route.auth === 'bearer' || route.auth === 'optional-bearer');
+      }
     }
+    // No two documented paths are the same template under different parameter names.
+    const shapes = Object.keys(doc.paths).map((p) => p.replace(/\{[^}]+\}/g, '{}'));
+    expect(new Set(shapes).size).toBe(shapes.length);
+    const operationIds = Object.values(doc.paths).flatMap((methods) => Object.values(methods).map((o) => o.operationId));
+    expect(new Set(operationIds).size).toBe(operationIds.length);
   });
 
   it('builds paths with encoded parameters, repeated list values, and leaves unset values out', () => {

@@ -9,7 +9,7 @@ const ENDPOINTS = [
   'get /tasks/{id}/execution-logs', 'get /dashboard/overview', 'get /dashboard/recent-activity', 'get /queues',
   'get /queues/{name}/tasks', 'get /statistics/success-rate-trend', 'get /statistics/task-types', 'get /statistics/execution-times',
   'post /management/tasks/{id}/requeue', 'post /management/tasks/{id}/resume', 'post /management/tasks/{id}/cancel',
-  'post /management/tasks/{id}/retry', 'post /management/bulk/{action}', 'get /management/bulk/{operationId}', 'get /statistics/failure-groups',
+  'post /management/tasks/{id}/retry', 'post /management/bulk/requeue', 'post /management/bulk/retry', 'post /management/bulk/cancel', 'get /management/bulk/{operationId}', 'get /statistics/failure-groups',
 ];
 
 describe('OpenAPI document and Scalar page', () => {

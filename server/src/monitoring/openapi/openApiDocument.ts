@@ -341,7 +341,6 @@ const MANAGEMENT_DESCRIPTION =
 const PATH_PARAMS: Record<string, Json> = {
   id: { name: 'id', in: 'path', required: true, schema: guid, description: 'Task id (GUID).' },
   name: { name: 'name', in: 'path', required: true, schema: str, description: 'Queue name.' },
-  action: { name: 'action', in: 'path', required: true, schema: { type: 'string', enum: [...BULK_ACTIONS] }, description: 'Bulk action.' },
   operationId: { name: 'operationId', in: 'path', required: true, schema: guid, description: 'Bulk operation id (GUID).' },
 };
 
@@ -375,17 +374,42 @@ function queryParameter(p: QueryParamSpec): Json {
   };
 }
 
-function operationObject(operation: ApiOperation, route: ApiRouteSpec): Json {
+/**
+ * Path parameters whose values are a fixed set are documented as one literal path per value:
+ * `POST /management/bulk/{action}` and `GET /management/bulk/{operationId}` would otherwise be
+ * two templates of the same shape, which OpenAPI 3.1 forbids (a client could not tell them apart).
+ */
+const LITERAL_PATH_PARAMS: Readonly<Record<string, readonly string[]>> = { action: BULK_ACTIONS };
+
+/** One documented path of a catalogue route: its text, and the fixed value it stands for, if any. */
+export interface DocumentedPath {
+  path: string;
+  operationId: string;
+  fixed?: { name: string; value: string };
+}
+
+/** The documented path(s) of a route: itself, or one literal path per value of a fixed-set parameter. */
+export function documentedPathsOf(route: ApiRouteSpec): DocumentedPath[] {
+  const name = pathParamsOf(route.path).find((p) => LITERAL_PATH_PARAMS[p] !== undefined);
+  if (name === undefined) return [{ path: route.path, operationId: route.operationId }];
+  return (LITERAL_PATH_PARAMS[name] ?? []).map((value) => ({
+    path: route.path.replace(`{${name}}`, value),
+    operationId: `${route.operationId}${value.charAt(0).toUpperCase()}${value.slice(1)}`,
+    fixed: { name, value },
+  }));
+}
+
+function operationObject(operation: ApiOperation, route: ApiRouteSpec, documented: DocumentedPath): Json {
   const doc = OPERATION_DOCS[operation];
   const parameters = [
-    ...pathParamsOf(route.path).map((name) => PATH_PARAMS[name] ?? { name, in: 'path', required: true, schema: str }),
+    ...pathParamsOf(documented.path).map((name) => PATH_PARAMS[name] ?? { name, in: 'path', required: true, schema: str }),
     ...route.query.map(queryParameter),
   ];
   const description = route.management ? MANAGEMENT_DESCRIPTION : doc.description;
   return {
     tags: ['svc-monitoring'],
-    operationId: route.operationId,
-    summary: route.summary,
+    operationId: documented.operationId,
+    summary: documented.fixed ? `${route.summary} (${documented.fixed.value})` : route.summary,
     ...(description ? { description } : {}),
     ...(route.deprecated ? { deprecated: true } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
@@ -395,12 +419,14 @@ function operationObject(operation: ApiOperation, route: ApiRouteSpec): Json {
   };
 }
 
-/** The `paths` object: one entry per catalogue path, one operation per method. */
+/** The `paths` object: one entry per documented path, one operation per method. */
 function buildPaths(): Record<string, Record<string, Json>> {
   const paths: Record<string, Record<string, Json>> = {};
   for (const [operation, route] of Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>) {
-    const item = (paths[route.path] ??= {});
-    item[route.method.toLowerCase()] = operationObject(operation, route);
+    for (const documented of documentedPathsOf(route)) {
+      const item = (paths[documented.path] ??= {});
+      item[route.method.toLowerCase()] = operationObject(operation, route, documented);
+    }
   }
   return paths;
 }
