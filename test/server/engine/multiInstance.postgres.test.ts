@@ -1,0 +1,187 @@
+import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/signalr';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SvcEvent } from '../../../server/src/contracts/index.js';
+import { createEngine } from '../../../server/src/engine/Engine.js';
+import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
+import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
+import { login, serve } from '../monitoring/fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { startInstance, type EngineInstance } from './fixtures/pgInstances.js';
+
+const MIN = 60_000;
+
+const task = (type: string, i: number): NewTask => ({
+  id: randomUUID(), type, handler: `${type}Handler`, request: JSON.stringify({ i }), queue: 'default', taskKey: null, auditLevel: 'Full',
+  createdAt: Date.now(), scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
+});
+const insertOnly = (now: number, insertTasks: NewTask[]): CommitBatch => ({
+  now, logs: [], insertTasks, cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null,
+});
+
+async function until(read: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await read())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** Engine instances in separate processes on one PostgreSQL database (one database per test). */
+describe('many engine instances on one PostgreSQL database', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+  let store: PostgresEngineStore;
+  const running: EngineInstance[] = [];
+  const count = async (where: string, params: unknown[] = []) =>
+    (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE ${where}`, params)).rows[0]!.n;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('svc_multi');
+    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 4 });
+    store = createPostgresEngineStore(storage);
+  });
+  afterAll(async () => {
+    for (const i of running) await i.kill().catch(() => undefined);
+    await store?.dispose();
+    await storage?.close();
+    await database?.drop();
+  });
+
+  it('3 engines, 20,000 tasks: each Started and Completed exactly once', async () => {
+    await storage.query(`DELETE FROM tasks`);
+    const N = 20_000;
+    for (let k = 0; k < N; k += 2000) {
+      await store.commit(insertOnly(Date.now(), Array.from({ length: 2000 }, (_, i) => task('Multi.Work', k + i))));
+    }
+    const instances = await Promise.all([0, 1, 2].map(() => startInstance(database.connectionString)));
+    running.push(...instances);
+    await until(async () => (await count(`status = 'Completed'`)) === N, 'every task Completed', 300_000);
+    const reports = await Promise.all(instances.map((i) => i.stop()));
+    running.length = 0;
+    const started = reports.flatMap((r) => r.started);
+    const completed = reports.flatMap((r) => r.completed);
+    expect(started.length).toBe(N);
+    expect(new Set(started).size).toBe(N);
+    expect(completed.length).toBe(N);
+    expect(reports.every((r) => r.started.length > 0)).toBe(true);
+    expect(await count(`run_count <> 1 OR status <> 'Completed'`)).toBe(0);
+    const audits = await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM status_audit WHERE new_status = 'InProgress'`);
+    expect(audits.rows[0]!.n).toBe(N);
+    // The counters (deltas of every instance) equal a recomputation from the rows.
+    const counters = await storage.query<{ status: string; n: number }>(`SELECT status, SUM(n) AS n FROM stat_tasks_v GROUP BY 1 HAVING SUM(n) <> 0`);
+    expect(counters.rows).toEqual([{ status: 'Completed', n: N }]);
+    await storage.query(`DELETE FROM tasks`);
+  }, 360_000);
+
+  it('kill -9 of one instance mid-run: its rows re-run by the others within lease + poll, none lost, none left open', async () => {
+    await storage.query(`DELETE FROM tasks`);
+    const N = 600;
+    const ids: string[] = [];
+    for (let k = 0; k < N; k += 200) {
+      const batch = Array.from({ length: 200 }, (_, i) => task('Multi.Work', k + i));
+      ids.push(...batch.map((t) => t.id));
+      await store.commit(insertOnly(Date.now(), batch));
+    }
+    const instances = await Promise.all([0, 1, 2].map(() => startInstance(database.connectionString, { handlerMs: 40, leaseMs: 2000 })));
+    running.push(...instances);
+    const victim = instances[0]!;
+    await until(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) > 0 && (await count(`status = 'Completed'`)) > 60, 'the victim running', 60_000);
+    const held = (await storage.query<{ id: string }>(`SELECT id FROM tasks WHERE status = 'InProgress' AND instance_id = $1`, [victim.instanceId])).rows.map((r) => r.id);
+    await victim.kill();
+    running.splice(running.indexOf(victim), 1);
+    const killedAt = Date.now();
+    await until(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) === 0, 'its rows recovered', 20_000);
+    // Lease 2 s, heartbeat every 2/3 s, poll 100 ms.
+    expect(Date.now() - killedAt).toBeLessThan(2000 + 1000 + 2000);
+    await until(async () => (await count(`status = 'Completed'`)) === N, 'every task Completed', 120_000);
+    const reports = await Promise.all(running.map((i) => i.stop()));
+    running.length = 0;
+    expect(await count(`status NOT IN ('Completed', 'Failed', 'Cancelled')`)).toBe(0);
+    // The rows the victim held were started again by a survivor.
+    const rerun = new Set(reports.flatMap((r) => r.started));
+    expect(held.length).toBeGreaterThan(0);
+    for (const id of held) expect(rerun.has(id)).toBe(true);
+    const twice = await storage.query<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM (SELECT task_id FROM status_audit WHERE new_status = 'InProgress' AND task_id = ANY($1::text[]) GROUP BY task_id HAVING COUNT(*) = 2) AS x`,
+      [held],
+    );
+    expect(twice.rows[0]!.n).toBe(held.length);
+    await storage.query(`DELETE FROM tasks`);
+  }, 200_000);
+
+  it('2 instances materialize 1,000 schedules after downtime: every missed slot once, none lost', async () => {
+    await storage.query(`DELETE FROM tasks`);
+    const planner = createEngine({ store, onError: () => undefined });
+    const now = Date.now();
+    const start = Math.floor(now / MIN) * MIN - 10 * MIN;
+    const scheduleIds: string[] = [];
+    for (let i = 0; i < 1000; i++) {
+      scheduleIds.push(
+        await planner.schedules.upsert({ key: `multi-${i}`, type: 'Multi.Scheduled', every: '1m', startAt: new Date(start), misfire: { policy: 'ReplayAll', overflowCap: 100 } }),
+      );
+    }
+    // Downtime: every cursor back before the first slot.
+    await storage.query(`UPDATE tasks SET cursor_at = $1, scheduled_at = $2 WHERE id = ANY($3::text[])`, [start - 1, start, scheduleIds]);
+    const instances = await Promise.all([0, 1].map(() => startInstance(database.connectionString)));
+    running.push(...instances);
+    await until(async () => (await count(`parent_task_id IS NULL AND is_recurring = 1 AND scheduled_at <= $1`, [now])) === 0, 'every schedule caught up', 120_000);
+    await Promise.all(instances.map((i) => i.stop()));
+    running.length = 0;
+    const perSchedule = await storage.query<{ parent: string; n: number; first: number; last: number; distinct_slots: number }>(
+      `SELECT parent_task_id AS parent, COUNT(*) AS n, MIN(nominal_slot_at) AS first, MAX(nominal_slot_at) AS last,
+              COUNT(DISTINCT nominal_slot_at) AS distinct_slots
+         FROM tasks WHERE parent_task_id = ANY($1::text[]) GROUP BY 1`,
+      [scheduleIds],
+    );
+    expect(perSchedule.rows).toHaveLength(1000);
+    for (const r of perSchedule.rows) {
+      expect(r.first).toBe(start);
+      expect(r.n).toBe(r.distinct_slots);
+      expect(r.n).toBe((r.last - r.first) / MIN + 1);
+      expect(r.last).toBeGreaterThanOrEqual(Math.floor(now / MIN) * MIN);
+    }
+    await storage.query(`DELETE FROM tasks`);
+  }, 200_000);
+
+  it('a hub connected to instance A receives the events of a task run by instance B', async () => {
+    const engineA = createEngine({ store, pollIntervalMs: 100, onError: () => undefined });
+    engineA.handle('Multi.Local', async () => {});
+    await engineA.start();
+    const b = await startInstance(database.connectionString);
+    running.push(b);
+    const s = await serve({ engine: engineA, storage }, { loginRateLimit: false });
+    try {
+      const token = await login(s.api);
+      const events: SvcEvent[] = [];
+      const connection = new HubConnectionBuilder()
+        .withUrl(`${s.baseUrl}/svc-monitoring/hub`, { transport: HttpTransportType.WebSockets, accessTokenFactory: () => token })
+        .configureLogging(LogLevel.None)
+        .build();
+      let id = '';
+      const completed = new Promise<void>((resolve) =>
+        connection.on('SvcEvent', (e: SvcEvent) => {
+          events.push(e);
+          if (e.kind === 'Completed' && e.taskId === id) resolve();
+        }),
+      );
+      await connection.start();
+      await storage.events.ready();
+      // Stored through A's store; A has no handler for the type, so B runs it.
+      const remote = task('Multi.Remote', 0);
+      id = remote.id;
+      await store.commit(insertOnly(Date.now(), [remote]));
+      await completed;
+      await connection.stop();
+      expect(events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
+      expect((await storage.query<{ instance_id: string | null; status: string }>(`SELECT status FROM tasks WHERE id = $1`, [id])).rows[0]!.status).toBe('Completed');
+    } finally {
+      await s.close();
+      await engineA.stop();
+      await b.stop();
+      running.splice(running.indexOf(b), 1);
+    }
+  }, 60_000);
+});
