@@ -9,13 +9,16 @@ import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
 import { runHttpServer } from './runHttpServer.js';
 import { resolveServeSettings } from './serveSettings.js';
-import { registerDemoWorkload, DEMO_SAMPLES, type DemoSample } from './demoWorkload.js';
+import { registerDemoWorkload, DEMO_SAMPLES, postgresDemoSeedStore, sqliteDemoSeedStore, type DemoSample } from './demoWorkload.js';
+import { createPostgresEngineStore } from '../storage/postgres/engine/createPostgresEngineStore.js';
+import { publishEngineEvents } from '../storage/postgres/events/publishEngineEvents.js';
+import { openCliPostgres } from './servePostgres.js';
 
 /** Documented demo credentials (README): read admin/admin, operate operator/operator. */
 export const DEMO_OPERATOR = { username: 'operator', password: 'operator' };
 
 /**
- * `demo [--port 5080] [--db file] [--demo-dispatch-endpoint]`: an engine with sample handlers,
+ * `demo [--port 5080] [--db file | --database postgres://…] [--demo-dispatch-endpoint]`: an engine with sample handlers,
  * an inline recurring task, durable schedules under each misfire policy (one halted),
  * continuous background activity, and the monitoring with management enabled.
  */
@@ -32,22 +35,51 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     ...settings.options,
     magicLinkToken,
   };
-  let storage;
-  try {
-    storage = openSqliteStorage({ file });
-  } catch (err) {
-    throw new CliError(`Cannot open the demo database ${file}: ${(err as Error).message}`);
+  if (settings.database !== undefined && settings.db !== undefined) {
+    throw new CliError('demo takes either --db <file> (SQLite) or --database postgres://… (PostgreSQL), not both.');
   }
-  const engine = createEngine({ storage, queues: { default: { concurrency: 4 }, reports: { concurrency: 1 }, mail: { concurrency: 2, capacity: 25 } } });
+  const queues = { default: { concurrency: 4 }, reports: { concurrency: 1 }, mail: { concurrency: 2, capacity: 25 } };
+  let engine: ReturnType<typeof createEngine>;
+  let monitoringSource: Parameters<typeof createMonitoring>[0];
+  let seed;
+  let closeStorage: () => Promise<void>;
+  let location: string;
+  if (settings.database !== undefined) {
+    // One of possibly many engine instances on a shared PostgreSQL store.
+    const pg = await openCliPostgres(settings.database);
+    const store = createPostgresEngineStore(pg);
+    engine = createEngine({ store, queues });
+    const stopPublishing = publishEngineEvents(engine, pg);
+    monitoringSource = { engine, storage: pg };
+    seed = postgresDemoSeedStore(pg);
+    location = `PostgreSQL ${pg.target.host}:${pg.target.port}/${pg.target.database} (schema ${pg.schema}, instance ${store.instanceId})`;
+    closeStorage = async () => {
+      await stopPublishing();
+      await store.dispose();
+      await pg.close();
+    };
+  } else {
+    let storage: ReturnType<typeof openSqliteStorage>;
+    try {
+      storage = openSqliteStorage({ file });
+    } catch (err) {
+      throw new CliError(`Cannot open the demo database ${file}: ${(err as Error).message}`);
+    }
+    engine = createEngine({ storage, queues });
+    monitoringSource = { engine, storage };
+    seed = sqliteDemoSeedStore(storage.db);
+    location = file;
+    closeStorage = async () => storage.close();
+  }
   let monitoring;
   try {
-    monitoring = createMonitoring({ engine, storage }, options);
+    monitoring = createMonitoring(monitoringSource, options);
   } catch (err) {
-    storage.close();
+    await closeStorage();
     if (err instanceof OptionError) throw new CliError(err.message);
     throw err;
   }
-  const workload = await registerDemoWorkload(engine, storage.db);
+  const workload = await registerDemoWorkload(engine, seed);
   await workload.seedSchedules();
   await engine.start();
   await workload.start();
@@ -69,14 +101,14 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     onStop: async () => {
       workload.stop();
       await engine.stop({ graceMs: 2_000 });
-      storage.close();
+      await closeStorage();
     },
   });
   const host = settings.host === '0.0.0.0' || settings.host === '127.0.0.1' ? 'localhost' : settings.host;
   const base = `http://${host}:${port}/svc-monitoring`;
   console.log('Svc Monitor demo is running.');
   console.log(`Dashboard: ${base}`);
-  console.log(`Database:  ${file}`);
+  console.log(`Database:  ${location}`);
   if (options.enableAuthentication !== false) {
     console.log(`Read login:    ${options.username ?? 'admin'} / ${options.password ?? 'admin'}`);
     console.log(`Operate login: ${options.managementUsername} / ${options.managementPassword}  (management endpoints enabled)`);

@@ -1,5 +1,26 @@
 import type { Database } from 'better-sqlite3';
 import type { Engine } from '../engine/types.js';
+import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
+
+/** The two writes the demo's seeding does beside the engine API (a schedule's existence, a simulated downtime). */
+export interface DemoSeedStore {
+  hasSchedule(key: string): Promise<boolean>;
+  backdate(id: string, cursorAt: number, scheduledAt: number): Promise<void>;
+}
+
+export function sqliteDemoSeedStore(db: Database): DemoSeedStore {
+  return {
+    hasSchedule: async (key) => db.prepare(`SELECT 1 FROM tasks WHERE task_key = ? AND occurrence_mode = 'Durable'`).get(key) !== undefined,
+    backdate: async (id, cursorAt, scheduledAt) => void db.prepare(`UPDATE tasks SET cursor_at = ?, scheduled_at = ? WHERE id = ?`).run(cursorAt, scheduledAt, id),
+  };
+}
+
+export function postgresDemoSeedStore(storage: PostgresStorage): DemoSeedStore {
+  return {
+    hasSchedule: async (key) => (await storage.query(`SELECT 1 FROM tasks WHERE task_key = $1 AND occurrence_mode = 'Durable'`, [key])).rows.length > 0,
+    backdate: async (id, cursorAt, scheduledAt) => void (await storage.query(`UPDATE tasks SET cursor_at = $1, scheduled_at = $2 WHERE id = $3`, [cursorAt, scheduledAt, id])),
+  };
+}
 
 export const DEMO_SAMPLES = ['fast', 'slow', 'flaky', 'failing', 'timeout', 'logging'] as const;
 export type DemoSample = (typeof DEMO_SAMPLES)[number];
@@ -24,7 +45,7 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /** Sample handlers, an inline recurring task, durable schedules under each misfire policy (one halted). */
-export async function registerDemoWorkload(engine: Engine, db: Database) {
+export async function registerDemoWorkload(engine: Engine, seed: DemoSeedStore) {
   let counter = 0;
   engine.handle(TYPES.fast, async (_req, ctx) => {
     await sleep(20 + Math.random() * 120, ctx.signal);
@@ -72,13 +93,12 @@ export async function registerDemoWorkload(engine: Engine, db: Database) {
      * after start finds missed slots; the per-minute ReplayAll one exceeds its cap and halts.
      */
     async seedSchedules() {
-      const exists = (key: string) => db.prepare(`SELECT 1 FROM tasks WHERE task_key = ? AND occurrence_mode = 'Durable'`).get(key) !== undefined;
+      const exists = (key: string) => seed.hasSchedule(key);
       const hour = 3_600_000;
       const now = Date.now();
       // Simulated downtime: each schedule's materializer cursor is moved back, so the first
       // planning pass finds missed slots and applies the schedule's misfire policy.
-      const backdate = (id: string, ms: number) =>
-        db.prepare(`UPDATE tasks SET cursor_at = ?, scheduled_at = ? WHERE id = ?`).run(now - ms - 1, now - ms, id);
+      const backdate = (id: string, ms: number) => seed.backdate(id, now - ms - 1, now - ms);
       const policies = [
         ['ReplayAll', 100],
         ['SkipOldest', 10],
@@ -87,7 +107,7 @@ export async function registerDemoWorkload(engine: Engine, db: Database) {
       ] as const;
       for (const [policy, overflowCap] of policies) {
         const key = `demo-sales-${policy.toLowerCase()}`;
-        const fresh = !exists(key);
+        const fresh = !(await exists(key));
         const id = await engine.schedules.upsert({
           key,
           type: 'Demo.Reports.HourlySales',
@@ -96,10 +116,10 @@ export async function registerDemoWorkload(engine: Engine, db: Database) {
           startAt: new Date(now - 3 * hour),
           misfire: { policy, windowMs: 24 * hour, overflowCap },
         });
-        if (fresh) backdate(id, 3 * hour);
+        if (fresh) await backdate(id, 3 * hour);
       }
       // Halted: a per-minute ReplayAll schedule down for 20 hours (1,200 slots) over its cap of 100.
-      const freshHalted = !exists('demo-halted-replay');
+      const freshHalted = !(await exists('demo-halted-replay'));
       const halted = await engine.schedules.upsert({
         key: 'demo-halted-replay',
         type: 'Demo.Reports.HourlySales',
@@ -108,7 +128,7 @@ export async function registerDemoWorkload(engine: Engine, db: Database) {
         startAt: new Date(now - 20 * hour),
         misfire: { policy: 'ReplayAll', windowMs: 24 * hour, overflowCap: 100 },
       });
-      if (freshHalted) backdate(halted, 20 * hour);
+      if (freshHalted) await backdate(halted, 20 * hour);
     },
     async start() {
       await engine.recurring('Demo.Health.Ping', {}, { every: '30s', taskKey: 'demo-health-ping' });

@@ -16,7 +16,7 @@ export function helpText(): string {
     'svc-monitor-server — background tasks on SQLite with a monitoring service',
     '',
     'Usage:',
-    '  svc-monitor-server demo  [--port 5080] [--db file] [options]   engine with sample tasks + monitoring',
+    '  svc-monitor-server demo  [--port 5080] [--db file | --database postgres://…] [options]   engine with sample tasks + monitoring',
     '  svc-monitor-server serve --db file [--port 5080] [--config file.json] [options]',
     '                                                          standalone monitoring of an existing database (read-only)',
     '  svc-monitor-server serve --database postgres://user@host/db [options]',
