@@ -1,0 +1,133 @@
+/**
+ * PostgreSQL engine benchmark: 20,000 no-op tasks, audit Full, concurrency 4 per instance, adds
+ * in flight (every dispatch issued at once, instances running meanwhile), with 1 and 3 engine
+ * instances (separate processes), and in the same run graphile-worker 0.18 on the same server
+ * with the same workload (addJob calls in flight; 1 and 3 runner processes). End to end = first
+ * add → last task finished. Each scenario has its own database, dropped afterwards.
+ * Last line: {"bench":"engine-pg","instances":3,"endToEndPerSec":…,"graphileWorkerPerSec":…,"ratio":…,"duplicates":0}
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { makeWorkerUtils, runMigrations } from 'graphile-worker';
+import { createEngine } from '../server/src/engine/Engine.js';
+import { createPostgresEngineStore } from '../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { openPostgresStorage } from '../server/src/storage/postgres/openPostgresStorage.js';
+
+const TASKS = Number(process.env['BENCH_TASKS'] ?? 20_000);
+const ADMIN = process.env['BENCH_PG'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const INSTANCE = fileURLToPath(new URL('./engine-pg-instance.ts', import.meta.url));
+
+async function admin(sql: string): Promise<void> {
+  const c = new pg.Client({ connectionString: ADMIN });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
+
+async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
+  const name = `svc_bench_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(ADMIN);
+  url.pathname = `/${name}`;
+  try {
+    return await work(url.toString());
+  } finally {
+    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  }
+}
+
+function startWorker(kind: 'svc' | 'graphile', url: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', INSTANCE, kind, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d: Buffer) => {
+      if (d.toString().includes('ready')) resolve(child);
+    });
+    child.once('exit', (code) => reject(new Error(`${kind} worker exited ${code}`)));
+  });
+}
+
+async function stopWorkers(children: ChildProcess[]): Promise<void> {
+  await Promise.all(children.map((c) => new Promise((r) => { c.once('exit', r); c.kill('SIGTERM'); })));
+}
+
+async function waitUntil(read: () => Promise<boolean>): Promise<void> {
+  while (!(await read())) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Svc Monitor: the parent dispatches through its own engine (no handlers); workers run the tasks. */
+async function svcRun(instances: number): Promise<{ endToEndPerSec: number; duplicates: number }> {
+  return withDatabase(async (url) => {
+    const storage = await openPostgresStorage({ connectionString: url, poolSize: 4 });
+    const store = createPostgresEngineStore(storage);
+    // Dispatches only: its handler is registered (dispatch checks the type) but it never starts, so it runs nothing.
+    const dispatcher = createEngine({ store, auditLevel: 'Full', pollIntervalMs: 60_000, onError: () => undefined });
+    dispatcher.handle('Bench.NoOp', () => undefined);
+    const workers = await Promise.all(Array.from({ length: instances }, () => startWorker('svc', url)));
+    const count = async () => (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'Completed'`)).rows[0]!.n;
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: TASKS }, (_, i) => dispatcher.dispatch('Bench.NoOp', { i })));
+    await waitUntil(async () => (await count()) === TASKS);
+    const seconds = (performance.now() - t0) / 1000;
+    await stopWorkers(workers);
+    const { rows } = await storage.query<{ starts: number; audits: number; runs: number }>(
+      `SELECT (SELECT COUNT(*) FROM status_audit WHERE new_status = 'InProgress') AS starts, (SELECT COUNT(*) FROM status_audit) AS audits,
+              (SELECT COALESCE(SUM(run_count), 0) FROM tasks) AS runs`,
+    );
+    await store.dispose();
+    await storage.close();
+    const r = rows[0]!;
+    if (r.audits !== TASKS * 3) throw new Error(`audit rows ${r.audits}, expected ${TASKS * 3}`);
+    return { endToEndPerSec: TASKS / seconds, duplicates: r.starts - TASKS + (r.runs - TASKS) };
+  });
+}
+
+/** graphile-worker: the parent adds jobs with addJob (in flight); runner processes run them. */
+async function graphileRun(instances: number): Promise<number> {
+  return withDatabase(async (url) => {
+    const pool = new pg.Pool({ connectionString: url, max: 10 });
+    pool.on('error', () => undefined);
+    await runMigrations({ pgPool: pool });
+    const utils = await makeWorkerUtils({ pgPool: pool });
+    const workers = await Promise.all(Array.from({ length: instances }, () => startWorker('graphile', url)));
+    const remaining = async () => Number((await pool.query(`SELECT COUNT(*) AS n FROM graphile_worker._private_jobs`)).rows[0].n);
+    const t0 = performance.now();
+    await Promise.all(Array.from({ length: TASKS }, (_, i) => utils.addJob('noop', { i })));
+    await waitUntil(async () => (await remaining()) === 0);
+    const seconds = (performance.now() - t0) / 1000;
+    await stopWorkers(workers);
+    await utils.release();
+    await pool.end();
+    return TASKS / seconds;
+  });
+}
+
+const round = (n: number) => Math.round(n);
+const report = (scenario: string, perSec: number) =>
+  console.log(`${scenario.padEnd(34)} ${String(round(perSec)).padStart(7)} tasks/s end to end (${TASKS} no-op tasks, concurrency 4 each)`);
+const svc1 = await svcRun(1);
+report('svc-monitor, 1 instance', svc1.endToEndPerSec);
+const gw1 = await graphileRun(1);
+report('graphile-worker 0.18, 1 runner', gw1);
+const svc3 = await svcRun(3);
+report('svc-monitor, 3 instances', svc3.endToEndPerSec);
+const gw3 = await graphileRun(3);
+report('graphile-worker 0.18, 3 runners', gw3);
+const faster = Math.max(gw1, gw3);
+console.log(
+  JSON.stringify({
+    bench: 'engine-pg',
+    instances: 3,
+    endToEndPerSec: round(svc3.endToEndPerSec),
+    graphileWorkerPerSec: round(faster),
+    ratio: Math.round((svc3.endToEndPerSec / faster) * 100) / 100,
+    duplicates: svc1.duplicates + svc3.duplicates,
+    oneInstancePerSec: round(svc1.endToEndPerSec),
+    graphileWorkerOneRunnerPerSec: round(gw1),
+  }),
+);
