@@ -52,6 +52,12 @@ export interface TaskQuery {
   pageSize?: number;
 }
 
+/** GET /health (no authentication): whether the engine can write; no details beyond a reason. */
+export interface HealthReport {
+  status: 'ok' | 'degraded' | 'failed';
+  reason?: string;
+}
+
 export interface PageQuery {
   skip?: number;
   take?: number;
@@ -64,6 +70,7 @@ export interface PageQuery {
  */
 export interface ApiOperations {
   'config.get': { params: Record<string, never>; result: MonitoringConfig };
+  'health.get': { params: Record<string, never>; result: HealthReport };
   'auth.login': { params: LoginRequest; result: LoginResponse };
   'auth.magic': { params: { token: string }; result: MagicResponse };
   /** Deprecated query form of `auth.magic`. */

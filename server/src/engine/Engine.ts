@@ -13,13 +13,16 @@ import { createScheduleManager } from './schedules/index.js';
 import type { ScheduleManager } from './schedules/ScheduleManager.js';
 import { Tickers } from './Tickers.js';
 import type {
-  CancelResult, DispatchOptions, Engine, EngineEventListener, EngineOptions, HandleOptions, RecurringOptions, StopOptions, TaskHandler,
+  CancelResult, DispatchOptions, Engine, EngineErrorListener, EngineEventListener, EngineHealth, EngineOptions, HandleOptions,
+  RecurringOptions, StopOptions, TaskHandler,
 } from './types.js';
-import { assertKnownKeys, assertPlainObject, checkInt } from './validation.js';
+import { assertKnownKeys, assertPlainObject, checkInt, errorMessage } from './validation.js';
 import { WakeTimer } from './WakeTimer.js';
 
 /** How long stop() keeps trying to write what is queued when the store is unavailable. */
 const STOP_WRITE_GIVE_UP_MS = 5000;
+/** Unwritten changes older than this make the engine report itself degraded. */
+const DEGRADED_AFTER_MS = 5000;
 
 /**
  * The background-task engine: a facade over its parts. The group commit writes every change
@@ -41,6 +44,11 @@ export class TaskEngine implements Engine {
   /** Whether a registered type has a rate limit (claims then decide row by row). */
   private rateLimited = false;
   private readonly listeners = new Set<EngineEventListener>();
+  private readonly errorListeners = new Set<EngineErrorListener>();
+  /** Why the store cannot be written at all (its file deleted or replaced); null while it can. */
+  private storeLost: Error | null = null;
+  private locationTimer: NodeJS.Timeout | undefined;
+  private checkingLocation = false;
   private readonly planning: PlanningContext;
   private readonly commit: GroupCommit;
   private readonly runs: RunLifecycle;
@@ -71,7 +79,9 @@ export class TaskEngine implements Engine {
         if (this.running && this.stopping === undefined) this.wakeTimer.arm();
       },
       writeState: (err) => {
-        if (err !== null) this.o.onError(err, 'store unavailable; changes are kept in memory and retried');
+        if (err === null || err === this.storeLost) return;
+        this.o.onError(err, 'store unavailable; changes are kept in memory and retried');
+        this.emitError(err);
       },
       onError: this.o.onError,
     });
@@ -126,16 +136,72 @@ export class TaskEngine implements Engine {
     return this;
   }
 
-  on(event: 'event', listener: EngineEventListener): Engine {
-    if (event !== 'event') throw new TypeError(`on: unknown event "${String(event)}" (only 'event')`);
+  on(event: 'event', listener: EngineEventListener): Engine;
+  on(event: 'error', listener: EngineErrorListener): Engine;
+  on(event: 'event' | 'error', listener: EngineEventListener | EngineErrorListener): Engine {
+    if (event !== 'event' && event !== 'error') throw new TypeError(`on: unknown event "${String(event)}" ('event' or 'error')`);
     if (typeof listener !== 'function') throw new TypeError('on: listener must be a function');
-    this.listeners.add(listener);
+    if (event === 'event') this.listeners.add(listener as EngineEventListener);
+    else this.errorListeners.add(listener as EngineErrorListener);
     return this;
   }
 
-  off(event: 'event', listener: EngineEventListener): Engine {
-    if (event === 'event') this.listeners.delete(listener);
+  off(event: 'event', listener: EngineEventListener): Engine;
+  off(event: 'error', listener: EngineErrorListener): Engine;
+  off(event: 'event' | 'error', listener: EngineEventListener | EngineErrorListener): Engine {
+    if (event === 'event') this.listeners.delete(listener as EngineEventListener);
+    else if (event === 'error') this.errorListeners.delete(listener as EngineErrorListener);
     return this;
+  }
+
+  health(): EngineHealth {
+    const now = this.o.clock();
+    const base = { unwrittenChanges: this.commit.unwritten, oldestUnwrittenMs: this.commit.oldestUnwrittenMs(now) };
+    if (this.storeLost !== null) return { status: 'failed', reason: this.storeLost.message, ...base };
+    const failing = this.commit.failing;
+    if (failing !== null) return { status: 'degraded', reason: `Writes are failing: ${errorMessage(failing)}`, ...base };
+    if (base.oldestUnwrittenMs > DEGRADED_AFTER_MS) {
+      return { status: 'degraded', reason: `Changes wait ${base.oldestUnwrittenMs} ms to be written`, ...base };
+    }
+    return { status: 'ok', ...base };
+  }
+
+  private emitError(err: unknown): void {
+    const e = err instanceof Error ? err : new Error(String(err));
+    for (const l of this.errorListeners) {
+      try {
+        l(e);
+      } catch (listenerErr) {
+        this.o.onError(listenerErr, 'error listener');
+      }
+    }
+  }
+
+  /**
+   * Once per poll interval: is the store still the one opened? A deleted or replaced database
+   * file stops claims and writes (changes stay in memory), reported once as an error.
+   */
+  private checkLocation(): void {
+    if (this.checkingLocation) return;
+    this.checkingLocation = true;
+    this.store.checkLocation().then(
+      (check) => {
+        this.checkingLocation = false;
+        if (!check.ok && this.storeLost === null) {
+          this.storeLost = new Error(check.reason);
+          this.commit.block(this.storeLost);
+          this.o.onError(this.storeLost, 'store location');
+          this.emitError(this.storeLost);
+        } else if (check.ok && this.storeLost !== null) {
+          this.storeLost = null;
+          this.commit.unblock();
+        }
+      },
+      (err: unknown) => {
+        this.checkingLocation = false;
+        this.o.onError(err, 'store location check');
+      },
+    );
   }
 
   isRunning(): boolean {
@@ -190,6 +256,8 @@ export class TaskEngine implements Engine {
     }
     this.commit.schedule();
     this.tickers.start();
+    clearInterval(this.locationTimer);
+    this.locationTimer = setInterval(() => this.checkLocation(), this.o.pollIntervalMs);
   }
 
   async stop(options: StopOptions = {}): Promise<void> {
@@ -205,6 +273,8 @@ export class TaskEngine implements Engine {
   }
 
   private async doStop(graceMs: number): Promise<void> {
+    clearInterval(this.locationTimer);
+    this.locationTimer = undefined;
     this.wakeTimer.cancel();
     await this.tickers.stop();
     // A commit in flight may still hand over claimed rows: they start, then stop like the others.
@@ -230,7 +300,7 @@ export class TaskEngine implements Engine {
   /** Before each commit: promote and claim only while running (and not stopping). */
   private dispatchStep(now: number): DispatchStep | null {
     this.wakeTimer.cancel();
-    if (!this.running || this.stopping !== undefined || this.storage?.closed) return null;
+    if (!this.running || this.stopping !== undefined || this.storage?.closed || this.storeLost !== null) return null;
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
       claims: this.types.length === 0 ? [] : this.runs.claims(),

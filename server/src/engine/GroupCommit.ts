@@ -73,6 +73,8 @@ export class GroupCommit {
   /** Since when the oldest queued change has waited (ms, engine clock); null: nothing unwritten. */
   private oldestSince: number | null = null;
   private lastError: unknown = null;
+  /** Set while the store must not be written (its file was deleted or replaced). */
+  private blocked: Error | null = null;
 
   constructor(
     private readonly store: EngineStore,
@@ -137,6 +139,20 @@ export class GroupCommit {
   /** Age (ms) of the oldest change not yet written; 0 when everything is written. */
   oldestUnwrittenMs(now: number): number {
     return this.oldestSince === null ? 0 : Math.max(0, now - this.oldestSince);
+  }
+
+  /**
+   * Nothing is written while blocked (changes stay queued in memory); unblock() resumes.
+   * Used when the store's file was deleted or replaced under the engine.
+   */
+  block(reason: Error): void {
+    this.blocked = reason;
+  }
+
+  unblock(): void {
+    if (this.blocked === null) return;
+    this.blocked = null;
+    this.schedule();
   }
 
   /** The error of the last failed commit, null once a commit succeeded again. */
@@ -211,6 +227,11 @@ export class GroupCommit {
 
   /** One commit of what is queued. False: the store was unavailable; everything went back in the queue. */
   private async commitOnce(dispatchStep: ((now: number) => DispatchStep | null) | null): Promise<boolean> {
+    if (this.blocked !== null) {
+      if (!this.hasWork()) return true;
+      this.failed(this.blocked);
+      return false;
+    }
     const now = this.clock();
     const inserts = this.inserts.length <= MAX_INSERTS_PER_COMMIT ? this.inserts : this.inserts.slice(0, MAX_INSERTS_PER_COMMIT);
     this.inserts = inserts === this.inserts ? [] : this.inserts.slice(MAX_INSERTS_PER_COMMIT);

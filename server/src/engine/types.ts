@@ -130,6 +130,23 @@ export type CancelResult =
 
 export type EngineEventListener = (event: SvcEvent) => void;
 
+/** Storage trouble: the store unavailable (lock, disk full, I/O), its file deleted or replaced. */
+export type EngineErrorListener = (error: Error) => void;
+
+/**
+ * What `engine.health()` reports. `failed`: the engine cannot write (its database file was
+ * deleted or replaced); `degraded`: writes are failing for now (kept in memory and retried);
+ * `ok` otherwise.
+ */
+export interface EngineHealth {
+  status: 'ok' | 'degraded' | 'failed';
+  reason?: string;
+  /** Changes (new tasks, ends of runs, audits, execution logs) not yet written. */
+  unwrittenChanges: number;
+  /** Age of the oldest change not yet written, ms (0: everything written). */
+  oldestUnwrittenMs: number;
+}
+
 export interface Engine {
   /** The SQLite storage given at creation (undefined when the engine was given a `store`). */
   readonly storage: SqliteStorage | undefined;
@@ -145,7 +162,12 @@ export interface Engine {
   recurring(type: string, request?: unknown, options?: RecurringOptions): Promise<string>;
   cancel(id: string): Promise<CancelResult>;
   on(event: 'event', listener: EngineEventListener): Engine;
+  /** Storage errors (the store unavailable, its file deleted or replaced), once per new trouble. */
+  on(event: 'error', listener: EngineErrorListener): Engine;
   off(event: 'event', listener: EngineEventListener): Engine;
+  off(event: 'error', listener: EngineErrorListener): Engine;
+  /** Whether the engine can write, and what is waiting to be written. */
+  health(): EngineHealth;
   /** Whether start() has run and stop() has not. */
   isRunning(): boolean;
   readonly queueNames: readonly string[];

@@ -14,6 +14,8 @@ export interface MonitoringEngine {
     cancel(key: string): Promise<ScheduleOperationResult>;
   };
   on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  /** Whether the engine can write (GET /health); absent: reported as ok. */
+  health?(): { status: 'ok' | 'degraded' | 'failed' };
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
   /** Retry and bulk actions; absent on an engine without them (the endpoints answer NotSupported). */
   tasks?: {

@@ -8,6 +8,7 @@ import { executionLogsHandler } from './handlers/executionLogs.js';
 import { executionTimesHandler } from './handlers/executionTimes.js';
 import { failureGroupsHandler } from './handlers/failureGroups.js';
 import { getConfigHandler } from './handlers/getConfig.js';
+import { getHealthHandler } from './handlers/getHealth.js';
 import { getTaskHandler } from './handlers/getTask.js';
 import { listQueueTasksHandler } from './handlers/listQueueTasks.js';
 import { listQueuesHandler } from './handlers/listQueues.js';
@@ -37,6 +38,7 @@ export const API_HANDLERS: { readonly [Op in ApiOperation]: (ctx: MonitoringCont
   'auth.magicQuery': magicGetHandler,
   'auth.validate': validateTokenHandler,
   'config.get': getConfigHandler,
+  'health.get': getHealthHandler,
   'tasks.list': listTasksHandler,
   'tasks.counts': taskCountsHandler,
   'tasks.get': getTaskHandler,

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { getJson, withServed, withServers, type TempDb } from './fixtures.js';
 
 const ENDPOINTS = [
-  'post /auth/login', 'post /auth/magic', 'get /auth/magic', 'post /auth/validate', 'get /config', 'get /tasks', 'get /tasks/counts',
+  'post /auth/login', 'post /auth/magic', 'get /auth/magic', 'post /auth/validate', 'get /config', 'get /health', 'get /tasks', 'get /tasks/counts',
   'get /tasks/{id}', 'get /tasks/{id}/status-audit', 'get /tasks/{id}/runs-audit', 'get /tasks/{id}/occurrences',
   'get /tasks/{id}/execution-logs', 'get /dashboard/overview', 'get /dashboard/recent-activity', 'get /queues',
   'get /queues/{name}/tasks', 'get /statistics/success-rate-trend', 'get /statistics/task-types', 'get /statistics/execution-times',

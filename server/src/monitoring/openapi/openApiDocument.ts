@@ -292,6 +292,17 @@ const OPERATION_DOCS: { [Op in ApiOperation]: OperationDoc } = {
     responses: { '200': json(ref('ValidateResponse')), ...readErrors },
   },
   'config.get': { responses: { '200': json(ref('MonitoringConfig')), '403': refused403 } },
+  'health.get': {
+    responses: {
+      '200': json({
+        type: 'object',
+        required: ['status'],
+        properties: { status: { type: 'string', enum: ['ok', 'degraded', 'failed'] }, reason: { type: 'string' } },
+        additionalProperties: false,
+      }),
+      '403': refused403,
+    },
+  },
   'tasks.list': { responses: read(ref('TaskPage')) },
   'tasks.counts': { responses: read(ref('TaskCounts')) },
   'tasks.get': { responses: read(ref('TaskDetail'), unknownTask) },

@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
+import { StoreUnavailableError } from '../EngineStore.js';
 import type {
   CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
   RunnableTaskRow,
@@ -8,11 +9,41 @@ import { prepareEngineStatements, type EngineStatements } from '../sql/index.js'
 import type { SqliteStorage } from '../Storage.js';
 import { createSqliteScheduleStore } from './createSqliteScheduleStore.js';
 import { createSqliteTaskManagementStore } from './createSqliteTaskManagementStore.js';
+import { retryWhileBusy } from './retryWhileBusy.js';
+
+/**
+ * How long a write waits for a lock held by another connection before it gives up with
+ * SQLITE_BUSY. Short on purpose: better-sqlite3 waits synchronously, so a long wait would freeze
+ * the event loop; the engine retries on a timer instead (StoreUnavailableError).
+ */
+export const ENGINE_BUSY_TIMEOUT_MS = 20;
+
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|FULL|IOERR|CANTOPEN|READONLY|PROTOCOL|NOMEM|INTERRUPT)/;
+
+/** SQLite errors after which the same call may succeed later become StoreUnavailableError. */
+export function sqliteUnavailable(err: unknown, file: string): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
+    const what = code.startsWith('SQLITE_FULL') ? 'the disk is full' : code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+      ? 'another connection holds a lock' : 'it cannot be written';
+    return new StoreUnavailableError(`The database ${file} is unavailable (${what}; ${code}): ${(err as Error).message}`, code, { cause: err });
+  }
+  return err;
+}
 
 /** The engine's SQLite store over an open writable storage (one connection, synchronous statements). */
 export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
   if (storage.readonly) throw new TypeError('createSqliteEngineStore: the storage is open read-only');
   const db = storage.db;
+  db.pragma(`busy_timeout = ${ENGINE_BUSY_TIMEOUT_MS}`);
+  const guard = <T>(work: () => T): T => {
+    assertOpen(storage);
+    try {
+      return work();
+    } catch (err) {
+      throw sqliteUnavailable(err, storage.file);
+    }
+  };
   const sql = prepareEngineStatements(db);
   const identity = fileIdentity(storage.file);
 
@@ -25,19 +56,17 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
 
   return {
     location: storage.file,
-    commit: async (batch) => {
-      assertOpen(storage);
-      return commit.immediate(batch);
-    },
+    commit: async (batch) => guard(() => commit.immediate(batch)),
     recover: async (input) => {
       assertOpen(storage);
-      return recover.immediate(input);
+      try {
+        return await retryWhileBusy(() => recover.immediate(input));
+      } catch (err) {
+        throw sqliteUnavailable(err, storage.file);
+      }
     },
-    nextWakeAt: async (now) => {
-      assertOpen(storage);
-      return sql.nextWakeAt(now);
-    },
-    schedules: createSqliteScheduleStore(storage),
+    nextWakeAt: async (now) => guard(() => sql.nextWakeAt(now)),
+    schedules: createSqliteScheduleStore(storage, (err) => sqliteUnavailable(err, storage.file)),
     management: createSqliteTaskManagementStore(db),
     rebuildReadModels: async () => storage.rebuildReadModels(),
     checkLocation: async (): Promise<LocationCheck> => {

@@ -17,13 +17,18 @@ import { setScheduleStatus } from '../sql/schedules/setScheduleStatus.js';
 import { updateScheduleDefinition } from '../sql/schedules/updateScheduleDefinition.js';
 import { updateScheduleProgress } from '../sql/schedules/updateScheduleProgress.js';
 import type { SqliteStorage } from '../Storage.js';
+import { retryWhileBusy } from './retryWhileBusy.js';
 
 /** The durable schedules' operations on SQLite: each one immediate transaction. */
-export function createSqliteScheduleStore(storage: SqliteStorage): ScheduleStore {
+export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err: unknown) => unknown = (e) => e): ScheduleStore {
   const db = storage.db;
-  const tx = <T>(work: () => T): T => {
+  const tx = async <T>(work: () => T): Promise<T> => {
     if (storage.closed) throw new Error('The storage is closed');
-    return db.transaction(work).immediate();
+    try {
+      return await retryWhileBusy(() => db.transaction(work).immediate());
+    } catch (err) {
+      throw mapError(err);
+    }
   };
 
   /**
