@@ -25,7 +25,7 @@ export const CONFIG: MonitoringConfig = {
 };
 
 /** A Platform that records every call and answers from per-operation handlers (unhandled → rejects). */
-export function createFakePlatform(options: { config?: Partial<MonitoringConfig>; session?: SessionInfo | null; manage?: boolean } = {}): FakePlatform {
+export function createFakePlatform(options: { config?: Partial<MonitoringConfig>; session?: SessionInfo | null; manage?: boolean; hostChrome?: boolean } = {}): FakePlatform {
   const handlers = new Map<ApiOperation, (p: unknown) => unknown>();
   const calls: { op: ApiOperation; params: unknown }[] = [];
   let onEvent: ((e: SvcEvent) => void) | null = null;
@@ -33,7 +33,7 @@ export function createFakePlatform(options: { config?: Partial<MonitoringConfig>
   const notifications: { title: string; body: string }[] = [];
   const platform: FakePlatform = {
     name: 'fake',
-    capabilities: { manage: options.manage ?? false, notifications: false },
+    capabilities: { manage: options.manage ?? false, notifications: false, hostChrome: options.hostChrome ?? false },
     calls,
     callsOf: (op) => calls.filter((c) => c.op === op).map((c) => c.params),
     stored: options.session ?? null,

@@ -10,7 +10,7 @@ import { PLATFORM_KEY } from '../../src/renderer/platform/inject.js';
 import { useThemeStore } from '../../src/renderer/stores/theme.js';
 import { createFakePlatform } from './fakePlatform.js';
 import { serveFixtures } from './fixtures.js';
-import { piniaWith, settle } from './harness.js';
+import { mountDashboard, piniaWith, settle } from './harness.js';
 
 afterEach(() => {
   window.localStorage.clear();
@@ -63,6 +63,37 @@ describe('extension points (used by the desktop build)', () => {
     await router.push('/nowhere');
     await settle();
     expect(wrapper.find('#page-title').text()).toBe('Page not found');
+    wrapper.unmount();
+  });
+});
+
+describe('inside a host with its own chrome (the desktop console)', () => {
+  it('shows the navigation as icons named by their labels, without a second brand or theme selector', async () => {
+    const platform = createFakePlatform({ session: { username: 'admin', canManage: false, token: 't' }, hostChrome: true });
+    serveFixtures(platform);
+    const { wrapper, router } = await mountDashboard(platform, '/');
+    expect(wrapper.find('.shell').classes()).toContain('shell--rail');
+    expect(wrapper.find('.sidebar .brand').exists()).toBe(false);
+    expect(wrapper.find('[data-testid="theme-select"]').exists()).toBe(false);
+    const links = wrapper.findAll('.nav-link');
+    expect(links.map((a) => a.attributes('aria-label'))).toEqual(['Overview', 'Tasks', 'Queues', 'Failures', 'Statistics', 'Live feed']);
+    expect(links.map((a) => a.attributes('title'))).toContain('Tasks (g t)');
+    // Only the icon is drawn: no label text next to it.
+    expect(links.map((a) => a.text())).toEqual(['▦', '☰', '⇶', '⚠', '◔', '⚡']);
+    await links[1]!.trigger('click');
+    await expect.poll(() => router.currentRoute.value.name, { timeout: 5_000 }).toBe('tasks');
+    wrapper.unmount();
+  });
+
+  it('keeps the labelled navigation, brand and theme selector in the web dashboard', async () => {
+    const platform = createFakePlatform({ session: { username: 'admin', canManage: false, token: 't' } });
+    serveFixtures(platform);
+    const { wrapper } = await mountDashboard(platform, '/');
+    expect(wrapper.find('.shell').classes()).not.toContain('shell--rail');
+    expect(wrapper.find('.sidebar .brand').text()).toContain('Svc Monitor');
+    expect(wrapper.find('[data-testid="theme-select"]').exists()).toBe(true);
+    expect(wrapper.findAll('.nav-link').map((a) => a.text())).toContain('☰Tasks');
+    expect(wrapper.find('.nav-link').attributes('aria-label')).toBeUndefined();
     wrapper.unmount();
   });
 });

@@ -28,6 +28,12 @@ export interface PlatformCapabilities {
   manage: boolean;
   /** The platform can log out of the server-side session itself. */
   notifications: boolean;
+  /**
+   * The host draws its own brand, theme selector and chrome around the dashboard (the desktop
+   * console): the dashboard's navigation shows icons only (labels as tooltips and accessible
+   * names) and it leaves out its own brand and theme selector, giving the width to the content.
+   */
+  hostChrome: boolean;
 }
 
 /** What the renderer knows about the current session. `token` is absent where the host keeps it. */

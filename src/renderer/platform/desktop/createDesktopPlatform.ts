@@ -137,7 +137,7 @@ export function createDesktopPlatform(options: DesktopPlatformOptions): Platform
 
   return {
     name: 'desktop',
-    capabilities: { manage: true, notifications: true },
+    capabilities: { manage: true, notifications: true, hostChrome: true },
     call,
     session,
     connectLive,

@@ -17,7 +17,7 @@ export function createWebPlatform(options: WebPlatformOptions = {}): Platform {
   const call = createWebApiClient(`${base}/api`, getToken);
   return {
     name: 'web',
-    capabilities: { manage: false, notifications: false },
+    capabilities: { manage: false, notifications: false, hostChrome: false },
     call,
     session,
     connectLive: (onEvent, onState) => connectWebLive({ hubUrl: `${base}/hub`, getToken }, onEvent, onState),
