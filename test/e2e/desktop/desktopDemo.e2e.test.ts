@@ -85,6 +85,8 @@ describe('desktop console against two real demo servers', () => {
     await p.getByRole('link', { name: /Overview/ }).first().click();
     const chart = p.getByRole('img', { name: 'Tasks over time chart' });
     await chart.waitFor({ timeout: 15_000 });
+    // In the shell the half-width charts stack: this one may start below the fold.
+    await chart.scrollIntoViewIfNeeded();
     const box = (await chart.boundingBox())!;
     // Sweep across the plot until the axis tooltip shows.
     const tooltip = async () =>

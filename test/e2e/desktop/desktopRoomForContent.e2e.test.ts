@@ -18,8 +18,9 @@ function demoCredential(output: string): { username: string; password: string } 
 
 /**
  * Everything in the dashboard's content that does not fit where it is drawn, in words: a card
- * (or KPI tile) whose content is wider than the card, an element sticking out of its card, a KPI
- * value cut short, a table wider than its box, two cards overlapping, or a page that scrolls sideways.
+ * (or KPI tile) whose content is wider than the card, an element sticking out of its card or of
+ * its grid cell (into the neighbour), a KPI value cut short, a table wider than its box, two cards
+ * overlapping, or a page that scrolls sideways.
  * Elements inside a box that clips or scrolls are judged by that box.
  */
 function findOverflows(): string[] {
@@ -70,6 +71,25 @@ function findOverflows(): string[] {
       const c = card.getBoundingClientRect();
       const visibleRight = Math.min(t.right, box.getBoundingClientRect().right);
       if (t.left < c.left - 1 || visibleRight > c.right + 1) problems.push(`${name(table)} spans ${px(t.left)}–${px(visibleRight)}, its card ${px(c.left)}–${px(c.right)}`);
+    }
+  }
+  // A cell of a grid (a filter field, a KPI tile, a half-width card) keeps its content to itself.
+  for (const cell of Array.from(main.querySelectorAll('*'))) {
+    const parent = cell.parentElement;
+    if (!parent || !/grid/.test(getComputedStyle(parent).display)) continue;
+    const c = cell.getBoundingClientRect();
+    if (c.width === 0) continue;
+    for (const el of Array.from(cell.querySelectorAll('*'))) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 && r.height === 0) continue;
+      let clipped = false;
+      for (let a = el.parentElement; a && a !== cell; a = a.parentElement) {
+        if (getComputedStyle(a).overflowX !== 'visible') {
+          clipped = true;
+          break;
+        }
+      }
+      if (!clipped && (r.left < c.left - 1 || r.right > c.right + 1)) problems.push(`${name(el)} sticks out of its grid cell ${name(cell)}: ${px(r.left)}–${px(r.right)}, the cell ${px(c.left)}–${px(c.right)}`);
     }
   }
   const column = document.querySelector('.desk-dashboard .main-col');
