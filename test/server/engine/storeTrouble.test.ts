@@ -100,9 +100,16 @@ describe('storage trouble: never stall, never drop', () => {
     expect(errors[0]!.message).toContain(h.file);
     expect(errors[0]!.message).toMatch(/deleted/);
     expect(h.engine.health()).toMatchObject({ status: 'failed' });
-    let written = false;
-    void h.engine.dispatch('Gone.Job', {}).then(() => (written = true));
+    let outcome: string | undefined;
+    const dispatched = h.engine.dispatch('Gone.Job', {}).then(
+      () => (outcome = 'written'),
+      (e: Error) => (outcome = e.message),
+    );
     await waitFor(() => h.engine.health().unwrittenChanges === 1, 1000, 'the dispatch kept in memory');
-    expect(written).toBe(false);
+    expect(outcome).toBeUndefined();
+    // Stopping does not pretend it was written: the caller's dispatch is refused.
+    await h.engine.stop({ graceMs: 0 });
+    await dispatched;
+    expect(outcome).toBe('The engine stopped before the change could be written');
   });
 });

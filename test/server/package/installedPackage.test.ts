@@ -66,7 +66,11 @@ describe('the packed server package installed in a host app', () => {
     symlinkSync(join(REPO, 'node_modules'), join(clone, 'node_modules'), 'dir');
 
     const out = run('npm', ['pack', '--json', '--pack-destination', work], join(clone, 'server'), 180_000);
-    const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string; files: Array<{ path: string }> }>;
+    // prepack's build output comes first on stdout (and may contain brackets); npm's JSON report is
+    // the array that starts a line.
+    const jsonStart = out.search(/^\[\s*\{/m);
+    expect(jsonStart, `npm pack printed no JSON report:\n${out}`).toBeGreaterThanOrEqual(0);
+    const info = JSON.parse(out.slice(jsonStart)) as Array<{ filename: string; files: Array<{ path: string }> }>;
     tarball = join(work, info[0]!.filename);
     packed = info[0]!.files.map((f) => f.path);
 
