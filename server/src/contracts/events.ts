@@ -1,11 +1,11 @@
 import type { ExecutionLogEntry, Guid, IsoTimestamp, SkipReason } from './task.js';
 
-/** D6: the kinds of live events. */
+/** The kinds of live events: five task kinds, plus OccurrenceSkipped when a schedule drops slots. */
 export type SvcEventKind = 'Started' | 'Completed' | 'Failed' | 'Cancelled' | 'Timeout' | 'OccurrenceSkipped';
 export type SvcEventSeverity = 'Information' | 'Warning' | 'Error';
 
 /**
- * The one argument of every `SvcEvent` hub invocation (DESIGN §5.3), and the payload of the
+ * The one argument of every `SvcEvent` hub invocation, and the payload of the
  * engine's `event` emitter. Null fields are omitted.
  */
 export interface SvcEvent {

@@ -28,7 +28,7 @@ export type SkipReason = 'OutsideMisfireWindow' | 'OverflowCap' | 'NotCurrent';
 export type IsoTimestamp = string;
 export type Guid = string;
 
-/** §2.1 Task summary: items of GET /tasks and GET /queues/{name}/tasks. */
+/** Task summary: items of GET /tasks and GET /queues/{name}/tasks. */
 export interface TaskSummary {
   id: Guid;
   /** Short type name (last dotted segment) in lists. */
@@ -59,7 +59,7 @@ export interface TaskSummary {
   errorSummary?: string;
 }
 
-/** §2.3 */
+/** One status transition of a task: `newStatus` is the status it moved to; the highest id is the newest. */
 export interface StatusAuditEntry {
   id: number;
   queuedTaskId: Guid;
@@ -70,7 +70,7 @@ export interface StatusAuditEntry {
   changedBy?: string;
 }
 
-/** §2.4 */
+/** One run of an inline recurring row: `executedAt` is the end of the run; a run that threw reads 0 ms. */
 export interface RunsAuditEntry {
   id: number;
   queuedTaskId: Guid;
@@ -80,7 +80,7 @@ export interface RunsAuditEntry {
   exception?: string;
 }
 
-/** §2.5 */
+/** What an occurrence of a durable schedule stands for: its slot, its run number, and the missed slots it collapsed. */
 export interface OccurrenceBlock {
   slotUtc: IsoTimestamp;
   runNumber: number;
@@ -92,7 +92,7 @@ export interface OccurrenceBlock {
   missedCountIsExact?: boolean;
 }
 
-/** §2.6 */
+/** Why a durable schedule's catch-up halted over its overflow cap. Only a schedule change or resume clears it. */
 export interface HaltBlock {
   atUtc: IsoTimestamp;
   reason: string;
@@ -104,7 +104,7 @@ export interface HaltBlock {
 
 export type LogLevel = 'Trace' | 'Debug' | 'Information' | 'Warning' | 'Error';
 
-/** D9/D16: one execution log record. */
+/** One execution log record, written by a handler through `ctx.log`; ordered by `sequenceNumber`. */
 export interface ExecutionLogEntry {
   id: number;
   taskId: Guid;
@@ -115,7 +115,10 @@ export interface ExecutionLogEntry {
   sequenceNumber: number;
 }
 
-/** §2.2 Task detail. `type` and `handler` are full names here. */
+/**
+ * Task detail: the summary fields plus the request and the first page (100) of each history
+ * block. `type` and `handler` are full names here.
+ */
 export interface TaskDetail extends TaskSummary {
   handler: string;
   request: string;
@@ -173,7 +176,7 @@ export interface ResumeOutlook {
   capNeeded?: number;
 }
 
-/** §2.1 list envelope. */
+/** One page of a task list (GET /tasks, GET /queues/{name}/tasks). */
 export interface TaskPage {
   items: TaskSummary[];
   totalCount: number;
@@ -182,7 +185,7 @@ export interface TaskPage {
   totalPages: number;
 }
 
-/** §4.5 / D16 paged audit and log envelopes. */
+/** Paged audits (newest first) and execution logs (sequence order); `totalCount` counts the whole trail. */
 export interface StatusAuditPage {
   audits: StatusAuditEntry[];
   totalCount: number;
@@ -202,7 +205,7 @@ export interface ExecutionLogPage {
   take: number;
 }
 
-/** §2.7 */
+/** One occurrence of a durable schedule (GET /tasks/{id}/occurrences); it is a task row with its own detail. */
 export interface OccurrenceListItem {
   id: Guid;
   parentTaskId: Guid;
@@ -223,7 +226,7 @@ export interface OccurrencePage {
   take: number;
 }
 
-/** §2.8 */
+/** Counts by category (GET /tasks/counts). `occurrences` is a slice already inside `standard`. */
 export interface TaskCounts {
   all: number;
   standard: number;
@@ -267,7 +270,7 @@ export interface CatchUpBacklog {
   haltedSchedules: number;
 }
 
-/** §2.9 */
+/** The dashboard overview of one range (GET /dashboard/overview). */
 export interface DashboardOverview {
   totalTasksToday: number;
   totalTasksWeek: number;
@@ -290,7 +293,7 @@ export interface OverviewWindow {
   toUtc: IsoTimestamp;
 }
 
-/** §2.10 */
+/** One recent status transition (GET /dashboard/recent-activity). */
 export interface RecentActivityItem {
   taskId: Guid;
   taskType: string;
@@ -351,7 +354,7 @@ export interface MagicResponse {
   expiresAt: IsoTimestamp;
   username: string;
 }
-/** D8 */
+/** Answer of POST /auth/validate: whether the token is valid, whose it is, until when, and whether it may manage. */
 export interface ValidateResponse {
   isValid: boolean;
   username: string;
@@ -368,7 +371,7 @@ export interface ManagementResponse {
   releasedHalt?: boolean;
 }
 
-/** §2.10 config object (GET /config). */
+/** Runtime configuration (GET /config, which needs no authentication). */
 export interface MonitoringConfig {
   apiBasePath: string;
   uiBasePath: string;
@@ -379,7 +382,7 @@ export interface MonitoringConfig {
   eventDebounceMs: number;
 }
 
-/** D5 problem details (RFC 9457). */
+/** Problem details (RFC 9457): the body of every error answer outside the management responses. */
 export interface ProblemDetails {
   type: string;
   title: string;

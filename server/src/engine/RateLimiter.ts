@@ -1,4 +1,7 @@
-/** D14 rate limit of a task type: at most `limit` starts per sliding `windowMs`. */
+/**
+ * Rate limit of a task type (optionally per key): at most `limit` starts per sliding `windowMs`;
+ * a Queued row over its budget stays Queued with `throttledUntilUtc` set.
+ */
 export interface RateLimit {
   limit: number;
   windowMs: number;

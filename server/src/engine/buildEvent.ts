@@ -16,7 +16,7 @@ export interface EventExtras {
   attempt?: number;
 }
 
-/** An engine event (DESIGN §5.3) with null fields omitted. */
+/** An engine event, the one argument of the hub's `SvcEvent` invocation, with null fields omitted. */
 export function buildEvent(kind: SvcEventKind, at: number, task: EventSubject, message: string, extras: EventExtras = {}): SvcEvent {
   const e: SvcEvent = {
     kind,

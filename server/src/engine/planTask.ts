@@ -40,7 +40,7 @@ const RECURRING_KEYS = new Set([
   'every', 'cron', 'timeZone', 'maxRuns', 'until', 'startAt', 'taskKey', 'queue', 'retry', 'timeoutMs', 'auditLevel', 'rateLimitKey',
 ]);
 
-/** Validates a dispatch (DESIGN §4.1); throws an Error naming the problem. Writes nothing. */
+/** Validates a dispatch's type, request and options; throws an Error naming the problem. Writes nothing. */
 export function planDispatch(c: PlanningContext, type: string, request: unknown, options: DispatchOptions): DispatchPlan {
   const plan = planTask(c, 'dispatch', type, request, options, DISPATCH_KEYS);
   const now = plan.createdAt;
@@ -120,7 +120,7 @@ function planTask(
   assertKnownKeys(options, keys, what);
   const requestText = serializeRequest(request);
   const at = (n: string) => `${what}: option "${n}"`;
-  // DESIGN §4.4: a task names its queue; a name no queue was configured with runs on `default`.
+  // A task names its queue; a name no queue was configured with runs on `default`.
   const named = checkNonEmptyString(options.queue, at('queue'));
   const queue = named !== undefined && c.hasQueue(named) ? named : 'default';
   const taskKey = checkNonEmptyString(options.taskKey, at('taskKey')) ?? null;

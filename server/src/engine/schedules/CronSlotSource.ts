@@ -21,8 +21,8 @@ function setBits(values: readonly number[]): number[] {
  * Cron slots in an IANA zone. croner parses the pattern and decides which local DAYS match
  * (day-of-month, month, day-of-week, L, W, #, year); the times of day are enumerated here from
  * croner's parsed seconds/minutes/hours and mapped to instants by ZoneClock, which is ~100×
- * faster than croner's nextRun (47 µs per call measured) and applies the DST rule of DESIGN
- * §4.3 (croner follows Vixie cron: it runs gap times after the gap and interval jobs twice
+ * faster than croner's nextRun (47 µs per call measured) and applies the schedules' DST rule
+ * (croner follows Vixie cron: it runs gap times after the gap and interval jobs twice
  * in an overlap; this source skips gap times and runs an ambiguous time once, first occurrence).
  */
 export class CronSlotSource implements SlotSource {

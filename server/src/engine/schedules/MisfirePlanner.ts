@@ -1,7 +1,11 @@
 import type { MisfireKind, MisfirePolicy, SkipReason } from '../../contracts/index.js';
 import type { SlotSource } from './SlotSource.js';
 
-/** DESIGN §4.3 / D2: how missed slots are planned. */
+/**
+ * How missed slots are planned: those outside the misfire window are dropped; the rest become
+ * CatchUp occurrences by policy (ReplayAll, SkipOldest, Collapse, Skip), halting over the cap
+ * under ReplayAll.
+ */
 export interface MisfireSettings {
   policy: MisfirePolicy;
   /** Slots older than now − windowMs are dropped (OutsideMisfireWindow). */

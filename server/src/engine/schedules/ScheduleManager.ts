@@ -1,6 +1,6 @@
 import type { AuditLevel, ManagementStatus, MisfirePolicy } from '../../contracts/index.js';
 
-/** DESIGN §4.1 / §4.3: definition of a durable schedule. */
+/** Definition of a durable schedule: a keyed cron or interval series whose slots become occurrence rows. */
 export interface DurableScheduleDefinition {
   /** Task key: required, identifies the schedule. */
   key: string;
@@ -29,7 +29,7 @@ export interface ScheduleOperationResult {
   releasedHalt?: boolean;
 }
 
-/** The schedule manager of spec §1 (ITaskScheduleManager). */
+/** The schedule manager (ITaskScheduleManager): how application code changes schedules, outside the HTTP API. */
 export interface ScheduleManager {
   /**
    * Creates or changes a durable schedule; returns the schedule row's id.
@@ -40,10 +40,13 @@ export interface ScheduleManager {
   upsert(definition: DurableScheduleDefinition): Promise<string>;
   cancel(key: string): Promise<ScheduleOperationResult>;
   resume(key: string): Promise<ScheduleOperationResult>;
-  /** Puts a terminal (Failed or Cancelled) occurrence back in the queue (spec §3). */
+  /**
+   * Puts a terminal (Failed or Cancelled) occurrence back in the queue, keeping its id and
+   * history and spending no run of the series.
+   */
   requeue(occurrenceId: string): Promise<ScheduleOperationResult>;
   /**
-   * Management entry points addressed by the schedule ROW id (spec §4.12): resolve the row's task
+   * Management entry points addressed by the schedule ROW id: resolve the row's task
    * key and call cancel/resume; NotFound for an unknown id, Conflict for a row that is not a
    * durable schedule or has no key.
    */

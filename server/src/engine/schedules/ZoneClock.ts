@@ -1,6 +1,6 @@
 /**
  * UTC offsets of an IANA time zone, and the mapping of a local wall-clock time to the one
- * instant a durable schedule uses for it (DESIGN §4.3): a wall time that does not exist (DST
+ * instant a durable schedule uses for it: a wall time that does not exist (DST
  * spring-forward gap) maps to nothing; an ambiguous one (fall-back overlap) maps to its first
  * occurrence only.
  *

@@ -7,7 +7,8 @@ import { isKnownTimeZone } from './ZoneClock.js';
 
 /**
  * The slots of a stored definition. A definition that cannot be evaluated (unknown zone, a
- * cron that never fires after `fromMs`) → ScheduleOperationError 'Unavailable' (DESIGN §4.3).
+ * cron that never fires after `fromMs`) → ScheduleOperationError 'Unavailable'
+ * (the management call answers 503 and nothing is written).
  */
 export function createSlotSource(def: StoredScheduleDefinition): SlotSource {
   if (!isKnownTimeZone(def.timeZone)) {

@@ -16,7 +16,7 @@ export interface SkippedEventSource {
   scheduleVersion: number;
 }
 
-/** D6: one OccurrenceSkipped event per schedule and reason per planning pass. */
+/** Dropped slots are reported aggregated: one OccurrenceSkipped event per schedule and reason per planning pass. */
 export function skippedEvent(s: SkippedEventSource, skipped: SkippedSlots, nowMs: number): SvcEvent {
   const first = new Date(skipped.firstSlot).toISOString();
   const last = new Date(skipped.lastSlot).toISOString();
