@@ -56,7 +56,7 @@ function resolveDb(source: MonitoringSource): Database {
 }
 
 /**
- * DESIGN §5.1: `{engine}` is the full registration (hub events, management), `{storage}` the
+ * `{engine}` is the full registration (hub events, management), `{storage}` the
  * standalone one (same read API, no hub, management answers NotSupported).
  */
 export function createMonitoring(source: MonitoringSource, rawOptions: MonitoringOptions = {}): Monitoring {
@@ -84,7 +84,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   base.use(securityHeaders());
   if (options.enableCors) base.use(corsPolicy(options.corsAllowedOrigins));
   base.use('/api', noStore());
-  // D12 step 1 comes before the IP check: a disabled management surface does not exist.
+  // The management-disabled 404 comes before the IP check: a disabled management surface does not exist.
   base.use('/api/management', managementEnabledGate(ctx));
   base.use(ipAllowListMiddleware(allowList, clients));
 

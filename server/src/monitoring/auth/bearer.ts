@@ -11,7 +11,7 @@ export function bearerToken(req: Request): string | undefined {
   return m ? m[1] : undefined;
 }
 
-/** D7: 401 problem with WWW-Authenticate: Bearer (expired: error="invalid_token"). */
+/** A missing or invalid bearer token: 401 problem with WWW-Authenticate: Bearer (expired: error="invalid_token"). */
 export function sendUnauthorized(res: Response, kind: 'missing' | 'invalid' | 'expired', detail: string): void {
   const header =
     kind === 'missing'

@@ -3,7 +3,7 @@ import { pathId } from '../http/pathId.js';
 import { operateScheduleByKey } from '../management/scheduleByKey.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** POST /management/tasks/{id}/cancel (§4.12): cancel a schedule and its pending occurrences. */
+/** POST /management/tasks/{id}/cancel (id of the schedule row): cancel a schedule and its pending occurrences. */
 export function cancelScheduleHandler(ctx: MonitoringContext): RequestHandler {
   return (req, res) => operateScheduleByKey(ctx, res, pathId(req), 'cancel');
 }

@@ -5,7 +5,7 @@ import { pathId } from '../http/pathId.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** GET /tasks/{id}/execution-logs: D16 page of execution logs in sequence order. */
+/** GET /tasks/{id}/execution-logs: a page of execution logs in sequence order, paged like the audits. */
 export function executionLogsHandler(ctx: MonitoringContext): RequestHandler {
   return async (req, res) => {
     const id = pathId(req);

@@ -3,7 +3,7 @@ import type { MonitoringConfig } from '../../contracts/index.js';
 import { sendJson } from '../http/sendJson.js';
 import { API_PATH, BASE_PATH, HUB_PATH, type MonitoringContext } from '../MonitoringContext.js';
 
-/** GET /config (§4.13, §2.10): no authentication. */
+/** GET /config: the runtime configuration, without authentication. */
 export function getConfigHandler(ctx: MonitoringContext): RequestHandler {
   const config: MonitoringConfig = {
     apiBasePath: API_PATH,

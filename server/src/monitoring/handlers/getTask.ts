@@ -5,7 +5,7 @@ import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 import { resumeOutlook } from '../schedules/resumeOutlook.js';
 
-/** GET /tasks/{id} (§4.4, D16). */
+/** GET /tasks/{id}: the task detail, with the first page of its audits and execution logs. */
 export function getTaskHandler(ctx: MonitoringContext): RequestHandler {
   return async (req, res) => {
     const id = pathId(req);

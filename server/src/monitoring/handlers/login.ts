@@ -18,7 +18,7 @@ export function readCredentials(body: unknown): { username: string; password: st
   return { username: username as string, password: password as string };
 }
 
-/** POST /auth/login (§4.1): read credentials, or the second credential for the operate role (§5.5). */
+/** POST /auth/login: the read credentials, or the second credential, the only one granting the operate role. */
 export function loginHandler(ctx: MonitoringContext): RequestHandler {
   const o = ctx.options;
   return (req, res) => {

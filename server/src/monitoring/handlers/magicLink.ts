@@ -7,7 +7,7 @@ import { QueryParams } from '../http/queryParams.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** The user name of every magic-link session (read-only rights, §4.2). */
+/** The user name of every magic-link session (a magic-link session has read-only rights). */
 export const MAGIC_LINK_USER = 'magic-link';
 
 function exchange(ctx: MonitoringContext, token: unknown, res: Response): void {
@@ -22,7 +22,7 @@ function exchange(ctx: MonitoringContext, token: unknown, res: Response): void {
   sendJson(res, 200, body);
 }
 
-/** POST /auth/magic {token} (§4.2). */
+/** POST /auth/magic {token}: exchanges the magic-link token for a read-only session token (no-store). */
 export function magicPostHandler(ctx: MonitoringContext): RequestHandler {
   return (req: Request, res) => {
     const body = req.body as unknown;
@@ -31,7 +31,7 @@ export function magicPostHandler(ctx: MonitoringContext): RequestHandler {
   };
 }
 
-/** Deprecated GET /auth/magic?token= (§4.2, D15): same answers plus Deprecation: true. */
+/** Deprecated GET /auth/magic?token=: same answers as POST plus Deprecation: true. */
 export function magicGetHandler(ctx: MonitoringContext): RequestHandler {
   return (req, res) => {
     res.setHeader('Deprecation', 'true');

@@ -3,7 +3,7 @@ import { pathId } from '../http/pathId.js';
 import { notSupported, runManagementAction, sendManagement } from '../management/runManagementAction.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** POST /management/tasks/{id}/requeue (§4.12): a terminal occurrence back in the queue. */
+/** POST /management/tasks/{id}/requeue (id of the occurrence row): a terminal occurrence back in the queue. */
 export function requeueTaskHandler(ctx: MonitoringContext): RequestHandler {
   return async (req, res) => {
     const id = pathId(req);

@@ -5,7 +5,7 @@ import { pathId } from '../http/pathId.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** GET /tasks/{id}/runs-audit: §4.5 page of runs, newest first. */
+/** GET /tasks/{id}/runs-audit: a page of runs, newest first (skip ≥ 0, take 0..500). */
 export function runsAuditHandler(ctx: MonitoringContext): RequestHandler {
   return async (req, res) => {
     const id = pathId(req);

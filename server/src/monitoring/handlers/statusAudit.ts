@@ -5,7 +5,7 @@ import { pathId } from '../http/pathId.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** GET /tasks/{id}/status-audit: §4.5 page of status transitions, newest first. */
+/** GET /tasks/{id}/status-audit: a page of status transitions, newest first (skip ≥ 0, take 0..500). */
 export function statusAuditHandler(ctx: MonitoringContext): RequestHandler {
   return async (req, res) => {
     const id = pathId(req);

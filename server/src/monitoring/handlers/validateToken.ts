@@ -6,7 +6,7 @@ import { BadRequestError } from '../http/problem.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
-/** POST /auth/validate (D8): body {token?}, defaulting to the bearer token. */
+/** POST /auth/validate: body {token?}, defaulting to the bearer token; an invalid token → 401. */
 export function validateTokenHandler(ctx: MonitoringContext): RequestHandler {
   return (req, res) => {
     const body = req.body as unknown;

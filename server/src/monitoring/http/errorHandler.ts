@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { BadRequestError, NotFoundError, sendProblem } from './problem.js';
 
-/** D5: every error under the API becomes a problem; bad input is 4xx, never 500. */
+/** Every error under the API becomes a problem; bad input is 4xx, never 500. */
 export function problemErrorHandler(log: (message: string) => void): ErrorRequestHandler {
   return (err: unknown, _req, res, next) => {
     if (res.headersSent) return next(err);

@@ -32,7 +32,7 @@ export function problem(status: number, detail?: string, errors?: Record<string,
   return { type: TYPES[status] ?? 'about:blank', title: TITLES[status] ?? 'Error', status, detail, errors };
 }
 
-/** D5: RFC 9457 problem details. */
+/** RFC 9457 problem details: the body of every error outside the management responses. */
 export function sendProblem(
   res: Response,
   status: number,

@@ -4,7 +4,7 @@ import { sendProblem } from '../http/problem.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 import { provenanceAllows } from './provenance.js';
 
-/** Any path under /management answers 404 while the endpoints are disabled (D12 step 1). */
+/** Any path under /management answers 404 while the endpoints are disabled (the first gate, before the IP check). */
 export function managementEnabledGate(ctx: MonitoringContext): RequestHandler {
   return (_req, res, next) => {
     if (ctx.options.enableManagementEndpoints) return next();
@@ -13,7 +13,7 @@ export function managementEnabledGate(ctx: MonitoringContext): RequestHandler {
 }
 
 /**
- * D12 after the IP allow-list: provenance (§5.8) → the `managementAuthorization` hook alone
+ * After the IP allow-list: the browser provenance check → the `managementAuthorization` hook alone
  * when set → otherwise a valid JWT (401) carrying the operate role (403). With authentication
  * off and no hook nobody can prove the operate role: 403.
  */

@@ -4,9 +4,10 @@ const ALLOWED_FETCH_SITES = new Set(['same-origin', 'same-site', 'none']);
 const DEFAULT_PORTS: Record<string, string> = { 'http:': '80', 'https:': '443' };
 
 /**
- * §5.8 browser provenance check on a management POST: Sec-Fetch-Site must be same-origin,
- * same-site or none; without it, an Origin header must match the request's scheme, host and
- * effective port; a request with neither header passes (non-browser client).
+ * Browser provenance check on a management POST, before authorization (a refusal is 403):
+ * Sec-Fetch-Site must be same-origin, same-site or none; without it, an Origin header must
+ * match the request's scheme, host and effective port; a request with neither header passes
+ * (non-browser client).
  */
 export function provenanceAllows(req: Request): boolean {
   const site = req.headers['sec-fetch-site'];

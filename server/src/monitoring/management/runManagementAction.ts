@@ -3,7 +3,7 @@ import type { ManagementResponse, ManagementStatus } from '../../contracts/index
 import type { ScheduleOperationResult } from '../../engine/schedules/ScheduleManager.js';
 import { sendJson } from '../http/sendJson.js';
 
-/** §7: management status → HTTP code. */
+/** Management status → HTTP code (Succeeded 200, NotFound 404, Conflict 409, NotSupported 501, Unavailable 503). */
 export const MANAGEMENT_HTTP_STATUS: Record<ManagementStatus, number> = {
   Succeeded: 200,
   NotFound: 404,

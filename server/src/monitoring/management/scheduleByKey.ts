@@ -4,7 +4,7 @@ import type { MonitoringContext } from '../MonitoringContext.js';
 import { notSupported, runManagementAction, sendManagement } from './runManagementAction.js';
 
 /**
- * §4.12 resume and cancel: resolve the schedule row's task key, then address the schedule
+ * Management resume and cancel: resolve the schedule row's task key, then address the schedule
  * manager with it. Unknown id → NotFound; not a durable schedule, or no key → Conflict.
  */
 export async function operateScheduleByKey(
