@@ -44,7 +44,7 @@ export interface TaskListFilter {
   onlyCatchUp?: boolean;
 }
 
-/** A validated, clamped list query (D10). */
+/** A validated list query: pageSize clamped to 1..500, page to ≥ 1, a known sort field. */
 export interface TaskListQuery extends TaskListFilter {
   sortBy: TaskSortField;
   sortDescending: boolean;

@@ -15,7 +15,7 @@ export interface OpenDatabaseOptions {
 }
 
 /**
- * Opens a SQLite database with the pragmas of DESIGN §4.4 (WAL, synchronous=NORMAL,
+ * Opens a SQLite database with the single-writer pragmas (WAL, synchronous=NORMAL,
  * busy_timeout, foreign keys) and brings its schema up to date (unless read-only).
  */
 export function openDatabase(options: OpenDatabaseOptions): Database {

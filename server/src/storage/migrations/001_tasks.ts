@@ -10,13 +10,13 @@ CREATE TABLE tasks (
   handler               TEXT NOT NULL,               -- full handler name
   request               TEXT NOT NULL,               -- serialized request (JSON text)
   queue                 TEXT NOT NULL,
-  status                TEXT NOT NULL,               -- spec §3 status name
+  status                TEXT NOT NULL,               -- status name (WaitingQueue, Queued, InProgress, ...)
   task_key              TEXT,
   audit_level           TEXT NOT NULL,               -- Full | ErrorsOnly | None
   created_at            INTEGER NOT NULL,
   scheduled_at          INTEGER,                     -- scheduledExecutionUtc: when it is due
   started_at            INTEGER,                     -- start of the current or last run
-  last_execution_at     INTEGER,                     -- END of the last run (spec §2.1)
+  last_execution_at     INTEGER,                     -- END of the last run (lastExecutionUtc)
   execution_time_ms     REAL,                        -- measured duration of the last run; 0 when it threw
   run_count             INTEGER NOT NULL DEFAULT 0,  -- finished runs; each increment feeds the run statistics
   last_outcome          TEXT,                        -- Completed | Failed: outcome of the last finished run
@@ -24,7 +24,7 @@ CREATE TABLE tasks (
   retry_policy          TEXT,                        -- JSON
   timeout_ms            INTEGER,
   exception             TEXT,                        -- last error text
-  throttled_until       INTEGER,                     -- D14
+  throttled_until       INTEGER,                     -- rate limit: a Queued row waits until then
   rate_limit_key        TEXT,
   is_recurring          INTEGER NOT NULL DEFAULT 0,
   recurrence            TEXT,                        -- inline recurring definition (JSON)
@@ -35,7 +35,7 @@ CREATE TABLE tasks (
   schedule_version      INTEGER,
   schedule_definition   TEXT,                        -- JSON
   cursor_at             INTEGER,                     -- last slot accounted for by the materializer
-  halt                  TEXT,                        -- JSON halt block (spec §2.6) or NULL
+  halt                  TEXT,                        -- JSON halt block (catch-up halted over its cap) or NULL
   -- occurrence identity
   parent_task_id        TEXT,
   nominal_slot_at       INTEGER,

@@ -1,11 +1,12 @@
 /**
- * Migration 2: read models of DESIGN §4.5, kept exact by triggers in the same transaction as
- * every insert, status change and finished run, whoever the writer is (engine, schedule
- * materializer, management requeue). Requests then read O(groups), never the task table.
+ * Migration 2: read models for the dashboard (counts and run buckets), kept exact by
+ * triggers in the same transaction as every insert, status change and finished run, whoever
+ * the writer is (engine, schedule materializer, management requeue). Requests then read
+ * O(groups), never the task table.
  *
  * - stat_tasks: current count per (queue, type, status, recurring, occurrence).
  * - stat_created_hour / stat_created_day: count per creation hour/day, type and CURRENT status
- *   (range-filtered status distributions, per D11 ranges apply to createdAtUtc).
+ *   (range-filtered status distributions: dashboard ranges apply to createdAtUtc).
  * - stat_runs_hour / stat_runs_day: finished runs per end hour/day, type and queue, with
  *   completed/failed counts and the sum/count/min/max of measured durations of completed runs.
  */

@@ -1,7 +1,7 @@
 /**
  * Migration 4: what the monitoring queries need beyond migrations 1–2.
- * - Sort indexes for the D10 sort fields that have none (each list page is an index walk).
- * - The oldest not-started occurrence slot for the catch-up backlog (§2.9).
+ * - Sort indexes for the task-list sort fields that have none (each list page is an index walk).
+ * - The oldest not-started occurrence slot for the catch-up backlog of the overview.
  * - `monitor_type_handlers`: the small set of distinct (type, handler) pairs, kept by triggers,
  *   against which `taskType` and `searchTerm` substrings are resolved before the task table is
  *   read with `type IN (...)` on its index.

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { CatchUpBacklog } from '../../contracts/index.js';
 import { toIso } from '../time.js';
 
-/** §2.9 catch-up backlog over every durable schedule in the store (any range). */
+/** The overview's catch-up backlog over every durable schedule in the store (any range). */
 export function createCatchUpBacklog(db: Database) {
   const byStatus = db.prepare(`SELECT status, SUM(n) AS n FROM stat_tasks WHERE is_occurrence = 1 GROUP BY status`);
   const oldest = db

@@ -21,7 +21,7 @@ interface BucketRow {
   failed: number;
 }
 
-/** §2.9 with D11 ranges: read models only (stat_tasks, stat_created_*, stat_runs_*). */
+/** The dashboard overview of a range: read models only (stat_tasks, stat_created_*, stat_runs_*). */
 export function createDashboardOverview(
   db: Database,
   parts: {

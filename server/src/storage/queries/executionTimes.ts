@@ -3,7 +3,7 @@ import type { createRunsInRange } from './runsInRange.js';
 import { rangeStartMs, round2 } from './timeRanges.js';
 import { zonedRangeStart } from './zonedCalendar.js';
 
-/** §4.11 execution times by type: measured durations of completed runs ended in the range. */
+/** Execution times by type: measured durations of completed runs ended in the range. */
 export function createExecutionTimes(runsInRange: ReturnType<typeof createRunsInRange>) {
   return function executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): ExecutionTimesItem[] {
     return runsInRange

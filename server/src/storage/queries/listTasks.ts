@@ -6,7 +6,7 @@ import type { TaskListWhereFeatures } from './taskListWhere.js';
 import { SUMMARY_COLUMNS, toTaskSummary, type TaskSummaryRow } from './taskRow.js';
 import { buildTaskListWhere, statCountSql } from './taskListWhere.js';
 
-/** D10 sort fields → ORDER BY column lists, each served by an index (rowid breaks ties). */
+/** Task-list sort fields → ORDER BY column lists, each served by an index (rowid breaks ties). */
 const ORDER_COLUMNS: Record<TaskSortField, readonly string[]> = {
   CreatedAtUtc: ['created_at'],
   LastExecutionUtc: ['last_execution_at'],

@@ -23,7 +23,7 @@ export const toLog = (r: Row): ExecutionLogEntry => ({
   sequenceNumber: r.sequence_number,
 });
 
-/** D16: execution logs in sequence order (oldest first), paged like the audits. */
+/** Execution logs in sequence order (oldest first), paged like the audits. */
 export function createPageExecutionLogs(db: Database) {
   const page = db.prepare(
     `SELECT id, task_id, timestamp, level, message, exception_details, sequence_number FROM execution_logs

@@ -21,7 +21,7 @@ export const toRunsAudit = (r: Row): RunsAuditEntry => ({
   exception: r.exception ?? undefined,
 });
 
-/** §4.5 runs audit: newest first (id descending). */
+/** Runs audit page: newest first (id descending). */
 export function createPageRunsAudits(db: Database) {
   const page = db.prepare(
     `SELECT id, task_id, executed_at, execution_time_ms, status, exception FROM runs_audit WHERE task_id = ? ORDER BY id DESC LIMIT ? OFFSET ?`,

@@ -21,7 +21,7 @@ export const toStatusAudit = (r: Row): StatusAuditEntry => ({
   changedBy: r.changed_by ?? undefined,
 });
 
-/** §4.5: newest first (id descending); counting, ordering and slicing done by SQLite. */
+/** Status audit page: newest first (id descending); counting, ordering and slicing done by SQLite. */
 export function createPageStatusAudits(db: Database) {
   // changed_by exists from schema version 6 on (a read-only store may be older).
   const hasChangedBy = (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('status_audit') WHERE name = 'changed_by'`).pluck().get() as number) > 0;

@@ -8,7 +8,7 @@ const instant = (v: unknown): string | undefined => {
 };
 
 /**
- * The halt block (§2.6) is stored as JSON on the schedule row by the schedule manager;
+ * The halt block (why a catch-up halted over its cap) is stored as JSON on the schedule row by the schedule manager;
  * instants may be stored as ms or ISO strings. Unreadable JSON yields no block, never an error.
  */
 export function parseHalt(text: string | null, fallbackVersion: number | null): HaltBlock | undefined {

@@ -3,7 +3,7 @@ import type { QueueMetrics } from '../../contracts/index.js';
 import type { SchemaFeatures } from './schemaFeatures.js';
 import { successRate } from './timeRanges.js';
 
-/** §2.10 queue metrics from the stat_tasks counters. */
+/** Queue metrics (GET /queues) from the stat_tasks counters. */
 export function createQueueMetrics(db: Database, features?: Pick<SchemaFeatures, 'queueThroughput'>) {
   // The next Queued row in claim order (oldest created first; ix_tasks_queue_status_created) and
   // how long it has been due: O(log n) per queue.

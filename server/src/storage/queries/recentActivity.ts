@@ -14,7 +14,7 @@ export const ACTIVITY_MESSAGES: Record<TaskStatus, string> = {
   ServiceStopped: 'Task stopped by a service shutdown',
 };
 
-/** §4.9: the newest status transitions (status audit, id descending: an index walk). */
+/** Recent activity: the newest status transitions (status audit, id descending: an index walk). */
 export function createRecentActivity(db: Database) {
   const st = db.prepare(`
     SELECT a.task_id, a.new_status, a.updated_at, a.exception, t.type

@@ -5,7 +5,7 @@ import { DAY_MS, HOUR_MS, ceilTo, floorTo, successRate } from './timeRanges.js';
 import { bucketIndex, zonedTrendBounds } from './zonedCalendar.js';
 
 /**
- * §4.11 / D11: outcomes of finished runs by the day they ended (stat_runs_day): daily points
+ * Success-rate trend: outcomes of finished runs by the day they ended (stat_runs_day): daily points
  * for Last7Days and Last30Days, 7-day points for Last90Days (the last one may be shorter).
  */
 export function createSuccessRateTrend(db: Database) {

@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { TaskCounts } from '../../contracts/index.js';
 
-/** §2.8 from the stat_tasks counters: O(groups). */
+/** Task counts by category from the stat_tasks counters: O(groups). */
 export function createTaskCounts(db: Database) {
   const st = db.prepare(`
     SELECT COALESCE(SUM(n), 0) AS "all",

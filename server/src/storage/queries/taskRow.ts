@@ -1,7 +1,7 @@
 import type { MisfireKind, MisfirePolicy, OccurrenceBlock, TaskStatus, TaskSummary } from '../../contracts/index.js';
 import { toIso } from '../time.js';
 
-/** Columns of the tasks table that a task summary needs (spec §2.1). */
+/** Columns of the tasks table that a task summary needs. */
 export const SUMMARY_COLUMNS = `id, type, status, queue, created_at, last_execution_at, started_at, scheduled_at,
   is_recurring, execution_time_ms, audit_level, parent_task_id, occurrence_mode, misfire_policy, time_zone_id,
   schedule_version, nominal_slot_at, misfire_kind,
@@ -45,7 +45,7 @@ export interface OccurrenceColumns {
   missed_count_is_exact: number | null;
 }
 
-/** Lists show the last dotted segment of the type name (DESIGN §4.1). */
+/** Lists show the last dotted segment of the type name; the detail shows the full name. */
 export function shortTypeName(type: string): string {
   const i = type.lastIndexOf('.');
   return i >= 0 && i < type.length - 1 ? type.slice(i + 1) : type;
@@ -69,7 +69,7 @@ export function auditedRunDurationMs(row: { audit_level: string; started_at: num
 const WAITING_FOR_DELIVERY = new Set<TaskStatus>(['Pending', 'Queued', 'WaitingQueue']);
 
 /**
- * §2.1 rules 3–4. At audit level Full the start is the row's own InProgress transition
+ * When the row's last run began (startedAtUtc). At audit level Full the start is the row's own InProgress transition
  * (`started_at` is written in the same transaction as that audit row). Below Full it is
  * derived only for a finished run whose duration was measured (> 0). Absent for a row
  * waiting for its (next) delivery, one that never ran, and one never measured.
@@ -103,7 +103,7 @@ export function toTaskSummary(row: TaskSummaryRow, fullType = false): TaskSummar
     scheduledExecutionUtc: toIso(row.scheduled_at),
     isRecurring: row.is_recurring === 1,
     executionTimeMs: row.execution_time_ms ?? undefined,
-    // §2.1 rule 1: schedule fields all absent on a row that belongs to no durable schedule.
+    // The schedule fields are all absent together on a row that belongs to no durable schedule.
     parentTaskId: scheduled ? (row.parent_task_id ?? undefined) : undefined,
     occurrenceMode: scheduled ? 'Durable' : undefined,
     misfirePolicy: scheduled && !isOccurrence ? ((row.misfire_policy ?? undefined) as MisfirePolicy | undefined) : undefined,

@@ -3,7 +3,7 @@ import type { createCreatedInRange } from './createdInRange.js';
 import { rangeStartMs } from './timeRanges.js';
 import { zonedRangeStart } from './zonedCalendar.js';
 
-/** §4.11 task types distribution: tasks created in the range by full type name. */
+/** Task types distribution: tasks created in the range by full type name. */
 export function createTaskTypes(createdInRange: ReturnType<typeof createCreatedInRange>) {
   return function taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): TaskTypesDistribution {
     const out: TaskTypesDistribution = {};

@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import type { AuditLevel, TaskStatus } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
 
-/** Pending, Queued or WaitingQueue → Cancelled (D1). Returns false when the row was in another status. */
+/** Pending, Queued or WaitingQueue → Cancelled. Returns false when the row was in another status. */
 export function prepareCancelWaitingTask(
   db: Database,
   audit: StatusAuditWriter,

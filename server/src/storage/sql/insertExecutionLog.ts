@@ -3,7 +3,7 @@ import type { NewExecutionLog } from '../EngineStore.js';
 
 export type { NewExecutionLog };
 
-/** Appends one execution log row (D9); returns its id. */
+/** Appends one execution log row (a handler's `ctx.log` call); returns its id. */
 export function prepareInsertExecutionLog(db: Database): (log: NewExecutionLog) => number {
   const stmt = db.prepare(`INSERT INTO execution_logs (task_id, timestamp, level, message, exception_details, sequence_number)
     VALUES (?, ?, ?, ?, ?, ?)`);

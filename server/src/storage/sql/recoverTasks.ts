@@ -3,7 +3,7 @@ import type { AuditLevel } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
 
 /**
- * Recovery at start (D1): rows left InProgress (a crash) or ServiceStopped → Queued (delivery is at
+ * Recovery at start: rows left InProgress (a crash) or ServiceStopped → Queued (delivery is at
  * least once); throttle marks of Queued rows are dropped (budgets live in memory). Queued and
  * WaitingQueue rows need no move: the dispatcher claims and admits them. Returns the rows re-queued.
  */

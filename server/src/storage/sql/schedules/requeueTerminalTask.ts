@@ -2,7 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { preparedStatement } from './preparedStatement.js';
 
 /**
- * D4: a Failed or Cancelled row back to Queued, same id, due now, attempts reset. Its history
+ * Management requeue: a Failed or Cancelled row back to Queued, same id, due now, attempts reset. Its history
  * (status audits, exception text of the last failure) is kept. Returns false when the row was
  * not terminal anymore.
  */

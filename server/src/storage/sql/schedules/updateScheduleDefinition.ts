@@ -5,7 +5,7 @@ import { preparedStatement } from './preparedStatement.js';
 
 export type { ScheduleDefinitionChange };
 
-/** A changed definition: new version, halt cleared (DESIGN §4.3). The cursor is kept. */
+/** A changed definition: new version, halt cleared (a schedule change releases a halt). The cursor is kept. */
 export function updateScheduleDefinition(db: Database, change: ScheduleDefinitionChange): void {
   preparedStatement(
     db,

@@ -4,7 +4,8 @@ import { preparedStatement } from './preparedStatement.js';
 
 /**
  * Advances the materializer cursor and the displayed next slot; `status` Completed finalizes an
- * exhausted bounded series (duration 0, spec §2.1 rule 4).
+ * exhausted bounded series (duration 0, so the row has no
+ * startedAtUtc).
  */
 export function updateScheduleProgress(db: Database, id: string, cursorAt: number, nextSlotAt: number | null, status: TaskStatus): void {
   preparedStatement(
