@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs a command inside a private D-Bus session with an unlocked gnome-keyring (a real
 # Secret Service) and a temporary HOME, so that keytar reaches a keychain on a headless
-# Linux machine (DESIGN §3). Sets SVC_MONITOR_REQUIRE_KEYRING=1 so that the CredentialVault
+# Linux machine (keytar needs a Secret Service at run time). Sets SVC_MONITOR_REQUIRE_KEYRING=1 so that the CredentialVault
 # tests fail, instead of skipping, when no Secret Service answers.
 #
 #   scripts/with-keyring.sh npx vitest run test/main

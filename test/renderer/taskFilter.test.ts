@@ -7,7 +7,7 @@ describe('task filter ↔ URL query', () => {
     expect(queryToFilter({})).toEqual(defaultFilter());
   });
 
-  it('round-trips every filter of spec §4.3 through the URL', () => {
+  it('round-trips every filter of GET /tasks through the URL', () => {
     const f: TaskFilter = {
       statuses: ['Failed', 'Cancelled'],
       queueName: 'billing',

@@ -183,7 +183,7 @@ export class EnvironmentSession {
     this.assertSameAddress(epoch);
     const response = await this.post<MagicResponse>(API_ROUTES['auth.magic'].path, { token: magicToken }, 'Magic-link login');
     this.assertSameAddress(epoch);
-    // A magic session is read-only (spec §4.2); a remembered password would not apply.
+    // A magic-link session is read-only; a remembered password would not apply.
     await this.options.vault.update(this.environment.id, {
       token: response.token,
       expiresAt: response.expiresAt,

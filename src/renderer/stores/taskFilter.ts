@@ -110,7 +110,7 @@ export function filterToQuery(f: TaskFilter): UrlQuery {
   return q;
 }
 
-/** Filter → API query of §4.3. */
+/** Filter → the query parameters of GET /tasks. */
 export function filterToApiQuery(f: TaskFilter): TaskQuery {
   return {
     statuses: f.statuses.length > 0 ? [...f.statuses] : undefined,

@@ -5,7 +5,7 @@ import { closeAll, deferred, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
 
-describe('cancel, graceful stop and recovery (D1)', () => {
+describe('cancel, graceful stop and recovery', () => {
   it('cancels Pending, Queued and WaitingQueue rows → Cancelled with audit and event', async () => {
     const h = harness({ queues: { small: { concurrency: 1, capacity: 1 } } });
     h.engine.handle('X.Job', () => undefined);

@@ -3,7 +3,7 @@ import { closeAll, deferred, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
 
-describe('engine lifecycle (D1)', () => {
+describe('engine lifecycle (status transitions of docs/architecture.md)', () => {
   it('dispatch → Queued → InProgress → Completed with audits, fields and events', async () => {
     const h = harness();
     h.engine.handle('Billing.Invoices.SendInvoice', async (req: { n: number }, ctx) => {

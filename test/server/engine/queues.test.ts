@@ -3,7 +3,7 @@ import { closeAll, deferred, harness, sleep, waitFor } from './helpers.js';
 
 afterEach(closeAll);
 
-describe('queues, capacity, delays and throttling (D1, D14)', () => {
+describe('queues, capacity, delays and rate-limit throttling', () => {
   it('beyond capacity rows wait as WaitingQueue and are admitted oldest first', async () => {
     const h = harness({ queues: { small: { concurrency: 1, capacity: 2 } } });
     const gate = deferred();
@@ -25,7 +25,7 @@ describe('queues, capacity, delays and throttling (D1, D14)', () => {
     expect(h.audits(ids[0]!)).toEqual(['Queued', 'InProgress', 'Completed']);
   });
 
-  it('a task naming a queue that was not configured runs on default (DESIGN §4.4)', async () => {
+  it('a task naming a queue that was not configured runs on default', async () => {
     const h = harness({ queues: { mail: { concurrency: 1 } } });
     const ran: string[] = [];
     h.engine.handle('Q.Job', (_req, ctx) => void ran.push(ctx.queue));

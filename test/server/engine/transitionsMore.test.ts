@@ -3,7 +3,7 @@ import { closeAll, deferred, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
 
-describe('more D1 transitions and engine behaviour', () => {
+describe('more status transitions and engine behaviour', () => {
   it('Pending → WaitingQueue when its queue is at capacity at due time, then admitted', async () => {
     const h = harness({ queues: { tight: { concurrency: 1, capacity: 1 } } });
     const gate = deferred();

@@ -6,7 +6,7 @@ const SECRET = 'a-test-secret-that-is-long-enough-for-hs256-0123456789';
 const ISS = 'Svc.Monitor.Api';
 const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 
-describe('authentication (§5, D7, D8, D13, D15)', () => {
+describe('authentication: login, bearer tokens, validate, JWT claims, magic link', () => {
   let taskId: string;
   let scheduleId: string;
   const s = useServed(
@@ -99,7 +99,7 @@ describe('authentication (§5, D7, D8, D13, D15)', () => {
     expect((await postJson(`${s.api}/auth/login`, '"text"')).status).toBe(400);
   });
 
-  it('validate (D8): bearer or body token, canManage, invalid → 401', async () => {
+  it('validate: bearer or body token, canManage, invalid → 401', async () => {
     const tk = await tokens();
     const viaBearer = await postJson(`${s.api}/auth/validate`, undefined, tk.operate);
     expect(viaBearer.status).toBe(200);
@@ -112,7 +112,7 @@ describe('authentication (§5, D7, D8, D13, D15)', () => {
     expect(invalid.headers.get('www-authenticate')).toContain('invalid_token');
   });
 
-  it('magic link: POST exchange (no-store, read-only), invalid → 401, GET deprecated form (D15)', async () => {
+  it('magic link: POST exchange (no-store, read-only), invalid → 401, GET deprecated form (Deprecation: true)', async () => {
     const ok = await postJson(`${s.api}/auth/magic`, { token: 'magic-token-0123456789-0123456789' });
     expect(ok.status).toBe(200);
     expect(ok.headers.get('cache-control')).toBe('no-store');
@@ -153,7 +153,7 @@ describe('magic link not configured, authentication disabled', () => {
   });
 });
 
-describe('login rate limit (§8)', () => {
+describe('login rate limit (5 attempts per 15 minutes per client)', () => {
   it('the 6th attempt within the window answers 429 with Retry-After, shared by login and magic', async () => {
     await withServed({ magicLinkToken: 'm'.repeat(32) }, async (s) => {
       for (let i = 0; i < 5; i++) {

@@ -277,7 +277,7 @@ export async function login(api: string, username = 'admin', password = 'admin')
   return r.body.token as string;
 }
 
-/** Asserts recursively that no value in a JSON body is null (§: null fields omitted). */
+/** Asserts recursively that no value in a JSON body is null (every JSON answer omits null fields). */
 export function findNull(value: unknown, path = '$'): string | undefined {
   if (value === null) return path;
   if (Array.isArray(value)) {

@@ -5,10 +5,12 @@ import type { MonitoringOptions } from '../../../server/src/monitoring/options.j
 import { insertTask, login, postJson, useServed, withServed } from './fixtures.js';
 
 /**
- * D12 order on a standalone registration: a request that passes every gate reaches the action,
- * which answers NotSupported (501) without an engine — so 501 proves the gates let it through.
+ * Gate order on a standalone registration (disabled → 404, IP → 403, provenance → 403, then
+ * the hook alone or a JWT with the operate role): a request that passes every gate reaches the
+ * action, which answers NotSupported (501) without an engine — so 501 proves the gates let it
+ * through.
  */
-describe('management authorization order (D12) and provenance (§5.8)', () => {
+describe('management authorization order and browser provenance check', () => {
   let id: string;
   let read: string;
   let operate: string;
