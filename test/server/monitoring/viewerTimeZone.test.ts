@@ -22,7 +22,7 @@ describe.each(BACKENDS)('overview and statistics in the viewer time zone (additi
     insertTask(db, { status: 'Completed', created_at: at('2026-03-10T02:00:00Z') });
     ids.earlyLa = insertTask(db, { status: 'InProgress', created_at: at('2026-03-10T08:30:00Z'), started_at: at('2026-03-10T08:30:01Z') });
     finishRun(db, ids.earlyLa, 'Completed', at('2026-03-10T08:30:01.250Z'), 250);
-    // Failed after running 800 ms: executionTimeMs stays 0 (the spec), the audits say 800 ms.
+    // Failed after running 800 ms: executionTimeMs stays 0 (a run that threw), the audits say 800 ms.
     ids.timedOut = insertTask(db, { status: 'InProgress', created_at: at('2026-03-10T17:00:00Z'), started_at: at('2026-03-10T17:00:00.100Z') });
     insertAudit(db, ids.timedOut, 'InProgress', at('2026-03-10T17:00:00.100Z'));
     finishRun(db, ids.timedOut, 'Failed', at('2026-03-10T17:00:00.900Z'), 0, '\nTimeoutError: the handler ran over 800 ms\n   at Demo.Run()');
