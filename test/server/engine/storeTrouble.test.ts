@@ -52,7 +52,11 @@ describe('storage trouble: never stall, never drop', () => {
       expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
       expect(h.storage.db.prepare('SELECT COUNT(*) FROM execution_logs WHERE task_id = ?').pluck().get(id)).toBe(1);
     }
-    await waitFor(() => h.engine.health().status === 'ok', 3000, 'ok health');
+    // A trailing commit may still be in flight when the rows read Completed: wait until it settles.
+    await waitFor(() => {
+      const now = h.engine.health();
+      return now.status === 'ok' && now.unwrittenChanges === 0 && now.oldestUnwrittenMs === 0;
+    }, 3000, 'settled health');
     expect(h.engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0 });
   });
 
