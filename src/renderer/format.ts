@@ -131,16 +131,53 @@ export function prettyJson(text: string | undefined): string {
     return text;
   }
 }
-/** datetime-local input value (local) ↔ ISO UTC. */
-export function localInputToIso(value: string): string | undefined {
-  if (!value) return undefined;
-  const t = new Date(value).getTime();
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
+const wallFormats = new Map<string, Intl.DateTimeFormat>();
+/** Wall-clock fields of instant `t` in `zone` (`zone` undefined = the browser's zone). */
+function wallFields(t: number, zone: string | undefined): { y: number; mo: number; d: number; h: number; mi: number; s: number } {
+  const key = zone ?? '';
+  let f = wallFormats.get(key);
+  if (!f) {
+    // A fixed locale with Latin digits: the parts are read back as numbers.
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' });
+    wallFormats.set(key, f);
+  }
+  const parts: Record<string, number> = {};
+  for (const p of f.formatToParts(t)) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return { y: parts.year!, mo: parts.month!, d: parts.day!, h: parts.hour! % 24, mi: parts.minute!, s: parts.second! };
 }
-export function isoToLocalInput(iso: string | undefined): string {
+/** Offset of `zone` from UTC at instant `t`, in ms (wall clock minus UTC). */
+function zoneOffsetMs(t: number, zone: string | undefined): number {
+  const w = wallFields(t, zone);
+  return Date.UTC(w.y, w.mo - 1, w.d, w.h, w.mi, w.s) - (t - (((t % 1000) + 1000) % 1000));
+}
+const INPUT_VALUE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2}))?$/;
+/**
+ * datetime-local input value, read as a wall-clock time in `zone` (undefined = the browser's
+ * zone), → ISO UTC. A time skipped by a daylight-saving jump resolves with the offset in force
+ * before the jump (02:30 on a spring-forward night is 03:30 after it); a time that occurs twice
+ * resolves to its first occurrence.
+ */
+export function zonedInputToIso(value: string, zone?: string): string | undefined {
+  const m = INPUT_VALUE.exec(value);
+  if (!m) return undefined;
+  const wall = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6] ?? 0));
+  if (Number.isNaN(wall)) return undefined;
+  // The instant is wall − offset, where the offset is the one in force at that instant: try the
+  // offsets around the wall time and keep the earliest instant whose wall clock reads back equal.
+  const before = zoneOffsetMs(wall - 86_400_000, zone);
+  const after = zoneOffsetMs(wall + 86_400_000, zone);
+  const candidates = [...new Set([before, after])].map((o) => wall - o).sort((a, b) => a - b);
+  for (const t of candidates) {
+    if (zoneOffsetMs(t, zone) === wall - t) return new Date(t).toISOString();
+  }
+  return new Date(wall - before).toISOString();
+}
+/** ISO UTC → datetime-local input value showing its wall-clock time in `zone` (undefined = the browser's zone). */
+export function isoToZonedInput(iso: string | undefined, zone?: string): string {
   if (!iso) return '';
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return '';
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  const t = new Date(iso).getTime();
+  if (Number.isNaN(t)) return '';
+  const w = wallFields(t, zone);
+  const pad = (n: number, l = 2) => String(n).padStart(l, '0');
+  return `${pad(w.y, 4)}-${pad(w.mo)}-${pad(w.d)}T${pad(w.h)}:${pad(w.mi)}`;
 }
