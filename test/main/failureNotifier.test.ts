@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { FailureNotifier, type FailureNotification } from '../../src/main/notifications/FailureNotifier.js';
@@ -24,7 +24,12 @@ const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('FailureNotifier and the failure inbox', () => {
   let notifier: FailureNotifier | undefined;
-  afterEach(() => notifier?.dispose());
+  // Burst windows run on fake timers: a window closes exactly when the test advances past it.
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => {
+    notifier?.dispose();
+    vi.useRealTimers();
+  });
 
   function setup(burstWindowMs = 60) {
     const inbox = new FailureInbox();
@@ -48,7 +53,9 @@ describe('FailureNotifier and the failure inbox', () => {
     notifier.handle('stg', failed());
     expect(shown).toEqual([]);
     expect(badge.at(-1)).toBe(5);
-    await tick(120);
+    vi.advanceTimersByTime(59);
+    expect(shown).toEqual([]); // the 60 ms window is still open
+    vi.advanceTimersByTime(1);
     expect(shown).toHaveLength(2);
     const prod = shown.find((s) => s.environmentId === 'prod')!;
     expect(prod.title).toBe('⚠ PRODUCTION · 4 tasks failed in Production');
@@ -62,7 +69,7 @@ describe('FailureNotifier and the failure inbox', () => {
 
     // A new failure after the window opens a new burst.
     notifier.handle('prod', failed());
-    await tick(120);
+    vi.advanceTimersByTime(120);
     expect(shown).toHaveLength(3);
     expect(shown[2]!.burstId).not.toBe(prod.burstId);
   });
@@ -86,13 +93,13 @@ describe('FailureNotifier and the failure inbox', () => {
     notifier.setSettings({ scope: 'chosen', chosenEnvironmentIds: ['prod'], mutedEnvironmentIds: [] });
     notifier.handle('stg', failed());
     notifier.handle('prod', failed());
-    await tick(120);
+    vi.advanceTimersByTime(120);
     expect(shown.map((s) => s.environmentId)).toEqual(['prod']);
     expect(badge.at(-1)).toBe(1);
     notifier.setSettings({ scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: ['prod'] });
     expect(badge.at(-1)).toBe(1); // stg now counts, prod is muted
     notifier.handle('prod', failed());
-    await tick(120);
+    vi.advanceTimersByTime(120);
     expect(shown).toHaveLength(1);
     expect(inbox.list()).toHaveLength(3);
   });

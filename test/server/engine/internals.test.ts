@@ -11,10 +11,16 @@ vi.mock('../../../server/src/engine/schedules/index.js', () => ({
   },
 }));
 
-afterEach(closeAll);
+afterEach(async () => {
+  vi.useRealTimers();
+  await closeAll();
+});
 
 describe('EngineInternals seam (used by the durable schedules)', () => {
   it('lends the store, clock, queues, handler names; tickers run at start and on their interval; wake promotes rows written directly', async () => {
+    // Intervals are faked (the tickers' and the engine's own), so that ticks happen exactly when the
+    // test advances time; timeouts and immediates stay real for the store and the commits.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const h = harness({ queues: { reports: { concurrency: 1 } }, auditLevel: 'ErrorsOnly', clock: () => 1_700_000_000_000 + (Date.now() % 1000) });
     const i = captured.internals!;
     expect(i.store).toBe(h.engine.store);
@@ -35,7 +41,8 @@ describe('EngineInternals seam (used by the durable schedules)', () => {
     await h.engine.start();
     expect(i.isRunning()).toBe(true);
     expect(ticks).toHaveLength(1);
-    await waitFor(() => ticks.length >= 3);
+    vi.advanceTimersByTime(15 * 2);
+    expect(ticks).toHaveLength(3);
 
     const emitted: string[] = [];
     h.engine.on('event', (e) => emitted.push(e.kind));
@@ -50,12 +57,18 @@ describe('EngineInternals seam (used by the durable schedules)', () => {
     // A durable schedule row (occurrence_mode Durable, no parent) is never run even when due.
     h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, occurrence_mode, is_recurring)
       VALUES ('sched-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 1, 'Durable', 1)`).run();
+    // A due occurrence scheduled after it: the look that runs that one passed over the schedule row.
+    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
+      VALUES ('occ-2', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 2)`).run();
     i.wake();
-    await new Promise((r) => setTimeout(r, 60));
+    await waitFor(() => h.status('occ-2') === 'Completed');
     expect(h.status('sched-1')).toBe('Pending');
+    expect(h.audits('sched-1')).toEqual([]);
+    // Stopped: no interval of the engine is left, so no tick can come.
     const n = ticks.length;
     await h.engine.stop();
-    await new Promise((r) => setTimeout(r, 40));
-    expect(ticks.length).toBe(n);
+    expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(15 * 10);
+    expect(ticks).toHaveLength(n);
   });
 });

@@ -175,7 +175,13 @@ describe.each([HttpTransportType.WebSockets, HttpTransportType.ServerSentEvents,
         if (Date.now() > deadline) throw new Error(`events so far: ${JSON.stringify(received.map((e) => [e.taskId, e.kind]))}`);
         await new Promise((r) => setTimeout(r, 20));
       }
-      await new Promise((r) => setTimeout(r, 100));
+      // The hub delivers in order: once a task dispatched now has completed on the client, every
+      // event of the three tasks above has arrived too (a late duplicate would be in `received`).
+      const marker = await engine.dispatch('Hub.Tests.Succeeds', { invoice: 10 });
+      while (!terminal(marker, 'Completed')()) {
+        if (Date.now() > deadline) throw new Error(`the marker task's Completed never arrived: ${JSON.stringify(received.map((e) => [e.taskId, e.kind]))}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await client.stop();
 
       const mine = (id: string) => received.filter((e) => e.taskId === id);
