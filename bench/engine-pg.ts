@@ -2,11 +2,14 @@
  * PostgreSQL engine benchmark: 20,000 no-op tasks, audit Full, concurrency 4 per instance, adds
  * in flight (every dispatch issued at once, instances running meanwhile), with 1 and 3 engine
  * instances (separate processes), and in the same run graphile-worker 0.18 on the same server
- * with the same workload (addJob calls in flight; 1 and 3 runner processes). End to end = first
- * add → last task finished. Each scenario has its own database, dropped afterwards.
+ * with the same workload, in its two ways of adding jobs: single `addJob` calls all in flight, and
+ * `addJobs` batches (BENCH_GW_BATCH jobs each, default 500) all in flight; 1 and 3 runner
+ * processes each. End to end = first add → last task finished. `ratio` is against the fastest
+ * graphile-worker figure. Each scenario has its own database, dropped afterwards.
  * Last line: {"bench":"engine-pg","instances":3,"endToEndPerSec":…,"graphileWorkerPerSec":…,"ratio":…,"duplicates":0}
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,7 @@ import { createPostgresEngineStore } from '../server/src/storage/postgres/engine
 import { openPostgresStorage } from '../server/src/storage/postgres/openPostgresStorage.js';
 
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 20_000);
+const GW_BATCH = Number(process.env['BENCH_GW_BATCH'] ?? 500);
 const ADMIN = process.env['BENCH_PG'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const INSTANCE = fileURLToPath(new URL('./engine-pg-instance.ts', import.meta.url));
 
@@ -87,8 +91,8 @@ async function svcRun(instances: number): Promise<{ endToEndPerSec: number; dupl
   });
 }
 
-/** graphile-worker: the parent adds jobs with addJob (in flight); runner processes run them. */
-async function graphileRun(instances: number): Promise<number> {
+/** graphile-worker: the parent adds jobs (single addJob calls or addJobs batches, all in flight); runner processes run them. */
+async function graphileRun(instances: number, adds: 'single' | 'batched'): Promise<number> {
   return withDatabase(async (url) => {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     pool.on('error', () => undefined);
@@ -97,7 +101,13 @@ async function graphileRun(instances: number): Promise<number> {
     const workers = await Promise.all(Array.from({ length: instances }, () => startWorker('graphile', url)));
     const remaining = async () => Number((await pool.query(`SELECT COUNT(*) AS n FROM graphile_worker._private_jobs`)).rows[0].n);
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: TASKS }, (_, i) => utils.addJob('noop', { i })));
+    if (adds === 'single') await Promise.all(Array.from({ length: TASKS }, (_, i) => utils.addJob('noop', { i })));
+    else {
+      const batches = Array.from({ length: Math.ceil(TASKS / GW_BATCH) }, (_, b) =>
+        Array.from({ length: Math.min(GW_BATCH, TASKS - b * GW_BATCH) }, (_, k) => ({ identifier: 'noop', payload: { i: b * GW_BATCH + k } })),
+      );
+      await Promise.all(batches.map((jobs) => utils.addJobs(jobs)));
+    }
     await waitUntil(async () => (await remaining()) === 0);
     const seconds = (performance.now() - t0) / 1000;
     await stopWorkers(workers);
@@ -109,16 +119,21 @@ async function graphileRun(instances: number): Promise<number> {
 
 const round = (n: number) => Math.round(n);
 const report = (scenario: string, perSec: number) =>
-  console.log(`${scenario.padEnd(34)} ${String(round(perSec)).padStart(7)} tasks/s end to end (${TASKS} no-op tasks, concurrency 4 each)`);
+  console.log(`${scenario.padEnd(44)} ${String(round(perSec)).padStart(7)} tasks/s end to end (${TASKS} no-op tasks, concurrency 4 each)`);
+const load = () => (os.loadavg()[0] ?? 0).toFixed(2);
 const svc1 = await svcRun(1);
 report('svc-monitor, 1 instance', svc1.endToEndPerSec);
-const gw1 = await graphileRun(1);
-report('graphile-worker 0.18, 1 runner', gw1);
+const gw1 = await graphileRun(1, 'single');
+report('graphile-worker 0.18, 1 runner, addJob', gw1);
+const gw1b = await graphileRun(1, 'batched');
+report(`graphile-worker 0.18, 1 runner, addJobs×${GW_BATCH}`, gw1b);
 const svc3 = await svcRun(3);
 report('svc-monitor, 3 instances', svc3.endToEndPerSec);
-const gw3 = await graphileRun(3);
-report('graphile-worker 0.18, 3 runners', gw3);
-const faster = Math.max(gw1, gw3);
+const gw3 = await graphileRun(3, 'single');
+report('graphile-worker 0.18, 3 runners, addJob', gw3);
+const gw3b = await graphileRun(3, 'batched');
+report(`graphile-worker 0.18, 3 runners, addJobs×${GW_BATCH}`, gw3b);
+const faster = Math.max(gw1, gw3, gw1b, gw3b);
 console.log(
   JSON.stringify({
     bench: 'engine-pg',
@@ -128,6 +143,9 @@ console.log(
     ratio: Math.round((svc3.endToEndPerSec / faster) * 100) / 100,
     duplicates: svc1.duplicates + svc3.duplicates,
     oneInstancePerSec: round(svc1.endToEndPerSec),
-    graphileWorkerOneRunnerPerSec: round(gw1),
+    graphileWorkerAddJobPerSec: round(Math.max(gw1, gw3)),
+    graphileWorkerAddJobsPerSec: round(Math.max(gw1b, gw3b)),
+    graphileWorkerOneRunnerPerSec: round(Math.max(gw1, gw1b)),
+    loadAverage: load(),
   }),
 );

@@ -17,6 +17,15 @@ import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { createEngine, openDatabase, openSqliteStorage, type AuditLevel } from '../server/src/index.js';
 
+// `--storage postgres` runs the PostgreSQL engine benchmark (bench/engine-pg.ts) instead.
+const storageArg = process.argv.find((a, i, all) => a.startsWith('--storage=') || all[i - 1] === '--storage');
+const storageKind = storageArg?.replace(/^--storage=/, '') ?? 'sqlite';
+if (storageKind !== 'sqlite' && storageKind !== 'postgres') throw new Error(`bench:engine: option "--storage" must be sqlite or postgres (got "${storageKind}")`);
+if (storageKind === 'postgres') {
+  await import('./engine-pg.js');
+  process.exit(0);
+}
+
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 20_000);
 const LONE_SAMPLES = Number(process.env['BENCH_LONE_SAMPLES'] ?? 300);
 const REDIS = { host: '127.0.0.1', port: 6379 };
