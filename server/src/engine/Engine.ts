@@ -57,6 +57,8 @@ export class TaskEngine implements Engine {
 
   private running = false;
   private stopping: Promise<void> | undefined;
+  /** Unsubscribes from the store's notices of work added by other processes (while running). */
+  private stopExternalWork: (() => void) | undefined;
 
   constructor(options: EngineOptions) {
     this.o = resolveEngineOptions(options);
@@ -255,6 +257,9 @@ export class TaskEngine implements Engine {
       this.o.onError(err, 'recovery');
     }
     this.commit.schedule();
+    this.stopExternalWork ??= this.store.onExternalWork?.(() => {
+      if (this.running && this.stopping === undefined) this.wake();
+    });
     this.tickers.start();
     clearInterval(this.locationTimer);
     this.locationTimer = setInterval(() => this.checkLocation(), this.o.pollIntervalMs);
@@ -275,6 +280,8 @@ export class TaskEngine implements Engine {
   private async doStop(graceMs: number): Promise<void> {
     clearInterval(this.locationTimer);
     this.locationTimer = undefined;
+    this.stopExternalWork?.();
+    this.stopExternalWork = undefined;
     this.wakeTimer.cancel();
     await this.tickers.stop();
     // A commit in flight may still hand over claimed rows: they start, then stop like the others.

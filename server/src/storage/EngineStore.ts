@@ -43,6 +43,12 @@ export interface EngineStore {
    * the process reports ok false with a reason naming the file). Cheap: called once per poll.
    */
   checkLocation(): Promise<LocationCheck>;
+  /**
+   * Optional, for stores shared by several processes: calls `listener` when another process made
+   * work runnable here (rows added, due, or re-queued), so an idle engine looks at once instead
+   * of at its next poll. Returns the function that unsubscribes. Polling stays the fallback.
+   */
+  onExternalWork?(listener: () => void): () => void;
 }
 
 /**

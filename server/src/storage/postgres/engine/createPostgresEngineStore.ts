@@ -53,7 +53,8 @@ export interface PostgresEngineStore extends EngineStore {
  * one transaction of batched statements; claims with FOR UPDATE SKIP LOCKED stamped with the
  * instance id; a heartbeat row per instance and lease recovery by any live instance; global
  * queue capacity under per-queue advisory locks; task keys unique among open rows by a partial
- * unique index; a wake NOTIFY when work becomes due or queued, so idle instances look at once.
+ * unique index; a wake NOTIFY when work becomes due or queued, which the other instances' engines
+ * hear through `onExternalWork` and look at once (their poll is the fallback).
  */
 export function createPostgresEngineStore(storage: PostgresStorage, options: PostgresEngineStoreOptions = {}): PostgresEngineStore {
   const instanceId = options.instanceId ?? randomUUID();
@@ -61,14 +62,15 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   const heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(leaseMs / 3));
   const clock = options.clock ?? Date.now;
   if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new TypeError('createPostgresEngineStore: option "leaseMs" must be an integer >= 100');
-  const wake = (c: PoolClient) => storage.events.wake(c);
+  // Wake notices carry the instance id: an instance does not wake itself with its own writes.
+  const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
 
   const commit = (b: CommitBatch): Promise<CommitOutcome> => {
     const acknowledges = b.insertTasks.length > 0 || b.cancels.length > 0;
     // The steady state of a busy worker (runs ended, new claims) is one statement.
     if (isFastCommit(b)) {
       return fastCommit(storage.pool, b, {
-        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: storage.events.id, asyncCommit: options.synchronousRunCommits !== true,
+        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits !== true,
       });
     }
     return storage.transaction(async (c) => {
@@ -161,6 +163,15 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     checkLocation: async () => {
       if (storage.closed) return { ok: false, reason: 'The PostgreSQL storage is closed' };
       return { ok: true };
+    },
+    onExternalWork(listener: () => void) {
+      const onWake = (origin: string) => {
+        if (origin !== instanceId) listener();
+      };
+      storage.events.on('wake', onWake);
+      return () => {
+        storage.events.off('wake', onWake);
+      };
     },
     leaseTick,
     async dispose() {

@@ -88,10 +88,10 @@ export class PostgresEventBus {
     await q.query(`SELECT pg_notify($1, p) FROM unnest($2::text[]) AS p`, [this.eventsChannel, payloads]);
   }
 
-  /** Wakes idle workers of every instance (new or due work). */
-  async wake(client?: Queryable): Promise<void> {
+  /** Wakes idle workers of every instance (new or due work); `origin` names the sender (default: this bus). */
+  async wake(client?: Queryable, origin: string = this.id): Promise<void> {
     const q: Queryable = client ?? { query: this.o.query as Queryable['query'] };
-    await q.query(`SELECT pg_notify($1, $2)`, [this.wakeChannel, this.id]);
+    await q.query(`SELECT pg_notify($1, $2)`, [this.wakeChannel, origin]);
   }
 
   /**
