@@ -1,20 +1,5 @@
+import type { ConsoleErrorCode, SerializedConsoleError } from '../shared/consoleError.js';
 import type { ProblemDetails } from '../../server/src/contracts/task.js';
-
-export type ConsoleErrorCode =
-  /** Arguments refused by main's validation. */
-  | 'invalid-arguments'
-  /** No such environment / channel / operation. */
-  | 'not-found'
-  /** The environment needs a (new) login. */
-  | 'login-required'
-  /** The server answered with an error status. */
-  | 'http'
-  /** The server could not be reached. */
-  | 'network'
-  /** Refused by policy (e.g. management not available for this session). */
-  | 'forbidden'
-  /** The state changed under the call (e.g. the environment's address was edited during a login). */
-  | 'conflict';
 
 /** An error that crosses the IPC boundary intact (code, message, HTTP status, problem). */
 export class ConsoleError extends Error {
@@ -39,12 +24,4 @@ export class ConsoleError extends Error {
       ...(this.retryAfterSeconds !== undefined ? { retryAfterSeconds: this.retryAfterSeconds } : {}),
     };
   }
-}
-
-export interface SerializedConsoleError {
-  code: ConsoleErrorCode;
-  message: string;
-  status?: number;
-  problem?: ProblemDetails;
-  retryAfterSeconds?: number;
 }

@@ -1,24 +1,27 @@
 import type { ApiResult } from '../../server/src/contracts/api.js';
 import { ApiProxy } from './api/ApiProxy.js';
-import type { ProxiedOperation } from './api/operationParams.js';
+import type { ProxiedOperation } from '../shared/proxiedOperations.js';
 import { ConsoleError } from './ConsoleError.js';
-import { CredentialVault, type CredentialVaultOptions, type VaultStatus } from './credentials/CredentialVault.js';
+import { CredentialVault, type CredentialVaultOptions } from './credentials/CredentialVault.js';
 import { DeepLinkError, parseDeepLink } from './deepLinks/parseDeepLink.js';
-import type { Environment, EnvironmentInput } from './environments/environment.js';
-import { EnvironmentStore, type ImportMode, type ImportResult } from './environments/EnvironmentStore.js';
-import { liveStatusOf, type EnvironmentStatusView } from './environmentStatus.js';
+import { EnvironmentStore } from './environments/EnvironmentStore.js';
+import { liveStatusOf } from './environmentStatus.js';
 import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
-import { FailureInbox, type InboxFilter, type InboxItem } from './notifications/FailureInbox.js';
+import { FailureInbox } from './notifications/FailureInbox.js';
 import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
-import { FailureNotifier, type BadgeSink, type NotificationSink, type NotificationTarget } from './notifications/FailureNotifier.js';
-import type { NotificationSettings } from './notifications/notificationSettings.js';
+import { FailureNotifier, type BadgeSink, type NotificationSink } from './notifications/FailureNotifier.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
 import { notifies } from './notifications/notificationSettings.js';
 import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
-import type { RendererEvent } from './rendererEvents.js';
 import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
-import type { SessionView } from './session/sessionView.js';
+import type { Environment, EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from '../shared/environment.js';
+import type { EnvironmentStatusView } from '../shared/environmentStatus.js';
+import type { InboxFilter, InboxItem } from '../shared/inbox.js';
+import type { NotificationSettings, NotificationTarget } from '../shared/notifications.js';
+import type { RendererEvent } from '../shared/rendererEvents.js';
+import type { SessionView } from '../shared/session.js';
+import type { VaultStatus } from '../shared/vault.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;

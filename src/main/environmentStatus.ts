@@ -1,24 +1,8 @@
-import type { Environment } from './environments/environment.js';
-import type { HubState } from './shared/viewTypes.js';
-import type { SessionView } from './session/sessionView.js';
+import type { EnvironmentLiveStatus, LiveConnectionView } from '../shared/environmentStatus.js';
+import type { SessionView } from '../shared/session.js';
 
-/** The one status the sidebar shows for an environment. */
-export type LiveStatus = 'connecting' | 'connected' | 'reconnecting' | 'polling' | 'logged-out' | 'relogin-required' | 'error';
-
-export interface EnvironmentStatusView extends Environment {
-  session: SessionView;
-  hub: { state: HubState; message?: string };
-  live: LiveStatus;
-  /** Sticky text for `error` / `relogin-required` / `reconnecting`. */
-  statusMessage?: string;
-  /**
-   * Set while failures of this environment would go unnoticed: it needs a (re-)login, it can
-   * only poll, or its live connection has been down longer than the grace period.
-   */
-  notWatching?: string;
-}
-
-export function liveStatusOf(session: SessionView, hub: { state: HubState; message?: string }): { live: LiveStatus; message?: string } {
+/** The status the sidebar and the tray show: the session's state until it is authenticated, then the live connection's. */
+export function liveStatusOf(session: SessionView, hub: LiveConnectionView): { live: EnvironmentLiveStatus; message?: string } {
   switch (session.auth) {
     case 'starting':
       return { live: 'connecting' };

@@ -15,7 +15,7 @@ import { createNativeNotificationSink } from './electron/nativeNotifications.js'
 import { TrayController } from './electron/trayAndBadge.js';
 import { LogFile } from './logging/LogFile.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
-import type { NotificationTarget } from './notifications/FailureNotifier.js';
+import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins } from './window/navigationPolicy.js';

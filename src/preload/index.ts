@@ -1,7 +1,6 @@
 import { contextBridge, ipcRenderer, type IpcRendererEvent } from 'electron';
-import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES, IPC_PREFIX, RENDERER_EVENT_CHANNEL, type IpcChannelName } from '../main/ipc/ipcChannelNames.js';
-import type { RendererEvent } from '../main/rendererEvents.js';
-import type { DesktopBridge } from './bridge.js';
+import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES, IPC_PREFIX, RENDERER_EVENT_CHANNEL, type DesktopBridge, type IpcChannelName } from '../shared/ipcContract.js';
+import type { RendererEvent } from '../shared/rendererEvents.js';
 
 const known = new Set<string>(IPC_CHANNEL_NAMES);
 

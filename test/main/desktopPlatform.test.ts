@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
-import type { DesktopBridge } from '../../src/preload/bridge.js';
+import type { DesktopBridge } from '../../src/shared/ipcContract.js';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
 import { createDesktopPlatform, ManagementCancelledError, type ManagementConfirmation } from '../../src/renderer/platform/desktop/createDesktopPlatform.js';
 import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';

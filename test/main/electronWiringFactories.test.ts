@@ -6,7 +6,7 @@ import { appOrigins, decideNavigation, decideWindowOpen } from '../../src/main/w
 import { buildWindowOptions } from '../../src/main/window/windowOptions.js';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, loadWindowState, saveWindowState } from '../../src/main/window/windowState.js';
 import { buildTrayMenuTemplate, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
-import type { EnvironmentStatusView } from '../../src/main/environmentStatus.js';
+import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
 import { makeTempDir } from './support/tempDir.js';
 
 function directives(csp: string): Map<string, string[]> {

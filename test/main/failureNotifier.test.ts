@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { FailureNotifier, type FailureNotification } from '../../src/main/notifications/FailureNotifier.js';
-import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema, type NotificationSettings } from '../../src/main/notifications/notificationSettings.js';
+import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema } from '../../src/main/notifications/notificationSettings.js';
+import type { NotificationSettings } from '../../src/shared/notifications.js';
 
 const envs = {
   prod: { id: 'prod', name: 'Production', isProduction: true },

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConsoleServices } from '../../src/main/ConsoleServices.js';
 import { IPC_ARGUMENTS } from '../../src/main/ipc/ipcArgumentSchemas.js';
-import { IPC_CHANNEL_NAMES } from '../../src/main/ipc/ipcChannelNames.js';
+import { IPC_CHANNEL_NAMES } from '../../src/shared/ipcContract.js';
 import { createIpcDispatcher, type IpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
 import { createConsole } from './support/consoleSuite.js';
 import { makeTempDir } from './support/tempDir.js';

@@ -2,8 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES } from '../../src/main/ipc/ipcChannelNames.js';
-import type { DesktopBridge } from '../../src/preload/bridge.js';
+import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES, type DesktopBridge } from '../../src/shared/ipcContract.js';
 import { createRecordingElectron } from './support/recordingElectron.js';
 
 // The preload and main must agree on every channel name: the real preload (src/preload) is

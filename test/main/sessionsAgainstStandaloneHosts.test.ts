@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { EnvironmentStatusView } from '../../src/main/environmentStatus.js';
+import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
 import { aesSafeStorage } from './support/aesSafeStorage.js';
 import { createConsole, useConsoleSuite, waitUntil } from './support/consoleSuite.js';

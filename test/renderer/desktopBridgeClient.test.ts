@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { reactive } from 'vue';
-import type { DesktopBridge } from '../../src/preload/bridge.js';
+import type { DesktopBridge } from '../../src/shared/ipcContract.js';
 import { invoke } from '../../src/renderer/platform/desktop/bridgeClient.js';
 
 /** A bridge that copies arguments the way Electron's contextBridge does (structured clone). */

@@ -4,7 +4,8 @@ import { ConsoleError } from '../ConsoleError.js';
 import { describeZodError } from '../environments/environment.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
 import { httpError, networkError } from '../session/httpClient.js';
-import { isProxiedOperation, OPERATION_PARAMS, type ProxiedOperation } from './operationParams.js';
+import type { ProxiedOperation } from '../../shared/proxiedOperations.js';
+import { isProxiedOperation, OPERATION_PARAMS } from './operationParams.js';
 
 export interface SessionLookup {
   session(environmentId: string): EnvironmentSession | undefined;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { ApiOperation } from '../../../server/src/contracts/api.js';
 import { API_LIMITS, DASHBOARD_RANGES, SEARCH_SCOPES, TASK_SORT_FIELDS, TREND_PERIODS } from '../../../server/src/contracts/apiRoutes.js';
 import { TASK_STATUSES } from '../../../server/src/contracts/task.js';
+import type { ProxiedOperation } from '../../shared/proxiedOperations.js';
 
 const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 export const guidSchema = z.string().regex(GUID, 'must be a GUID');
@@ -71,9 +71,8 @@ export const OPERATION_PARAMS = {
   'management.retry': z.strictObject({ id: guidSchema }),
   'management.bulk': z.strictObject({ action: z.enum(['requeue', 'retry', 'cancel']), filter: z.strictObject(bulkFilterFields), expectedCount: z.number().int().min(0) }),
   'management.bulkStatus': z.strictObject({ operationId: guidSchema }),
-} as const satisfies Partial<Record<ApiOperation, z.ZodType>>;
+} as const satisfies { [Op in ProxiedOperation]: z.ZodType };
 
-export type ProxiedOperation = keyof typeof OPERATION_PARAMS;
 export const PROXIED_OPERATIONS = Object.keys(OPERATION_PARAMS) as ProxiedOperation[];
 
 export function isProxiedOperation(value: unknown): value is ProxiedOperation {

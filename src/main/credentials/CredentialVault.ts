@@ -3,7 +3,7 @@ import { KeytarSecretBackend } from './KeytarSecretBackend.js';
 import { MemorySecretBackend } from './MemorySecretBackend.js';
 import { SafeStorageFileBackend } from './SafeStorageFileBackend.js';
 import type { KeytarLike, SafeStorageLike, SecretBackend } from './secretBackend.js';
-import type { VaultStatus } from '../shared/viewTypes.js';
+import type { VaultStatus } from '../../shared/vault.js';
 
 /** What the vault keeps for one environment. Never leaves the main process. */
 export interface EnvironmentSecret {
@@ -26,7 +26,6 @@ const secretSchema = z.object({
   savedAt: z.string(),
 });
 
-export type { VaultStatus };
 
 export interface CredentialVaultOptions {
   userDataDir: string;

@@ -1,5 +1,4 @@
-import type { SecretStorageKind } from '../shared/viewTypes.js';
-export type { SecretStorageKind };
+import type { SecretStorageKind } from '../../shared/vault.js';
 
 /** A place that stores one opaque secret string per account. */
 export interface SecretBackend {

@@ -1,7 +1,7 @@
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { createIpcDispatcher } from '../ipc/ipcDispatcher.js';
-import { IPC_CHANNEL_NAMES, IPC_PREFIX, RENDERER_EVENT_CHANNEL } from '../ipc/ipcChannelNames.js';
+import { IPC_CHANNEL_NAMES, IPC_PREFIX, RENDERER_EVENT_CHANNEL } from '../../shared/ipcContract.js';
 import { decideWindowOpen, originOf } from '../window/navigationPolicy.js';
 
 /**

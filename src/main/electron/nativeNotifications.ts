@@ -1,5 +1,6 @@
 import { Notification } from 'electron';
-import type { FailureNotification, NotificationSink, NotificationTarget } from '../notifications/FailureNotifier.js';
+import type { NotificationTarget } from '../../shared/notifications.js';
+import type { FailureNotification, NotificationSink } from '../notifications/FailureNotifier.js';
 
 /**
  * FailureNotifier → Electron Notification; a click opens the task or the inbox. Each shown

@@ -1,5 +1,5 @@
 import { app, Menu, nativeImage, Tray, type BrowserWindow, type MenuItemConstructorOptions } from 'electron';
-import type { EnvironmentStatusView } from '../environmentStatus.js';
+import type { EnvironmentStatusView } from '../../shared/environmentStatus.js';
 import type { BadgeSink } from '../notifications/FailureNotifier.js';
 import { buildTrayMenuTemplate, trayState, trayTooltip, type TrayMenuItem } from '../tray/trayMenuTemplate.js';
 

@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../files/readJsonFile.js';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
-import type { ImportMode, ImportResult } from '../shared/viewTypes.js';
+import type { ImportMode, ImportResult } from '../../shared/environment.js';
 import {
   describeZodError,
   environmentInputSchema,
   environmentPatchSchema,
   environmentSchema,
-  type Environment,
-  type EnvironmentInput,
 } from './environment.js';
+import type { Environment, EnvironmentInput } from '../../shared/environment.js';
 
 export const ENVIRONMENTS_FILE = 'environments.json';
 export const EXPORT_FORMAT = 'svc-monitor-environments';
@@ -36,7 +35,6 @@ const exportSchema = z.object({
   environments: z.array(environmentInputSchema),
 });
 
-export type { ImportMode, ImportResult };
 
 type Listener = (environments: readonly Environment[]) => void;
 

@@ -1,20 +1,6 @@
 import { z } from 'zod';
-
-/** One monitored host running the service. */
-export interface Environment {
-  id: string;
-  name: string;
-  /** Host address, e.g. `https://ops.example.com`; the API lives under `/svc-monitoring/api`. */
-  baseUrl: string;
-  /** `#rrggbb`, tints the window chrome when active. */
-  colour: string;
-  isProduction: boolean;
-  group?: string;
-  favourite?: boolean;
-}
-
-/** The fields a user edits (the id is assigned by the store). */
-export type EnvironmentInput = Omit<Environment, 'id'>;
+import type { Environment, EnvironmentInput, EnvironmentPatch } from '../../shared/environment.js';
+import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
 
 export const ENVIRONMENT_NAME_MAX = 80;
 
@@ -63,6 +49,13 @@ export const environmentPatchSchema = environmentInputSchema.partial();
 export const environmentSchema = environmentInputSchema.extend({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, "_" or "-"'),
 });
+
+/** The schemas parse to exactly the shared types the renderer reads (checked by the type-check). */
+export type EnvironmentSchemasMatch = [
+  Assert<SchemaMatches<typeof environmentInputSchema, EnvironmentInput>>,
+  Assert<SchemaMatches<typeof environmentPatchSchema, EnvironmentPatch>>,
+  Assert<SchemaMatches<typeof environmentSchema, Environment>>,
+];
 
 /** Formats a zod error as one line naming the offending fields. */
 export function describeZodError(error: z.ZodError): string {

@@ -1,14 +1,11 @@
 import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type ILogger } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
-import { interpretHubFailure } from '../../../server/src/contracts/liveConnection.js';
+import { interpretHubFailure, type LiveState } from '../../../server/src/contracts/liveConnection.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
-import type { HubState } from '../shared/viewTypes.js';
-
-export type { HubState };
 
 export interface HubManagerOptions {
   onEvent: (environmentId: string, event: SvcEvent) => void;
-  onState?: (environmentId: string, state: HubState, message?: string) => void;
+  onState?: (environmentId: string, state: LiveState, message?: string) => void;
   /** Delays of the client's automatic reconnect (default 0, 2 s, 5 s, 10 s, 30 s). */
   reconnectDelaysMs?: number[];
   /** After reconnect gives up, try again from scratch after this long (default 30 s). */
@@ -19,7 +16,7 @@ export interface HubManagerOptions {
 interface Watched {
   session: EnvironmentSession;
   connection?: HubConnection;
-  state: HubState;
+  state: LiveState;
   message?: string;
   unsubscribe: () => void;
   retryTimer?: NodeJS.Timeout;
@@ -56,14 +53,14 @@ export class HubManager {
     await this.stopConnection(entry, 'idle', false);
   }
 
-  state(environmentId: string): { state: HubState; message?: string } {
+  state(environmentId: string): { state: LiveState; message?: string } {
     const e = this.watched.get(environmentId);
     if (!e) return { state: 'idle' };
     return e.message !== undefined ? { state: e.state, message: e.message } : { state: e.state };
   }
 
   /** Resolves once the environment's connection is in `state` (tests, harness). */
-  async whenState(environmentId: string, state: HubState, timeoutMs = 10_000): Promise<void> {
+  async whenState(environmentId: string, state: LiveState, timeoutMs = 10_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (this.state(environmentId).state !== state) {
       if (Date.now() > deadline) throw new Error(`hub of ${environmentId} did not reach ${state} (is ${this.state(environmentId).state})`);
@@ -75,7 +72,7 @@ export class HubManager {
     await Promise.all([...this.watched.keys()].map((id) => this.unwatch(id)));
   }
 
-  private setState(entry: Watched, state: HubState, message?: string): void {
+  private setState(entry: Watched, state: LiveState, message?: string): void {
     entry.state = state;
     entry.message = message;
     this.options.onState?.(entry.session.environmentId, state, message);
@@ -165,7 +162,7 @@ export class HubManager {
     entry.retryTimer.unref?.();
   }
 
-  private async stopConnection(entry: Watched, state: HubState, report = true): Promise<void> {
+  private async stopConnection(entry: Watched, state: LiveState, report = true): Promise<void> {
     if (entry.retryTimer) clearTimeout(entry.retryTimer);
     entry.retryTimer = undefined;
     const c = entry.connection;

@@ -2,8 +2,7 @@ import { z } from 'zod';
 import { PROXIED_OPERATIONS } from '../api/operationParams.js';
 import { environmentInputSchema, environmentPatchSchema } from '../environments/environment.js';
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
-import type { IpcChannelName } from './ipcChannelNames.js';
-export { IPC_PREFIX, RENDERER_EVENT_CHANNEL } from './ipcChannelNames.js';
+import type { IpcChannelName } from '../../shared/ipcContract.js';
 
 const environmentId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be an environment id');
 const httpUrl = z

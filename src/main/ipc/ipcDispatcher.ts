@@ -2,16 +2,15 @@ import { ConsoleError } from '../ConsoleError.js';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { describeZodError } from '../environments/environment.js';
 import { EnvironmentValidationError } from '../environments/EnvironmentStore.js';
-import type { NotificationSettings } from '../notifications/notificationSettings.js';
 import { IPC_ARGUMENTS, type IpcChannel } from './ipcArgumentSchemas.js';
-import type { IpcContract, IpcResult } from './ipcContract.js';
+import type { IpcArgs, IpcResult, IpcValue } from '../../shared/ipcContract.js';
 
 export interface IpcEnvironment {
   /** Electron `shell.openExternal` in the wiring. */
   openExternal(url: string): Promise<void>;
 }
 
-type Handlers = { [C in IpcChannel]: (...args: IpcContract[C]['args']) => Promise<IpcContract[C]['result']> | IpcContract[C]['result'] };
+type Handlers = { [C in IpcChannel]: (...args: IpcArgs<C>) => Promise<IpcValue<C>> | IpcValue<C> };
 
 function handlersFor(services: ConsoleServices, env: IpcEnvironment): Handlers {
   return {
@@ -31,7 +30,7 @@ function handlersFor(services: ConsoleServices, env: IpcEnvironment): Handlers {
     'inbox.list': (filter) => services.inboxList(filter),
     'inbox.markRead': ({ ids, ...filter }) => services.markInboxRead(ids, filter),
     'notifications.getSettings': () => services.notificationSettings(),
-    'notifications.setSettings': async (s: NotificationSettings) => (await services.setNotificationSettings(s), null),
+    'notifications.setSettings': async (s) => (await services.setNotificationSettings(s), null),
     'vault.status': () => services.vaultStatus(),
     'deepLink.open': (url) => services.openDeepLink(url),
     'shell.openExternal': async (url) => (await env.openExternal(url), null),

@@ -1,30 +1,6 @@
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 
-/** One failure received from an environment's hub. */
-export interface InboxItem {
-  id: string;
-  environmentId: string;
-  environmentName: string;
-  isProduction: boolean;
-  taskId: string;
-  taskType: string;
-  kind: 'Failed' | 'Timeout';
-  message: string;
-  exception?: string;
-  queueName?: string;
-  eventDateUtc: string;
-  /** The notification burst it was reported in. */
-  burstId: string;
-  read: boolean;
-  /** Found by the back-fill after a reconnect, a wake or a restart, not received live. */
-  whileAway?: boolean;
-}
-
-export interface InboxFilter {
-  environmentId?: string;
-  burstId?: string;
-  unreadOnly?: boolean;
-}
+import type { InboxFilter, InboxItem } from '../../shared/inbox.js';
 
 type Listener = () => void;
 

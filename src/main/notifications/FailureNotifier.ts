@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
-import type { FailureInbox, InboxItem } from './FailureInbox.js';
-import type { NotificationTarget } from '../shared/viewTypes.js';
-import { counts, DEFAULT_NOTIFICATION_SETTINGS, notifies, type NotificationSettings } from './notificationSettings.js';
+import type { InboxItem } from '../../shared/inbox.js';
+import type { NotificationSettings, NotificationTarget } from '../../shared/notifications.js';
+import type { FailureInbox } from './FailureInbox.js';
+import { counts, DEFAULT_NOTIFICATION_SETTINGS, notifies } from './notificationSettings.js';
 
-export type { NotificationTarget };
 
 export interface FailureNotification {
   environmentId: string;

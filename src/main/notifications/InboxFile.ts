@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../files/readJsonFile.js';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
-import type { InboxItem } from './FailureInbox.js';
+import type { InboxItem } from '../../shared/inbox.js';
 
 export const INBOX_FILE = 'inbox.json';
 

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { readJsonFile } from '../files/readJsonFile.js';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
-import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema, type NotificationSettings } from './notificationSettings.js';
+import type { NotificationSettings } from '../../shared/notifications.js';
+import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema } from './notificationSettings.js';
 
 export const NOTIFICATION_SETTINGS_FILE = 'notification-settings.json';
 

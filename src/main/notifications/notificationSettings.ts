@@ -1,17 +1,6 @@
 import { z } from 'zod';
-
-/** Which environments raise native notifications (the inbox records every failure). */
-export interface NotificationSettings {
-  scope: 'all' | 'chosen';
-  /** With scope `chosen`: the environments that notify. */
-  chosenEnvironmentIds: string[];
-  /** Never notify for these (and they do not count in the tray badge). */
-  mutedEnvironmentIds: string[];
-  /** Muted until the given instant (ISO 8601), e.g. "mute for 1 h"; not counted in the badge meanwhile. */
-  mutedUntil?: Record<string, string>;
-  /** Notify only for production environments (the inbox and badge still count all). */
-  productionOnly?: boolean;
-}
+import type { NotificationSettings } from '../../shared/notifications.js';
+import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
 
 export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = { scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: [] };
 
@@ -23,6 +12,9 @@ export const notificationSettingsSchema = z.strictObject({
   mutedUntil: z.record(id, z.iso.datetime({ offset: true })).optional(),
   productionOnly: z.boolean().optional(),
 });
+
+/** The schema parses to exactly the shared type the renderer reads (checked by the type-check). */
+export type NotificationSettingsSchemaMatches = Assert<SchemaMatches<typeof notificationSettingsSchema, NotificationSettings>>;
 
 /** Muted for good, or for now (a timed mute that has not run out). */
 export function isMuted(settings: NotificationSettings, environmentId: string, now: number = Date.now()): boolean {

@@ -8,9 +8,9 @@ import type {
 } from '../../../server/src/contracts/task.js';
 import { ConsoleError } from '../ConsoleError.js';
 import type { CredentialVault } from '../credentials/CredentialVault.js';
-import type { Environment } from '../environments/environment.js';
+import type { Environment } from '../../shared/environment.js';
 import { createHttpClient, DEFAULT_API_BASE_PATH, httpError, networkError } from './httpClient.js';
-import type { AuthState, SessionView } from './sessionView.js';
+import type { AuthState, SessionView } from '../../shared/session.js';
 
 export interface EnvironmentSessionOptions {
   vault: CredentialVault;

@@ -1,4 +1,4 @@
-import type { EnvironmentStatusView, LiveStatus } from '../environmentStatus.js';
+import type { EnvironmentLiveStatus, EnvironmentStatusView } from '../../shared/environmentStatus.js';
 
 /** A plain description of the tray menu; the wiring turns it into an Electron Menu. */
 export type TrayMenuItem =
@@ -7,7 +7,7 @@ export type TrayMenuItem =
   | { kind: 'separator' }
   | { kind: 'label'; label: string };
 
-const STATUS_LABEL: Record<LiveStatus, string> = {
+const STATUS_LABEL: Record<EnvironmentLiveStatus, string> = {
   connecting: 'connecting…',
   connected: 'connected',
   reconnecting: 'reconnecting…',
@@ -17,7 +17,7 @@ const STATUS_LABEL: Record<LiveStatus, string> = {
   error: 'error',
 };
 
-const STATUS_MARK: Record<LiveStatus, string> = {
+const STATUS_MARK: Record<EnvironmentLiveStatus, string> = {
   connecting: '◌',
   connected: '●',
   reconnecting: '◐',

@@ -1,4 +1,4 @@
-import type { LiveStatus } from '../environmentStatus.js';
+import type { EnvironmentLiveStatus } from '../../shared/environmentStatus.js';
 
 /** Whether an environment is watched live right now, and if not why. */
 export type WatchCondition = { watching: true } | { watching: false; reason: string; immediate: boolean; quiet?: boolean };
@@ -8,7 +8,7 @@ export type WatchCondition = { watching: true } | { watching: false; reason: str
  * connection that is down (connecting, reconnecting, host unreachable) becomes a gap only
  * after the grace period, so short reconnects stay quiet.
  */
-export function watchConditionOf(live: LiveStatus, message?: string): WatchCondition {
+export function watchConditionOf(live: EnvironmentLiveStatus, message?: string): WatchCondition {
   const detail = message ? `: ${message}` : '';
   switch (live) {
     case 'connected':

@@ -1,9 +1,9 @@
 import { reactive } from 'vue';
-import type { DesktopBridge } from '../../preload/bridge.js';
-import type { EnvironmentStatusView } from '../../main/environmentStatus.js';
-import type { InboxItem } from '../../main/notifications/FailureInbox.js';
-import type { NotificationSettings } from '../../main/notifications/notificationSettings.js';
-import type { NotificationTarget, VaultStatus } from '../../main/shared/viewTypes.js';
+import type { EnvironmentStatusView } from '../../shared/environmentStatus.js';
+import type { InboxItem } from '../../shared/inbox.js';
+import type { DesktopBridge } from '../../shared/ipcContract.js';
+import type { NotificationSettings, NotificationTarget } from '../../shared/notifications.js';
+import type { VaultStatus } from '../../shared/vault.js';
 import { invoke } from '../platform/desktop/bridgeClient.js';
 import type { ManagementConfirmation } from '../platform/desktop/createDesktopPlatform.js';
 

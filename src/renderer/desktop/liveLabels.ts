@@ -1,7 +1,7 @@
-import type { LiveStatus } from '../../main/environmentStatus.js';
+import type { EnvironmentLiveStatus } from '../../shared/environmentStatus.js';
 
 /** What the sidebar and title strip say for each live status. */
-export const LIVE_LABEL: Record<LiveStatus, string> = {
+export const LIVE_LABEL: Record<EnvironmentLiveStatus, string> = {
   connecting: 'Connecting…',
   connected: 'Connected',
   reconnecting: 'Reconnecting…',

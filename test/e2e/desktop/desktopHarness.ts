@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ConsoleServices, type ConsoleServicesOptions } from '../../../src/main/ConsoleServices.js';
-import type { EnvironmentInput } from '../../../src/main/environments/environment.js';
+import type { EnvironmentInput } from '../../../src/shared/environment.js';
 import { createIpcDispatcher } from '../../../src/main/ipc/ipcDispatcher.js';
 import type { FailureNotification } from '../../../src/main/notifications/FailureNotifier.js';
 import { APP_ORIGIN, resolveAppAsset } from '../../../src/main/window/appProtocol.js';

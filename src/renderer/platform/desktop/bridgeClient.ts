@@ -1,4 +1,4 @@
-import type { DesktopBridge, IpcChannelName, IpcContract } from '../../../preload/bridge.js';
+import type { DesktopBridge, IpcArgs, IpcChannelName, IpcValue } from '../../../shared/ipcContract.js';
 import { ApiError } from '../ApiError.js';
 import { toPlainData } from './plainData.js';
 
@@ -18,7 +18,7 @@ const STATUS_BY_CODE: Record<string, number> = {
 };
 
 /** Calls a bridge channel and unwraps its envelope; failures reject with an ApiError. */
-export async function invoke<C extends IpcChannelName>(bridge: DesktopBridge, channel: C, ...args: IpcContract[C]['args']): Promise<IpcContract[C]['result']> {
+export async function invoke<C extends IpcChannelName>(bridge: DesktopBridge, channel: C, ...args: IpcArgs<C>): Promise<IpcValue<C>> {
   const result = await bridge.invoke(channel, ...toPlainData(args));
   if (result.ok) return result.value;
   const e = result.error;

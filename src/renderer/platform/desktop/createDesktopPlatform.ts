@@ -1,6 +1,6 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../../../server/src/contracts/api.js';
-import type { DesktopBridge } from '../../../preload/bridge.js';
-import type { SessionView } from '../../../main/session/sessionView.js';
+import type { DesktopBridge } from '../../../shared/ipcContract.js';
+import type { SessionView } from '../../../shared/session.js';
 import type { LiveConnection, LiveState, Platform, SessionInfo } from '../Platform.js';
 import { invoke } from './bridgeClient.js';
 

@@ -26,3 +26,11 @@ export interface SessionView {
   /** Why the state is what it is (error text, "Token expired", ...). */
   message?: string;
 }
+
+/** A password login from the console's login panel. */
+export interface PasswordLogin {
+  username: string;
+  password: string;
+  /** Keep the password in the vault to log in again silently when the token expires. */
+  remember: boolean;
+}

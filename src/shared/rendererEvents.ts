@@ -1,8 +1,9 @@
 import type { SvcEvent } from '../../server/src/contracts/events.js';
-import type { NotificationTarget, VaultStatus } from './shared/viewTypes.js';
 import type { EnvironmentStatusView } from './environmentStatus.js';
+import type { NotificationTarget } from './notifications.js';
+import type { VaultStatus } from './vault.js';
 
-/** Everything main pushes to the renderer, on the single `svc-monitor:event` channel. */
+/** Everything main pushes to the renderer, on the single renderer-event channel. */
 export type RendererEvent =
   | { type: 'environments'; environments: EnvironmentStatusView[] }
   | { type: 'status'; environment: EnvironmentStatusView }

@@ -1,0 +1,78 @@
+import type { ApiResult } from '../../server/src/contracts/api.js';
+import type { SerializedConsoleError } from './consoleError.js';
+import type { EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from './environment.js';
+import type { EnvironmentStatusView } from './environmentStatus.js';
+import type { InboxFilter, InboxItem, InboxMarkRead } from './inbox.js';
+import type { NotificationSettings, NotificationTarget } from './notifications.js';
+import type { ProxiedOperation } from './proxiedOperations.js';
+import type { PasswordLogin, SessionView } from './session.js';
+import type { RendererEvent } from './rendererEvents.js';
+import type { VaultStatus } from './vault.js';
+
+/** Argument tuple and result of one channel (types only; the value is an empty object). */
+export interface IpcChannelSpec<Args extends unknown[], Result> {
+  readonly __args?: Args;
+  readonly __result?: Result;
+}
+
+function channel<Args extends unknown[], Result>(): IpcChannelSpec<Args, Result> {
+  return {};
+}
+
+/**
+ * Every channel of the preload bridge with its argument tuple and result: the one list the
+ * preload exposes, the renderer calls and main's channel table (schema + handler per channel)
+ * must cover exactly. Adding a channel: one line here, its entry in main's table, the call site.
+ */
+export const IPC_CHANNELS = {
+  'environments.list': channel<[], EnvironmentStatusView[]>(),
+  'environments.add': channel<[input: EnvironmentInput], EnvironmentStatusView>(),
+  'environments.update': channel<[environmentId: string, patch: EnvironmentPatch], EnvironmentStatusView>(),
+  'environments.remove': channel<[environmentId: string], null>(),
+  'environments.reorder': channel<[environmentIds: string[]], null>(),
+  'environments.export': channel<[], string>(),
+  'environments.import': channel<[json: string, mode: ImportMode], ImportResult>(),
+  'session.get': channel<[environmentId: string], SessionView>(),
+  'session.loginPassword': channel<[environmentId: string, login: PasswordLogin], SessionView>(),
+  'session.loginMagic': channel<[environmentId: string, token: string], SessionView>(),
+  'session.logout': channel<[environmentId: string], SessionView>(),
+  'session.retry': channel<[environmentId: string], SessionView>(),
+  'api.call': channel<[environmentId: string, operation: ProxiedOperation, params: Record<string, unknown>], ApiResult<ProxiedOperation>>(),
+  'inbox.list': channel<[filter: InboxFilter], InboxItem[]>(),
+  'inbox.markRead': channel<[which: InboxMarkRead], number>(),
+  'notifications.getSettings': channel<[], NotificationSettings>(),
+  'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
+  'vault.status': channel<[], VaultStatus>(),
+  'deepLink.open': channel<[url: string], NotificationTarget>(),
+  'shell.openExternal': channel<[url: string], null>(),
+} as const;
+
+export type IpcChannelName = keyof typeof IPC_CHANNELS;
+export const IPC_CHANNEL_NAMES = Object.keys(IPC_CHANNELS) as IpcChannelName[];
+
+/** The argument tuple of a channel. */
+export type IpcArgs<C extends IpcChannelName> = (typeof IPC_CHANNELS)[C] extends IpcChannelSpec<infer A, unknown> ? A : never;
+/** The result of a channel. */
+export type IpcValue<C extends IpcChannelName> = (typeof IPC_CHANNELS)[C] extends IpcChannelSpec<unknown[], infer R> ? R : never;
+
+/** Every invoke answers an envelope, so that error codes and problem details survive IPC. */
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: SerializedConsoleError };
+
+/** Prefix of every invoke channel on the wire. */
+export const IPC_PREFIX = 'svc-monitor:';
+/** The one channel main uses to push RendererEvents. */
+export const RENDERER_EVENT_CHANNEL = 'svc-monitor:event';
+/** Name of the bridge on `window`. */
+export const BRIDGE_GLOBAL = 'svcMonitor';
+
+/**
+ * The one object the preload exposes on `window.svcMonitor`. Every call answers an envelope
+ * (`{ok, value}` or `{ok:false, error}` with a code, message, HTTP status and problem details)
+ * because Electron keeps only the message of a thrown error.
+ */
+export interface DesktopBridge {
+  invoke<C extends IpcChannelName>(channel: C, ...args: IpcArgs<C>): Promise<IpcResult<IpcValue<C>>>;
+  onEvent(listener: (event: RendererEvent) => void): () => void;
+  /** `process.platform` of the machine (for Cmd vs Ctrl labels). */
+  readonly platform: string;
+}
