@@ -19,7 +19,7 @@ export { openDatabase } from './storage/openDatabase.js';
 export type { OpenDatabaseOptions } from './storage/openDatabase.js';
 export { migrate } from './storage/migrate.js';
 export { migrations } from './storage/migrations/index.js';
-export { rebuildReadModelsSql } from './storage/migrations/002_readModels.js';
+export { rebuildReadModelsSql } from './storage/sqlite/rebuildReadModels.js';
 export { toIso } from './storage/time.js';
 export * from './contracts/index.js';
 export { createMonitoring } from './monitoring/createMonitoring.js';

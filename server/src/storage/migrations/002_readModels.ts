@@ -101,39 +101,3 @@ ${runsBucket('stat_runs_hour', 'NEW.last_execution_at / 3600000')}
 ${runsBucket('stat_runs_day', 'NEW.last_execution_at / 86400000')}
 END;
 `;
-
-const rebuildRuns = (table: string, bucketMs: number) => `
-INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-  SELECT ended / ${bucketMs}, type, queue,
-         SUM(outcome = 'Completed'), SUM(outcome = 'Failed'),
-         SUM(CASE WHEN outcome = 'Completed' AND dur IS NOT NULL THEN dur ELSE 0 END),
-         SUM(outcome = 'Completed' AND dur IS NOT NULL),
-         MIN(CASE WHEN outcome = 'Completed' THEN dur END),
-         MAX(CASE WHEN outcome = 'Completed' THEN dur END)
-  FROM (
-    SELECT last_execution_at AS ended, type, queue, last_outcome AS outcome, execution_time_ms AS dur
-      FROM tasks WHERE is_recurring = 0 AND run_count > 0 AND last_execution_at IS NOT NULL
-    UNION ALL
-    SELECT r.executed_at, t.type, t.queue, r.status, r.execution_time_ms
-      FROM runs_audit r JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1
-  )
-  GROUP BY 1, 2, 3;`;
-
-/**
- * Recomputes every read model from the task table (and runs_audit for the runs of inline
- * recurring rows). Exact for the task counters; for run buckets it covers the runs whose
- * history is kept: the last run of each one-shot row and every audited run of recurring rows.
- */
-export const rebuildReadModelsSql = `
-DELETE FROM stat_tasks; DELETE FROM stat_created_hour; DELETE FROM stat_created_day;
-DELETE FROM stat_runs_hour; DELETE FROM stat_runs_day;
-INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
-  SELECT queue, type, status, is_recurring, parent_task_id IS NOT NULL, COUNT(*) FROM tasks
-  GROUP BY queue, type, status, is_recurring, parent_task_id IS NOT NULL;
-INSERT INTO stat_created_hour (hour, type, status, n)
-  SELECT created_at / 3600000, type, status, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
-INSERT INTO stat_created_day (day, type, status, n)
-  SELECT created_at / 86400000, type, status, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
-${rebuildRuns('stat_runs_hour', 3600000)}
-${rebuildRuns('stat_runs_day', 86400000)}
-`;

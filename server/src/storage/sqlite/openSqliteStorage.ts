@@ -1,8 +1,7 @@
 import { OptionError } from '../../options/OptionError.js';
 import { OptionReader } from '../../options/OptionReader.js';
 import { openDatabase } from '../openDatabase.js';
-import { rebuildReadModelsSql } from '../migrations/002_readModels.js';
-import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
+import { rebuildReadModels } from './rebuildReadModels.js';
 import type { SqliteStorage } from '../Storage.js';
 
 export interface OpenSqliteStorageOptions {
@@ -38,10 +37,7 @@ export function openSqliteStorage(options: OpenSqliteStorageOptions): SqliteStor
     },
     rebuildReadModels() {
       if (readonly) throw new Error('rebuildReadModels: the storage is open read-only');
-      db.transaction(() => {
-        db.exec(rebuildReadModelsSql);
-        db.exec(rebuildFailureGroupsSql);
-      }).immediate();
+      rebuildReadModels(db);
     },
     close() {
       if (closed) return;

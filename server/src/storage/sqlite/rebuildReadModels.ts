@@ -1,0 +1,62 @@
+import type { Database } from 'better-sqlite3';
+import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
+
+/**
+ * Recomputes every read model from the task table (and runs_audit for the runs of inline
+ * recurring rows), set-based: three scans of the task table whatever its size, each folding its
+ * rows into the target table keyed by the group (an upsert per row into a small keyed table is
+ * cheaper than sorting the whole table for a GROUP BY); the per-day tables are then folded from
+ * the per-hour ones (a day is 24 whole hours: sums, least minimum, greatest maximum).
+ *
+ * The scans name no index (`NOT INDEXED`): walking a secondary index would fetch every row out
+ * of order. Exact for the task counters; the run buckets cover the runs whose history is kept:
+ * the last run of each one-shot row and every audited run of recurring rows (runs_audit drives
+ * that join: it holds only recurring rows' runs).
+ */
+export const rebuildReadModelsSql = `
+DELETE FROM stat_tasks; DELETE FROM stat_created_hour; DELETE FROM stat_created_day;
+DELETE FROM stat_runs_hour; DELETE FROM stat_runs_day;
+
+INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
+  SELECT queue, type, status, is_recurring, parent_task_id IS NOT NULL, 1 FROM tasks NOT INDEXED WHERE true
+  ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + 1;
+
+INSERT INTO stat_created_hour (hour, type, status, n)
+  SELECT created_at / 3600000, type, status, 1 FROM tasks NOT INDEXED WHERE true
+  ON CONFLICT (hour, type, status) DO UPDATE SET n = n + 1;
+INSERT INTO stat_created_day (day, type, status, n)
+  SELECT hour / 24, type, status, SUM(n) FROM stat_created_hour GROUP BY 1, 2, 3;
+
+INSERT INTO stat_runs_hour (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+  SELECT ended / 3600000, type, queue,
+         outcome IS 'Completed', outcome IS 'Failed',
+         CASE WHEN outcome = 'Completed' AND dur IS NOT NULL THEN dur ELSE 0 END,
+         outcome IS 'Completed' AND dur IS NOT NULL,
+         CASE WHEN outcome = 'Completed' THEN dur END,
+         CASE WHEN outcome = 'Completed' THEN dur END
+  FROM (
+    SELECT last_execution_at AS ended, type, queue, last_outcome AS outcome, execution_time_ms AS dur
+      FROM tasks NOT INDEXED WHERE is_recurring = 0 AND run_count > 0 AND last_execution_at IS NOT NULL
+    UNION ALL
+    SELECT r.executed_at, t.type, t.queue, r.status, r.execution_time_ms
+      FROM runs_audit r CROSS JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1
+  ) WHERE true
+  ON CONFLICT (bucket, type, queue) DO UPDATE SET
+    completed = completed + excluded.completed,
+    failed    = failed + excluded.failed,
+    dur_sum   = dur_sum + excluded.dur_sum,
+    dur_count = dur_count + excluded.dur_count,
+    dur_min   = CASE WHEN excluded.dur_min IS NULL THEN dur_min WHEN dur_min IS NULL OR excluded.dur_min < dur_min THEN excluded.dur_min ELSE dur_min END,
+    dur_max   = CASE WHEN excluded.dur_max IS NULL THEN dur_max WHEN dur_max IS NULL OR excluded.dur_max > dur_max THEN excluded.dur_max ELSE dur_max END;
+INSERT INTO stat_runs_day (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+  SELECT bucket / 24, type, queue, SUM(completed), SUM(failed), SUM(dur_sum), SUM(dur_count), MIN(dur_min), MAX(dur_max)
+    FROM stat_runs_hour GROUP BY 1, 2, 3;
+`;
+
+/** Recomputes the read models and the failure groups in one write transaction. */
+export function rebuildReadModels(db: Database): void {
+  db.transaction(() => {
+    db.exec(rebuildReadModelsSql);
+    db.exec(rebuildFailureGroupsSql);
+  }).immediate();
+}
