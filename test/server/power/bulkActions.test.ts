@@ -117,6 +117,34 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
     expect(h.row(other)?.status).toBe('Failed');
   });
 
+  it('set-based batches: only qualifying rows change, audits follow each row\'s audit level, and the read models equal their recomputation', async () => {
+    const failed = (extra: Record<string, unknown> = {}) => h.insert({ type: 'Power.Mixed', status: 'Failed', exception: 'Error: x', ...extra });
+    const full = Array.from({ length: 700 }, (_, i) => failed({ queue: i % 2 === 0 ? 'default' : 'mail', created_at: Date.now() - i * 60_000 }));
+    const errorsOnly = failed({ audit_level: 'ErrorsOnly' });
+    const none = failed({ audit_level: 'None' });
+    const recurring = failed({ is_recurring: 1 });
+    const scheduleRow = failed({ occurrence_mode: 'Durable', task_key: `power-mixed-${randomUUID()}` });
+    const completed = h.insert({ type: 'Power.Mixed', status: 'Completed' });
+    const r = await bulk('retry', { filter: { taskType: 'Power.Mixed' }, expectedCount: 705 });
+    expect(r.status).toBe(200);
+    expect(await finished(r.body.operationId)).toMatchObject({ count: 705, succeeded: 702, skipped: 3 });
+    expect([...full, errorsOnly, none].every((id) => h.row(id)?.status === 'Queued')).toBe(true);
+    expect([recurring, scheduleRow].map((id) => h.row(id)?.status)).toEqual(['Failed', 'Failed']);
+    expect(h.row(completed)?.status).toBe('Completed');
+    expect(h.audits(full[699]!)).toEqual([{ new_status: 'Queued', changed_by: 'operator' }]);
+    expect([...h.audits(errorsOnly), ...h.audits(none)]).toEqual([]);
+    const c = await bulk('cancel', { filter: { taskType: 'Power.Mixed', statuses: ['Queued'] }, expectedCount: 702 });
+    expect(await finished(c.body.operationId)).toMatchObject({ succeeded: 702, skipped: 0 });
+    expect(h.row(full[0]!)?.status).toBe('Cancelled');
+
+    const models = ['stat_tasks', 'stat_created_hour', 'stat_created_day'];
+    const read = () => Object.fromEntries(models.map((m) => [m, h.db.prepare(`SELECT * FROM ${m} WHERE n <> 0 ORDER BY 1, 2, 3, 4`).all()]));
+    const live = read();
+    expect(live.stat_tasks).toContainEqual(expect.objectContaining({ type: 'Power.Mixed', status: 'Cancelled', queue: 'mail', n: 350 }));
+    h.storage.rebuildReadModels();
+    expect(read()).toEqual(live);
+  });
+
   it('the management gates apply: 401, 403 read role, 403 cross-site; nothing done', async () => {
     const id = h.insert({ type: 'Power.Gated', status: 'Failed' });
     const body = { filter: { taskType: 'Power.Gated' }, expectedCount: 1 };

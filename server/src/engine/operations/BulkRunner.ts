@@ -24,10 +24,15 @@ export interface BulkRunnerDeps {
   onError(err: unknown, where: string): void;
 }
 
-/** Time one batch's transaction may hold the writer, so that API requests and the workers get their turn. */
+/**
+ * Time one batch's transaction may hold the writer (and the event loop: the SQLite driver is
+ * synchronous), so that API requests and the workers get their turn between batches. A batch
+ * is set-based (one read, one UPDATE, one audit insert), so the budget holds hundreds of rows.
+ */
 const BATCH_BUDGET_MS = 8;
-const MIN_BATCH = 25;
-const MAX_BATCH = 2000;
+const FIRST_BATCH = 500;
+const MIN_BATCH = 50;
+const MAX_BATCH = 5000;
 /** Progress events at most this often (the last one always goes out). */
 const PROGRESS_INTERVAL_MS = 200;
 /** Finished operations kept for GET /management/bulk/{id}. */
@@ -37,8 +42,9 @@ const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * Runs bulk actions in the background: batches sized to a few milliseconds of writer time, each
- * its own transaction, with a turn of the event loop in between; progress kept for polling and
- * reported to listeners (the hub's BulkProgress event).
+ * its own transaction, with a turn of the event loop in between (the batch size follows the
+ * measured time of the previous one); progress kept for polling and reported to listeners (the
+ * hub's BulkProgress event).
  */
 export class BulkRunner {
   private readonly operations = new Map<string, BulkOperation>();
@@ -90,7 +96,7 @@ export class BulkRunner {
   }
 
   private async run(op: BulkOperation, input: BulkStart): Promise<void> {
-    let size = 200;
+    let size = FIRST_BATCH;
     let lastReport = 0;
     try {
       for (let i = 0; i < input.ids.length; ) {

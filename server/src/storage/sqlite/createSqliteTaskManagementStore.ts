@@ -1,10 +1,13 @@
 import type { Database } from 'better-sqlite3';
 import type { StoreOperationResult, TaskState } from '../EngineStore.js';
 import { actionRefusal } from '../sql/management/actionRefusal.js';
-import { cancelNotStartedTask } from '../sql/management/cancelNotStartedTask.js';
+import { auditAllows } from '../sql/insertStatusAudit.js';
 import { insertActorStatusAudit } from '../sql/management/insertActorStatusAudit.js';
+import { insertActorStatusAudits } from '../sql/management/insertActorStatusAudits.js';
 import { selectManagedTask } from '../sql/management/ManagedTaskRow.js';
 import { requeueTaskNow } from '../sql/management/requeueTaskNow.js';
+import { selectBulkCandidates } from '../sql/management/selectBulkCandidates.js';
+import { setTasksStatus } from '../sql/management/setTasksStatus.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../TaskManagementStore.js';
 
 /** The SQLite implementation of the retry and bulk writes, on the engine's writer connection. */
@@ -27,39 +30,35 @@ export function createSqliteTaskManagementStore(db: Database): TaskManagementSto
     },
 
     async applyBulkBatch({ action, ids, now, actor, statuses }): Promise<BulkBatchResult> {
+      const allowed = statuses && statuses.length > 0 ? BULK_ACTION_STATUSES[action].filter((s) => statuses.includes(s)) : BULK_ACTION_STATUSES[action];
+      const target = action === 'cancel' ? 'Cancelled' : 'Queued';
       return db
         .transaction((): BulkBatchResult => {
-          const result: BulkBatchResult = { succeeded: 0, skipped: 0, cancelled: [] };
-          const allowed = statuses && statuses.length > 0 ? BULK_ACTION_STATUSES[action].filter((s) => statuses.includes(s)) : BULK_ACTION_STATUSES[action];
-          for (const id of ids) {
-            const row = selectManagedTask(db, id);
-            if (!row || !allowed.includes(row.status) || actionRefusal(action, row) !== undefined) {
-              result.skipped++;
-              continue;
-            }
-            const changed = action === 'cancel' ? cancelNotStartedTask(db, row.id) : requeueTaskNow(db, row.id, allowed, now);
-            if (!changed) {
-              result.skipped++;
-              continue;
-            }
-            insertActorStatusAudit(db, row.id, row.audit_level, action === 'cancel' ? 'Cancelled' : 'Queued', now, actor);
-            result.succeeded++;
-            if (action === 'cancel') {
-              const task: TaskState = {
-                id: row.id,
-                type: row.type,
-                handler: row.handler,
-                request: row.request,
-                queue: row.queue,
-                status: 'Cancelled',
-                audit_level: row.audit_level,
-                parent_task_id: row.parent_task_id,
-                is_schedule: 0,
-              };
-              result.cancelled.push(task);
-            }
-          }
-          return result;
+          // Set-based: one read of the rows that qualify, one UPDATE, one audit insert. The
+          // transaction holds the writer, so the rows read are the rows changed.
+          const rows = selectBulkCandidates(db, action, ids, allowed);
+          const changedIds = rows.map((r) => r.id);
+          const changed = setTasksStatus(db, changedIds, allowed, target, now);
+          if (changed !== rows.length) throw new Error(`bulk ${action}: ${rows.length} rows qualified but ${changed} changed`);
+          insertActorStatusAudits(db, rows.filter((r) => auditAllows(r.audit_level, null)).map((r) => r.id), target, now, actor);
+          return {
+            succeeded: rows.length,
+            skipped: ids.length - rows.length,
+            cancelled:
+              action === 'cancel'
+                ? rows.map((r): TaskState => ({
+                    id: r.id,
+                    type: r.type,
+                    handler: r.handler,
+                    request: r.request,
+                    queue: r.queue,
+                    status: 'Cancelled',
+                    audit_level: r.audit_level,
+                    parent_task_id: r.parent_task_id,
+                    is_schedule: 0,
+                  }))
+                : [],
+          };
         })
         .immediate();
     },
