@@ -43,6 +43,8 @@ export interface TaskQuery {
   searchScope?: SearchScope;
   /** Additive: words and quoted phrases that must occur in the request JSON. */
   requestSearch?: string;
+  /** Additive: only tasks whose last run failed with an error of this fingerprint (a failure group's). */
+  failureFingerprint?: string;
   parentTaskId?: Guid;
   onlyOccurrences?: boolean;
   onlyCatchUp?: boolean;

@@ -153,6 +153,12 @@ export const TASK_LIST_PARAMS: readonly QueryParamSpec[] = [
     default: 'Names',
   }),
   param('requestSearch', 'string', 'Additive: words and quoted phrases that must all occur in the request JSON.'),
+  param(
+    'failureFingerprint',
+    'string',
+    'Additive: only tasks whose last run failed with an error of this fingerprint (exact, as GET /statistics/failure-groups reports it).',
+    { examples: ['Error: SMTP # for invoice #'] },
+  ),
   param('parentTaskId', 'guid', 'Only occurrences of this durable schedule.'),
   param('onlyOccurrences', 'boolean', 'true: only materialized occurrences; false: only rows that are not one.'),
   param('onlyCatchUp', 'boolean', 'true: only CatchUp occurrences; false: only rows standing for no missed work.'),

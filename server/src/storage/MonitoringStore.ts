@@ -39,6 +39,8 @@ export interface TaskListFilter {
   searchTermRequestTerms?: readonly string[];
   /** Argument search: every word or phrase must occur in the request JSON (keys or values). */
   requestSearch?: readonly string[];
+  /** Only rows whose last run failed with an error of this fingerprint (exact). */
+  failureFingerprint?: string;
   parentTaskId?: string;
   onlyOccurrences?: boolean;
   onlyCatchUp?: boolean;

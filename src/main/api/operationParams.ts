@@ -26,6 +26,7 @@ export const taskQueryFields = {
   searchTerm: text.optional(),
   searchScope: z.enum(SEARCH_SCOPES).optional(),
   requestSearch: text.optional(),
+  failureFingerprint: text.optional(),
   parentTaskId: guidSchema.optional(),
   onlyOccurrences: z.boolean().optional(),
   onlyCatchUp: z.boolean().optional(),

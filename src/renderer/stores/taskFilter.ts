@@ -27,6 +27,8 @@ export interface TaskFilter {
   searchTerm?: string;
   /** Where searchTerm looks; URL `searchIn` (absent = all). */
   searchIn: SearchIn;
+  /** Only tasks whose last run failed with this error fingerprint (a failure group's). */
+  failureFingerprint?: string;
   parentTaskId?: string;
   onlyOccurrences?: boolean;
   onlyCatchUp?: boolean;
@@ -77,6 +79,7 @@ export function queryToFilter(query: LooseQuery): TaskFilter {
   f.searchTerm = first(query.searchTerm);
   const searchIn = first(query.searchIn)?.toLowerCase();
   f.searchIn = SEARCH_IN.find((s) => s === searchIn) ?? 'all';
+  f.failureFingerprint = first(query.failureFingerprint);
   f.parentTaskId = first(query.parentTaskId);
   f.onlyOccurrences = bool(query.onlyOccurrences);
   f.onlyCatchUp = bool(query.onlyCatchUp);
@@ -100,6 +103,7 @@ export function filterToQuery(f: TaskFilter): UrlQuery {
   if (f.createdBefore) q.createdBefore = f.createdBefore;
   if (f.searchTerm) q.searchTerm = f.searchTerm;
   if (f.searchIn !== 'all') q.searchIn = f.searchIn;
+  if (f.failureFingerprint) q.failureFingerprint = f.failureFingerprint;
   if (f.parentTaskId) q.parentTaskId = f.parentTaskId;
   if (f.onlyOccurrences !== undefined) q.onlyOccurrences = String(f.onlyOccurrences);
   if (f.onlyCatchUp !== undefined) q.onlyCatchUp = String(f.onlyCatchUp);
@@ -120,6 +124,7 @@ export function filterToApiQuery(f: TaskFilter): TaskQuery {
     createdAfter: f.createdAfter,
     createdBefore: f.createdBefore,
     ...searchQuery(f),
+    failureFingerprint: f.failureFingerprint,
     parentTaskId: f.parentTaskId,
     onlyOccurrences: f.onlyOccurrences,
     onlyCatchUp: f.onlyCatchUp,
@@ -155,6 +160,7 @@ export function activeFilterCount(f: TaskFilter): number {
     f.createdAfter,
     f.createdBefore,
     f.searchTerm,
+    f.failureFingerprint,
     f.parentTaskId,
     f.onlyOccurrences !== undefined,
     f.onlyCatchUp !== undefined,

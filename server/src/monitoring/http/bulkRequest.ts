@@ -7,7 +7,7 @@ import { parseTaskListQuery } from './taskListQuery.js';
 /** Filter keys a bulk body accepts: those of GET /tasks without paging and sorting. */
 const FILTER_KEYS = [
   'statuses', 'queueName', 'taskType', 'isRecurring', 'createdAfter', 'createdBefore', 'searchTerm', 'searchScope',
-  'requestSearch', 'parentTaskId', 'onlyOccurrences', 'onlyCatchUp',
+  'requestSearch', 'failureFingerprint', 'parentTaskId', 'onlyOccurrences', 'onlyCatchUp',
 ] as const;
 
 export interface ParsedBulkRequest {

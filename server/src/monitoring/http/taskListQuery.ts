@@ -30,6 +30,7 @@ export function parseTaskListQuery(req: Request): TaskListQuery {
     createdAfterMs: attempt(() => q.date('createdAfter')),
     createdBeforeMs: attempt(() => q.date('createdBefore')),
     searchTerm: q.string('searchTerm'),
+    failureFingerprint: q.string('failureFingerprint'),
     parentTaskId: attempt(() => q.guid('parentTaskId')),
     onlyOccurrences: attempt(() => q.bool('onlyOccurrences')),
     onlyCatchUp: attempt(() => q.bool('onlyCatchUp')),

@@ -92,6 +92,12 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     params.push(filter.parentTaskId);
     countable = false;
   }
+  if (filter.failureFingerprint !== undefined) {
+    // The fingerprint of the row's last error, computed as the failure groups compute it.
+    parts.push(() => `last_outcome = 'Failed' AND svc_failure_fingerprint(exception) = ?`);
+    params.push(filter.failureFingerprint);
+    countable = false;
+  }
   if (filter.onlyCatchUp !== undefined) {
     parts.push(() =>
       filter.onlyCatchUp ? `misfire_kind = 'CatchUp'` : `(misfire_kind IS NULL OR misfire_kind <> 'CatchUp')`,

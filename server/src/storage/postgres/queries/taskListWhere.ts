@@ -64,6 +64,11 @@ export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeRe
     parts.push(`parent_task_id = ${p.add(filter.parentTaskId)}`);
     countable = false;
   }
+  if (filter.failureFingerprint !== undefined) {
+    // The fingerprint of the row's last error, computed as the failure groups compute it.
+    parts.push(`last_outcome = 'Failed' AND svc_failure_fingerprint(exception) = ${p.add(filter.failureFingerprint)}`);
+    countable = false;
+  }
   if (filter.onlyCatchUp !== undefined) {
     parts.push(filter.onlyCatchUp ? `misfire_kind = 'CatchUp'` : `(misfire_kind IS NULL OR misfire_kind <> 'CatchUp')`);
     countable = false;
