@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { VueWrapper } from '@vue/test-utils';
+import { flushPromises, type VueWrapper } from '@vue/test-utils';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
 import { createFakePlatform } from './fakePlatform.js';
 import { FAILED_ID, SCHEDULE_ID, serveFixtures } from './fixtures.js';
@@ -275,9 +275,23 @@ describe('dashboard: live', () => {
     platform.live.setState('connected');
     await settle();
     const before = platform.callsOf('tasks.list').length;
-    platform.live.emit({ kind: 'Completed', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'done' });
-    platform.live.emit({ kind: 'Started', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'go' });
-    await new Promise((r) => setTimeout(r, 120));
+    // The debounce window runs on fake timeouts: it closes exactly when the test says so.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      platform.live.emit({ kind: 'Completed', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'done' });
+      platform.live.emit({ kind: 'Started', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'go' });
+      vi.advanceTimersByTime(49);
+      await flushPromises();
+      expect(platform.callsOf('tasks.list').length).toBe(before);
+      vi.advanceTimersByTime(1);
+      await flushPromises();
+      expect(platform.callsOf('tasks.list').length).toBe(before + 1);
+      // One window for both events: no second refresh follows.
+      vi.advanceTimersByTime(1_000);
+      await flushPromises();
+    } finally {
+      vi.useRealTimers();
+    }
     await settle();
     expect(platform.callsOf('tasks.list').length).toBe(before + 1);
     await router.push('/live');

@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { VueWrapper } from '@vue/test-utils';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { flushPromises, type VueWrapper } from '@vue/test-utils';
 import type { TaskDetail } from '../../server/src/contracts/task.js';
 import { formatDuration, formatRelative, humanizeMessage } from '../../src/renderer/format.js';
 import { createFakePlatform } from './fakePlatform.js';
@@ -213,10 +213,18 @@ describe('auto-refresh control', () => {
     await settle();
     await wrapper.find('[data-testid="refresh-toggle"]').trigger('click');
     const before = platform.callsOf('tasks.list').length;
-    for (let i = 0; i < 3; i++) {
-      platform.live.emit({ kind: 'Completed', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'done' });
+    // The 10 ms debounce window runs on fake timeouts, so it has certainly closed (and refreshed
+    // nothing) when the test looks.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      for (let i = 0; i < 3; i++) {
+        platform.live.emit({ kind: 'Completed', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'done' });
+      }
+      vi.advanceTimersByTime(1_000);
+      await flushPromises();
+    } finally {
+      vi.useRealTimers();
     }
-    await new Promise((r) => setTimeout(r, 60));
     await settle();
     expect(platform.callsOf('tasks.list').length).toBe(before);
     expect(wrapper.find('[data-testid="refresh-new"]').text()).toBe('3 new');

@@ -55,7 +55,8 @@ describe('web dashboard against a real demo server', () => {
   });
 
   it('magic link: exchanged for a session, the token is gone from the address bar and history', async () => {
-    expect(demo.magicToken, `demo printed no magic link:\n${demo.output()}`).toBeTruthy();
+    // The demo's token: 24 random bytes in base64url.
+    expect(demo.magicToken, `demo printed no magic link:\n${demo.output()}`).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const b = await openBrowser('light');
     try {
       const { page } = b;

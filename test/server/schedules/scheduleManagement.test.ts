@@ -59,11 +59,14 @@ describe('definition change', () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *', misfire: { overflowCap: 10 } });
     await h.tick('2026-01-08T00:30:00Z');
-    expect(scheduleRow(h.db, id).halt).not.toBeNull();
-    // the same definition again changes nothing (the halt stays)
+    const halt = scheduleRow(h.db, id).halt;
+    // 24 hourly slots inside the 24 h look-back window, over the cap of 10.
+    expect(JSON.parse(halt!)).toEqual({
+      atUtc: '2026-01-08T00:30:00.000Z', reason: 'OverflowCapExceeded', detectedAtLeast: 24, isExact: true, cursorUtc: '2026-01-05T00:30:00.000Z', scheduleVersion: 1,
+    });
+    // the same definition again changes nothing (the halt stays, as it was)
     expect(await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *', misfire: { overflowCap: 10 } })).toBe(id);
-    expect(scheduleRow(h.db, id)).toMatchObject({ schedule_version: 1 });
-    expect(scheduleRow(h.db, id).halt).not.toBeNull();
+    expect(scheduleRow(h.db, id)).toMatchObject({ schedule_version: 1, halt });
 
     expect(await h.manager.upsert({ key: 'k', type: 'Jobs.K', cron: '0 * * * *', misfire: { overflowCap: 50 } })).toBe(id);
     expect(scheduleRow(h.db, id)).toMatchObject({ schedule_version: 2, halt: null, status: 'Pending' });
