@@ -23,8 +23,9 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
       { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
-      // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts).
-      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false, globalSetup: ['./test/fixtures/buildOnce.ts'] } },
+      // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts),
+      // and one Chromium serves every file, a fresh browser context per page (test/fixtures/sharedChromium.ts).
+      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false, globalSetup: ['./test/fixtures/buildOnce.ts', './test/fixtures/sharedChromium.ts'] } },
     ],
   },
 });

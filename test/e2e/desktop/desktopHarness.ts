@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { ConsoleServices, type ConsoleServicesOptions } from '../../../src/main/ConsoleServices.js';
 import type { EnvironmentInput } from '../../../src/shared/environment.js';
@@ -15,6 +15,7 @@ import { appOrigins } from '../../../src/main/window/navigationPolicy.js';
 import { decidePermission } from '../../../src/main/window/permissionPolicy.js';
 import { desktopBundles } from '../../fixtures/buildOnce.js';
 import { lateBound } from '../../fixtures/lateBound.js';
+import { newBrowserContext } from '../../fixtures/sharedChromium.js';
 import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
 
 /** The desktop bundles (`electron-vite build`, made once per test run) in a fresh folder; returns it. */
@@ -83,7 +84,6 @@ export type DesktopOptions = Partial<ConsoleServicesOptions> & { colorScheme?: '
 
 export async function openDesktop(rendererUrl: string, options: DesktopOptions = {}): Promise<DesktopHarness> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'svc-desktop-user-data-'));
-  const browserDir = await mkdtemp(join(tmpdir(), 'svc-desktop-chromium-'));
   const notifications: FailureNotification[] = [];
   const badge: number[] = [];
   const services = await ConsoleServices.create({
@@ -93,13 +93,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     ...options,
   });
   const dispatch = createIpcDispatcher(services, { openExternal: async () => undefined });
-  const context: BrowserContext = await chromium.launchPersistentContext(browserDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
-    viewport: { width: 1280, height: 760 },
-    colorScheme: options.colorScheme ?? 'light',
-  });
+  const context: BrowserContext = await newBrowserContext({ viewport: { width: 1280, height: 760 }, colorScheme: options.colorScheme ?? 'light' });
   const rendererOrigin = new URL(rendererUrl).origin;
   // The renderer is served from a loopback origin here instead of app://console: ask main's
   // policy about the app origin and grant its answer to the origin the page really has.
@@ -107,7 +101,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
   // session's handler, which the wiring test drives.) clipboard-read is for the test only.
   const granted = decidePermission('clipboard-sanitized-write', 'app://console/', appOrigins(undefined)) ? ['clipboard-write'] : [];
   await context.grantPermissions([...granted, 'clipboard-read'], { origin: rendererOrigin });
-  const page = context.pages()[0] ?? (await context.newPage());
+  const page = await context.newPage();
   const pageErrors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') pageErrors.push(m.text());
@@ -147,7 +141,6 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
       await context.close().catch(() => undefined);
       await services.dispose();
       await rm(userDataDir, { recursive: true, force: true });
-      await rm(browserDir, { recursive: true, force: true });
     },
   };
 }
