@@ -12,12 +12,22 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
       // The engine and schedule suites again, over a store whose every call resolves on a later tick.
+      // Only files that get their store from test/server/engine/fixtures/storeUnderTest.ts (directly
+      // or through the engine and schedule harnesses) run differently there; the excluded files build
+      // their own store or refuse input before any store call, so they run once, in `server`.
       {
         extends: true,
         test: {
           name: 'engine-deferred-store',
           environment: 'node',
           include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+          exclude: [
+            'test/server/engine/badInput.test.ts',
+            'test/server/engine/boundaries.test.ts',
+            'test/server/schedules/haltBoundary.test.ts',
+            'test/server/schedules/scheduleBuildingBlocks.test.ts',
+            'test/server/schedules/writeFailures.test.ts',
+          ],
           env: { SVC_STORE_WRAPPER: 'deferred' },
         },
       },
