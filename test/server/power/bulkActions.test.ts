@@ -169,4 +169,18 @@ describe('bulk: disabled and standalone', () => {
       expect(r.body.status).toBe('NotSupported');
     });
   });
+
+  it('operations are kept in memory only, and the 404 and the OpenAPI document say so', async () => {
+    const h = await startPowerHost({ enableOpenApiDocument: true });
+    try {
+      const missing = await getJson(`${h.s.api}/management/bulk/${randomUUID()}`, h.operate);
+      expect(missing.status).toBe(404);
+      expect(missing.body.detail).toMatch(/kept in memory until restart/);
+      const doc = (await getJson(`${h.s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).body;
+      const op = doc.paths['/management/bulk/{operationId}'].get;
+      expect(op.description).toMatch(/after a restart, or on another instance .* the answer is 404/);
+    } finally {
+      await h.close();
+    }
+  });
 });

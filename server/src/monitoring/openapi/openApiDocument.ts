@@ -335,12 +335,14 @@ const OPERATION_DOCS: { [Op in ApiOperation]: OperationDoc } = {
     },
   },
   'management.bulkStatus': {
+    description:
+      'Operations live in the memory of the process that runs them (the last 100 finished ones are kept): after a restart, or on another instance sharing a PostgreSQL database, the answer is 404. Each changed row keeps its own status-audit entry naming who changed it.',
     responses: {
       '200': json(ref('BulkOperation')),
       '400': problem('Malformed operation id.'),
       '401': problem('Missing or invalid bearer token.', wwwAuth),
       '403': problem('Address, provenance or role refused.'),
-      '404': problem('No such operation on this host (kept in memory until restart), or management disabled.'),
+      '404': problem('No such operation in this process (operations are kept in memory: a restart forgets them), or management disabled.'),
     },
   },
   'statistics.failureGroups': { responses: read(ref('FailureGroups')) },
@@ -416,7 +418,8 @@ function operationObject(operation: ApiOperation, route: ApiRouteSpec, documente
     ...pathParamsOf(documented.path).map((name) => PATH_PARAMS[name] ?? { name, in: 'path', required: true, schema: str }),
     ...route.query.map(queryParameter),
   ];
-  const description = route.management ? MANAGEMENT_DESCRIPTION : doc.description;
+  // A management operation states the gate first, then what is particular to it.
+  const description = route.management ? [MANAGEMENT_DESCRIPTION, doc.description].filter(Boolean).join(' ') : doc.description;
   return {
     tags: ['svc-monitoring'],
     operationId: documented.operationId,
