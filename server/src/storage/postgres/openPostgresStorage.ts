@@ -122,17 +122,24 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   let closed = false;
   const transaction = async <T>(work: (c: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> => {
     const c = await pool.connect();
+    // The pool listens for errors of idle connections only: one dropped while checked out fails
+    // its next statement instead of raising an unhandled 'error' event.
+    const onError = () => undefined;
+    c.on('error', onError);
     try {
       await c.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
       const result = await work(c);
       await c.query('COMMIT');
+      c.off('error', onError);
       c.release();
       return result;
     } catch (err) {
       try {
         await c.query('ROLLBACK');
+        c.off('error', onError);
         c.release();
       } catch {
+        c.off('error', onError);
         c.release(true);
       }
       throw err;

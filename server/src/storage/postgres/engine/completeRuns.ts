@@ -6,8 +6,10 @@ import { auditAllows } from '../../sql/insertStatusAudit.js';
  * Ends of runs on InProgress rows, all in one UPDATE (status, end, duration, outcome and
  * run_count together, so the run-bucket trigger sees each run), then their runs-audit rows
  * (inline recurring rows) and status-audit rows. A row no longer InProgress is left alone.
+ * `retry`: the ends may already have been stored by a commit whose answer was lost; a row that
+ * already shows this very end (status and end instant) counts as finished, written once.
  */
-export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[]): Promise<boolean[]> {
+export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[], retry = false): Promise<boolean[]> {
   if (runs.length === 0) return [];
   const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
   // One statement: the UPDATE and the status-audit rows of the changes it made (audit level rule in SQL).
@@ -34,6 +36,16 @@ export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[]):
   );
   const ok = new Set(rows.map((r) => r.id));
   const done = runs.filter((r) => ok.has(r.id));
+  const missing = runs.filter((r) => !ok.has(r.id));
+  const already = new Set<string>();
+  if (retry && missing.length > 0) {
+    const { rows: stored } = await c.query<{ id: string }>(
+      `SELECT t.id FROM tasks t JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS r(id, next_status, ended_at)
+          ON t.id = r.id AND t.status = r.next_status AND t.last_execution_at = r.ended_at`,
+      [missing.map((r) => r.id), missing.map((r) => r.nextStatus), missing.map((r) => r.endedAt)],
+    );
+    for (const x of stored) already.add(x.id);
+  }
   const runAudits = done.filter((r) => r.recurring && counts(r) && auditAllows(r.auditLevel, r.outcome === 'Failed' ? (r.exception ?? '') : null));
   if (runAudits.length > 0) {
     await c.query(
@@ -42,5 +54,5 @@ export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[]):
       [runAudits.map((r) => r.id), runAudits.map((r) => r.endedAt), runAudits.map((r) => r.executionTimeMs), runAudits.map((r) => r.outcome), runAudits.map((r) => r.exception)],
     );
   }
-  return runs.map((r) => ok.has(r.id));
+  return runs.map((r) => ok.has(r.id) || already.has(r.id));
 }

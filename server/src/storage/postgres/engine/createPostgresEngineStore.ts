@@ -7,6 +7,7 @@ import { admitWaiting } from './admitWaiting.js';
 import { cancelTasks } from './cancelTasks.js';
 import { fastCommit, isFastCommit } from './fastCommit.js';
 import { claimTasks } from './claimTasks.js';
+import { asStoreUnavailable, classifyTrouble } from './connectionTrouble.js';
 import { completeRuns } from './completeRuns.js';
 import { insertExecutionLogs } from './insertExecutionLogs.js';
 import { insertTasks } from './insertTasks.js';
@@ -14,10 +15,12 @@ import { heartbeat, recoverExpiredLeases } from './instanceLeases.js';
 import { createPostgresTaskManagementStore } from './managementStore.js';
 import { markServiceStopped } from './markServiceStopped.js';
 import { promoteDue } from './promoteDue.js';
+import { requeueUnknownClaims } from './requeueUnknownClaims.js';
 import { QueueAdmission } from './queueAdmission.js';
 import { recordAttemptFailures } from './recordAttemptFailures.js';
 import { createPostgresScheduleStore } from './scheduleStore.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { inTransaction, withClient } from './storeClient.js';
 
 export interface PostgresEngineStoreOptions {
   /** This engine instance's id (default: a random UUID). */
@@ -65,23 +68,25 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   // Wake notices carry the instance id: an instance does not wake itself with its own writes.
   const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
 
-  const commit = (b: CommitBatch): Promise<CommitOutcome> => {
+  const applyCommit = (b: CommitBatch, afterLoss: boolean): Promise<CommitOutcome> => {
     const acknowledges = b.insertTasks.length > 0 || b.cancels.length > 0;
     // The steady state of a busy worker (runs ended, new claims) is one statement.
-    if (isFastCommit(b)) {
-      return fastCommit(storage.pool, b, {
+    if (!afterLoss && isFastCommit(b)) {
+      return withClient(storage.pool, (c) => fastCommit(c, b, {
         instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits !== true,
-      });
+      }));
     }
-    return storage.transaction(async (c) => {
+    return inTransaction(storage.pool, async (c) => {
       const now = b.now;
+      // After a lost connection: rows claimed by a commit whose answer never came go back to Queued.
+      if (afterLoss) await requeueUnknownClaims(c, instanceId, [...owned], now);
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
       const out: CommitOutcome = {
         logIds: await insertExecutionLogs(c, b.logs),
-        inserted: await insertTasks(c, b.insertTasks, now, admission),
+        inserted: await insertTasks(c, b.insertTasks, now, admission, afterLoss),
         cancelled: await cancelTasks(c, b.cancels, now),
         attemptsRecorded: await recordAttemptFailures(c, b.attemptFailures),
-        finished: await completeRuns(c, b.completeRuns),
+        finished: await completeRuns(c, b.completeRuns, afterLoss),
         stopped: await markServiceStopped(c, b.serviceStopped, now),
         promoted: 0,
         claimed: [],
@@ -104,6 +109,30 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       if (queuedOrDue) await wake(c);
       return out;
     }, { asyncCommit: !acknowledges && options.synchronousRunCommits !== true });
+  };
+
+  /**
+   * Ids of rows this instance claimed and has not yet reported ended: after a lost connection, an
+   * InProgress row of this instance outside this set was claimed by a commit whose answer was lost.
+   */
+  const owned = new Set<string>();
+  /** Set when a commit lost its connection: its outcome is unknown until the next commit reconciles. */
+  let lostOutcome = false;
+  const commit = async (b: CommitBatch): Promise<CommitOutcome> => {
+    const afterLoss = lostOutcome;
+    let out: CommitOutcome;
+    try {
+      out = await applyCommit(b, afterLoss);
+    } catch (err) {
+      const trouble = classifyTrouble(err);
+      if (trouble === 'lost') lostOutcome = true;
+      throw asStoreUnavailable(err, storage.target, trouble);
+    }
+    if (afterLoss) lostOutcome = false;
+    for (const r of b.completeRuns) owned.delete(r.id);
+    for (const r of b.serviceStopped) owned.delete(r.id);
+    for (const r of out.claimed) owned.add(r.id);
+    return out;
   };
 
   const leaseTick = async () => {

@@ -11,8 +11,12 @@ const OPEN_KEY_PREDICATE = `task_key IS NOT NULL AND status NOT IN ('Completed',
  * recurrence replaced when it is Pending); the partial unique index on open keys settles two
  * instances dispatching the same key at once. The first status: Pending when not yet due or
  * inline recurring, else Queued (WaitingQueue when the queue is at capacity).
+ * `retry`: the batch may already have been stored by a commit whose answer was lost; a row whose id
+ * exists is then reported as stored by this call (with its status), not written twice.
  */
-export async function insertTasks(c: PoolClient, tasks: readonly NewTask[], now: number, admission: QueueAdmission): Promise<InsertOutcome[]> {
+export async function insertTasks(
+  c: PoolClient, tasks: readonly NewTask[], now: number, admission: QueueAdmission, retry = false,
+): Promise<InsertOutcome[]> {
   const out: InsertOutcome[] = new Array(tasks.length);
   const fresh: { i: number; t: NewTask; status: 'Pending' | 'Queued' | 'WaitingQueue' }[] = [];
   for (let i = 0; i < tasks.length; i++) {
@@ -23,6 +27,19 @@ export async function insertTasks(c: PoolClient, tasks: readonly NewTask[], now:
     }
     const dueNow = !t.isRecurring && t.dueAt <= now;
     fresh.push({ i, t, status: dueNow ? await admission.admit(t.queue) : 'Pending' });
+  }
+  if (fresh.length > 0 && retry) {
+    const { rows } = await c.query<{ id: string; status: InsertOutcome['status'] }>(`SELECT id, status FROM tasks WHERE id = ANY($1::text[])`, [
+      fresh.map((f) => f.t.id),
+    ]);
+    const stored = new Map(rows.map((r) => [r.id, r.status]));
+    for (let k = fresh.length - 1; k >= 0; k--) {
+      const f = fresh[k]!;
+      const status = stored.get(f.t.id);
+      if (status === undefined) continue;
+      out[f.i] = { id: f.t.id, existing: false, status };
+      fresh.splice(k, 1);
+    }
   }
   if (fresh.length > 0) {
     await insertRows(c, fresh.map((f) => ({ t: f.t, status: f.status })), false);
@@ -39,6 +56,8 @@ async function insertKeyed(c: PoolClient, t: NewTask, now: number, admission: Qu
       [t.taskKey],
     );
     const open = rows[0];
+    // Its own row: stored by an earlier attempt of this commit whose answer was lost.
+    if (open && open.id === t.id) return { id: t.id, existing: false, status: open.status };
     if (open) {
       if (open.status === 'Pending') {
         await c.query(`UPDATE tasks SET request = $1, scheduled_at = $2, recurrence = COALESCE($3, recurrence) WHERE id = $4 AND status = 'Pending'`, [
