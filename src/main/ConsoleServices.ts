@@ -7,6 +7,7 @@ import { DeepLinkError, parseDeepLink } from './deepLinks/parseDeepLink.js';
 import { EnvironmentStore } from './environments/EnvironmentStore.js';
 import { liveStatusOf } from './environmentStatus.js';
 import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
+import type { NetworkFor } from './network/environmentNetwork.js';
 import { FailureInbox } from './notifications/FailureInbox.js';
 import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
@@ -29,7 +30,9 @@ export interface ConsoleServicesOptions {
   safeStorage?: CredentialVaultOptions['safeStorage'];
   notifications: NotificationSink;
   badge: BadgeSink;
-  session?: Omit<EnvironmentSessionOptions, 'vault'>;
+  session?: Omit<EnvironmentSessionOptions, 'vault' | 'network'>;
+  /** How environments' hosts are reached: Electron's network in the app, Node's elsewhere. */
+  network?: NetworkFor;
   hub?: Pick<HubManagerOptions, 'reconnectDelaysMs' | 'retryAfterFailureMs' | 'log'>;
   burstWindowMs?: number;
   /** How often environments that can only poll are asked for new failures (default 60 s). */
@@ -415,7 +418,7 @@ export class ConsoleServices {
         void existing.replaceEnvironment(env);
         continue;
       }
-      const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault });
+      const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault, ...(this.options.network ? { network: this.options.network } : {}) });
       this.sessions.set(env.id, session);
       session.onChange(() => this.emitStatus(env.id));
       this.hub.watch(session);

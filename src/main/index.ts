@@ -2,7 +2,7 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, dialog, Menu, powerMonitor, safeStorage, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, net, powerMonitor, safeStorage, session, shell } from 'electron';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
@@ -14,6 +14,7 @@ import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
 import { TrayController } from './electron/trayAndBadge.js';
 import { LogFile } from './logging/LogFile.js';
+import { electronNetwork } from './network/electronNetwork.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
@@ -123,6 +124,8 @@ if (!app.requestSingleInstanceLock()) {
       userDataDir: app.getPath('userData'),
       loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
       safeStorage,
+      // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
+      network: electronNetwork({ net, session }),
       notifications,
       badge: { setUnreadCount: (n) => tray?.setUnreadCount(n) },
       hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },

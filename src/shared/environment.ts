@@ -9,6 +9,13 @@ export interface Environment {
   isProduction: boolean;
   group?: string;
   favourite?: boolean;
+  /**
+   * A PEM file with extra CA certificates this host's TLS certificate may chain to (a
+   * corporate CA), trusted in addition to the system's. Empty in an edit: remove it.
+   */
+  caCertificatePath?: string;
+  /** Accept the host's TLS certificate without verifying it; never for a production environment. */
+  allowSelfSigned?: boolean;
 }
 
 /** The fields a user edits (the id is assigned by the store). */

@@ -5,11 +5,13 @@ import { z } from 'zod';
 import { readJsonFile } from '../files/readJsonFile.js';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
 import type { ImportMode, ImportResult } from '../../shared/environment.js';
+import { readCaCertificates } from '../network/caCertificates.js';
 import {
   describeZodError,
   environmentInputSchema,
   environmentPatchSchema,
   environmentSchema,
+  selfSignedRefusal,
 } from './environment.js';
 import type { Environment, EnvironmentInput } from '../../shared/environment.js';
 
@@ -118,7 +120,8 @@ export class EnvironmentStore {
     const parsed = environmentInputSchema.safeParse(input);
     if (!parsed.success) throw new EnvironmentValidationError(describeZodError(parsed.error));
     this.assertUniqueName(parsed.data.name);
-    const env: Environment = { id: randomUUID(), ...parsed.data };
+    const env: Environment = withoutEmptySettings({ id: randomUUID(), ...parsed.data });
+    assertUsableTrust(env);
     await this.commit([...this.environments, env]);
     return { ...env };
   }
@@ -127,8 +130,10 @@ export class EnvironmentStore {
     const index = this.indexOf(id);
     const parsed = environmentPatchSchema.safeParse(patch);
     if (!parsed.success) throw new EnvironmentValidationError(describeZodError(parsed.error));
-    const next: Environment = { ...this.environments[index]!, ...stripUndefined(parsed.data) };
+    const current = this.environments[index]!;
+    const next: Environment = withoutEmptySettings({ ...current, ...stripUndefined(parsed.data) });
     if (parsed.data.name !== undefined) this.assertUniqueName(parsed.data.name, id);
+    assertUsableTrust(next, current);
     const list = [...this.environments];
     list[index] = next;
     await this.commit(list);
@@ -183,11 +188,18 @@ export class EnvironmentStore {
       const existing = byName.get(input.name.toLowerCase());
       if (existing) {
         updated++;
-        return { ...stripUndefined(input), id: existing.id } as Environment;
+        return withoutEmptySettings({ ...stripUndefined(input), id: existing.id } as Environment);
       }
       added++;
-      return { id: randomUUID(), ...stripUndefined(input) } as Environment;
+      return withoutEmptySettings({ id: randomUUID(), ...stripUndefined(input) } as Environment);
     });
+    for (const e of imported) {
+      try {
+        assertUsableTrust(e);
+      } catch (err) {
+        throw new EnvironmentValidationError(`import: "${e.name}": ${(err as Error).message}`);
+      }
+    }
     let list: Environment[];
     let removedIds: string[] = [];
     if (mode === 'replace') {
@@ -225,6 +237,29 @@ export class EnvironmentStore {
     this.environments = list;
     const snapshot = this.list();
     for (const l of this.listeners) l(snapshot);
+  }
+}
+
+/** An empty CA path means "none": the field is dropped rather than stored empty. */
+function withoutEmptySettings(env: Environment): Environment {
+  if (env.caCertificatePath !== '') return env;
+  const { caCertificatePath: _none, ...rest } = env;
+  return rest;
+}
+
+/**
+ * Checked when saved: production never allows self-signed certificates, and a CA certificate
+ * file (when it is new or changed) must be readable and hold certificates.
+ */
+function assertUsableTrust(env: Environment, previous?: Environment): void {
+  const refusal = selfSignedRefusal(env);
+  if (refusal) throw new EnvironmentValidationError(refusal);
+  if (env.caCertificatePath && env.caCertificatePath !== previous?.caCertificatePath) {
+    try {
+      readCaCertificates(env.caCertificatePath);
+    } catch (err) {
+      throw new EnvironmentValidationError((err as Error).message);
+    }
   }
 }
 

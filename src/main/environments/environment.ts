@@ -1,3 +1,4 @@
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import type { Environment, EnvironmentInput, EnvironmentPatch } from '../../shared/environment.js';
 import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
@@ -27,7 +28,16 @@ export const baseUrlSchema = z
   }, 'baseUrl must be an http:// or https:// URL without credentials')
   .transform(normaliseBaseUrl);
 
-export const environmentInputSchema = z.strictObject({
+export const CA_CERTIFICATE_PATH_MAX = 4096;
+
+/** Why an environment's TLS settings cannot be used, or undefined when they can. */
+export function selfSignedRefusal(environment: Pick<Environment, 'isProduction' | 'allowSelfSigned'>): string | undefined {
+  return environment.isProduction && environment.allowSelfSigned === true
+    ? 'allowSelfSigned: not allowed for a production environment (add its CA certificate file instead)'
+    : undefined;
+}
+
+const environmentFieldsSchema = z.strictObject({
   name: z
     .string()
     .trim()
@@ -42,11 +52,32 @@ export const environmentInputSchema = z.strictObject({
   isProduction: z.boolean(),
   group: z.string().trim().max(60, 'group is longer than 60 characters').optional(),
   favourite: z.boolean().optional(),
+  // An empty path clears the setting (an edit cannot send "undefined" to remove a field).
+  caCertificatePath: z
+    .string()
+    .trim()
+    .max(CA_CERTIFICATE_PATH_MAX, 'caCertificatePath is too long')
+    .refine((v) => v === '' || isAbsolute(v), 'caCertificatePath must be an absolute path')
+    .optional(),
+  allowSelfSigned: z.boolean().optional(),
 });
 
-export const environmentPatchSchema = environmentInputSchema.partial();
+const refuseSelfSignedProduction = (value: Pick<Environment, 'isProduction' | 'allowSelfSigned'>, ctx: z.RefinementCtx) => {
+  const refusal = selfSignedRefusal(value);
+  if (refusal) ctx.addIssue({ code: 'custom', path: ['allowSelfSigned'], message: 'not allowed for a production environment (add its CA certificate file instead)' });
+};
 
-export const environmentSchema = environmentInputSchema.extend({
+/** A new environment (add, import): "allow self-signed" is refused for production. */
+export const environmentInputSchema = environmentFieldsSchema.superRefine(refuseSelfSignedProduction);
+
+/** An edit; the store checks the merged result against the production rule. */
+export const environmentPatchSchema = environmentFieldsSchema.partial();
+
+/**
+ * A stored environment. A hand-edited file that allows self-signed certificates for a
+ * production environment still loads: its connection is refused with the reason instead.
+ */
+export const environmentSchema = environmentFieldsSchema.extend({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'id must be 1-64 letters, digits, "_" or "-"'),
 });
 

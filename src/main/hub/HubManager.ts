@@ -1,4 +1,4 @@
-import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type ILogger } from '@microsoft/signalr';
+import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type IHttpConnectionOptions, type ILogger } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import { interpretHubFailure, type LiveState } from '../../../server/src/contracts/liveConnection.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
@@ -95,8 +95,18 @@ export class HubManager {
     const url = entry.session.hubUrl();
     if (!url) return;
     const delays = this.options.reconnectDelaysMs ?? [0, 2_000, 5_000, 10_000, 30_000];
+    let transport;
+    try {
+      transport = await entry.session.hubTransport(url);
+    } catch (err) {
+      this.setState(entry, 'error', err instanceof Error ? err.message : String(err));
+      this.scheduleRetry(entry);
+      return;
+    }
+    // The hub client reads `WebSocket` at run time; its option types leave it out.
+    const options: IHttpConnectionOptions = { ...transport, accessTokenFactory: async () => (await entry.session.freshToken()) ?? '' };
     const connection = new HubConnectionBuilder()
-      .withUrl(url, { accessTokenFactory: async () => (await entry.session.freshToken()) ?? '' })
+      .withUrl(url, options)
       .withAutomaticReconnect(delays)
       .configureLogging(this.logger(id))
       .build();

@@ -9,6 +9,8 @@ import type {
 import { ConsoleError } from '../ConsoleError.js';
 import type { CredentialVault } from '../credentials/CredentialVault.js';
 import type { Environment } from '../../shared/environment.js';
+import type { EnvironmentNetwork, HubTransport, NetworkFor } from '../network/environmentNetwork.js';
+import { nodeNetwork } from '../network/nodeNetwork.js';
 import { createHttpClient, DEFAULT_API_BASE_PATH, httpError, networkError } from './httpClient.js';
 import type { AuthState, SessionView } from '../../shared/session.js';
 
@@ -20,6 +22,8 @@ export interface EnvironmentSessionOptions {
   /** After an error (host unreachable), start again after this long (default 30 s). */
   retryAfterErrorMs?: number;
   now?: () => number;
+  /** How the environment's host is reached (default: Node's network stack). */
+  network?: NetworkFor;
 }
 
 type Listener = (view: SessionView) => void;
@@ -34,6 +38,7 @@ const MAX_TIMER_MS = 2_147_000_000;
  */
 export class EnvironmentSession {
   private environment: Environment;
+  private network: EnvironmentNetwork;
   private http: AxiosInstance;
   private config: MonitoringConfig | undefined;
   private auth: AuthState = 'starting';
@@ -54,7 +59,8 @@ export class EnvironmentSession {
 
   constructor(environment: Environment, private readonly options: EnvironmentSessionOptions) {
     this.environment = environment;
-    this.http = createHttpClient(this.apiBaseUrl(), options.timeoutMs ?? 15_000);
+    this.network = (options.network ?? nodeNetwork)(environment);
+    this.http = this.createHttp();
     this.now = options.now ?? Date.now;
   }
 
@@ -95,10 +101,20 @@ export class EnvironmentSession {
     return joinUnderBase(this.environment.baseUrl, this.config.signalRHubPath);
   }
 
-  /** The environment changed (e.g. its URL was edited): start over. */
+  /** What the hub connection to `url` is built with: this environment's network and trust. */
+  hubTransport(url: string): Promise<HubTransport> {
+    return this.network.hub(url);
+  }
+
+  /** The environment changed (e.g. its URL or TLS settings were edited): start over. */
   async replaceEnvironment(environment: Environment): Promise<void> {
     const urlChanged = environment.baseUrl !== this.environment.baseUrl;
+    const trustChanged = !sameTrust(environment, this.environment);
     this.environment = environment;
+    if (trustChanged) {
+      this.network = (this.options.network ?? nodeNetwork)(environment);
+      this.http = this.createHttp();
+    }
     if (urlChanged) {
       // Forget everything issued by the old host before the first request to the new one;
       // answers still on their way from it are dropped (see assertSameAddress).
@@ -109,7 +125,11 @@ export class EnvironmentSession {
       this.canManage = false;
       this.hasPassword = false;
       this.config = undefined;
-      this.http = createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000);
+      this.http = this.createHttp();
+      this.set('starting');
+      await this.start();
+    } else if (trustChanged) {
+      // Same host, other certificate rules: its tokens stay; check the host again with them.
       this.set('starting');
       await this.start();
     }
@@ -232,6 +252,10 @@ export class EnvironmentSession {
     return false;
   }
 
+  private createHttp(): AxiosInstance {
+    return createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000, this.network.http);
+  }
+
   private apiBaseUrl(): string {
     return joinUnderBase(this.environment.baseUrl, this.config?.apiBasePath ?? DEFAULT_API_BASE_PATH);
   }
@@ -264,7 +288,7 @@ export class EnvironmentSession {
     const apiBase = typeof config.apiBasePath === 'string' && config.apiBasePath.startsWith('/') ? config.apiBasePath : DEFAULT_API_BASE_PATH;
     const rebase = apiBase !== (this.config?.apiBasePath ?? DEFAULT_API_BASE_PATH);
     this.config = { ...config, apiBasePath: apiBase };
-    if (rebase) this.http = createHttpClient(this.apiBaseUrl(), this.options.timeoutMs ?? 15_000);
+    if (rebase) this.http = this.createHttp();
   }
 
   /** true: token valid and in place; false: rejected (401). Throws on a network error. */
@@ -379,6 +403,11 @@ export class EnvironmentSession {
     const view = this.view();
     for (const l of this.listeners) l(view);
   }
+}
+
+/** Whether two versions of an environment reach their host with the same certificate rules. */
+export function sameTrust(a: Environment, b: Environment): boolean {
+  return (a.caCertificatePath ?? '') === (b.caCertificatePath ?? '') && (a.allowSelfSigned === true) === (b.allowSelfSigned === true) && a.isProduction === b.isProduction;
 }
 
 /** `https://h/app` + `/svc-monitoring/hub` → `https://h/app/svc-monitoring/hub`; an absolute URL stays. */

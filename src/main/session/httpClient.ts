@@ -1,19 +1,23 @@
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import { readFailure } from '../../../server/src/contracts/apiProblem.js';
 import { ConsoleError } from '../ConsoleError.js';
+import type { HttpTransport } from '../network/environmentNetwork.js';
+import { describeNetworkFailure } from '../network/describeNetworkFailure.js';
 
 export const DEFAULT_API_BASE_PATH = '/svc-monitoring/api';
 
-/** One axios instance per environment; never throws on an HTTP status (callers decide). */
-export function createHttpClient(baseUrl: string, timeoutMs: number): AxiosInstance {
+/**
+ * One axios instance per environment over the environment's network; never throws on an HTTP
+ * status (callers decide).
+ */
+export function createHttpClient(baseUrl: string, timeoutMs: number, transport: HttpTransport): AxiosInstance {
   return axios.create({
+    ...transport,
     baseURL: baseUrl,
     timeout: timeoutMs,
     validateStatus: () => true,
     maxRedirects: 0,
     headers: { Accept: 'application/json' },
-    // Proxies configured in the environment must not see tokens meant for loopback hosts.
-    proxy: false,
   });
 }
 
@@ -30,9 +34,8 @@ export function httpError(response: AxiosResponse, what: string): ConsoleError {
   );
 }
 
-/** Turns a transport failure (refused, timeout, DNS) into a ConsoleError. */
+/** Turns a transport failure (refused, timeout, DNS, an untrusted certificate) into a ConsoleError. */
 export function networkError(err: unknown, what: string): ConsoleError {
   if (err instanceof ConsoleError) return err;
-  const message = err instanceof Error ? err.message : String(err);
-  return new ConsoleError('network', `${what}: ${message}`);
+  return new ConsoleError('network', `${what}: ${describeNetworkFailure(err)}`);
 }

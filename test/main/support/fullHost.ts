@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import express from 'express';
 import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
@@ -15,6 +16,8 @@ export interface FullHost {
   seedSchedule(key: string, type?: string): string;
   /** Emits an engine event (what the engine's `event` emitter carries) through the real hub. */
   emit(event: SvcEvent): void;
+  /** WebSocket upgrade requests the host received (the hub's WebSocket transport). */
+  upgrades(): number;
   close(): Promise<void>;
 }
 
@@ -23,7 +26,7 @@ export interface FullHost {
  * expose (short-lived tokens). The event source is an EventEmitter with the engine's event
  * surface, so the test decides exactly which events the hub broadcasts.
  */
-export async function startFullHost(dir: string, options: MonitoringOptions = {}): Promise<FullHost> {
+export async function startFullHost(dir: string, options: MonitoringOptions = {}, tls?: { key: string; cert: string }): Promise<FullHost> {
   const storage = openSqliteStorage({ file: join(dir, `full-${Math.random().toString(36).slice(2)}.db`) });
   const emitter = new EventEmitter();
   const notSupported = async () => ({ status: 'NotSupported' as const, message: 'no engine in this host' });
@@ -46,13 +49,18 @@ export async function startFullHost(dir: string, options: MonitoringOptions = {}
   await monitoring.ready;
   const app = express();
   app.use(monitoring.router);
+  // With `tls` the host answers over HTTPS with that key and certificate.
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s: Server = tls ? createHttpsServer(tls, app) : app.listen(0, '127.0.0.1', () => resolve(s));
+    if (tls) s.listen(0, '127.0.0.1', () => resolve(s));
   });
+  let upgrades = 0;
+  server.on('upgrade', () => upgrades++);
   monitoring.attach(server);
   return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    baseUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${(server.address() as AddressInfo).port}`,
     emit: (event) => emitter.emit('event', event),
+    upgrades: () => upgrades,
     seedSchedule(key, type = 'Reports.Nightly.Build') {
       const id = randomUUID();
       const now = Date.now();

@@ -5,6 +5,16 @@ import { fileURLToPath } from 'node:url';
 type PermissionRequestHandler = (wc: unknown, permission: string, cb: (ok: boolean) => void, details: { requestingUrl: string }) => void;
 type PermissionCheckHandler = (wc: unknown, permission: string, requestingOrigin: string, details: { requestingUrl: string }) => boolean;
 
+type VerifyProc = (request: { hostname: string; certificate: { data: string }; errorCode: number }, callback: (verdict: number) => void) => void;
+
+/** A session from session.fromPartition: its certificate check is recorded. */
+export interface RecordingSession {
+  verifyProc: VerifyProc | undefined;
+  fetch(input: string | Request, init?: RequestInit): Promise<Response>;
+  resolveProxy(url: string): Promise<string>;
+  setCertificateVerifyProc(proc: VerifyProc | null): void;
+}
+
 /** A native notification the app showed. */
 export interface RecordedNotification {
   title: string;
@@ -110,6 +120,10 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     destroy() {}
   }
   const trays: FakeTray[] = [];
+  /** Sessions made with session.fromPartition, by partition name. */
+  const partitions = new Map<string, RecordingSession>();
+  /** What the system proxy answers for a URL ("DIRECT" unless a test says otherwise). */
+  const network = { proxyFor: (_url: string): string => 'DIRECT' };
 
   const electron = {
     app: Object.assign(appEmitter, {
@@ -159,10 +173,12 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
       handle: (channel: string, h: (event: unknown, ...args: unknown[]) => unknown) => ipcHandlers.set(channel, h),
       removeHandler: (channel: string) => ipcHandlers.delete(channel),
     },
-    // Electron's net.fetch reads file: URLs; Node's fetch does not.
+    // Electron's net.fetch reads file: URLs; Node's fetch does not. Other URLs go to Node's
+    // fetch with the request as given (the console's API calls come through here).
     net: {
-      fetch: async (url: string) => {
-        if (!url.startsWith('file:')) return fetch(url);
+      fetch: async (input: string | Request, init?: RequestInit) => {
+        const url = typeof input === 'string' ? input : input.url;
+        if (!url.startsWith('file:')) return fetch(input, init);
         try {
           return new Response(await readFile(fileURLToPath(url)), { status: 200 });
         } catch {
@@ -186,9 +202,26 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
           permissions.check = h;
         },
         webRequest: { onHeadersReceived: () => undefined },
+        resolveProxy: async (url: string) => network.proxyFor(url),
+      },
+      /** An environment's own session (certificate rules): recorded, fetches with Node's fetch. */
+      fromPartition: (partition: string) => {
+        let session = partitions.get(partition);
+        if (!session) {
+          session = {
+            verifyProc: undefined,
+            fetch: (input: string | Request, init?: RequestInit) => fetch(input, init),
+            resolveProxy: async (url: string) => network.proxyFor(url),
+            setCertificateVerifyProc(proc: VerifyProc | null) {
+              this.verifyProc = proc ?? undefined;
+            },
+          };
+          partitions.set(partition, session);
+        }
+        return session;
       },
     },
     shell: { openExternal: async (url: string) => void opened.push(url) },
   };
-  return { electron, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), appEmitter };
+  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), appEmitter };
 }
