@@ -141,6 +141,47 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
   });
 });
 
+describe('Windows identity and native notifications', () => {
+  it('on Windows the app sets its AppUserModelID (the appId electron-builder installs it under) at start', async () => {
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    let rec: Recording;
+    try {
+      ({ rec } = await launch());
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    const appId = /^appId:\s*(\S+)$/m.exec(await readFile('build/electron-builder.yml', 'utf8'))![1];
+    expect(rec.calls).toContain(`setAppUserModelId:${appId}`);
+    // Elsewhere there is no such call.
+    const { rec: linux } = await launch({ prepare: () => expect(process.platform).not.toBe('win32') });
+    expect(linux.calls.some((c) => c.startsWith('setAppUserModelId'))).toBe(false);
+  });
+
+  it('keeps every shown notification referenced until it is clicked, closed or fails (a collected one loses its click)', async () => {
+    const rec = createRecordingElectron('/nowhere', process.cwd());
+    vi.resetModules();
+    vi.doMock('electron', () => rec.electron);
+    const { createNativeNotificationSink } = await import('../../src/main/electron/nativeNotifications.js');
+    const opened: unknown[] = [];
+    const sink = createNativeNotificationSink((target) => opened.push(target));
+    const show = (taskId: string) =>
+      sink.show({ environmentId: 'prd', burstId: taskId, isProduction: true, count: 1, title: `Task ${taskId} failed`, body: 'boom', target: { kind: 'task', environmentId: 'prd', taskId } });
+    show('a');
+    show('b');
+    expect(rec.notifications.map((n) => [n.title, n.urgency])).toEqual([
+      ['Task a failed', 'critical'],
+      ['Task b failed', 'critical'],
+    ]);
+    expect(sink.showing.size).toBe(2);
+    rec.notifications[0]!.close();
+    expect(sink.showing.size).toBe(1);
+    rec.notifications[1]!.click();
+    expect(sink.showing.size).toBe(0);
+    expect(opened).toEqual([{ kind: 'task', environmentId: 'prd', taskId: 'b' }]);
+  });
+});
+
 describe('close behaviour', () => {
   it('hides on macOS (the dock brings it back), follows the tray choice elsewhere, closes on Quit', () => {
     expect(decideClose({ quitting: false, platform: 'darwin', closeToTray: false })).toBe('hide');

@@ -2,10 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { waitUntil } from './support/consoleSuite.js';
 import { createRecordingElectron } from './support/recordingElectron.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-wiring-'));
 const rec = createRecordingElectron(join(dir, 'user-data'), process.cwd());
+/** URLs the app fetched through Electron's network stack (net.fetch). */
+const netFetched: string[] = [];
+const netFetch = rec.electron.net.fetch;
+rec.electron.net.fetch = (input, init) => (netFetched.push(typeof input === 'string' ? input : input.url), netFetch(input, init));
 vi.mock('electron', () => rec.electron);
 
 describe('Electron wiring (src/main/index.ts) against a recording electron module', () => {
@@ -71,6 +76,8 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     const add = rec.ipcHandlers.get('svc-monitor:environments.add')!;
     const ok = (await add(appFrame, { name: 'Local', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false })) as { ok: boolean };
     expect(ok.ok).toBe(true);
+    // The environment's host is asked through Electron's network stack, not Node's.
+    await waitUntil('the /config request', () => netFetched.includes('http://127.0.0.1:9/svc-monitoring/api/config'));
     const bad = (await add(appFrame, { name: 'x', baseUrl: 'ftp://x', colour: '#123456', isProduction: false })) as { ok: boolean; error: { code: string } };
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
     const evil = (await add({ senderFrame: { url: 'https://evil.example.com/', parent: null } }, { name: 'y', baseUrl: 'http://h', colour: '#123456', isProduction: false })) as { ok: boolean; error: { code: string } };

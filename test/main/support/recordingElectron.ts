@@ -24,6 +24,8 @@ export interface RecordedNotification {
   at: number;
   /** Does what a click on the notification does. */
   click(): void;
+  /** Does what dismissing the notification does. */
+  close(): void;
 }
 
 /**
@@ -166,7 +168,7 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
       }
       show() {
         const { title, body, urgency } = this.options;
-        notifications.push({ title, body, ...(urgency ? { urgency } : {}), at: performance.now(), click: () => this.emit('click') });
+        notifications.push({ title, body, ...(urgency ? { urgency } : {}), at: performance.now(), click: () => this.emit('click'), close: () => this.emit('close') });
       }
     },
     ipcMain: {
