@@ -92,6 +92,7 @@ export class ConsoleServices {
         this.notifier.handle(environmentId, event);
         this.markSeen(environmentId, event.eventDateUtc);
       },
+      onBulkProgress: (environmentId, progress) => this.emit({ type: 'bulkProgress', environmentId, progress }),
       onState: (environmentId, state) => {
         this.emitStatus(environmentId);
         // Connected again (or for the first time this run): ask for what failed meanwhile.

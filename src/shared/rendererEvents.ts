@@ -1,4 +1,5 @@
 import type { SvcEvent } from '../../server/src/contracts/events.js';
+import type { BulkOperation } from '../../server/src/contracts/operations.js';
 import type { EnvironmentStatusView } from './environmentStatus.js';
 import type { NotificationTarget } from './notifications.js';
 import type { VaultStatus } from './vault.js';
@@ -8,6 +9,8 @@ export type RendererEvent =
   | { type: 'environments'; environments: EnvironmentStatusView[] }
   | { type: 'status'; environment: EnvironmentStatusView }
   | { type: 'svcEvent'; environmentId: string; event: SvcEvent }
+  /** A bulk action's progress, as the environment's hub reported it (BulkProgress). */
+  | { type: 'bulkProgress'; environmentId: string; progress: BulkOperation }
   | { type: 'inbox'; unread: number; total: number }
   | { type: 'open'; target: NotificationTarget }
   | { type: 'vault'; status: VaultStatus };

@@ -43,6 +43,55 @@ describe('bulk actions on a filtered task list', () => {
     await vi.waitFor(() => expect(platform.callsOf('tasks.list').length).toBeGreaterThan(listsBefore));
   });
 
+  it('progress follows the BulkProgress events while the live connection is up; GET /management/bulk/{id} is polled only while it is down', async () => {
+    const platform = createFakePlatform({ session: OPERATOR, config: { managementEnabled: true }, manage: true });
+    serveFixtures(platform);
+    platform.handle('tasks.list', (p) => ({ items: [], totalCount: 3, page: p.page ?? 1, pageSize: p.pageSize ?? 20, totalPages: 1 }));
+    // The first event overtakes the POST answer (two channels): the bar still shows it.
+    platform.handle('management.bulk', async () => {
+      platform.bulkProgress.emit(op('Running', 1));
+      return op('Running', 0);
+    });
+    const { wrapper } = await mountDashboard(platform, '/tasks?statuses=Failed');
+    mounted = wrapper;
+    platform.live.setState('connected');
+    await settle();
+    const shown = () => wrapper.find('[data-testid="bulk-progress"]').text();
+    await wrapper.find('[data-bulk="requeue"]').trigger('click');
+    await settle();
+    expect(shown()).toContain('1 / 3');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(platform.callsOf('management.bulkStatus')).toEqual([]);
+      platform.bulkProgress.emit(op('Running', 0)); // late and older: ignored
+      await vi.advanceTimersByTimeAsync(0);
+      expect(shown()).toContain('1 / 3');
+
+      platform.handle('management.bulkStatus', () => op('Running', 2));
+      platform.live.setState('reconnecting');
+      await vi.advanceTimersByTimeAsync(1_000);
+      const polled = platform.callsOf('management.bulkStatus').length;
+      expect(polled).toBeGreaterThanOrEqual(2);
+      expect(shown()).toContain('2 / 3');
+
+      platform.live.setState('connected');
+      await vi.advanceTimersByTimeAsync(0);
+      expect(platform.callsOf('management.bulkStatus')).toHaveLength(polled + 1); // once, for what it missed
+      await vi.advanceTimersByTimeAsync(5_000);
+      expect(platform.callsOf('management.bulkStatus')).toHaveLength(polled + 1);
+      platform.bulkProgress.emit(op('Completed', 3));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(shown()).toContain('3 / 3 · Completed');
+      expect(wrapper.find('[data-testid="bulk-message"]').text()).toContain('3 done');
+    } finally {
+      vi.useRealTimers();
+    }
+    wrapper.unmount();
+    mounted = null;
+    expect(platform.bulkProgress.followers()).toBe(0);
+  });
+
   it('no bulk actions on the web platform, nor on an unfiltered list', async () => {
     const web = createFakePlatform({ session: OPERATOR, config: { managementEnabled: true }, manage: false });
     serveFixtures(web);

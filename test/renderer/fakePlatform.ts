@@ -1,5 +1,6 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../server/src/contracts/api.js';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
+import type { BulkOperation } from '../../server/src/contracts/operations.js';
 import type { MonitoringConfig } from '../../server/src/contracts/task.js';
 import type { LiveState, Platform, SessionInfo } from '../../src/renderer/platform/Platform.js';
 
@@ -11,6 +12,8 @@ export interface FakePlatform extends Platform {
   handle<Op extends ApiOperation>(op: Op, handler: Handler<Op>): void;
   stored: SessionInfo | null;
   live: { connects: number; stops: number; emit(event: SvcEvent): void; setState(state: LiveState, detail?: string): void };
+  /** Delivers a BulkProgress event to whoever follows bulk progress. */
+  bulkProgress: { emit(progress: BulkOperation): void; followers(): number };
   notifications: { title: string; body: string }[];
 }
 
@@ -31,6 +34,7 @@ export function createFakePlatform(options: { config?: Partial<MonitoringConfig>
   let onEvent: ((e: SvcEvent) => void) | null = null;
   let onState: ((s: LiveState, d?: string) => void) | null = null;
   const notifications: { title: string; body: string }[] = [];
+  const bulkFollowers = new Set<(p: BulkOperation) => void>();
   const platform: FakePlatform = {
     name: 'fake',
     capabilities: { manage: options.manage ?? false, notifications: false, hostChrome: options.hostChrome ?? false },
@@ -67,6 +71,14 @@ export function createFakePlatform(options: { config?: Partial<MonitoringConfig>
           onState = null;
         },
       };
+    },
+    followBulkProgress(onProgress) {
+      bulkFollowers.add(onProgress);
+      return () => bulkFollowers.delete(onProgress);
+    },
+    bulkProgress: {
+      emit: (progress) => bulkFollowers.forEach((f) => f(progress)),
+      followers: () => bulkFollowers.size,
     },
     notify: (title, body) => {
       notifications.push({ title, body });

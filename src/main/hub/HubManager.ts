@@ -1,10 +1,13 @@
 import { HubConnectionBuilder, HubConnectionState, LogLevel, type HubConnection, type IHttpConnectionOptions, type ILogger } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
+import { BULK_PROGRESS_TARGET, type BulkOperation } from '../../../server/src/contracts/operations.js';
 import { interpretHubFailure, type LiveState } from '../../../server/src/contracts/liveConnection.js';
 import type { EnvironmentSession } from '../session/EnvironmentSession.js';
 
 export interface HubManagerOptions {
   onEvent: (environmentId: string, event: SvcEvent) => void;
+  /** A bulk action's progress (the hub's BulkProgress invocations). */
+  onBulkProgress?: (environmentId: string, progress: BulkOperation) => void;
   onState?: (environmentId: string, state: LiveState, message?: string) => void;
   /** Delays of the client's automatic reconnect (default 0, 2 s, 5 s, 10 s, 30 s). */
   reconnectDelaysMs?: number[];
@@ -26,7 +29,8 @@ interface Watched {
 /**
  * One `@microsoft/signalr` connection per watched environment: connects while the session
  * is authenticated, reconnects automatically, renews the session on Close "Token expired"
- * (or stops and leaves the re-login prompt to the session), forwards every `SvcEvent`.
+ * (or stops and leaves the re-login prompt to the session), forwards every `SvcEvent` and
+ * every bulk action's progress.
  */
 export class HubManager {
   private readonly watched = new Map<string, Watched>();
@@ -113,6 +117,9 @@ export class HubManager {
     entry.connection = connection;
     connection.on('SvcEvent', (event: SvcEvent) => {
       if (entry.connection === connection) this.options.onEvent(id, event);
+    });
+    connection.on(BULK_PROGRESS_TARGET, (progress: BulkOperation) => {
+      if (entry.connection === connection) this.options.onBulkProgress?.(id, progress);
     });
     connection.onreconnecting((error) => {
       if (entry.connection !== connection) return;

@@ -111,6 +111,8 @@ export function createDesktopState(bridge: DesktopBridge) {
           state.vault = e.status;
           break;
         case 'svcEvent':
+        case 'bulkProgress':
+          // The dashboard of the environment follows these through its platform.
           break;
       }
     });

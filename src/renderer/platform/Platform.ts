@@ -1,5 +1,6 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../../server/src/contracts/api.js';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
+import type { BulkOperation } from '../../../server/src/contracts/operations.js';
 import type { IsoTimestamp } from '../../../server/src/contracts/task.js';
 import type { LiveState } from '../../../server/src/contracts/liveConnection.js';
 
@@ -19,6 +20,11 @@ export interface Platform {
   readonly session: SessionStorageLike;
   /** Opens the live-events connection; state changes are reported through onState. */
   connectLive(onEvent: (event: SvcEvent) => void, onState: (state: LiveState, detail?: string) => void): LiveConnection;
+  /**
+   * Bulk actions' progress as the live connection delivers it (the hub's BulkProgress), while
+   * that connection is up; returns the unsubscribe. Absent where no bulk action can start.
+   */
+  followBulkProgress?(onProgress: (progress: BulkOperation) => void): () => void;
   /** Tells the user about something outside the page (desktop notifications); may be a no-op. */
   notify(title: string, body: string): void;
 }

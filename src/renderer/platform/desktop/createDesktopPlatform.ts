@@ -1,4 +1,5 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../../../server/src/contracts/api.js';
+import type { BulkOperation } from '../../../../server/src/contracts/operations.js';
 import type { DesktopBridge } from '../../../shared/ipcContract.js';
 import type { SessionView } from '../../../shared/session.js';
 import type { LiveConnection, LiveState, Platform, SessionInfo } from '../Platform.js';
@@ -135,12 +136,19 @@ export function createDesktopPlatform(options: DesktopPlatformOptions): Platform
     };
   }
 
+  function followBulkProgress(onProgress: (progress: BulkOperation) => void): () => void {
+    return bridge.onEvent((e) => {
+      if (e.type === 'bulkProgress' && e.environmentId === environmentId) onProgress(e.progress);
+    });
+  }
+
   return {
     name: 'desktop',
     capabilities: { manage: true, notifications: true, hostChrome: true },
     call,
     session,
     connectLive,
+    followBulkProgress,
     // main raises native notifications for failures (coalesced); nothing to do per page.
     notify: () => undefined,
   };

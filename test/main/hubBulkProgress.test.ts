@@ -1,0 +1,45 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { BulkOperation } from '../../server/src/contracts/operations.js';
+import { OPERATOR, startPowerHost } from '../server/power/powerFixture.js';
+import { aesSafeStorage } from './support/aesSafeStorage.js';
+import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
+
+/** A bulk action's progress reaches the console window as the hub reports it, through the real SignalR client of HubManager. */
+describe('bulk progress over the real hub (real engine, real @microsoft/signalr client in main)', () => {
+  const suite = useConsoleSuite({
+    start: async () => {
+      const host = await startPowerHost();
+      return { host: { baseUrl: host.s.baseUrl, close: () => host.close(), power: host } };
+    },
+    userData: 'ud',
+    console: { safeStorage: aesSafeStorage('gnome_libsecret'), hub: { reconnectDelaysMs: [0, 100, 300], retryAfterFailureMs: 500 } },
+  });
+  let envId: string;
+  const progress: BulkOperation[] = [];
+
+  beforeAll(async () => {
+    envId = (await suite.services.addEnvironment({ name: 'Production', baseUrl: suite.hosts.host.baseUrl, colour: '#dc2626', isProduction: true })).id;
+    suite.services.onEvent((e) => {
+      if (e.type === 'bulkProgress' && e.environmentId === envId) progress.push(e.progress);
+    });
+    await suite.services.loginWithPassword(envId, OPERATOR.managementUsername, OPERATOR.managementPassword, false);
+    await suite.services.hub.whenState(envId, 'connected');
+  });
+
+  it('a bulk retry started through the console is followed to Completed by BulkProgress renderer events', async () => {
+    const power = suite.hosts.host.power;
+    const ids = Array.from({ length: 1200 }, () => power.insert({ type: 'Power.HubBulk', status: 'Failed', exception: 'Error: x' }));
+    const started = (await suite.services.call(envId, 'management.bulk', {
+      action: 'retry',
+      filter: { taskType: 'Power.HubBulk', statuses: ['Failed'] },
+      expectedCount: 1200,
+    })) as BulkOperation;
+    expect(started).toMatchObject({ state: 'Running', count: 1200 });
+    await waitUntil('the final BulkProgress event', () => progress.some((p) => p.operationId === started.operationId && p.state === 'Completed'));
+    const mine = progress.filter((p) => p.operationId === started.operationId);
+    expect(mine.at(-1)).toMatchObject({ action: 'retry', state: 'Completed', processed: 1200, succeeded: 1200, skipped: 0, requestedBy: 'operator' });
+    expect(mine.map((p) => p.processed)).toEqual([...mine.map((p) => p.processed)].sort((a, b) => a - b));
+    expect(power.row(ids[0]!)?.status).toBe('Queued');
+    expect(power.row(ids[1199]!)?.status).toBe('Queued');
+  });
+});
