@@ -12,6 +12,7 @@ import type { MonitoringOptions } from '../../../server/src/monitoring/options.j
 import { openDatabase } from '../../../server/src/storage/openDatabase.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { lateBound } from '../../fixtures/lateBound.js';
+import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
 import type { Backend } from '../support/backends.js';
 import { createTestDatabase } from '../support/postgresDatabase.js';
 import { recordingSqlite } from '../support/recordingSqlite.js';
@@ -76,7 +77,7 @@ export interface TaskRowInput {
   missed_count_is_exact?: number | null;
 }
 
-/** Inserts a task row with plain SQL (the triggers fill the read models). */
+/** Inserts a task row with plain SQL, through the task writer (which fills the read models). */
 export function insertTask(db: Database, input: TaskRowInput = {}): string {
   const row = {
     id: randomUUID(),
@@ -114,7 +115,7 @@ export function insertTask(db: Database, input: TaskRowInput = {}): string {
   };
   if (input.handler === undefined) row.handler = `${row.type}Handler`;
   const cols = Object.keys(row);
-  db.prepare(`INSERT INTO tasks (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`).run(row);
+  writeTaskRow(db, row.id, () => db.prepare(`INSERT INTO tasks (${cols.join(', ')}) VALUES (${cols.map((c) => '@' + c).join(', ')})`).run(row));
   return row.id;
 }
 
@@ -143,10 +144,12 @@ export function insertLog(db: Database, taskId: string, seq: number, level = 'In
 
 /** Finishes a run as the engine does: bumps run_count so the run buckets count it. */
 export function finishRun(db: Database, id: string, outcome: 'Completed' | 'Failed', endMs: number, durationMs: number, exception?: string): void {
-  db.prepare(
-    `UPDATE tasks SET status = ?, last_outcome = ?, last_execution_at = ?, execution_time_ms = ?, run_count = run_count + 1,
-       started_at = COALESCE(started_at, ?), exception = ? WHERE id = ?`,
-  ).run(outcome, outcome, endMs, durationMs, endMs - durationMs, exception ?? null, id);
+  writeTaskRow(db, id, () =>
+    db.prepare(
+      `UPDATE tasks SET status = ?, last_outcome = ?, last_execution_at = ?, execution_time_ms = ?, run_count = run_count + 1,
+         started_at = COALESCE(started_at, ?), exception = ? WHERE id = ?`,
+    ).run(outcome, outcome, endMs, durationMs, endMs - durationMs, exception ?? null, id),
+  );
 }
 
 export interface Served {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage, type AuditLevel } from '../../../server/src/index.js';
+import { failureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
 import { waitFor } from '../engine/helpers.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed. */
@@ -23,6 +24,9 @@ const TABLES: Record<string, { sql: string; key: string[] }> = {
   stat_created_day: { sql: 'SELECT * FROM stat_created_day WHERE n <> 0', key: ['day', 'type', 'status'] },
   stat_runs_hour: { sql: 'SELECT * FROM stat_runs_hour WHERE completed + failed > 0', key: ['bucket', 'type', 'queue'] },
   stat_runs_day: { sql: 'SELECT * FROM stat_runs_day WHERE completed + failed > 0', key: ['bucket', 'type', 'queue'] },
+  // sample_task_id is left out: the rebuild names any failed task of the group.
+  failure_groups_hour: { sql: 'SELECT bucket, type, fingerprint, n, first_seen, last_seen FROM failure_groups_hour', key: ['bucket', 'type', 'fingerprint'] },
+  failure_groups_day: { sql: 'SELECT bucket, type, fingerprint, n, first_seen, last_seen FROM failure_groups_day', key: ['bucket', 'type', 'fingerprint'] },
 };
 
 function snapshot(db: import('better-sqlite3').Database): Record<string, Map<string, Row>> {
@@ -35,8 +39,38 @@ function snapshot(db: import('better-sqlite3').Database): Record<string, Map<str
   return out;
 }
 
+interface EarlierRun {
+  ended: number;
+  type: string;
+  queue: string;
+  exception: string | null;
+}
+
+/** Adds failed runs that the task table no longer shows to a snapshot of the rebuilt read models. */
+function addEarlierFailedRuns(snap: Record<string, Map<string, Row>>, runs: readonly EarlierRun[]): void {
+  for (const r of runs) {
+    for (const [table, size] of [['stat_runs_hour', 3_600_000], ['stat_runs_day', 86_400_000]] as const) {
+      const bucket = Math.trunc(r.ended / size);
+      const key = `${bucket}|${r.type}|${r.queue}`;
+      const row = snap[table]!.get(key) ?? { bucket, type: r.type, queue: r.queue, completed: 0, failed: 0, dur_sum: 0, dur_count: 0, dur_min: null, dur_max: null };
+      row['failed'] = (row['failed'] as number) + 1;
+      snap[table]!.set(key, row);
+    }
+    for (const [table, size] of [['failure_groups_hour', 3_600_000], ['failure_groups_day', 86_400_000]] as const) {
+      const bucket = Math.trunc(r.ended / size);
+      const fingerprint = failureFingerprint(r.exception);
+      const key = `${bucket}|${r.type}|${fingerprint}`;
+      const row = snap[table]!.get(key) ?? { bucket, type: r.type, fingerprint, n: 0, first_seen: r.ended, last_seen: r.ended };
+      row['n'] = (row['n'] as number) + 1;
+      row['first_seen'] = Math.min(row['first_seen'] as number, r.ended);
+      row['last_seen'] = Math.max(row['last_seen'] as number, r.ended);
+      snap[table]!.set(key, row);
+    }
+  }
+}
+
 describe('read models', () => {
-  it('after a random workload, every stat_* table equals its recomputation by rebuildReadModels', async () => {
+  it('after a random workload through every writer, every read model equals its recomputation from the task table', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-readmodels-'));
     const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
     try {
@@ -75,12 +109,58 @@ describe('read models', () => {
         await engine.recurring('Rec.Tick', {}, { every: 15, maxRuns: 5 }),
         await engine.recurring('Rec.Tick', {}, { every: 25, maxRuns: 4, queue: 'bulk' }),
       ];
+      // Task keys: a Pending keyed row's request replaced, once in a later commit and once in the same one.
+      await engine.dispatch('Mail.Send', { fail: false, ms: 0, note: 'first' }, { taskKey: 'rm-key-a', delayMs: 3_600_000 });
+      await engine.dispatch('Mail.Send', { fail: false, ms: 0, note: 'replaced' }, { taskKey: 'rm-key-a', delayMs: 3_600_000 });
+      await Promise.all([
+        engine.dispatch('Mail.Send', { fail: false, ms: 0, note: 'early' }, { taskKey: 'rm-key-b', delayMs: 3_600_000 }),
+        engine.dispatch('Mail.Send', { fail: false, ms: 0, note: 'late' }, { taskKey: 'rm-key-b', delayMs: 3_600_000 }),
+      ]);
+      // Durable schedules: created, run to completion, failing occurrences requeued, a definition changed, one cancelled.
+      const done = await engine.schedules.upsert({ key: 'rm-done', type: 'Mail.Send', request: { fail: false, ms: 0 }, every: '1s', maxRuns: 2 });
+      const failing = await engine.schedules.upsert({
+        key: 'rm-fail', type: 'Billing.Invoice', request: { fail: true, ms: 0 }, every: '1s', maxRuns: 2, queue: 'bulk',
+      });
+      await engine.schedules.upsert({ key: 'rm-moved', type: 'Reports.Build', request: { fail: false, ms: 0 }, every: '1h' });
+      await engine.schedules.upsert({ key: 'rm-moved', type: 'Ops.Flaky', request: { fail: false, ms: 0 }, every: '2h', queue: 'small' });
+      expect((await engine.schedules.cancel('rm-moved')).status).toBe('Succeeded');
+
+      const db = storage.db;
+      const statusOf = (id: string) => db.prepare('SELECT status FROM tasks WHERE id = ?').pluck().get(id) as string;
       const open = () =>
-        storage.db.prepare(`SELECT COUNT(*) FROM tasks WHERE status IN ('Queued', 'WaitingQueue', 'InProgress')
-          OR (status = 'Pending' AND scheduled_at < ?)`).pluck().get(Date.now() + 60_000) as number;
-      await waitFor(() => open() === 0 && rec.every((id) => storage.db.prepare('SELECT status FROM tasks WHERE id = ?').pluck().get(id) === 'Completed'), 20_000, 'workload');
+        db.prepare(`SELECT COUNT(*) FROM tasks WHERE status IN ('Queued', 'WaitingQueue', 'InProgress')
+          OR (status = 'Pending' AND scheduled_at < ? AND NOT (occurrence_mode IS 'Durable' AND parent_task_id IS NULL))`).pluck().get(Date.now() + 60_000) as number;
+      const settled = () => open() === 0 && [...rec, done, failing].every((id) => statusOf(id) === 'Completed');
+      await waitFor(settled, 20_000, 'workload');
+
+      // Management: retry one by one, then bulk retry, bulk cancel and bulk requeue.
+      const failed = db.prepare(`SELECT id FROM tasks WHERE status = 'Failed' AND parent_task_id IS NULL AND is_recurring = 0 ORDER BY id`).pluck().all() as string[];
+      expect(failed.length).toBeGreaterThan(10);
+      for (const id of failed.slice(0, 5)) expect((await engine.tasks.retry(id, 'tester')).status).toBe('Succeeded');
+      const failedOccurrences = db.prepare(`SELECT id FROM tasks WHERE status = 'Failed' AND parent_task_id = ?`).pluck().all(failing) as string[];
+      expect(failedOccurrences.length).toBe(2);
+      expect((await engine.schedules.requeue(failedOccurrences[0]!)).status).toBe('Succeeded');
+      // A row run again keeps only its last run in the task table: the rebuild cannot see the first one.
+      const earlierRuns = [...failed.slice(0, 12), ...failedOccurrences].map((id) =>
+        db.prepare(`SELECT last_execution_at AS ended, type, queue, exception FROM tasks WHERE id = ?`).get(id) as EarlierRun);
+      const pendingLater = db.prepare(`SELECT id FROM tasks WHERE status = 'Pending' AND parent_task_id IS NULL AND is_recurring = 0 ORDER BY id`).pluck().all() as string[];
+      engine.tasks.startBulk({ action: 'retry', ids: failed.slice(5, 12), actor: 'tester' });
+      engine.tasks.startBulk({ action: 'cancel', ids: pendingLater.slice(0, Math.ceil(pendingLater.length / 2)), actor: 'tester' });
+      engine.tasks.startBulk({ action: 'requeue', ids: failedOccurrences.slice(1), statuses: ['Failed'], actor: 'tester' });
+      await engine.tasks.bulkIdle();
+      await waitFor(settled, 20_000, 'the retried and requeued tasks');
       await engine.stop();
 
+      // The argument index holds every row once, with its current request text.
+      expect(db.prepare('SELECT COUNT(*) FROM task_search_rows').pluck().get()).toBe(db.prepare('SELECT COUNT(*) FROM tasks').pluck().get());
+      const search = (term: string) =>
+        db.prepare(`SELECT COUNT(*) FROM task_request_fts WHERE task_request_fts MATCH ?`).pluck().get(`"${term}"`) as number;
+      expect(search('fail')).toBe(db.prepare(`SELECT COUNT(*) FROM tasks WHERE request LIKE '%"fail"%'`).pluck().get());
+      expect([search('first'), search('replaced'), search('early'), search('late')]).toEqual([0, 1, 0, 1]);
+      // The (type, handler) list names exactly the pairs present.
+      expect(db.prepare('SELECT type, handler FROM monitor_type_handlers ORDER BY 1, 2').all()).toEqual(
+        db.prepare('SELECT DISTINCT type, handler FROM tasks ORDER BY 1, 2').all(),
+      );
       const statuses = storage.db.prepare('SELECT status, COUNT(*) AS n FROM tasks GROUP BY status').all() as { status: string; n: number }[];
       const byStatus = Object.fromEntries(statuses.map((s) => [s.status, s.n]));
       expect(byStatus['Completed']).toBeGreaterThan(50);
@@ -90,6 +170,7 @@ describe('read models', () => {
       expect(live['stat_runs_hour']!.size).toBeGreaterThan(0);
       storage.rebuildReadModels();
       const rebuilt = snapshot(storage.db);
+      addEarlierFailedRuns(rebuilt, earlierRuns);
       for (const name of Object.keys(TABLES)) {
         const a = live[name]!;
         const b = rebuilt[name]!;

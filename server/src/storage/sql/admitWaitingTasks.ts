@@ -1,22 +1,25 @@
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
+import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 
 /** WaitingQueue → Queued for the oldest `room` rows of a queue. Returns how many were admitted. */
 export function prepareAdmitWaitingTasks(
   db: Database,
   audit: StatusAuditWriter,
-): (queue: string, room: number, now: number) => number {
-  const select = db.prepare(`SELECT id, audit_level FROM tasks
+): (queue: string, room: number, now: number, deltas: ReadModelDeltas) => number {
+  const select = db.prepare(`SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'WaitingQueue' ORDER BY created_at LIMIT ?`);
   const update = db.prepare(`UPDATE tasks SET status = 'Queued' WHERE id = ? AND status = 'WaitingQueue'`);
-  return (queue, room, now) => {
+  return (queue, room, now, deltas) => {
     if (room <= 0) return 0;
-    const rows = select.all(queue, room) as { id: string; audit_level: AuditLevel }[];
+    const rows = select.all(queue, room) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     let n = 0;
     for (const r of rows) {
       if (update.run(r.id).changes === 1) {
         audit(r.id, r.audit_level, now, 'Queued');
+        deltas.moved(r, 'WaitingQueue', 'Queued');
         n++;
       }
     }

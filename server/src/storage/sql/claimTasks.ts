@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { ClaimDecider } from '../EngineStore.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
 
 export type { ClaimDecider };
@@ -19,6 +20,7 @@ export function prepareClaimTasks(
   now: number,
   decide: ClaimDecider,
   handles: (type: string) => boolean,
+  deltas: ReadModelDeltas,
 ) => RunnableTaskRow[] {
   const select = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
@@ -31,7 +33,7 @@ export function prepareClaimTasks(
   const start = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
     WHERE id = ? AND status = 'Queued'`);
   const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE id = ? AND status = 'Queued'`);
-  return (queue, typesJson, limit, now, decide, handles) => {
+  return (queue, typesJson, limit, now, decide, handles, deltas) => {
     const claimed: RunnableTaskRow[] = [];
     const candidates = (n: number): RunnableTaskRow[] => {
       const rows = selectAny.all(queue, now, n) as RunnableTaskRow[];
@@ -48,6 +50,7 @@ export function prepareClaimTasks(
         if (verdict === true) {
           if (start.run(now, r.id).changes === 1) {
             audit(r.id, r.audit_level, now, 'InProgress');
+            deltas.moved({ ...r, is_occurrence: r.parent_task_id === null ? 0 : 1 }, 'Queued', 'InProgress');
             r.status = 'InProgress';
             claimed.push(r);
           }

@@ -1,16 +1,25 @@
 import type { Database } from 'better-sqlite3';
 import type { FinishedRun } from '../EngineStore.js';
 import { auditAllows, type StatusAuditWriter } from './insertStatusAudit.js';
+import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
+import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 
 export type { FinishedRun };
 
+interface FinishedRow extends TaskGroup {
+  exception: string | null;
+}
+
 /**
  * Group commit of finished runs: one UPDATE per row (status, last_execution_at, execution_time_ms,
- * last_outcome and run_count together, so the run-bucket trigger sees the run), its status-audit
- * row and, for inline recurring rows, its runs-audit row. Call inside one transaction.
- * Returns the runs actually recorded (a row no longer InProgress is left alone).
+ * last_outcome and run_count together), its status-audit row and, for inline recurring rows, its
+ * runs-audit row; the status move and the finished run go into `deltas`. Call inside one
+ * transaction. Returns the runs actually recorded (a row no longer InProgress is left alone).
  */
-export function prepareCompleteTasks(db: Database, audit: StatusAuditWriter): (runs: readonly FinishedRun[]) => FinishedRun[] {
+export function prepareCompleteTasks(
+  db: Database,
+  audit: StatusAuditWriter,
+): (runs: readonly FinishedRun[], deltas: ReadModelDeltas) => FinishedRun[] {
   const update = db.prepare(`UPDATE tasks SET
       status = ?,
       last_execution_at = ?,
@@ -20,19 +29,27 @@ export function prepareCompleteTasks(db: Database, audit: StatusAuditWriter): (r
       exception = COALESCE(?, exception),
       scheduled_at = COALESCE(?, scheduled_at),
       attempt = CASE WHEN ? = 'Pending' THEN 0 ELSE attempt END
-    WHERE id = ? AND status = 'InProgress'`);
+    WHERE id = ? AND status = 'InProgress'
+    RETURNING ${TASK_GROUP_COLUMNS}, exception`);
   const runAudit = db.prepare(
     'INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, ?, ?, ?)',
   );
-  return (runs) => {
+  return (runs, deltas) => {
     const done: FinishedRun[] = [];
     for (const r of runs) {
       const counts = r.outcome !== 'Cancelled';
-      const changes = update.run(
+      const row = update.get(
         r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt,
         r.nextStatus, r.id,
-      ).changes;
-      if (changes !== 1) continue;
+      ) as FinishedRow | undefined;
+      if (row === undefined) continue;
+      deltas.moved(row, 'InProgress', r.nextStatus);
+      if (counts) {
+        deltas.ran({
+          taskId: r.id, type: row.type, queue: row.queue, endedAt: r.endedAt, outcome: r.outcome,
+          executionTimeMs: r.executionTimeMs, exception: row.exception,
+        });
+      }
       if (r.recurring && counts && auditAllows(r.auditLevel, r.outcome === 'Failed' ? r.exception ?? '' : null)) {
         runAudit.run(r.id, r.endedAt, r.executionTimeMs, r.outcome, r.exception);
       }

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel, TaskStatus } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 
 export interface NewTaskRow {
   id: string;
@@ -20,17 +21,21 @@ export interface NewTaskRow {
   recurrence: string | null;
 }
 
-/** Inserts a new task row and its first status-audit row (same transaction as the caller's). */
-export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row: NewTaskRow) => void {
+/** Inserts a new task row and its first status-audit row (same transaction as the caller's), recording it in `deltas`. */
+export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row: NewTaskRow, deltas: ReadModelDeltas) => void {
   const stmt = db.prepare(`INSERT INTO tasks
     (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
      retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  return (r) => {
+  return (r, deltas) => {
     stmt.run(
       r.id, r.type, r.handler, r.request, r.queue, r.status, r.taskKey, r.auditLevel, r.createdAt, r.scheduledAt,
       r.retryPolicy, r.timeoutMs, r.rateLimitKey, r.isRecurring ? 1 : 0, r.recurrence,
     );
     audit(r.id, r.auditLevel, r.createdAt, r.status);
+    deltas.inserted({
+      id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: r.status,
+      is_recurring: r.isRecurring ? 1 : 0, is_occurrence: 0, created_at: r.createdAt,
+    });
   };
 }

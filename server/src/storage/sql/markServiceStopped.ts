@@ -1,15 +1,20 @@
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
+import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 
 /** InProgress → ServiceStopped: the engine stopped and the run did not finish within the grace period. */
 export function prepareMarkServiceStopped(
   db: Database,
   audit: StatusAuditWriter,
-): (id: string, auditLevel: AuditLevel, now: number) => boolean {
-  const stmt = db.prepare(`UPDATE tasks SET status = 'ServiceStopped' WHERE id = ? AND status = 'InProgress'`);
-  return (id, auditLevel, now) => {
-    if (stmt.run(id).changes !== 1) return false;
+): (id: string, auditLevel: AuditLevel, now: number, deltas: ReadModelDeltas) => boolean {
+  const stmt = db.prepare(`UPDATE tasks SET status = 'ServiceStopped' WHERE id = ? AND status = 'InProgress'
+    RETURNING ${TASK_GROUP_COLUMNS}`);
+  return (id, auditLevel, now, deltas) => {
+    const row = stmt.get(id) as TaskGroup | undefined;
+    if (row === undefined) return false;
+    deltas.moved(row, 'InProgress', 'ServiceStopped');
     audit(id, auditLevel, now, 'ServiceStopped');
     return true;
   };

@@ -2,6 +2,8 @@ import type { Database } from 'better-sqlite3';
 import type { AuditLevel } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
 import { IS_SCHEDULE_ROW } from './TaskRow.js';
+import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
+import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 
 /** Chooses Queued or WaitingQueue for a row of `queue` (capacity check, counted by the caller). */
 export type AdmissionDecider = (queue: string) => 'Queued' | 'WaitingQueue';
@@ -10,16 +12,19 @@ export type AdmissionDecider = (queue: string) => 'Queued' | 'WaitingQueue';
 export function preparePromoteDueTasks(
   db: Database,
   audit: StatusAuditWriter,
-): (now: number, limit: number, decide: AdmissionDecider) => number {
-  const select = db.prepare(`SELECT id, queue, audit_level FROM tasks
+): (now: number, limit: number, decide: AdmissionDecider, deltas: ReadModelDeltas) => number {
+  const select = db.prepare(`SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
     WHERE status = 'Pending' AND scheduled_at <= ? AND NOT ${IS_SCHEDULE_ROW}
     ORDER BY scheduled_at LIMIT ?`);
   const update = db.prepare(`UPDATE tasks SET status = ? WHERE id = ? AND status = 'Pending'`);
-  return (now, limit, decide) => {
-    const rows = select.all(now, limit) as { id: string; queue: string; audit_level: AuditLevel }[];
+  return (now, limit, decide, deltas) => {
+    const rows = select.all(now, limit) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     for (const r of rows) {
       const status = decide(r.queue);
-      if (update.run(status, r.id).changes === 1) audit(r.id, r.audit_level, now, status);
+      if (update.run(status, r.id).changes === 1) {
+        audit(r.id, r.audit_level, now, status);
+        deltas.moved(r, 'Pending', status);
+      }
     }
     return rows.length;
   };

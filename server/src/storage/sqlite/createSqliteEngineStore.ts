@@ -6,6 +6,8 @@ import type {
   RunnableTaskRow,
 } from '../EngineStore.js';
 import { prepareEngineStatements, type EngineStatements } from '../sql/index.js';
+import type { ReadModelDeltas } from '../sql/readModels/ReadModelDeltas.js';
+import { taskWriter } from '../sql/readModels/taskWriter.js';
 import type { SqliteStorage } from '../Storage.js';
 import { createSqliteScheduleStore } from './createSqliteScheduleStore.js';
 import { createSqliteTaskManagementStore } from './createSqliteTaskManagementStore.js';
@@ -47,20 +49,21 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
   const sql = prepareEngineStatements(db);
   const identity = fileIdentity(storage.file);
 
-  const commit = db.transaction((batch: CommitBatch): CommitOutcome => applyBatch(sql, batch));
-  const recover = db.transaction((input: RecoverInput): number => {
-    const n = sql.recoverTasks(input.now);
-    for (const q of input.unlimitedQueues) sql.admitWaitingTasks(q, Number.MAX_SAFE_INTEGER, input.now);
-    return n;
-  });
+  const write = taskWriter(db);
+  const recover = (input: RecoverInput): number =>
+    write((deltas) => {
+      const n = sql.recoverTasks(input.now, deltas);
+      for (const q of input.unlimitedQueues) sql.admitWaitingTasks(q, Number.MAX_SAFE_INTEGER, input.now, deltas);
+      return n;
+    });
 
   return {
     location: storage.file,
-    commit: async (batch) => guard(() => commit.immediate(batch)),
+    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch))),
     recover: async (input) => {
       assertOpen(storage);
       try {
-        return await retryWhileBusy(() => recover.immediate(input));
+        return await retryWhileBusy(() => recover(input));
       } catch (err) {
         throw sqliteUnavailable(err, storage.file);
       }
@@ -99,24 +102,26 @@ function fileIdentity(file: string): { dev: number; ino: number } | null {
 }
 
 /** Every part of a group commit, in the documented order; runs inside the caller's transaction. */
-function applyBatch(sql: EngineStatements, b: CommitBatch): CommitOutcome {
+function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch): CommitOutcome {
   const now = b.now;
   const out: CommitOutcome = {
     logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
   };
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
-  for (const t of b.insertTasks) out.inserted.push(insertTask(sql, t, now, b.capacities));
-  for (const id of b.cancels) out.cancelled.push(cancel(sql, id, now));
+  for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
+  for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
   for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f.id, f.attempt, f.exception));
   if (b.completeRuns.length > 0) {
-    const recorded = new Set(sql.completeTasks(b.completeRuns));
+    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas));
     for (const r of b.completeRuns) out.finished.push(recorded.has(r));
   }
-  for (const s of b.serviceStopped) out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now));
+  for (const s of b.serviceStopped) out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now, deltas));
   const d = b.dispatching;
   if (d !== null) {
-    admitWaiting(sql, b.capacities, now);
-    if (d.promoteLimit > 0) out.promoted = sql.promoteDueTasks(now, d.promoteLimit, (queue) => admission(sql, b.capacities, queue));
+    admitWaiting(sql, deltas, b.capacities, now);
+    if (d.promoteLimit > 0) {
+      out.promoted = sql.promoteDueTasks(now, d.promoteLimit, (queue) => admission(sql, deltas, b.capacities, queue), deltas);
+    }
     if (d.types.length > 0) {
       const types = new Set(d.types);
       const typesJson = JSON.stringify(d.types);
@@ -124,44 +129,44 @@ function applyBatch(sql: EngineStatements, b: CommitBatch): CommitOutcome {
       for (const c of d.claims) {
         if (c.limit <= 0) continue;
         const rows: RunnableTaskRow[] = d.decide === null
-          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now)
-          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles);
+          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, deltas)
+          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles, deltas);
         for (const r of rows) out.claimed.push(r);
       }
     }
-    admitWaiting(sql, b.capacities, now);
+    admitWaiting(sql, deltas, b.capacities, now);
   }
   return out;
 }
 
 /** Queued when the queue has room (capacity counts Queued rows), else WaitingQueue. */
-function admission(sql: EngineStatements, capacities: QueueCapacities, queue: string): 'Queued' | 'WaitingQueue' {
+function admission(sql: EngineStatements, deltas: ReadModelDeltas, capacities: QueueCapacities, queue: string): 'Queued' | 'WaitingQueue' {
   const capacity = capacities.get(queue);
   if (capacity === undefined || capacity === Infinity) return 'Queued';
-  return sql.countQueued(queue) < capacity ? 'Queued' : 'WaitingQueue';
+  return sql.countQueued(queue, deltas) < capacity ? 'Queued' : 'WaitingQueue';
 }
 
-function admitWaiting(sql: EngineStatements, capacities: QueueCapacities, now: number): void {
+function admitWaiting(sql: EngineStatements, deltas: ReadModelDeltas, capacities: QueueCapacities, now: number): void {
   for (const [queue, capacity] of capacities) {
     if (capacity === Infinity) continue;
-    const room = capacity - sql.countQueued(queue);
-    if (room > 0) sql.admitWaitingTasks(queue, room, now);
+    const room = capacity - sql.countQueued(queue, deltas);
+    if (room > 0) sql.admitWaitingTasks(queue, room, now, deltas);
   }
 }
 
 /** Task-key dedup, then the first status (admission), insert and audit. */
-function insertTask(sql: EngineStatements, t: NewTask, now: number, capacities: QueueCapacities): InsertOutcome {
+function insertTask(sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, now: number, capacities: QueueCapacities): InsertOutcome {
   if (t.taskKey !== null) {
     const open = sql.findOpenTaskByKey(t.taskKey);
     if (open !== undefined) {
       if (open.status === 'Pending') {
-        sql.updatePendingTask({ id: open.id, request: t.request, scheduledAt: t.dueAt, recurrence: t.recurrence });
+        sql.updatePendingTask({ id: open.id, request: t.request, scheduledAt: t.dueAt, recurrence: t.recurrence }, deltas);
       }
       return { id: open.id, existing: true, status: open.status };
     }
   }
   const dueNow = !t.isRecurring && t.dueAt <= now;
-  const status = dueNow ? admission(sql, capacities, t.queue) : 'Pending';
+  const status = dueNow ? admission(sql, deltas, capacities, t.queue) : 'Pending';
   sql.insertTask({
     id: t.id,
     type: t.type,
@@ -178,14 +183,14 @@ function insertTask(sql: EngineStatements, t: NewTask, now: number, capacities: 
     rateLimitKey: t.rateLimitKey,
     isRecurring: t.isRecurring,
     recurrence: t.recurrence,
-  });
+  }, deltas);
   return { id: t.id, existing: false, status };
 }
 
-function cancel(sql: EngineStatements, id: string, now: number): CancelOutcome {
+function cancel(sql: EngineStatements, deltas: ReadModelDeltas, id: string, now: number): CancelOutcome {
   const st = sql.readTaskState(id);
   if (st === undefined) return { result: 'NotFound' };
   if (st.is_schedule === 1) return { result: 'NotCancellable', task: st };
-  if (!sql.cancelWaitingTask(id, st.audit_level, now)) return { result: 'NotCancellable', task: st };
+  if (!sql.cancelWaitingTask(id, st.audit_level, now, deltas)) return { result: 'NotCancellable', task: st };
   return { result: 'Cancelled', task: st };
 }

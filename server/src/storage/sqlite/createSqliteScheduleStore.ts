@@ -16,16 +16,26 @@ import { setScheduleHalt } from '../sql/schedules/setScheduleHalt.js';
 import { setScheduleStatus } from '../sql/schedules/setScheduleStatus.js';
 import { updateScheduleDefinition } from '../sql/schedules/updateScheduleDefinition.js';
 import { updateScheduleProgress } from '../sql/schedules/updateScheduleProgress.js';
+import { changeTaskRow } from '../sql/readModels/changeTaskRow.js';
+import type { ReadModelDeltas, TaskGroup } from '../sql/readModels/ReadModelDeltas.js';
+import { taskWriter } from '../sql/readModels/taskWriter.js';
+import type { ScheduleRow } from '../EngineStore.js';
 import type { SqliteStorage } from '../Storage.js';
 import { retryWhileBusy } from './retryWhileBusy.js';
 
-/** The durable schedules' operations on SQLite: each one immediate transaction. */
+/** The read-model group of a schedule row or occurrence. */
+function groupOf(row: ScheduleRow): TaskGroup {
+  return { queue: row.queue, type: row.type, is_recurring: row.is_recurring, is_occurrence: row.parent_task_id === null ? 0 : 1, created_at: row.created_at };
+}
+
+/** The durable schedules' operations on SQLite: each one immediate transaction (through the task writer). */
 export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err: unknown) => unknown = (e) => e): ScheduleStore {
   const db = storage.db;
-  const tx = async <T>(work: () => T): Promise<T> => {
+  const write = taskWriter(db);
+  const tx = async <T>(work: (deltas: ReadModelDeltas) => T): Promise<T> => {
     if (storage.closed) throw new Error('The storage is closed');
     try {
-      return await retryWhileBusy(() => db.transaction(work).immediate());
+      return await retryWhileBusy(() => write(work));
     } catch (err) {
       throw mapError(err);
     }
@@ -36,18 +46,23 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
    * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule,
    * with one 'Pending' audit per written row. Returns the rows written.
    */
-  const flushOccurrences = (sink: NewOccurrenceRow[], now: number, newId: () => string): number => {
+  const flushOccurrences = (sink: NewOccurrenceRow[], now: number, newId: () => string, deltas: ReadModelDeltas): number => {
     if (sink.length === 0) return 0;
     sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
-    const levelOf = new Map<string, AuditLevel>();
+    const byId = new Map<string, NewOccurrenceRow>();
     for (const r of sink) {
       r.id = newId();
-      levelOf.set(r.id, r.auditLevel);
+      byId.set(r.id, r);
     }
     const writtenIds = insertOccurrences(db, sink);
     const byLevel = new Map<AuditLevel, string[]>();
     for (const id of writtenIds) {
-      const level = levelOf.get(id)!;
+      const r = byId.get(id)!;
+      deltas.inserted({
+        id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending',
+        is_recurring: 0, is_occurrence: 1, created_at: r.createdAt,
+      });
+      const level = r.auditLevel;
       let ids = byLevel.get(level);
       if (!ids) byLevel.set(level, (ids = []));
       ids.push(id);
@@ -62,7 +77,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     dueScheduleIds: async (until) => selectDueScheduleIds(db, until),
 
     materialize: async <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
-      tx(() => {
+      tx((deltas) => {
         const { ids, now } = input;
         const sink: NewOccurrenceRow[] = [];
         const notes: T[] = [];
@@ -80,28 +95,39 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           } else {
             for (const o of w.occurrences) sink.push({ ...o, id: '' });
             updateScheduleProgress(db, row.id, w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending');
-            if (w.completed) insertStatusAudit(db, row.id, row.audit_level, 'Completed', now);
+            if (w.completed) {
+              deltas.moved(groupOf(row), row.status, 'Completed');
+              insertStatusAudit(db, row.id, row.audit_level, 'Completed', now);
+            }
           }
           if (sink.length >= input.rowsPerTransaction) break;
         }
-        return { consumed, written: flushOccurrences(sink, now, input.newId), notes };
+        return { consumed, written: flushOccurrences(sink, now, input.newId, deltas), notes };
       }),
 
     upsert: async (input: UpsertInput) =>
-      tx(() => {
+      tx((deltas) => {
         const existing = selectScheduleByKey(db, input.key);
         const decision = input.decide(existing, existing ? selectLastRunNumber(db, existing.id) : 0);
         if (decision.kind === 'keep') return decision.id;
         if (decision.kind === 'insert') {
-          insertScheduleRow(db, decision.row);
+          const r = decision.row;
+          insertScheduleRow(db, r);
+          deltas.inserted({
+            id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending',
+            is_recurring: 1, is_occurrence: 0, created_at: r.createdAt,
+          });
           insertStatusAudit(db, decision.row.id, decision.row.auditLevel, 'Pending', input.now);
           return decision.row.id;
         }
         const c = decision.change;
-        updateScheduleDefinition(db, c);
+        changeTaskRow(db, deltas, c.id, () => {
+          updateScheduleDefinition(db, c);
+          return true;
+        });
         if (existing && c.status !== existing.status) insertStatusAudit(db, c.id, c.auditLevel, c.status, input.now);
         for (const o of selectOpenOccurrences(db, c.id)) {
-          if (decision.cancelOccurrence(o) && cancelNotStartedTask(db, o.id)) {
+          if (decision.cancelOccurrence(o) && cancelNotStartedTask(db, deltas, o.id)) {
             insertStatusAudit(db, o.id, o.audit_level, 'Cancelled', input.now);
           }
         }
@@ -109,7 +135,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
       }),
 
     cancel: async (id, now) =>
-      tx((): StoreOperationResult => {
+      tx((deltas): StoreOperationResult => {
         const fresh = selectTaskById(db, id);
         if (!fresh) return { status: 'NotFound', message: 'No task with this id.' };
         if (fresh.status === 'Cancelled') return { status: 'Conflict', message: 'The schedule is already cancelled.', taskId: id };
@@ -117,11 +143,12 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: id };
         }
         setScheduleStatus(db, id, 'Cancelled', null);
+        deltas.moved(groupOf(fresh), fresh.status, 'Cancelled');
         if (fresh.halt !== null) setScheduleHalt(db, id, null);
         insertStatusAudit(db, id, fresh.audit_level, 'Cancelled', now);
         let cancelled = 0;
         for (const o of selectOpenOccurrences(db, id)) {
-          if (cancelNotStartedTask(db, o.id)) {
+          if (cancelNotStartedTask(db, deltas, o.id)) {
             insertStatusAudit(db, o.id, o.audit_level, 'Cancelled', now);
             cancelled++;
           }
@@ -142,7 +169,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
       }),
 
     requeueOccurrence: async (occurrenceId, now) =>
-      tx((): StoreOperationResult => {
+      tx((deltas): StoreOperationResult => {
         const row = selectTaskById(db, occurrenceId);
         if (!row) return { status: 'NotFound', message: 'No task with this id.' };
         const taskId = row.id;
@@ -156,6 +183,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
         }
         if (!requeueTerminalTask(db, taskId, now)) return { status: 'Conflict', message: 'The occurrence is no longer terminal.', taskId };
+        deltas.moved(groupOf(row), row.status, 'Queued');
         insertStatusAudit(db, taskId, row.audit_level, 'Queued', now);
         return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };
       }),

@@ -14,6 +14,7 @@ export interface ManagedTaskRow {
   parent_task_id: string | null;
   is_recurring: 0 | 1;
   is_schedule: 0 | 1;
+  created_at: number;
   /** Status of the occurrence's schedule row (null: not an occurrence, or the schedule row is gone). */
   parent_status: TaskStatus | null;
 }
@@ -21,7 +22,7 @@ export interface ManagedTaskRow {
 export function selectManagedTask(db: Database, id: string): ManagedTaskRow | undefined {
   return preparedStatement(
     db,
-    `SELECT t.id, t.type, t.handler, t.request, t.queue, t.status, t.audit_level, t.parent_task_id, t.is_recurring,
+    `SELECT t.id, t.type, t.handler, t.request, t.queue, t.status, t.audit_level, t.parent_task_id, t.is_recurring, t.created_at,
             (t.occurrence_mode IS 'Durable' AND t.parent_task_id IS NULL) AS is_schedule,
             p.status AS parent_status
        FROM tasks t LEFT JOIN tasks p ON p.id = t.parent_task_id

@@ -1,13 +1,15 @@
 import type { Database } from 'better-sqlite3';
+import { changeTaskRow } from '../readModels/changeTaskRow.js';
+import type { ReadModelDeltas } from '../readModels/ReadModelDeltas.js';
 import { preparedStatement } from './preparedStatement.js';
 
 /** Pending/Queued/WaitingQueue → Cancelled. Returns false when the row had started meanwhile. */
-export function cancelNotStartedTask(db: Database, id: string): boolean {
-  return (
+export function cancelNotStartedTask(db: Database, deltas: ReadModelDeltas, id: string): boolean {
+  return changeTaskRow(db, deltas, id, () =>
     preparedStatement(
       db,
       `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
         WHERE id = ? AND status IN ('Pending', 'Queued', 'WaitingQueue')`,
-    ).run(id).changes === 1
+    ).run(id).changes === 1,
   );
 }

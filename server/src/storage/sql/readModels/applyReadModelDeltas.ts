@@ -1,0 +1,104 @@
+import type { Database } from 'better-sqlite3';
+import { preparedStatement } from '../schedules/preparedStatement.js';
+import { THROUGHPUT_KEEP, type ReadModelDeltas } from './ReadModelDeltas.js';
+
+/** Rows per multi-row statement (a few statement shapes per table, each prepared once per connection). */
+const CHUNK = 50;
+
+function rows(n: number, tuple: string): string {
+  return Array.from({ length: n }, () => tuple).join(', ');
+}
+
+/** Runs `sql(rowsInChunk)` over `items` in chunks of CHUNK, each with the parameters `params(item)` appended. */
+function inChunks<T>(db: Database, items: readonly T[], sql: (n: number) => string, params: (item: T, out: unknown[]) => void): void {
+  for (let start = 0; start < items.length; start += CHUNK) {
+    const chunk = items.length <= CHUNK ? items : items.slice(start, start + CHUNK);
+    const values: unknown[] = [];
+    for (const item of chunk) params(item, values);
+    preparedStatement(db, sql(chunk.length)).run(values);
+  }
+}
+
+const runsSql = (table: string) => (n: number) => `
+  INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+  VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?, ?, ?)')}
+  ON CONFLICT (bucket, type, queue) DO UPDATE SET
+    completed = completed + excluded.completed,
+    failed    = failed + excluded.failed,
+    dur_sum   = dur_sum + excluded.dur_sum,
+    dur_count = dur_count + excluded.dur_count,
+    dur_min   = CASE WHEN excluded.dur_min IS NULL THEN dur_min WHEN dur_min IS NULL OR excluded.dur_min < dur_min THEN excluded.dur_min ELSE dur_min END,
+    dur_max   = CASE WHEN excluded.dur_max IS NULL THEN dur_max WHEN dur_max IS NULL OR excluded.dur_max > dur_max THEN excluded.dur_max ELSE dur_max END`;
+
+const failuresSql = (table: string) => (n: number) => `
+  INSERT INTO ${table} (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
+  VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?)')}
+  ON CONFLICT (bucket, type, fingerprint) DO UPDATE SET
+    n = n + excluded.n,
+    first_seen = MIN(first_seen, excluded.first_seen),
+    last_seen = MAX(last_seen, excluded.last_seen),
+    sample_task_id = CASE WHEN excluded.last_seen >= last_seen THEN excluded.sample_task_id ELSE sample_task_id END`;
+
+const createdSql = (table: string, column: string) => (n: number) => `
+  INSERT INTO ${table} (${column}, type, status, n) VALUES ${rows(n, '(?, ?, ?, ?)')}
+  ON CONFLICT (${column}, type, status) DO UPDATE SET n = n + excluded.n`;
+
+/**
+ * Writes what `deltas` collected into the read models, inside the caller's transaction: task
+ * counts per group, creation buckets, run buckets, failure groups, queue throughput, the
+ * argument index of new and changed requests, and the set of (type, handler) pairs. Groups
+ * whose count did not change are skipped.
+ */
+export function applyReadModelDeltas(db: Database, d: ReadModelDeltas): void {
+  if (d.empty) return;
+  const tasks = [...d.tasks.values()].filter((t) => t[5] !== 0);
+  inChunks(db, tasks, (n) => `
+    INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n) VALUES ${rows(n, '(?, ?, ?, ?, ?, ?)')}
+    ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
+  inChunks(db, [...d.createdHour.values()].filter((c) => c[3] !== 0), createdSql('stat_created_hour', 'hour'), (c, out) => out.push(...c));
+  inChunks(db, [...d.createdDay.values()].filter((c) => c[3] !== 0), createdSql('stat_created_day', 'day'), (c, out) => out.push(...c));
+  for (const [table, map] of [['stat_runs_hour', d.runsHour], ['stat_runs_day', d.runsDay]] as const) {
+    inChunks(db, [...map.values()], runsSql(table), (b, out) =>
+      out.push(b.bucket, b.type, b.queue, b.completed, b.failed, b.dur_sum, b.dur_count, b.dur_min, b.dur_max));
+  }
+  for (const [table, map] of [['failure_groups_hour', d.failuresHour], ['failure_groups_day', d.failuresDay]] as const) {
+    inChunks(db, [...map.values()], failuresSql(table), (g, out) =>
+      out.push(g.bucket, g.type, g.fingerprint, g.n, g.first_seen, g.last_seen, g.sample_task_id));
+  }
+  if (d.throughput.size > 0) {
+    inChunks(db, [...d.throughput.values()], (n) => `
+      INSERT INTO stat_queue_finished_10s (bucket, queue, n) VALUES ${rows(n, '(?, ?, ?)')}
+      ON CONFLICT (bucket, queue) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
+    preparedStatement(db, 'DELETE FROM stat_queue_finished_10s WHERE bucket < ?').run(d.newestThroughputBucket! - THROUGHPUT_KEEP);
+  }
+  writeSearchRows(db, d);
+  if (d.typeHandlers.size > 0) {
+    inChunks(db, [...d.typeHandlers.values()], (n) => `INSERT OR IGNORE INTO monitor_type_handlers (type, handler) VALUES ${rows(n, '(?, ?)')}`,
+      (p, out) => out.push(p[0], p[1]));
+  }
+}
+
+/**
+ * The argument index: a search row (stable integer key) and an FTS row per new task, in the
+ * same transaction as the task row; a changed request replaces the FTS row's text.
+ */
+function writeSearchRows(db: Database, d: ReadModelDeltas): void {
+  if (d.searchInserts.size > 0) {
+    const entries = [...d.searchInserts];
+    for (let start = 0; start < entries.length; start += CHUNK) {
+      const chunk = entries.length <= CHUNK ? entries : entries.slice(start, start + CHUNK);
+      const keys = preparedStatement(db, `INSERT INTO task_search_rows (task_id) VALUES ${rows(chunk.length, '(?)')} RETURNING id, task_id`)
+        .raw()
+        .all(chunk.map((e) => e[0])) as [number, string][];
+      const keyOf = new Map(keys.map(([key, taskId]) => [taskId, key]));
+      const values: unknown[] = [];
+      for (const [taskId, request] of chunk) values.push(keyOf.get(taskId), request);
+      preparedStatement(db, `INSERT INTO task_request_fts (rowid, request) VALUES ${rows(chunk.length, '(?, ?)')}`).run(values);
+    }
+  }
+  for (const [id, request] of d.searchUpdates) {
+    const key = preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(id) as number | undefined;
+    if (key === undefined) continue;
+    preparedStatement(db, 'UPDATE task_request_fts SET request = ? WHERE rowid = ?').run(request, key);
+  }
+}

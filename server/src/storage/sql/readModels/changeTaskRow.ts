@@ -1,0 +1,17 @@
+import type { Database } from 'better-sqlite3';
+import type { ReadModelDeltas } from './ReadModelDeltas.js';
+import { selectTaskFacts } from './selectTaskFacts.js';
+
+/**
+ * Runs `change` (one write to the task row `id`; true when it changed the row) and records in
+ * `deltas` whatever it changed for the read models, by reading the row before and after.
+ * For the writers off the hot path (schedule definitions, cancels, requeues), where a second
+ * read of one row by its key costs nothing that matters.
+ */
+export function changeTaskRow(db: Database, deltas: ReadModelDeltas, id: string, change: () => boolean): boolean {
+  const before = selectTaskFacts(db, id);
+  if (!change()) return false;
+  const after = selectTaskFacts(db, id);
+  if (after !== undefined) deltas.changed(before, after);
+  return true;
+}
