@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
 import { useTwoEnvironmentDesktop } from './desktopHarness.js';
 
 const CREDENTIALS = { username: 'viewer', password: 'read-pw', managementUsername: 'operator', managementPassword: 'operate-pw', enableManagementEndpoints: true };
@@ -41,10 +42,14 @@ async function startEngineHost(dir: string): Promise<EngineHost> {
     seedFailedOccurrences(n) {
       const scheduleId = randomUUID();
       const now = Date.now();
-      insert.run({ id: scheduleId, status: 'Pending', key: `nightly-${scheduleId}`, created: now - 86_400_000, recurring: 1, parent: null, slot: null, run: null, kind: null, exception: null });
+      writeTaskRow(db, scheduleId, () =>
+        insert.run({ id: scheduleId, status: 'Pending', key: `nightly-${scheduleId}`, created: now - 86_400_000, recurring: 1, parent: null, slot: null, run: null, kind: null, exception: null }),
+      );
       return Array.from({ length: n }, (_, i) => {
         const id = randomUUID();
-        insert.run({ id, status: 'Failed', key: null, created: now - 3_600_000 + i, recurring: 0, parent: scheduleId, slot: now - 3_600_000 + i * 60_000, run: i + 1, kind: 'OnTime', exception: 'Error: ledger locked' });
+        writeTaskRow(db, id, () =>
+          insert.run({ id, status: 'Failed', key: null, created: now - 3_600_000 + i, recurring: 0, parent: scheduleId, slot: now - 3_600_000 + i * 60_000, run: i + 1, kind: 'OnTime', exception: 'Error: ledger locked' }),
+        );
         return id;
       });
     },

@@ -9,6 +9,7 @@ import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
 
 export interface FullHost {
   baseUrl: string;
@@ -37,7 +38,7 @@ export async function startFullHost(dir: string, options: MonitoringOptions = {}
     const row = db.prepare(`SELECT id, status FROM tasks WHERE task_key = ? AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`).get(key) as { id: string; status: string } | undefined;
     if (!row) return { status: 'NotFound' as const, message: `No schedule with key ${key}` };
     if (row.status === 'Cancelled') return { status: 'Conflict' as const, message: 'Already cancelled', taskId: row.id };
-    db.prepare(`UPDATE tasks SET status = 'Cancelled' WHERE id = ?`).run(row.id);
+    writeTaskRow(db, row.id, () => db.prepare(`UPDATE tasks SET status = 'Cancelled' WHERE id = ?`).run(row.id));
     return { status: 'Succeeded' as const, message: `Schedule ${key} cancelled`, taskId: row.id };
   };
   const engine = {
@@ -64,11 +65,13 @@ export async function startFullHost(dir: string, options: MonitoringOptions = {}
     seedSchedule(key, type = 'Reports.Nightly.Build') {
       const id = randomUUID();
       const now = Date.now();
-      db.prepare(
-        `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, is_recurring,
-           occurrence_mode, misfire_policy, time_zone_id, schedule_version)
-         VALUES (?, ?, ?, '{}', 'default', 'Pending', ?, 'Full', ?, 1, 'Durable', 'ReplayAll', 'UTC', 1)`,
-      ).run(id, type, `${type}Handler`, key, now);
+      writeTaskRow(db, id, () =>
+        db.prepare(
+          `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, is_recurring,
+             occurrence_mode, misfire_policy, time_zone_id, schedule_version)
+           VALUES (?, ?, ?, '{}', 'default', 'Pending', ?, 'Full', ?, 1, 'Durable', 'ReplayAll', 'UTC', 1)`,
+        ).run(id, type, `${type}Handler`, key, now),
+      );
       return id;
     },
     async close() {
