@@ -51,6 +51,25 @@ describe.each(BACKENDS)('GET /tasks?requestSearch and searchScope on %s', (backe
     expect(both.body.totalCount).toBe(4);
   });
 
+  it('sorts, pages and counts the matches like any other list (every sort field, both directions, past the end)', async () => {
+    // The four ACME rows in creation order: acme (t0+1), acme7 (t0+2), later (t0+5); "order" matches acme and acme7.
+    const order = (body: { items: { id: string }[] }) => body.items.map((i) => i.id);
+    const newest = await list('requestSearch=acme&pageSize=2');
+    expect(order(newest.body)).toEqual([ids.later, ids.acme7]);
+    expect(newest.body).toMatchObject({ totalCount: 3, page: 1, pageSize: 2, totalPages: 2 });
+    const second = await list('requestSearch=acme&pageSize=2&page=2');
+    expect(order(second.body)).toEqual([ids.acme]);
+    expect(second.body).toMatchObject({ totalCount: 3, page: 2, totalPages: 2 });
+    const past = await list('requestSearch=acme&pageSize=2&page=5');
+    expect(past.body).toMatchObject({ items: [], totalCount: 3, page: 5, totalPages: 2 });
+    expect(order((await list('requestSearch=acme&sortDescending=false')).body)).toEqual([ids.acme, ids.acme7, ids.later]);
+    // Status sorts by name (Completed < Failed < Queued), then by creation.
+    expect(order((await list('requestSearch=acme&sortBy=Status&sortDescending=false')).body)).toEqual([ids.later, ids.acme, ids.acme7]);
+    expect(order((await list('requestSearch=acme&sortBy=QueueName&sortDescending=true')).body)).toEqual([ids.later, ids.acme7, ids.acme]);
+    const failedPast = await list('requestSearch=acme&statuses=Failed&page=2');
+    expect(failedPast.body).toMatchObject({ items: [], totalCount: 1, totalPages: 1 });
+  });
+
   it('malformed searches are 400 problems naming the parameter', async () => {
     const unbalanced = await list(`requestSearch=${encodeURIComponent('"big order')}`);
     expect(unbalanced.status).toBe(400);

@@ -43,6 +43,33 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     });
     const where = buildTaskListWhere(query, resolver, features);
     if (where.empty) return emptyPage(0);
+    const dir = query.sortDescending ? 'DESC' : 'ASC';
+    const orderColumns = [...ORDER_COLUMNS[query.sortBy], 'rowid'];
+    const order = orderColumns.map((c) => `${c} ${dir}`).join(', ');
+    const offset = (page - 1) * pageSize;
+
+    // Argument search: the full-text index yields a small set of rows, so read their sort keys
+    // once (one pass: the index match, the filters, the count), sort that set, and fetch only the
+    // page's rows, instead of matching the index twice (count, then page) and sorting whole rows.
+    if (query.requestSearch && query.requestSearch.length > 0) {
+      const keys = orderColumns.map((c, i) => `${c} AS k${i}`).join(', ');
+      const keyOrder = orderColumns.map((_, i) => `k${i} ${dir}`).join(', ');
+      const sql = `WITH matched AS MATERIALIZED (SELECT ${keys} FROM tasks ${where.sql(false)})
+        SELECT ${SUMMARY_COLUMNS}, (SELECT COUNT(*) FROM matched) AS total_count FROM tasks
+         WHERE rowid IN (SELECT k${orderColumns.length - 1} FROM matched ORDER BY ${keyOrder} LIMIT ? OFFSET ?)
+         ORDER BY ${order}`;
+      const rows = prepared(sql).all(...where.params, pageSize, offset) as (TaskSummaryRow & { total_count: number })[];
+      const totalCount = rows.length > 0
+        ? rows[0]!.total_count
+        : (prepared(`SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`).get(...where.params) as { n: number }).n;
+      return {
+        items: rows.map((r) => toTaskSummary(r)),
+        totalCount,
+        page,
+        pageSize,
+        totalPages: Math.ceil(totalCount / pageSize),
+      };
+    }
 
     let totalCount: number;
     if (where.statDimensions) {
@@ -51,7 +78,6 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     } else {
       totalCount = (prepared(`SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`).get(...where.params) as { n: number }).n;
     }
-    const offset = (page - 1) * pageSize;
     if (offset >= totalCount) return emptyPage(totalCount);
 
     // A small planner: when the IN-lists match a large share of the rows, walking the sort
@@ -62,8 +88,6 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
       const expectedWalk = ((offset + pageSize) * all) / Math.max(totalCount, 1);
       demote = expectedWalk < totalCount;
     }
-    const dir = query.sortDescending ? 'DESC' : 'ASC';
-    const order = [...ORDER_COLUMNS[query.sortBy], 'rowid'].map((c) => `${c} ${dir}`).join(', ');
     const sql = `SELECT ${SUMMARY_COLUMNS} FROM tasks ${where.sql(demote)} ORDER BY ${order} LIMIT ? OFFSET ?`;
     const rows = prepared(sql).all(...where.params, pageSize, offset) as TaskSummaryRow[];
     return {
