@@ -44,6 +44,11 @@ async function startChild(file: string): Promise<{ child: ChildProcess; port: nu
 }
 
 async function measure(base: string, token: string, name: string, paths: string[]): Promise<{ p50: number; p99: number; rps: number }> {
+  // A list variant that answers nothing measures nothing: each must find rows.
+  const probe = await fetch(`${base}${paths[0]}`, { headers: { authorization: `Bearer ${token}` } });
+  const body = (await probe.json()) as { totalCount?: number };
+  if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status}`);
+  if (body.totalCount === 0) throw new Error(`${name}: the answer is empty (totalCount 0), so it would measure nothing`);
   let i = 0;
   const result = await autocannon({
     url: base,
@@ -54,7 +59,8 @@ async function measure(base: string, token: string, name: string, paths: string[
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   const out = { p50: result.latency.p50, p99: result.latency.p99, rps: Math.round(result.requests.average) };
-  console.log(`${name.padEnd(44)} p50 ${String(out.p50).padStart(4)} ms   p99 ${String(out.p99).padStart(4)} ms   ${out.rps} req/s`);
+  const count = body.totalCount === undefined ? '' : `   totalCount ${body.totalCount.toLocaleString('en')}`;
+  console.log(`${name.padEnd(44)} p50 ${String(out.p50).padStart(4)} ms   p99 ${String(out.p99).padStart(4)} ms   ${out.rps} req/s${count}`);
   return out;
 }
 

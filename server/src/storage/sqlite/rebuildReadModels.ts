@@ -5,7 +5,8 @@ import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_laten
  * Recomputes every read model from the task table (and runs_audit for the runs of inline
  * recurring rows), set-based: three scans of the task table whatever its size, each folding its
  * rows into the target table keyed by the group (an upsert per row into a small keyed table is
- * cheaper than sorting the whole table for a GROUP BY); the per-day tables are then folded from
+ * cheaper than sorting the whole table for a GROUP BY), plus one for the set of (type, handler) pairs
+ * that type and search filters resolve against; the per-day tables are then folded from
  * the per-hour ones (a day is 24 whole hours: sums, least minimum, greatest maximum).
  *
  * The scans name no index (`NOT INDEXED`): walking a secondary index would fetch every row out
@@ -51,6 +52,8 @@ INSERT INTO stat_runs_hour (bucket, type, queue, completed, failed, dur_sum, dur
 INSERT INTO stat_runs_day (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
   SELECT bucket / 24, type, queue, SUM(completed), SUM(failed), SUM(dur_sum), SUM(dur_count), MIN(dur_min), MAX(dur_max)
     FROM stat_runs_hour GROUP BY 1, 2, 3;
+
+INSERT OR IGNORE INTO monitor_type_handlers (type, handler) SELECT type, handler FROM tasks NOT INDEXED;
 `;
 
 /** Recomputes the read models and the failure groups in one write transaction. */
