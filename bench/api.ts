@@ -11,18 +11,22 @@
 import autocannon from 'autocannon';
 import type { Database } from 'better-sqlite3';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../server/src/storage/openDatabase.js';
-import { AUDITS_PER_TASK } from './apiData.js';
+import { AUDITS_PER_TASK, SCHEDULES } from './apiData.js';
 import { seedSqlite, type SeedTimings } from './apiSeedSqlite.js';
 
 const ROWS = Number(process.env.BENCH_API_ROWS ?? 1_000_000);
 if (!Number.isInteger(ROWS) || ROWS < 1_000) throw new Error(`BENCH_API_ROWS must be an integer ≥ 1000 (got ${process.env.BENCH_API_ROWS})`);
 const DURATION_S = Number(process.env.BENCH_API_SECONDS ?? 3);
+const STORAGE = process.env.BENCH_API_STORAGE ?? (process.argv.includes('--storage') ? process.argv[process.argv.indexOf('--storage') + 1] : 'sqlite');
+if (STORAGE !== 'sqlite' && STORAGE !== 'postgres') throw new Error(`--storage / BENCH_API_STORAGE must be sqlite or postgres (got ${STORAGE})`);
+const PG_ADMIN = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** A database seeded by an earlier run (BENCH_API_KEEP=1): measure only. */
 const REUSE_FILE = process.env.BENCH_API_FILE;
 
@@ -30,8 +34,8 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-async function startChild(file: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', file], { stdio: ['ignore', 'pipe', 'inherit'] });
+async function startChild(serveArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     const rl = createInterface({ input: child.stdout! });
     rl.on('line', (line) => {
@@ -44,11 +48,15 @@ async function startChild(file: string): Promise<{ child: ChildProcess; port: nu
 }
 
 async function measure(base: string, token: string, name: string, paths: string[]): Promise<{ p50: number; p99: number; rps: number }> {
-  // A list variant that answers nothing measures nothing: each must find rows.
-  const probe = await fetch(`${base}${paths[0]}`, { headers: { authorization: `Bearer ${token}` } });
-  const body = (await probe.json()) as { totalCount?: number };
-  if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status}`);
-  if (body.totalCount === 0) throw new Error(`${name}: the answer is empty (totalCount 0), so it would measure nothing`);
+  // A list variant that answers nothing measures nothing: each must find rows (of its first paths).
+  let body: { totalCount?: number } = {};
+  for (const path of paths.slice(0, 10)) {
+    const probe = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    if (!probe.ok) throw new Error(`${name}: HTTP ${probe.status} for ${path}`);
+    body = (await probe.json()) as { totalCount?: number };
+    if (body.totalCount !== 0) break;
+  }
+  if (body.totalCount === 0) throw new Error(`${name}: the answers are empty (totalCount 0), so it would measure nothing`);
   let i = 0;
   const result = await autocannon({
     url: base,
@@ -64,50 +72,119 @@ async function measure(base: string, token: string, name: string, paths: string[
   return out;
 }
 
-async function main(): Promise<void> {
+/** Bare SQL floor of GET /tasks (default): the page on the created_at index plus the counter sum. */
+function bareSqlFloor(db: Database): { p50: number; p99: number } {
+  const page = db.prepare(`SELECT id, type, status, queue, created_at, last_execution_at, started_at, scheduled_at, is_recurring,
+    execution_time_ms, audit_level, parent_task_id, occurrence_mode, misfire_policy, time_zone_id, schedule_version, nominal_slot_at,
+    misfire_kind FROM tasks ORDER BY created_at DESC, rowid DESC LIMIT 20 OFFSET 0`);
+  const count = db.prepare(`SELECT SUM(n) FROM stat_tasks`).pluck();
+  const samples: number[] = [];
+  for (let i = 0; i < 5000; i++) {
+    const s = performance.now();
+    page.all();
+    count.get();
+    samples.push(performance.now() - s);
+  }
+  samples.sort((a, b) => a - b);
+  const bare = { p50: percentile(samples, 50), p99: percentile(samples, 99) };
+  console.log(`${'bare SQL of /tasks default (in-process)'.padEnd(44)} p50 ${bare.p50.toFixed(3)} ms   p99 ${bare.p99.toFixed(3)} ms`);
+  return bare;
+}
+
+interface Prepared {
+  rows: number;
+  ids: string[];
+  seedS: number;
+  timings?: SeedTimings;
+  bare?: { p50: number; p99: number };
+  /** Arguments of the child process that serves the monitoring over the seeded store. */
+  serveArgs: string[];
+  cleanup(): Promise<void>;
+}
+
+const loadLine = () => `load average ${loadavg().map((x) => x.toFixed(2)).join(', ')}`;
+
+async function prepareSqlite(): Promise<Prepared> {
   const dir = REUSE_FILE ? undefined : mkdtempSync(join(tmpdir(), 'svc-bench-api-'));
   const file = REUSE_FILE ?? join(dir!, 'bench.db');
-  let child: ChildProcess | undefined;
+  const cleanup = async () => {
+    if (!dir) return;
+    if (process.env.BENCH_API_KEEP) console.log(`kept ${file}`);
+    else rmSync(dir, { recursive: true, force: true });
+  };
   try {
-    console.log(`load average ${loadavg().map((x) => x.toFixed(2)).join(', ')} (${cpus().length} cores)`);
-    let db: Database;
     let ids: string[];
     let seedS = 0;
     let timings: SeedTimings | undefined;
     let rows = ROWS;
+    if (REUSE_FILE && !existsSync(REUSE_FILE)) throw new Error(`BENCH_API_FILE: ${REUSE_FILE} does not exist`);
+    const db = openDatabase({ file });
     if (REUSE_FILE) {
-      if (!existsSync(REUSE_FILE)) throw new Error(`BENCH_API_FILE: ${REUSE_FILE} does not exist`);
-      db = openDatabase({ file });
       rows = db.prepare('SELECT COALESCE(SUM(n), 0) FROM stat_tasks').pluck().get() as number;
       const every = Math.max(1, Math.floor(rows / 1000));
       ids = db.prepare(`SELECT id FROM tasks WHERE rowid % ? = 0 LIMIT 1000`).pluck().all(every) as string[];
       console.log(`measuring ${file} (${rows.toLocaleString('en')} tasks)`);
     } else {
-      db = openDatabase({ file });
       const seedStart = performance.now();
       ({ ids, timings } = seedSqlite(db, ROWS, Date.now(), (line) => console.log(line)));
       seedS = Math.round((performance.now() - seedStart) / 100) / 10;
-      console.log(`seeding total ${seedS} s (${ROWS.toLocaleString('en')} tasks, ${(ROWS * AUDITS_PER_TASK).toLocaleString('en')} status audits); load average ${loadavg().map((x) => x.toFixed(2)).join(', ')}`);
+      console.log(`seeding total ${seedS} s (${ROWS.toLocaleString('en')} tasks, ${(ROWS * AUDITS_PER_TASK).toLocaleString('en')} status audits); ${loadLine()}`);
     }
-
-    // Bare SQL floor of GET /tasks (default): the page on the created_at index plus the counter sum.
-    const page = db.prepare(`SELECT id, type, status, queue, created_at, last_execution_at, started_at, scheduled_at, is_recurring,
-      execution_time_ms, audit_level, parent_task_id, occurrence_mode, misfire_policy, time_zone_id, schedule_version, nominal_slot_at,
-      misfire_kind FROM tasks ORDER BY created_at DESC, rowid DESC LIMIT 20 OFFSET 0`);
-    const count = db.prepare(`SELECT SUM(n) FROM stat_tasks`).pluck();
-    const samples: number[] = [];
-    for (let i = 0; i < 5000; i++) {
-      const s = performance.now();
-      page.all();
-      count.get();
-      samples.push(performance.now() - s);
-    }
-    samples.sort((a, b) => a - b);
-    const bare = { p50: percentile(samples, 50), p99: percentile(samples, 99) };
-    console.log(`${'bare SQL of /tasks default (in-process)'.padEnd(44)} p50 ${bare.p50.toFixed(3)} ms   p99 ${bare.p99.toFixed(3)} ms`);
+    const bare = bareSqlFloor(db);
     db.close();
+    return { rows, ids, seedS, timings, bare, serveArgs: ['--serve', file], cleanup };
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
 
-    const started = await startChild(file);
+/** PostgreSQL: its own database on the local server, created here and dropped at the end. */
+async function preparePostgres(): Promise<Prepared> {
+  const pg = (await import('pg')).default;
+  const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
+  const { seedPostgres } = await import('./apiSeedPostgres.js');
+  const admin = async (sql: string) => {
+    const c = new pg.Client({ connectionString: PG_ADMIN });
+    await c.connect();
+    try {
+      await c.query(sql);
+    } finally {
+      await c.end();
+    }
+  };
+  const name = `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(PG_ADMIN);
+  url.pathname = `/${name}`;
+  const cleanup = async () => {
+    if (process.env.BENCH_API_KEEP) console.log(`kept PostgreSQL database ${url.toString()}`);
+    else await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  };
+  try {
+    const storage = await openPostgresStorage({ connectionString: url.toString(), rollupIntervalMs: 0 });
+    try {
+      const seedStart = performance.now();
+      const { ids, timings } = await seedPostgres(storage, ROWS, Date.now(), (line) => console.log(line));
+      const seedS = Math.round((performance.now() - seedStart) / 100) / 10;
+      console.log(`seeding total ${seedS} s (${ROWS.toLocaleString('en')} tasks, ${(ROWS * AUDITS_PER_TASK).toLocaleString('en')} status audits, PostgreSQL database ${name}); ${loadLine()}`);
+      return { rows: ROWS, ids, seedS, timings, serveArgs: ['--serve-pg', url.toString()], cleanup };
+    } finally {
+      await storage.close();
+    }
+  } catch (err) {
+    await cleanup();
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  let child: ChildProcess | undefined;
+  console.log(`storage ${STORAGE}; ${loadLine()} (${cpus().length} cores)`);
+  const prepared = STORAGE === 'postgres' ? await preparePostgres() : await prepareSqlite();
+  const { rows, ids, seedS, timings, bare } = prepared;
+  try {
+    const started = await startChild(prepared.serveArgs);
     child = started.child;
     const base = `http://127.0.0.1:${started.port}`;
     const login = await fetch(`${base}/svc-monitoring/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) });
@@ -133,7 +210,7 @@ async function main(): Promise<void> {
     // Argument search (full-text index over the request JSON): a customer (~200 rows), an order (1 row), with a status filter.
     const customers = Array.from({ length: 200 }, (_, k) => `${api}/tasks?requestSearch=CUST-${(k * 37) % 5000}`);
     r.requestSearch = await measure(base, token, 'GET /tasks?requestSearch=CUST-n (200 values)', customers);
-    r.requestSearchOrder = await measure(base, token, 'GET /tasks?requestSearch=ORD-n (200 values)', customers.map((_, k) => `${api}/tasks?requestSearch=ORD-${(k * 4999) % rows}`));
+    r.requestSearchOrder = await measure(base, token, 'GET /tasks?requestSearch=ORD-n (200 values)', customers.map((_, k) => `${api}/tasks?requestSearch=ORD-${SCHEDULES + ((k * 4999) % (rows - SCHEDULES))}`));
     r.requestSearchStatus = await measure(base, token, 'GET /tasks?requestSearch=CUST-n&statuses=Failed', customers.map((p) => `${p}&statuses=Failed`));
     r.trend = await measure(base, token, 'GET /statistics/success-rate-trend', [`${api}/statistics/success-rate-trend?period=Last90Days`]);
     r.types = await measure(base, token, 'GET /statistics/task-types?range=All', [`${api}/statistics/task-types?range=All`]);
@@ -144,6 +221,7 @@ async function main(): Promise<void> {
     console.log(
       JSON.stringify({
         bench: 'api',
+        storage: STORAGE,
         rows,
         seedS,
         ...(timings ? { seed: timings } : {}),
@@ -154,35 +232,43 @@ async function main(): Promise<void> {
         overviewZonedP99Ms: Math.max(r.overviewLaToday!.p99, r.overviewLaAll!.p99),
         detailP99Ms: r.detail!.p99,
         requestSearchP99Ms: Math.max(r.requestSearch!.p99, r.requestSearchOrder!.p99, r.requestSearchStatus!.p99),
-        bareSqlP99Ms: Math.round(bare.p99 * 1000) / 1000,
+        bareSqlP99Ms: bare ? Math.round(bare.p99 * 1000) / 1000 : null,
       }),
     );
   } finally {
-    child?.kill('SIGTERM');
-    if (dir) {
-      if (process.env.BENCH_API_KEEP) console.log(`kept ${file}`);
-      else rmSync(dir, { recursive: true, force: true });
+    if (child) {
+      const exited = new Promise((resolve) => child!.once('exit', resolve));
+      child.kill('SIGTERM');
+      await exited;
     }
+    await prepared.cleanup();
   }
 }
 
-// ---------- child mode: serve the monitoring over the seeded file ----------
+// ---------- child mode: serve the monitoring over the seeded store ----------
 async function serveChild(): Promise<void> {
-  if (process.argv[2] !== '--serve') return;
-  const file = process.argv[3]!;
   const { createMonitoring } = await import('../server/src/monitoring/createMonitoring.js');
   const express = (await import('express')).default;
-  const db = openDatabase({ file, readonly: true });
-  const monitoring = createMonitoring({ storage: { db } }, { jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', loginRateLimit: false, enableUI: false, logger: { info: () => {}, warn: () => {} } });
+  const options = { jwtSecret: 'bench-secret-bench-secret-bench-secret-0123', loginRateLimit: false, enableUI: false, logger: { info: () => {}, warn: () => {} } };
+  let close: () => Promise<void> = async () => {};
+  let monitoring: Awaited<ReturnType<typeof createMonitoring>>;
+  if (process.argv[2] === '--serve-pg') {
+    const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
+    const storage = await openPostgresStorage({ connectionString: process.argv[3]!, rollupIntervalMs: 0 });
+    monitoring = createMonitoring({ storage }, options);
+    close = () => storage.close();
+  } else {
+    const db = openDatabase({ file: process.argv[3]!, readonly: true });
+    monitoring = createMonitoring({ storage: { db } }, options);
+  }
   const app = express();
   app.use(monitoring.router);
   const server = app.listen(0, '127.0.0.1', () => {
     const addr = server.address();
     process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
   });
-  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+  process.on('SIGTERM', () => server.close(() => void close().finally(() => process.exit(0))));
 }
 
-
-if (process.argv[2] === '--serve') await serveChild();
+if (process.argv[2] === '--serve' || process.argv[2] === '--serve-pg') await serveChild();
 else await main();

@@ -144,6 +144,11 @@ describe.each(BACKENDS)('monitoring REST API over a %s store (standalone registr
     expect(await total(`createdAfter=${new Date(NOW - 4 * HOUR).toISOString()}`)).toBe(4);
     expect(await total(`createdBefore=${new Date(NOW - 2 * DAY).toISOString()}`)).toBe(2);
     expect(await total('searchTerm=welcome')).toBe(1); // task key
+    expect(await total('searchTerm=WELCOME')).toBe(1); // case-insensitive
+    expect(await total('searchTerm=l-welcome-4')).toBe(1);
+    // Wildcard characters in the term are literal: "_" is not any character, "%" not any run.
+    expect(await total('searchTerm=mail_welcome')).toBe(0);
+    expect(await total(`searchTerm=${encodeURIComponent('mail%42')}`)).toBe(0);
     expect(await total('searchTerm=NightlyHandler')).toBe(2);
     expect(await total('searchTerm=SendInvoiceHandler')).toBe(1); // handler
     expect(await total('searchTerm=archive')).toBe(1); // type

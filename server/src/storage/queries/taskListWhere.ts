@@ -125,11 +125,12 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
       );
       local.push(...ptypes, ...handlers);
     }
-    // Task keys: scan only the keyed rows (partial index ix_tasks_key), never the whole table.
+    // Task keys: scan only the keyed rows (partial index ix_tasks_key, covering), never the whole
+    // table; LIKE compares ASCII letters case-insensitively in place (no lower-cased copies).
     alternatives.push(
-      `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND instr(lower(task_key), lower(?)) > 0)`,
+      `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND task_key LIKE ? ESCAPE '\\')`,
     );
-    local.push(term);
+    local.push(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
     if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
       assertRequestSearch(features);
       alternatives.push(REQUEST_MATCH_SQL);

@@ -17,6 +17,16 @@ const ORDER_COLUMNS: Record<TaskSortField, readonly string[]> = {
   ExecutionTimeMs: ['execution_time_ms'],
 };
 
+/** Columns that hold no NULL: ordered without a NULLS clause, so that a backward walk of their index serves DESC. */
+const NOT_NULL = new Set(['created_at', 'status', 'type', 'queue', 'seq']);
+
+/** ORDER BY of a list: NULLs sort lowest, as in SQLite (first ascending, last descending). */
+export function orderBy(sortBy: TaskSortField, descending: boolean): string {
+  const dir = descending ? 'DESC' : 'ASC';
+  const nulls = descending ? ' NULLS LAST' : ' NULLS FIRST';
+  return [...ORDER_COLUMNS[sortBy], 'seq'].map((c) => `${c} ${dir}${NOT_NULL.has(c) ? '' : nulls}`).join(', ');
+}
+
 /** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count (NULLs sort as in SQLite: lowest). */
 export function pgListTasks(q: PgQuery, resolver: PgTypeResolver) {
   return async function listTasks(query: TaskListQuery): Promise<TaskPage> {
@@ -39,8 +49,7 @@ export function pgListTasks(q: PgQuery, resolver: PgTypeResolver) {
     }
     const offset = (page - 1) * pageSize;
     if (offset >= totalCount) return pageOf(totalCount);
-    const dir = query.sortDescending ? 'DESC NULLS LAST' : 'ASC NULLS FIRST';
-    const order = [...ORDER_COLUMNS[query.sortBy], 'seq'].map((c) => `${c} ${dir}`).join(', ');
+    const order = orderBy(query.sortBy, query.sortDescending);
     const limit = where.params.add(pageSize);
     const skip = where.params.add(offset);
     const rows = await q<TaskSummaryRow>(
