@@ -1,6 +1,7 @@
 import { pgMigration001Tasks } from './001_tasks.js';
 import { pgMigration002ReadModels } from './002_readModels.js';
 import { pgMigration003SearchFailuresLatency } from './003_searchFailuresLatency.js';
+import { pgMigration004SortIndexes } from './004_sortIndexes.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -13,4 +14,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 1, name: 'tasks, history tables, engine instances, event payloads', sql: pgMigration001Tasks },
   { version: 2, name: 'read models (rolled-up tables, delta tables, views) with statement triggers', sql: pgMigration002ReadModels },
   { version: 3, name: 'argument search, failure groups, queue throughput, status_audit.changed_by', sql: pgMigration003SearchFailuresLatency },
+  { version: 4, name: 'list sort indexes with NULLs first on the nullable sort columns', sql: pgMigration004SortIndexes },
 ];

@@ -76,16 +76,22 @@ export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeRe
   if (filter.searchTerm !== undefined && filter.searchTerm !== '') {
     const term = filter.searchTerm;
     const [types, pairs] = await Promise.all([resolver.types(term), resolver.handlerPairs(term)]);
+    // Each alternative is its own indexed read (type index, key index, argument index) and the
+    // rows are the union of them: an OR of them in one WHERE would read the whole table.
     const alternatives: string[] = [];
-    if (types.length > 0) alternatives.push(`type = ANY(${p.add(types)}::text[])`);
+    if (types.length > 0) alternatives.push(`SELECT seq FROM tasks WHERE type = ANY(${p.add(types)}::text[])`);
     if (pairs.length > 0) {
       const ptypes = [...new Set(pairs.map((x) => x.type))];
       const handlers = [...new Set(pairs.map((x) => x.handler))];
-      alternatives.push(`(type = ANY(${p.add(ptypes)}::text[]) AND handler = ANY(${p.add(handlers)}::text[]))`);
+      alternatives.push(`SELECT seq FROM tasks WHERE type = ANY(${p.add(ptypes)}::text[]) AND handler = ANY(${p.add(handlers)}::text[])`);
     }
-    alternatives.push(`(task_key IS NOT NULL AND strpos(lower(task_key), lower(${p.add(term)})) > 0)`);
-    if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) alternatives.push(requestMatch(filter.searchTermRequestTerms, p));
-    parts.push(`(${alternatives.join(' OR ')})`);
+    // Task keys: the matching keys from the key index alone, then their rows.
+    alternatives.push(`SELECT seq FROM tasks WHERE task_key IN (SELECT k.task_key FROM tasks k
+      WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(${p.add(term)})) > 0)`);
+    if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
+      alternatives.push(`SELECT seq FROM tasks WHERE ${requestMatch(filter.searchTermRequestTerms, p)}`);
+    }
+    parts.push(`seq IN (${alternatives.join(' UNION ALL ')})`);
     countable = false;
   }
   if (filter.requestSearch && filter.requestSearch.length > 0) {
