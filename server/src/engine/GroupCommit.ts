@@ -70,8 +70,11 @@ export class GroupCommit {
   private inFlight: Promise<void> | null = null;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay = 0;
-  /** Since when the oldest queued change has waited (ms, engine clock); null: nothing unwritten. */
-  private oldestSince: number | null = null;
+  /** Since when the oldest queued change (not yet handed to the store) has waited (ms, engine clock); null: none. */
+  private queuedSince: number | null = null;
+  /** Changes of the commit in flight (handed to the store, not yet known written), and since when the oldest waits. */
+  private inFlightCount = 0;
+  private inFlightSince: number | null = null;
   private lastError: unknown = null;
   /** Set while the store must not be written (its file was deleted or replaced). */
   private blocked: Error | null = null;
@@ -116,11 +119,11 @@ export class GroupCommit {
 
   log(l: PendingLog): void {
     this.logs.push(l);
-    if (this.oldestSince === null) this.oldestSince = this.clock();
+    if (this.queuedSince === null) this.queuedSince = this.clock();
   }
 
   private queued(): void {
-    if (this.oldestSince === null) this.oldestSince = this.clock();
+    if (this.queuedSince === null) this.queuedSince = this.clock();
     this.schedule();
   }
 
@@ -131,14 +134,19 @@ export class GroupCommit {
     );
   }
 
-  /** Changes waiting to be written (logs included). */
+  /** Changes not yet written (logs included): those queued and those of the commit in flight. */
   get unwritten(): number {
-    return this.inserts.length + this.cancels.length + this.failures.length + this.finishes.length + this.stops.length + this.logs.length;
+    return this.queuedCount() + this.inFlightCount;
   }
 
-  /** Age (ms) of the oldest change not yet written; 0 when everything is written. */
+  /** Age (ms) of the oldest change not yet written, queued or in flight (the same set as `unwritten`); 0 when none. */
   oldestUnwrittenMs(now: number): number {
-    return this.oldestSince === null ? 0 : Math.max(0, now - this.oldestSince);
+    const since = this.inFlightSince === null ? this.queuedSince : this.queuedSince === null ? this.inFlightSince : Math.min(this.inFlightSince, this.queuedSince);
+    return since === null ? 0 : Math.max(0, now - since);
+  }
+
+  private queuedCount(): number {
+    return this.inserts.length + this.cancels.length + this.failures.length + this.finishes.length + this.stops.length + this.logs.length;
   }
 
   /**
@@ -246,9 +254,32 @@ export class GroupCommit {
     this.stops = [];
     this.logs = [];
     const dispatching = dispatchStep === null ? null : dispatchStep(now);
-    if (dispatching === null && inserts.length + cancels.length + failures.length + finishes.length + stops.length + logs.length === 0) {
+    const taken = inserts.length + cancels.length + failures.length + finishes.length + stops.length + logs.length;
+    if (dispatching === null && taken === 0) {
       return true; // nothing to write and nothing to claim
     }
+    // The batch is in flight until the store answers: still unwritten, with the age it had queued.
+    this.inFlightCount = taken;
+    this.inFlightSince = taken === 0 ? null : this.queuedSince;
+    if (this.queuedCount() === 0) this.queuedSince = null;
+    try {
+      return await this.writeBatch(now, dispatching, inserts, cancels, failures, finishes, stops, logs);
+    } finally {
+      this.inFlightCount = 0;
+      this.inFlightSince = null;
+    }
+  }
+
+  private async writeBatch(
+    now: number,
+    dispatching: DispatchStep | null,
+    inserts: PendingInsert[],
+    cancels: PendingCancel[],
+    failures: PendingAttemptFailure[],
+    finishes: PendingFinish[],
+    stops: StoppedRun[],
+    logs: PendingLog[],
+  ): Promise<boolean> {
     const batch: CommitBatch = {
       now,
       logs: logs.map((l) => l.row),
@@ -401,6 +432,10 @@ export class GroupCommit {
     this.finishes = finishes.concat(this.finishes);
     this.stops = stops.concat(this.stops);
     this.logs = logs.concat(this.logs);
+    // What goes back keeps its age.
+    if (this.inFlightSince !== null && this.queuedCount() > 0) {
+      this.queuedSince = this.queuedSince === null ? this.inFlightSince : Math.min(this.queuedSince, this.inFlightSince);
+    }
   }
 
   private failed(err: unknown): void {
@@ -414,7 +449,6 @@ export class GroupCommit {
     const wasFailing = this.lastError !== null;
     this.lastError = null;
     this.retryDelay = 0;
-    this.oldestSince = this.hasWork() ? this.clock() : null;
     if (wasFailing) this.hooks.writeState(null);
   }
 
@@ -427,6 +461,6 @@ export class GroupCommit {
     this.finishes = [];
     this.stops = [];
     this.logs = [];
-    this.oldestSince = null;
+    this.queuedSince = null;
   }
 }
