@@ -48,10 +48,10 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     const order = orderColumns.map((c) => `${c} ${dir}`).join(', ');
     const offset = (page - 1) * pageSize;
 
-    // Argument search: the full-text index yields a small set of rows, so read their sort keys
-    // once (one pass: the index match, the filters, the count), sort that set, and fetch only the
-    // page's rows, instead of matching the index twice (count, then page) and sorting whole rows.
-    if (query.requestSearch && query.requestSearch.length > 0) {
+    // Argument search or a key-only search term: an index yields a small set of rows, so read
+    // their sort keys once (one pass: the index match, the filters, the count), sort that set and
+    // fetch only the page's rows, instead of matching twice (count, then page) and sorting whole rows.
+    if (where.selective) {
       const keys = orderColumns.map((c, i) => `${c} AS k${i}`).join(', ');
       const keyOrder = orderColumns.map((_, i) => `k${i} ${dir}`).join(', ');
       const sql = `WITH matched AS MATERIALIZED (SELECT ${keys} FROM tasks ${where.sql(false)})

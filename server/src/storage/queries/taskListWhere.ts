@@ -23,6 +23,11 @@ export interface TaskListWhere {
   statDimensions?: StatDimensions;
   /** Whether an IN-list on status or type is present (the planner may demote it). */
   hasInList: boolean;
+  /**
+   * Whether a condition names a small set of rows found by its own index (argument search, or a
+   * search term that resolves to task keys only): the list then reads that set once.
+   */
+  selective: boolean;
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -45,6 +50,7 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
   let countable = true;
   let empty = false;
   let hasInList = false;
+  let selective = false;
 
   if (filter.statuses && filter.statuses.length > 0) {
     const statuses = [...new Set(filter.statuses)];
@@ -139,6 +145,7 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     parts.push(() => `(${alternatives.join(' OR ')})`);
     params.push(...local);
     countable = false;
+    if (types.length === 0 && pairs !== undefined && pairs.length === 0) selective = true;
   }
 
   if (filter.requestSearch && filter.requestSearch.length > 0) {
@@ -147,12 +154,14 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     parts.push(() => REQUEST_MATCH_SQL);
     params.push(expression);
     countable = false;
+    selective = true;
   }
 
   return {
     empty,
     params,
     hasInList,
+    selective,
     statDimensions: countable ? dims : undefined,
     sql: (demote) => (parts.length === 0 ? '' : `WHERE ${parts.map((p) => p(demote)).join(' AND ')}`),
   };
