@@ -39,7 +39,8 @@ function coerce(name: string, kind: string, raw: unknown, source: string): unkno
   }
   if (kind === 'number' || kind === 'integer') {
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN;
-    if (!Number.isFinite(n)) throw fail('must be a number');
+    if (!Number.isFinite(n)) throw fail(kind === 'integer' ? 'must be an integer' : 'must be a number');
+    if (kind === 'integer' && !Number.isInteger(n)) throw fail(`must be an integer (got ${JSON.stringify(raw)})`);
     return n;
   }
   if (kind === 'string') {
@@ -128,7 +129,7 @@ export function resolveServeSettings(
   }
 
   const port = (merged.get('port') as number | undefined) ?? defaults.port;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`"port" must be an integer 0..65535 (got ${port}).`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionError('svc-monitor-server', 'port', `must be an integer in 0..65535 (got ${port})`);
   const options: Record<string, unknown> = {};
   for (const [k, v] of merged) if (k in CLI_OPTION_KINDS) options[k] = v;
   const extras: Record<string, unknown> = {};

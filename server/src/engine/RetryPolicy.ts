@@ -1,3 +1,6 @@
+import { OptionReader } from '../options/OptionReader.js';
+import { optionRef, refuse } from './validation.js';
+
 export type BackoffKind = 'fixed' | 'exponential';
 
 /** Retry options (per dispatch, per handler, or engine default). */
@@ -24,39 +27,28 @@ export interface RetryPolicy {
 
 export const NO_RETRY: RetryPolicy = { attempts: 1, backoffMs: 1000, backoff: 'exponential', maxBackoffMs: 300_000, jitter: 0.2 };
 
-const KEYS = new Set(['attempts', 'backoffMs', 'backoff', 'maxBackoffMs', 'jitter']);
+const KEYS = ['attempts', 'backoffMs', 'backoff', 'maxBackoffMs', 'jitter'];
+const BACKOFF_KINDS: readonly BackoffKind[] = ['fixed', 'exponential'];
 
-/** Validates retry options over a base policy; errors name `optionName`. */
+/**
+ * Validates retry options over a base policy. `optionName` names them (`createEngine: option
+ * "retry"`); a refusal is an OptionError naming the owner and the option (`retry.attempts`).
+ */
 export function resolveRetryPolicy(options: unknown, base: RetryPolicy, optionName: string): RetryPolicy {
   if (options === undefined) return base;
+  const ref = optionRef(optionName);
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
-    throw new TypeError(`${optionName} must be an object like { attempts: 3, backoffMs: 500 }`);
+    throw refuse(optionName, 'must be an object like { attempts: 3, backoffMs: 500 }');
   }
-  const o = options as Record<string, unknown>;
-  for (const k of Object.keys(o)) if (!KEYS.has(k)) throw new TypeError(`${optionName}: unknown option "${k}"`);
-  const intAtLeast = (k: string, min: number, dflt: number): number => {
-    const v = o[k];
-    if (v === undefined) return dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) {
-      throw new TypeError(`${optionName}.${k} must be an integer >= ${min}`);
-    }
-    return v;
-  };
-  const backoff = o['backoff'] ?? base.backoff;
-  if (backoff !== 'fixed' && backoff !== 'exponential') {
-    throw new TypeError(`${optionName}.backoff must be 'fixed' or 'exponential'`);
-  }
-  const jitterDefault = o['backoff'] === undefined ? base.jitter : backoff === 'fixed' ? 0 : 0.2;
-  const jitter = o['jitter'] ?? jitterDefault;
-  if (typeof jitter !== 'number' || !(jitter >= 0 && jitter <= 1)) {
-    throw new TypeError(`${optionName}.jitter must be a number between 0 and 1`);
-  }
+  const read = new OptionReader<RetryOptions>(ref?.owner ?? optionName, options, KEYS, ref?.option);
+  const backoff = read.oneOf('backoff', BACKOFF_KINDS, base.backoff);
+  const jitterDefault = read.has('backoff') ? (backoff === 'fixed' ? 0 : 0.2) : base.jitter;
   return {
-    attempts: intAtLeast('attempts', 1, base.attempts),
-    backoffMs: intAtLeast('backoffMs', 0, base.backoffMs),
+    attempts: read.integer('attempts', base.attempts, { min: 1 }),
+    backoffMs: read.integer('backoffMs', base.backoffMs, { min: 0 }),
     backoff,
-    maxBackoffMs: intAtLeast('maxBackoffMs', 0, base.maxBackoffMs),
-    jitter,
+    maxBackoffMs: read.integer('maxBackoffMs', base.maxBackoffMs, { min: 0 }),
+    jitter: read.number('jitter', jitterDefault, { min: 0, max: 1 }),
   };
 }
 

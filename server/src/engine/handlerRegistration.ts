@@ -1,7 +1,7 @@
 import type { RateLimit } from './RateLimiter.js';
 import { resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { HandleOptions, TaskHandler } from './types.js';
-import { assertKnownKeys, assertPlainObject, checkInt, checkNonEmptyString } from './validation.js';
+import { assertKnownKeys, assertPlainObject, checkInt, checkNonEmptyString, refuse } from './validation.js';
 
 /** A handler registered with `engine.handle(type, handler, options)`, options resolved. */
 export interface Registration {
@@ -35,7 +35,7 @@ export function resolveRegistration(type: string, handler: unknown, options: Han
       windowMs: checkInt(options.rateLimit.windowMs, `${what}: option "rateLimit.windowMs"`, 1) ?? NaN,
     };
     if (Number.isNaN(rateLimit.limit) || Number.isNaN(rateLimit.windowMs)) {
-      throw new TypeError(`${what}: option "rateLimit" needs both limit and windowMs`);
+      throw refuse(`${what}: option "rateLimit"`, 'needs both limit and windowMs');
     }
   }
   return { type, handler: handler as TaskHandler<unknown>, handlerName, retry, timeoutMs, rateLimit };

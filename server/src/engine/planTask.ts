@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditLevel } from '../contracts/index.js';
+import { OptionError } from '../options/OptionError.js';
 import { parseDuration } from './duration.js';
 import { assertTimeZone, cronFor, nextDue, type Recurrence } from './Recurrence.js';
 import { resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { DispatchOptions, RecurringOptions } from './types.js';
 import {
-  assertKnownKeys, assertPlainObject, checkAuditLevel, checkInstant, checkInt, checkNonEmptyString, serializeRequest,
+  assertKnownKeys, assertPlainObject, checkAuditLevel, checkInstant, checkInt, checkNonEmptyString, refuse, serializeRequest,
 } from './validation.js';
 
 /** A validated task, ready to be written in the next group commit. */
@@ -45,16 +46,16 @@ export function planDispatch(c: PlanningContext, type: string, request: unknown,
   const plan = planTask(c, 'dispatch', type, request, options, DISPATCH_KEYS);
   const now = plan.createdAt;
   if (options.runAt !== undefined && options.delayMs !== undefined) {
-    throw new TypeError('dispatch: give either option "runAt" or option "delayMs", not both');
+    throw new OptionError('dispatch', 'runAt', 'cannot be given with option "delayMs": give one of them');
   }
   const runAt = checkInstant(options.runAt, 'dispatch: option "runAt"');
   let due = now;
   if (runAt !== undefined) due = runAt;
   if (options.delayMs !== undefined) {
     if (typeof options.delayMs !== 'number' || !Number.isFinite(options.delayMs)) {
-      throw new TypeError('dispatch: option "delayMs" must be a number of milliseconds');
+      throw new OptionError('dispatch', 'delayMs', 'must be a number of milliseconds');
     }
-    if (options.delayMs < 0) throw new RangeError(`dispatch: option "delayMs" must not be negative (got ${options.delayMs})`);
+    if (options.delayMs < 0) throw new OptionError('dispatch', 'delayMs', `must not be negative (got ${options.delayMs})`);
     due = now + options.delayMs;
   }
   plan.dueAt = due;
@@ -68,13 +69,13 @@ export function planRecurring(c: PlanningContext, type: string, request: unknown
   const now = plan.createdAt;
   const at = (n: string) => `recurring: option "${n}"`;
   if ((options.every === undefined) === (options.cron === undefined)) {
-    throw new TypeError('recurring: give exactly one of option "every" or option "cron"');
+    throw new OptionError('recurring', 'every', 'or option "cron" is needed: give exactly one of them');
   }
   const r: Recurrence = {};
   if (options.every !== undefined) {
     const every = parseDuration(options.every);
     if (!Number.isFinite(every) || every < 1) {
-      throw new TypeError(`${at('every')} must be a positive interval (ms, or '30s', '5m', '1h'); got ${JSON.stringify(options.every)}`);
+      throw refuse(at('every'), `must be a positive interval (ms, or '30s', '5m', '1h'); got ${JSON.stringify(options.every)}`);
     }
     r.every = Math.round(every);
   }

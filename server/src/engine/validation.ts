@@ -1,43 +1,60 @@
 import type { AuditLevel } from '../contracts/index.js';
 import { OptionError } from '../options/OptionError.js';
+import { OptionReader } from '../options/OptionReader.js';
 
 export const AUDIT_LEVELS: readonly AuditLevel[] = ['Full', 'ErrorsOnly', 'None'];
 
 /**
- * The engine names a value `<owner>: option "<name>"` (e.g. `dispatch: option "queue"`): such a
- * value is refused with an OptionError carrying the owner and the option; other descriptions
- * (`handle: type`) with a plain TypeError.
+ * The engine's checks of one value, on the shared option reader. A value is named
+ * `<owner>: option "<name>"` (e.g. `dispatch: option "queue"`, `handle("A.B"): option
+ * "rateLimit"`): it is read as option `<name>` of `<owner>`, so a refusal is an OptionError
+ * carrying both. Another description (`handle: type`, an argument rather than an option) is
+ * refused with a plain TypeError.
  */
-function refuse(name: string, detail: string): TypeError {
+export function optionRef(name: string): { owner: string; option: string } | undefined {
   const m = /^(.+?): option "(.+)"$/.exec(name);
-  return m ? new OptionError(m[1]!, m[2]!, detail) : new TypeError(`${name} ${detail}`);
+  return m ? { owner: m[1]!, option: m[2]! } : undefined;
 }
 
+/** An OptionError for the value `name` describes (a TypeError when it names no option). */
+export function refuse(name: string, detail: string): TypeError {
+  const ref = optionRef(name);
+  return ref ? new OptionError(ref.owner, ref.option, detail) : new TypeError(`${name} ${detail}`);
+}
+
+/** A reader of the single value `name` describes. */
+function readOne(name: string, value: unknown): { read: OptionReader; option: string } | undefined {
+  const ref = optionRef(name);
+  return ref ? { read: new OptionReader(ref.owner, { [ref.option]: value }), option: ref.option } : undefined;
+}
+
+/** `what` is an owner (`dispatch`) or a nested option (`createEngine: option "queues.mail"`): unknown keys are named in full. */
 export function assertKnownKeys(value: object, known: ReadonlySet<string>, what: string): void {
-  for (const k of Object.keys(value)) {
-    if (!known.has(k)) throw OptionError.unknown(what, k);
-  }
+  const ref = optionRef(what);
+  new OptionReader(ref?.owner ?? what, value, known, ref?.option);
 }
 
+/** `what` is `<owner>: options` or `<owner>: option "<name>"`. */
 export function assertPlainObject(value: unknown, what: string): asserts value is Record<string, unknown> {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    throw new TypeError(`${what} must be an object`);
-  }
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) return;
+  const whole = /^(.+?): options$/.exec(what);
+  if (whole) throw new OptionError(whole[1]!, 'options', 'must be an object');
+  throw refuse(what, 'must be an object');
 }
 
 export function checkAuditLevel(value: unknown, name: string): AuditLevel | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !(AUDIT_LEVELS as readonly string[]).includes(value)) {
-    throw refuse(name, `must be one of ${AUDIT_LEVELS.join(', ')}`);
-  }
+  const one = readOne(name, value);
+  if (one) return one.read.oneOf(one.option, AUDIT_LEVELS, 'Full');
+  if (typeof value !== 'string' || !(AUDIT_LEVELS as readonly string[]).includes(value)) throw refuse(name, `must be one of ${AUDIT_LEVELS.join(', ')}`);
   return value as AuditLevel;
 }
 
 export function checkInt(value: unknown, name: string, min: number): number | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw refuse(name, `must be an integer >= ${min}`);
-  }
+  const one = readOne(name, value);
+  if (one) return one.read.integer(one.option, min, { min });
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) throw refuse(name, `must be an integer ≥ ${min}`);
   return value;
 }
 
@@ -50,11 +67,9 @@ export function checkNonEmptyString(value: unknown, name: string): string | unde
 /** Date, ISO string or ms since epoch → ms; throws naming the option when invalid. */
 export function checkInstant(value: unknown, name: string): number | undefined {
   if (value === undefined) return undefined;
-  let ms: number;
-  if (value instanceof Date) ms = value.getTime();
-  else if (typeof value === 'number') ms = value;
-  else if (typeof value === 'string') ms = Date.parse(value);
-  else ms = NaN;
+  const one = readOne(name, value);
+  if (one) return one.read.instant(one.option);
+  const ms = value instanceof Date ? value.getTime() : typeof value === 'number' ? value : typeof value === 'string' ? Date.parse(value) : NaN;
   if (!Number.isFinite(ms)) throw refuse(name, 'must be a valid date (Date, ISO 8601 string or ms)');
   return ms;
 }

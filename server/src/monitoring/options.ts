@@ -193,24 +193,17 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   let loginRateLimit: ResolvedOptions['loginRateLimit'] = DEFAULT_LOGIN_LIMIT;
   if (raw.loginRateLimit === false) loginRateLimit = null;
   else if (raw.loginRateLimit !== undefined && raw.loginRateLimit !== true) {
-    const l = raw.loginRateLimit as { limit?: unknown; windowMs?: unknown; maxClients?: unknown };
-    const maxClients = l?.maxClients ?? DEFAULT_LOGIN_LIMIT.maxClients;
-    if (
-      typeof l !== 'object' ||
-      l === null ||
-      typeof l.limit !== 'number' ||
-      !Number.isInteger(l.limit) ||
-      l.limit < 1 ||
-      typeof l.windowMs !== 'number' ||
-      !Number.isFinite(l.windowMs) ||
-      l.windowMs < 1 ||
-      typeof maxClients !== 'number' ||
-      !Number.isInteger(maxClients) ||
-      maxClients < 1
-    ) {
+    const l = raw.loginRateLimit as unknown;
+    if (typeof l !== 'object' || l === null || Array.isArray(l)) {
       throw read.fail('loginRateLimit', 'must be true, false or {limit: integer ≥ 1, windowMs: number ≥ 1, maxClients?: integer ≥ 1}');
     }
-    loginRateLimit = { limit: l.limit, windowMs: l.windowMs, maxClients };
+    const budget = read.child('loginRateLimit', ['limit', 'windowMs', 'maxClients']);
+    for (const required of ['limit', 'windowMs'] as const) if (!budget.has(required)) throw budget.fail(required, 'is required in a custom login limit');
+    loginRateLimit = {
+      limit: budget.integer('limit', DEFAULT_LOGIN_LIMIT.limit, { min: 1 }),
+      windowMs: budget.number('windowMs', DEFAULT_LOGIN_LIMIT.windowMs, { min: 1 }),
+      maxClients: budget.integer('maxClients', DEFAULT_LOGIN_LIMIT.maxClients, { min: 1 }),
+    };
   }
 
   const managementUsername = str('managementUsername', null);

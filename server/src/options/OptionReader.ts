@@ -14,7 +14,8 @@ export interface NumberBounds {
 /**
  * Reads one owner's options object: every accessor checks the kind of one option and answers
  * its value or the fallback when it is absent; anything else throws an OptionError naming the
- * owner and the option. Unknown keys are refused up front when `known` is given.
+ * owner and the option. Unknown keys are refused up front when `known` is given. A nested
+ * object is read by a child reader whose errors name the full path (`queues.mail.concurrency`).
  */
 export class OptionReader<O extends object = Record<string, unknown>> {
   private readonly raw: Record<string, unknown>;
@@ -23,14 +24,31 @@ export class OptionReader<O extends object = Record<string, unknown>> {
     readonly owner: string,
     raw: unknown,
     known?: Iterable<string>,
+    /** Where this object sits in the owner's options (`retry`), for nested readers. */
+    readonly path?: string,
   ) {
     if (raw === undefined) raw = {};
-    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new OptionError(owner, 'options', 'must be an object');
+    if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new OptionError(owner, path ?? 'options', 'must be an object');
     this.raw = raw as Record<string, unknown>;
     if (known) {
       const names = new Set(known);
-      for (const key of Object.keys(this.raw)) if (!names.has(key)) throw OptionError.unknown(owner, key);
+      for (const key of Object.keys(this.raw)) if (!names.has(key)) throw OptionError.unknown(owner, this.nameOf(key));
     }
+  }
+
+  /** The option's name as errors give it (with the path of a nested reader). */
+  nameOf(name: string): string {
+    return this.path === undefined ? name : `${this.path}.${name}`;
+  }
+
+  /** The keys present (in their order). */
+  keys(): string[] {
+    return Object.keys(this.raw).filter((k) => this.raw[k] !== undefined);
+  }
+
+  /** The reader of a nested object option (absent: an empty one); `known` refuses other keys. */
+  child(name: keyof O & string, known?: Iterable<string>): OptionReader {
+    return new OptionReader(this.owner, this.raw[name], known, this.nameOf(name));
   }
 
   /** The raw value (undefined when absent). */
@@ -43,7 +61,7 @@ export class OptionReader<O extends object = Record<string, unknown>> {
   }
 
   fail(name: keyof O & string, detail: string): OptionError {
-    return new OptionError(this.owner, name, detail);
+    return new OptionError(this.owner, this.nameOf(name), detail);
   }
 
   boolean(name: keyof O & string, fallback: boolean): boolean {
@@ -83,6 +101,15 @@ export class OptionReader<O extends object = Record<string, unknown>> {
     if (v === undefined) return fallback;
     if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) throw this.fail(name, `must be one of ${allowed.join(', ')}`);
     return v as T;
+  }
+
+  /** A point in time: a Date, an ISO 8601 string or milliseconds since the epoch → milliseconds. */
+  instant(name: keyof O & string): number | undefined {
+    const v = this.raw[name];
+    if (v === undefined) return undefined;
+    const ms = v instanceof Date ? v.getTime() : typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
+    if (!Number.isFinite(ms)) throw this.fail(name, 'must be a valid date (Date, ISO 8601 string or ms)');
+    return ms;
   }
 
   fn<T>(name: keyof O & string): T | null {

@@ -13,7 +13,7 @@ describe('options are validated at startup, naming the option', () => {
     [{ allowedIpAddresses: ['not-an-ip'] }, 'allowedIpAddresses'],
     [{ allowedIpAddresses: '127.0.0.1' }, 'allowedIpAddresses'],
     [{ corsAllowedOrigins: ['ftp//x'] }, 'corsAllowedOrigins'],
-    [{ loginRateLimit: { limit: 0, windowMs: 10 } }, 'loginRateLimit'],
+    [{ loginRateLimit: { limit: 0, windowMs: 10 } }, 'loginRateLimit.limit'],
     [{ managementAuthorization: 'yes' }, 'managementAuthorization'],
     [{ username: '' }, 'username'],
     [{ usernme: 'typo' }, 'usernme'],

@@ -42,6 +42,27 @@ describe('one option reader: kinds, one error naming the owner and the option', 
     expect(cli).toMatchObject({ owner: 'svc-monitor-server (command line)', option: 'eventDebounceMs' });
     expect(caught(() => resolveServeSettings([], { SVC_MONITOR_ENABLE_CORS: 'perhaps' }, { port: 0 })).owner).toBe('svc-monitor-server (environment variable SVC_MONITOR_ENABLE_CORS)');
   });
+
+  it('nested and CLI-only values name their full path and where they came from', async () => {
+    expect(caught(() => resolveOptions({ loginRateLimit: { limit: 0, windowMs: 1000 } }))).toMatchObject({
+      owner: 'createMonitoring',
+      option: 'loginRateLimit.limit',
+      message: 'createMonitoring: option "loginRateLimit.limit" must be an integer ≥ 1 (got 0)',
+    });
+    expect(caught(() => resolveOptions({ loginRateLimit: { limit: 5 } as never })).message).toBe('createMonitoring: option "loginRateLimit.windowMs" is required in a custom login limit');
+    expect(caught(() => resolveOptions({ loginRateLimit: { limit: 5, windowMs: 9, burst: 1 } as never })).message).toBe('createMonitoring: unknown option "loginRateLimit.burst"');
+    expect(caught(() => resolveServeSettings(['--hub-max-connections', '2.5'], {}, { port: 0 })).message).toBe(
+      'svc-monitor-server (command line): option "hubMaxConnections" must be an integer (got "2.5")',
+    );
+    expect(caught(() => resolveServeSettings(['--port', '70000'], {}, { port: 0 })).message).toBe('svc-monitor-server: option "port" must be an integer in 0..65535 (got 70000)');
+    const { openPostgresStorage } = await import('../../../server/src/storage/postgres/openPostgresStorage.js');
+    const pg = await openPostgresStorage({ connectionString: 'postgres://127.0.0.1:5432/none', poolSize: 0 }).then(
+      () => new Error('nothing was thrown'),
+      (e: unknown) => e,
+    );
+    expect(pg).toBeInstanceOf(OptionError);
+    expect(pg).toMatchObject({ owner: 'openPostgresStorage', option: 'poolSize' });
+  });
 });
 
 describe('the monitoring options table', () => {
@@ -77,17 +98,67 @@ describe('the monitoring options table', () => {
 });
 
 describe('the engine refuses options with the same error', () => {
-  it('createEngine and dispatch name the owner and the option', async () => {
+  it('createEngine names the owner and the option, nested ones by their path', async () => {
     const { createEngine } = await import('../../../server/src/engine/Engine.js');
     const storage = openSqliteStorage({ file: ':memory:' });
     try {
       expect(caught(() => createEngine({ storage, queues: { mail: { concurrency: 0 } } }))).toMatchObject({
         owner: 'createEngine',
         option: 'queues.mail.concurrency',
-        message: 'createEngine: option "queues.mail.concurrency" must be an integer >= 1',
+        message: 'createEngine: option "queues.mail.concurrency" must be an integer ≥ 1 (got 0)',
       });
+      expect(caught(() => createEngine({ storage, queues: { mail: { workers: 2 } } } as never)).message).toBe('createEngine: unknown option "queues.mail.workers"');
       expect(caught(() => createEngine({ storage, colour: 'red' } as never))).toMatchObject({ owner: 'createEngine', option: 'colour' });
+      expect(caught(() => createEngine({ storage, retry: { jitter: 2 } }))).toMatchObject({
+        owner: 'createEngine',
+        option: 'retry.jitter',
+        message: 'createEngine: option "retry.jitter" must be a number in 0..1 (got 2)',
+      });
+      expect(caught(() => createEngine({ storage, pollIntervalMs: '1s' } as never)).message).toBe('createEngine: option "pollIntervalMs" must be an integer ≥ 1 (got "1s")');
+      expect(caught(() => createEngine({} as never))).toMatchObject({ owner: 'createEngine', option: 'storage' });
+      expect(caught(() => createEngine(null as never)).message).toBe('createEngine: option "options" must be an object');
     } finally {
+      storage.close();
+    }
+  });
+
+  it('dispatch, recurring, handle and stop each name themselves and the option', async () => {
+    const { createEngine } = await import('../../../server/src/engine/Engine.js');
+    const storage = openSqliteStorage({ file: ':memory:' });
+    const engine = createEngine({ storage });
+    try {
+      engine.handle('Opt.Job', () => undefined);
+      const rejected = async (p: Promise<unknown>) => {
+        const err = await p.then(() => new Error('nothing was thrown'), (e: unknown) => e);
+        if (err instanceof OptionError) return err;
+        throw err;
+      };
+      expect(await rejected(engine.dispatch('Opt.Job', {}, { timeoutMs: 0 }))).toMatchObject({
+        owner: 'dispatch',
+        option: 'timeoutMs',
+        message: 'dispatch: option "timeoutMs" must be an integer ≥ 1 (got 0)',
+      });
+      expect(await rejected(engine.dispatch('Opt.Job', {}, { runAt: 'soon' }))).toMatchObject({ owner: 'dispatch', option: 'runAt' });
+      expect(await rejected(engine.dispatch('Opt.Job', {}, { delayMs: -1 }))).toMatchObject({ owner: 'dispatch', option: 'delayMs' });
+      expect(await rejected(engine.dispatch('Opt.Job', {}, { retry: { backoff: 'linear' as never } }))).toMatchObject({
+        owner: 'dispatch',
+        option: 'retry.backoff',
+        message: 'dispatch: option "retry.backoff" must be one of fixed, exponential',
+      });
+      expect(await rejected(engine.dispatch('Opt.Job', {}, 'fast' as never))).toMatchObject({ owner: 'dispatch', option: 'options' });
+      expect(await rejected(engine.recurring('Opt.Job', {}, { every: '1m', maxRuns: 0 }))).toMatchObject({ owner: 'recurring', option: 'maxRuns' });
+      expect(await rejected(engine.recurring('Opt.Job', {}, { every: '1m', colour: 'red' } as never))).toMatchObject({ owner: 'recurring', option: 'colour' });
+      expect(caught(() => engine.handle('Opt.Other', () => undefined, { rateLimit: { limit: 1, windowMs: 0 } }))).toMatchObject({
+        owner: 'handle("Opt.Other")',
+        option: 'rateLimit.windowMs',
+      });
+      expect(caught(() => engine.handle('Opt.Other', () => undefined, { rateLimit: { limit: 1, burst: 2 } } as never)).message).toBe(
+        'handle("Opt.Other"): unknown option "rateLimit.burst"',
+      );
+      expect(caught(() => engine.handle('Opt.Other', () => undefined, { retry: { attempts: 1.5 } }))).toMatchObject({ option: 'retry.attempts' });
+      expect(await rejected(engine.stop({ graceMs: -1 }))).toMatchObject({ owner: 'stop', option: 'graceMs' });
+    } finally {
+      await engine.stop({ graceMs: 0 });
       storage.close();
     }
   });
