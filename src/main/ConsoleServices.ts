@@ -1,6 +1,4 @@
-import type { ApiResult } from '../../server/src/contracts/api.js';
 import { ApiProxy } from './api/ApiProxy.js';
-import type { ProxiedOperation } from '../shared/proxiedOperations.js';
 import { ConsoleError } from './ConsoleError.js';
 import { CredentialVault, type CredentialVaultOptions } from './credentials/CredentialVault.js';
 import { DeepLinkError, parseDeepLink } from './deepLinks/parseDeepLink.js';
@@ -18,11 +16,9 @@ import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
 import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
 import type { Environment, EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from '../shared/environment.js';
 import type { EnvironmentStatusView } from '../shared/environmentStatus.js';
-import type { InboxFilter, InboxItem } from '../shared/inbox.js';
 import type { NotificationSettings, NotificationTarget } from '../shared/notifications.js';
 import type { RendererEvent } from '../shared/rendererEvents.js';
 import type { SessionView } from '../shared/session.js';
-import type { VaultStatus } from '../shared/vault.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -161,7 +157,7 @@ export class ConsoleServices {
     return this.statusOf(env);
   }
 
-  async updateEnvironment(id: string, patch: Partial<EnvironmentInput>): Promise<EnvironmentStatusView> {
+  async updateEnvironment(id: string, patch: EnvironmentPatch): Promise<EnvironmentStatusView> {
     const env = await this.store.update(id, patch);
     await this.syncSessions();
     return this.statusOf(env);
@@ -172,14 +168,6 @@ export class ConsoleServices {
     await this.syncSessions();
   }
 
-  async reorderEnvironments(ids: readonly string[]): Promise<void> {
-    await this.store.reorder(ids);
-  }
-
-  exportEnvironments(): string {
-    return this.store.exportJson();
-  }
-
   async importEnvironments(json: string, mode: ImportMode): Promise<ImportResult> {
     const result = await this.store.importJson(json, mode);
     await this.syncSessions();
@@ -188,48 +176,18 @@ export class ConsoleServices {
 
   // ---- sessions -----------------------------------------------------------------------
 
-  sessionView(environmentId: string): SessionView {
-    return this.requireSession(environmentId).view();
-  }
-
-  async loginWithPassword(environmentId: string, username: string, password: string, remember: boolean): Promise<SessionView> {
-    return this.requireSession(environmentId).loginWithPassword(username, password, remember);
-  }
-
-  async loginWithMagicToken(environmentId: string, token: string): Promise<SessionView> {
-    return this.requireSession(environmentId).loginWithMagicToken(token);
-  }
-
-  async logout(environmentId: string): Promise<SessionView> {
-    return this.requireSession(environmentId).logout();
-  }
-
-  /** Re-reads `/config` and the stored token (the "review" action after an error). */
-  async retry(environmentId: string): Promise<SessionView> {
-    return this.requireSession(environmentId).start();
-  }
-
   session(environmentId: string): EnvironmentSession | undefined {
     return this.sessions.get(environmentId);
   }
 
-  // ---- API, inbox, notifications ------------------------------------------------------
-
-  call<Op extends ProxiedOperation>(environmentId: string, operation: Op, params: unknown): Promise<ApiResult<Op>> {
-    return this.proxy.call(environmentId, operation, params);
+  /** The environment's session; a `not-found` ConsoleError when there is no such environment. */
+  requireSession(environmentId: string): EnvironmentSession {
+    const s = this.sessions.get(environmentId);
+    if (!s) throw new ConsoleError('not-found', `Unknown environment "${environmentId}"`);
+    return s;
   }
 
-  inboxList(filter: InboxFilter = {}): InboxItem[] {
-    return this.inbox.list(filter);
-  }
-
-  markInboxRead(ids?: readonly string[], filter: InboxFilter = {}): number {
-    return this.inbox.markRead(ids, filter);
-  }
-
-  notificationSettings(): NotificationSettings {
-    return this.notifier.getSettings();
-  }
+  // ---- inbox, notifications, deep links ------------------------------------------------------
 
   async setNotificationSettings(settings: NotificationSettings): Promise<void> {
     this.notifier.setSettings(settings);
@@ -253,10 +211,6 @@ export class ConsoleServices {
   /** After a wake from sleep: back-fill every environment. */
   async backfillAll(): Promise<void> {
     await Promise.all(this.store.list().map((e) => this.backfill(e.id).catch(() => 0)));
-  }
-
-  vaultStatus(): VaultStatus {
-    return this.vault.status();
   }
 
   /** A notification was clicked: tell the renderer what to open (reading is the user's action). */
@@ -327,12 +281,6 @@ export class ConsoleServices {
     }
     this.markSeen(environmentId, startedAt);
     return added;
-  }
-
-  private requireSession(environmentId: string): EnvironmentSession {
-    const s = this.sessions.get(environmentId);
-    if (!s) throw new ConsoleError('not-found', `Unknown environment "${environmentId}"`);
-    return s;
   }
 
   private statusOf(env: Environment): EnvironmentStatusView {

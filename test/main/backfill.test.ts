@@ -22,7 +22,7 @@ describe('back-fill: failures while the console was not running reach the inbox'
     const userData = join(dir.dir, 'user-data');
     const first = await createConsole(userData, { safeStorage, burstWindowMs: 100 });
     const env = await first.services.addEnvironment({ name: 'Production', baseUrl: demo.baseUrl, colour: '#dc2626', isProduction: true });
-    await first.services.loginWithPassword(env.id, 'admin', 'admin', true);
+    await first.services.requireSession(env.id).loginWithPassword('admin', 'admin', true);
     await first.services.hub.whenState(env.id, 'connected', 15_000);
     // The first connection only starts the clock: nothing from before is back-filled.
     expect(await first.services.backfill(env.id)).toBe(0);
@@ -40,16 +40,16 @@ describe('back-fill: failures while the console was not running reach the inbox'
     const second = await createConsole(userData, { safeStorage, burstWindowMs: 100 });
     try {
       await second.services.start();
-      await waitUntil('the back-filled failure', () => second.services.inboxList().some((i) => i.taskId === failedId), 20_000);
-      const item = second.services.inboxList().find((i) => i.taskId === failedId)!;
+      await waitUntil('the back-filled failure', () => second.services.inbox.list().some((i) => i.taskId === failedId), 20_000);
+      const item = second.services.inbox.list().find((i) => i.taskId === failedId)!;
       expect(item).toMatchObject({ environmentId: env.id, kind: 'Failed', whileAway: true, read: false, taskType: 'SyncLegacyInventory' });
       expect(item.message).toMatch(/Legacy inventory endpoint is gone/);
       // It notifies like a live failure (the burst that holds it).
       await waitUntil('its notification', () => second.notifications.some((n) => n.burstId === item.burstId), 5_000);
       // A second back-fill adds nothing twice.
-      const before = second.services.inboxList().filter((i) => i.taskId === failedId).length;
+      const before = second.services.inbox.list().filter((i) => i.taskId === failedId).length;
       await second.services.backfill(env.id);
-      expect(second.services.inboxList().filter((i) => i.taskId === failedId)).toHaveLength(before);
+      expect(second.services.inbox.list().filter((i) => i.taskId === failedId)).toHaveLength(before);
     } finally {
       await second.services.dispose();
     }

@@ -25,7 +25,7 @@ describe('the desktop Platform over the bridge, served by the real main services
 
   beforeAll(async () => {
     envId = (await suite.services.addEnvironment({ name: 'Production', baseUrl: suite.hosts.host.baseUrl, colour: '#dc2626', isProduction: true })).id;
-    const dispatch = createIpcDispatcher(suite.services, { openExternal: async () => undefined });
+    const dispatch = createIpcDispatcher({ services: suite.services, openExternal: async () => undefined });
     bridge = {
       invoke: ((channel: string, ...args: unknown[]) => dispatch(channel, args)) as DesktopBridge['invoke'],
       onEvent: (l) => suite.services.onEvent(l),
@@ -34,7 +34,7 @@ describe('the desktop Platform over the bridge, served by the real main services
   });
 
   function platform(confirm: (r: ManagementConfirmation) => Promise<boolean>) {
-    return createDesktopPlatform({ bridge, environmentId: envId, environmentName: 'Production', isProduction: true, session: suite.services.sessionView(envId), confirmManagement: confirm });
+    return createDesktopPlatform({ bridge, environmentId: envId, environmentName: 'Production', isProduction: true, session: suite.services.requireSession(envId).view(), confirmManagement: confirm });
   }
 
   it('logs in through main (the renderer never receives the token) and reports canManage', async () => {
@@ -70,7 +70,7 @@ describe('the desktop Platform over the bridge, served by the real main services
   it('logs out through main when the dashboard clears its session', async () => {
     const p = platform(async () => true);
     p.session.clear();
-    await waitUntil('the logout in main', () => suite.services.sessionView(envId).auth === 'logged-out', 3_000);
+    await waitUntil('the logout in main', () => suite.services.requireSession(envId).view().auth === 'logged-out', 3_000);
     expect(await suite.services.vault.get(envId)).toBeUndefined();
   });
 });

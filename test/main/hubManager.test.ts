@@ -22,8 +22,8 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
 
   it('opens one hub connection per logged-in environment and none before login', async () => {
     expect(suite.services.hub.state(alphaId).state).toBe('idle');
-    await suite.services.loginWithPassword(alphaId, 'ops', 'alpha-pw', false);
-    await suite.services.loginWithPassword(betaId, 'ops', 'beta-pw', false);
+    await suite.services.requireSession(alphaId).loginWithPassword('ops', 'alpha-pw', false);
+    await suite.services.requireSession(betaId).loginWithPassword('ops', 'beta-pw', false);
     await suite.services.hub.whenState(alphaId, 'connected');
     await suite.services.hub.whenState(betaId, 'connected');
     expect(suite.services.environments().map((e) => e.live)).toEqual(['connected', 'connected']);
@@ -42,7 +42,7 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
     expect(suite.notifications.map((x) => x.title).sort()).toEqual(['4 tasks failed in Alpha', '⚠ PRODUCTION · Task timed out in Production']);
     expect(suite.notifications.find((x) => x.environmentId === betaId)!.target).toMatchObject({ kind: 'task', environmentId: betaId });
     expect(suite.badge.at(-1)).toBe(5);
-    expect(suite.services.inboxList().length).toBe(5);
+    expect(suite.services.inbox.list().length).toBe(5);
   });
 
   /** A host issuing 2-second tokens, added as `name`, logged in to (hub connected) for `body`, closed after. */
@@ -50,7 +50,7 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
     const short = await startFullHost(suite.dir, { username: 'ops', password: 'short-pw', jwtExpirationHours: 2 / 3600 });
     try {
       const id = (await suite.services.addEnvironment({ name, baseUrl: short.baseUrl, colour: '#16a34a', isProduction: false })).id;
-      await suite.services.loginWithPassword(id, 'ops', 'short-pw', rememberPassword);
+      await suite.services.requireSession(id).loginWithPassword('ops', 'short-pw', rememberPassword);
       await suite.services.hub.whenState(id, 'connected');
       await body(id, short);
     } finally {
@@ -65,10 +65,10 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
         if (e.type !== 'status' || e.environment.id !== id) return;
         states.push(`${e.environment.hub.state}:${e.environment.hub.message ?? ''}`);
       });
-      const firstExpiry = suite.services.sessionView(id).expiresAt;
+      const firstExpiry = suite.services.requireSession(id).view().expiresAt;
       await waitUntil('a reconnect after the token expired', () => states.includes('reconnecting:Token expired') && suite.services.hub.state(id).state === 'connected', 8_000);
-      expect(suite.services.sessionView(id).expiresAt).not.toBe(firstExpiry);
-      expect(suite.services.sessionView(id).auth).toBe('authenticated');
+      expect(suite.services.requireSession(id).view().expiresAt).not.toBe(firstExpiry);
+      expect(suite.services.requireSession(id).view().auth).toBe('authenticated');
       const before = suite.events.length;
       short.emit(svcEvent('Completed'));
       await waitUntil('event after re-authentication', () => suite.events.slice(before).some((r) => r.env === id));
@@ -77,7 +77,7 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
 
   it('without a remembered password, expiry ends in a re-login prompt and the hub stops', async () => {
     await withShortLivedEnvironment('Short 2', false, async (id) => {
-      await waitUntil('re-login prompt', () => suite.services.sessionView(id).auth === 'relogin-required', 8_000);
+      await waitUntil('re-login prompt', () => suite.services.requireSession(id).view().auth === 'relogin-required', 8_000);
       await suite.services.hub.whenState(id, 'idle');
       expect(suite.services.environments().find((e) => e.id === id)!.live).toBe('relogin-required');
     });
@@ -86,7 +86,7 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
   it('a server that goes away shows reconnecting, then a sticky error', async () => {
     const gone = await startFullHost(suite.dir, { username: 'ops', password: 'pw' });
     const id = (await suite.services.addEnvironment({ name: 'Gone', baseUrl: gone.baseUrl, colour: '#7c3aed', isProduction: false })).id;
-    await suite.services.loginWithPassword(id, 'ops', 'pw', false);
+    await suite.services.requireSession(id).loginWithPassword('ops', 'pw', false);
     await suite.services.hub.whenState(id, 'connected');
     const states: string[] = [];
     const errors: Array<string | undefined> = [];

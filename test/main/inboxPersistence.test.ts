@@ -28,15 +28,15 @@ describe('the failure inbox across restarts', () => {
     const first = await createConsole(dir);
     const env = await first.services.addEnvironment({ name: 'Production', baseUrl: 'http://127.0.0.1:9', colour: '#dc2626', isProduction: true });
     for (let n = 1; n <= 3; n++) first.services.notifier.handle(env.id, failure(n));
-    const [newest] = first.services.inboxList();
-    first.services.markInboxRead([newest!.id]);
+    const [newest] = first.services.inbox.list();
+    first.services.inbox.markRead([newest!.id]);
     await first.services.dispose();
     const stored = await readFile(join(dir, INBOX_FILE), 'utf8');
     expect(stored).not.toMatch(/token|password/i);
 
     const second = await createConsole(dir);
     try {
-      const items = second.services.inboxList();
+      const items = second.services.inbox.list();
       expect(items.map((i) => [i.message, i.read])).toEqual([
         ['boom 3', true],
         ['boom 2', false],
@@ -45,7 +45,7 @@ describe('the failure inbox across restarts', () => {
       expect(second.badge.at(-1)).toBe(2);
       // New failures get new ids and bursts: an old burst never collects them.
       second.services.notifier.handle(env.id, failure(4));
-      const added = second.services.inboxList()[0]!;
+      const added = second.services.inbox.list()[0]!;
       expect(items.map((i) => i.id)).not.toContain(added.id);
       expect(items.map((i) => i.burstId)).not.toContain(added.burstId);
     } finally {
@@ -66,12 +66,12 @@ describe('the failure inbox across restarts', () => {
   it('starts empty from an unreadable file and skips items it cannot read', async () => {
     await writeFile(join(dir, INBOX_FILE), '{"version":1,"items":[{"id":"f1"}, 42');
     const broken = await createConsole(dir);
-    expect(broken.services.inboxList()).toEqual([]);
+    expect(broken.services.inbox.list()).toEqual([]);
     await broken.services.dispose();
     const good = { id: 'f7', environmentId: 'e', environmentName: 'E', isProduction: false, taskId: 't', taskType: 'T', kind: 'Timeout', message: 'm', eventDateUtc: '2026-01-01T00:00:00.000Z', burstId: 'b', read: false, whileAway: true };
     await writeFile(join(dir, INBOX_FILE), JSON.stringify({ version: 1, items: [{ id: 'bad' }, good] }));
     const partial = await createConsole(dir);
-    expect(partial.services.inboxList().map((i) => i.id)).toEqual(['f7']);
+    expect(partial.services.inbox.list().map((i) => i.id)).toEqual(['f7']);
     await partial.services.dispose();
   });
 });

@@ -2,7 +2,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES, type DesktopBridge } from '../../src/shared/ipcContract.js';
+import { IPC_CHANNEL_TABLE } from '../../src/main/ipc/ipcChannelTable.js';
+import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES, IPC_PREFIX, type DesktopBridge } from '../../src/shared/ipcContract.js';
+import { BAD_ARGUMENTS } from './support/badIpcArguments.js';
 import { createRecordingElectron } from './support/recordingElectron.js';
 
 // The preload and main must agree on every channel name: the real preload (src/preload) is
@@ -59,5 +61,21 @@ describe('the preload bridge against the real main process', () => {
     expect(invoked).toHaveLength(IPC_CHANNEL_NAMES.length);
     expect(invoked.every((c) => rec.ipcHandlers.has(c))).toBe(true);
     expect(await invoke('environments.list')).toEqual({ ok: true, value: [] });
+  });
+
+  it('exposes every channel of main’s table, and each refuses bad arguments with an error naming the channel and what is wrong', async () => {
+    const invoke = bridge.invoke as unknown as (channel: string, ...args: unknown[]) => Promise<unknown>;
+    const tableChannels = Object.keys(IPC_CHANNEL_TABLE);
+    expect(tableChannels.sort()).toEqual([...IPC_CHANNEL_NAMES].sort());
+    expect([...rec.ipcHandlers.keys()].filter((c) => c.startsWith(IPC_PREFIX)).sort()).toEqual(tableChannels.map((c) => IPC_PREFIX + c).sort());
+    for (const channel of tableChannels) {
+      for (const [args, says] of BAD_ARGUMENTS[channel as keyof typeof BAD_ARGUMENTS]) {
+        invoked.length = 0;
+        const answer = await invoke(channel, ...args);
+        expect(invoked, channel).toEqual([IPC_PREFIX + channel]);
+        expect(answer, `${channel} ${JSON.stringify(args).slice(0, 80)}`).toEqual({ ok: false, error: { code: 'invalid-arguments', message: expect.stringMatching(says) } });
+        expect((answer as { error: { message: string } }).error.message.startsWith(`${channel}: `)).toBe(true);
+      }
+    }
   });
 });

@@ -80,7 +80,7 @@ describe('sessions when an environment address changes or has a path prefix', ()
     const { services } = await consoleIn();
     const env = await services.addEnvironment({ name: 'Behind a proxy', baseUrl: `${host.baseUrl}/`, colour: '#123456', isProduction: false });
     expect(env.baseUrl).toBe(host.baseUrl);
-    expect(services.sessionView(env.id)).toMatchObject({ auth: 'logged-out', hubPath: '/svc-monitoring/hub' });
+    expect(services.requireSession(env.id).view()).toMatchObject({ auth: 'logged-out', hubPath: '/svc-monitoring/hub' });
     expect(services.session(env.id)!.hubUrl()).toBe(`${host.baseUrl}/svc-monitoring/hub`);
   });
 
@@ -90,7 +90,7 @@ describe('sessions when an environment address changes or has a path prefix', ()
     cleanups.push(oldHost.close, newHost.close);
     const { services } = await consoleIn();
     const env = await services.addEnvironment({ name: 'Moving', baseUrl: oldHost.baseUrl, colour: '#123456', isProduction: true });
-    const login = services.loginWithPassword(env.id, 'ops', 'old-host-password', true);
+    const login = services.requireSession(env.id).loginWithPassword('ops', 'old-host-password', true);
     const outcome = login.then(
       (v) => ({ ok: true as const, v }),
       (e: Error & { code?: string }) => ({ ok: false as const, e }),
@@ -102,10 +102,10 @@ describe('sessions when an environment address changes or has a path prefix', ()
     // The user is told the login did not apply, and the environment asks for a new one.
     expect(result.ok).toBe(false);
     expect(result.ok ? '' : result.e.message).toMatch(/address of this environment changed during the login/i);
-    expect(services.sessionView(env.id).auth).toBe('logged-out');
+    expect(services.requireSession(env.id).view().auth).toBe('logged-out');
     expect(await services.vault.get(env.id)).toBeUndefined();
     // Whatever happens next (a start, a renewal), the new host never sees the old token or password.
-    await services.retry(env.id);
+    await services.requireSession(env.id).start();
     expect(newHost.seen.length).toBeGreaterThan(0);
     for (const r of newHost.seen) {
       expect(r.authorization ?? '').not.toContain('token-from-old-host');

@@ -30,57 +30,57 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
 
   it('reads /config at start and asks for a login when nothing is stored', () => {
     for (const id of [a.id, b.id, c.id]) {
-      const v = suite.services.sessionView(id);
+      const v = suite.services.requireSession(id).view();
       expect(v).toMatchObject({ auth: 'logged-out', requireAuthentication: true, managementEnabled: false, hubPath: '/svc-monitoring/hub' });
     }
   });
 
   it('refuses a bad password and reports the 429 wait time', async () => {
-    const dispatch = createIpcDispatcher(suite.services, { openExternal: async () => undefined });
+    const dispatch = createIpcDispatcher({ services: suite.services, openExternal: async () => undefined });
     const bad = await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'wrong', remember: false }]);
     expect(bad).toMatchObject({ ok: false, error: { code: 'login-required', status: 401, message: 'Login refused: invalid credentials' } });
     await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'wrong', remember: false }]);
     await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'wrong', remember: false }]);
     const limited = await dispatch('session.loginPassword', [c.id, { username: 'ops', password: 'gamma-pw', remember: false }]);
     expect(limited).toMatchObject({ ok: false, error: { status: 429, message: expect.stringMatching(/too many attempts, try again in \d+ s/) } });
-    expect(suite.services.sessionView(c.id).auth).toBe('logged-out');
+    expect(suite.services.requireSession(c.id).view().auth).toBe('logged-out');
   });
 
   it('logs in per environment, proxies API calls with the token attached in main, and polls where there is no hub', async () => {
-    const view = await suite.services.loginWithPassword(a.id, 'ops', 'alpha-pw', false);
+    const view = await suite.services.requireSession(a.id).loginWithPassword('ops', 'alpha-pw', false);
     expect(view).toMatchObject({ auth: 'authenticated', username: 'ops', canManage: false });
-    const page = await suite.services.call(a.id, 'tasks.list', { pageSize: 5 });
+    const page = await suite.services.proxy.call(a.id, 'tasks.list', { pageSize: 5 });
     expect(page).toMatchObject({ items: [], totalCount: 0, page: 1, pageSize: 5 });
-    const counts = await suite.services.call(a.id, 'tasks.counts', {});
+    const counts = await suite.services.proxy.call(a.id, 'tasks.counts', {});
     expect(counts).toEqual({ all: 0, standard: 0, recurring: 0, failed: 0, occurrences: 0 });
     // Beta is not logged in: its calls are refused in main, without a request.
-    await expect(suite.services.call(b.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
+    await expect(suite.services.proxy.call(b.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
     // A 404 from the server keeps its problem details.
-    await expect(suite.services.call(a.id, 'tasks.get', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'http', status: 404 });
+    await expect(suite.services.proxy.call(a.id, 'tasks.get', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'http', status: 404 });
     // Standalone registration: no hub → the environment polls.
     await suite.services.hub.whenState(a.id, 'unavailable');
     expect(suite.services.environments().find((e) => e.id === a.id)?.live).toBe('polling');
     // Management is not enabled on this host: refused in main.
-    await expect(suite.services.call(a.id, 'management.cancel', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'forbidden' });
+    await expect(suite.services.proxy.call(a.id, 'management.cancel', { id: '00000000-0000-4000-8000-000000000000' })).rejects.toMatchObject({ code: 'forbidden' });
   });
 
   it('logs in with the magic token (read-only session)', async () => {
-    await suite.services.logout(a.id);
-    const view = await suite.services.loginWithMagicToken(a.id, 'm'.repeat(40));
+    await suite.services.requireSession(a.id).logout();
+    const view = await suite.services.requireSession(a.id).loginWithMagicToken('m'.repeat(40));
     expect(view).toMatchObject({ auth: 'authenticated', canManage: false, hasRememberedPassword: false });
-    await expect(suite.services.loginWithMagicToken(b.id, 'x'.repeat(40))).rejects.toMatchObject({ message: 'This environment has no magic link configured' });
+    await expect(suite.services.requireSession(b.id).loginWithMagicToken('x'.repeat(40))).rejects.toMatchObject({ message: 'This environment has no magic link configured' });
   });
 
   it('tracks expiry: without a remembered password the session asks for a re-login when the token expires', async () => {
     const fresh = (await createConsole(join(suite.dir, 'user-data-2'))).services;
     try {
       const env = await fresh.addEnvironment({ name: 'Beta', baseUrl: suite.hosts.beta.baseUrl, colour: '#dc2626', isProduction: true });
-      await fresh.loginWithPassword(env.id, 'ops', 'beta-pw', false);
-      expect(fresh.sessionView(env.id).auth).toBe('authenticated');
-      await waitUntil('re-login prompt', () => fresh.sessionView(env.id).auth === 'relogin-required', 6_000);
-      expect(fresh.sessionView(env.id).message).toBe('The session expired');
+      await fresh.requireSession(env.id).loginWithPassword('ops', 'beta-pw', false);
+      expect(fresh.requireSession(env.id).view().auth).toBe('authenticated');
+      await waitUntil('re-login prompt', () => fresh.requireSession(env.id).view().auth === 'relogin-required', 6_000);
+      expect(fresh.requireSession(env.id).view().message).toBe('The session expired');
       expect(fresh.environments()[0]!.live).toBe('relogin-required');
-      await expect(fresh.call(env.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
+      await expect(fresh.proxy.call(env.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
     } finally {
       await fresh.dispose();
     }
@@ -94,18 +94,18 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
     try {
       const env = await first.addEnvironment({ name: 'Beta', baseUrl: suite.hosts.beta.baseUrl, colour: '#dc2626', isProduction: true });
       envId = env.id;
-      await first.loginWithPassword(env.id, 'ops', 'beta-pw', true);
-      const firstExpiry = first.sessionView(env.id).expiresAt!;
-      await waitUntil('silent renewal', () => (first.sessionView(env.id).expiresAt ?? '') > firstExpiry, 6_000);
-      expect(first.sessionView(env.id).auth).toBe('authenticated');
-      expect(await first.call(env.id, 'tasks.counts', {})).toMatchObject({ all: 0 });
+      await first.requireSession(env.id).loginWithPassword('ops', 'beta-pw', true);
+      const firstExpiry = first.requireSession(env.id).view().expiresAt!;
+      await waitUntil('silent renewal', () => (first.requireSession(env.id).view().expiresAt ?? '') > firstExpiry, 6_000);
+      expect(first.requireSession(env.id).view().auth).toBe('authenticated');
+      expect(await first.proxy.call(env.id, 'tasks.counts', {})).toMatchObject({ all: 0 });
     } finally {
       await first.dispose();
     }
     const second = (await createConsole(userData, { safeStorage })).services;
     try {
       await second.start();
-      const v = second.sessionView(envId!);
+      const v = second.requireSession(envId!).view();
       expect(v.auth).toBe('authenticated');
       expect(v.hasRememberedPassword).toBe(true);
     } finally {
@@ -128,7 +128,7 @@ describe('environment edits and deep links', () => {
     const { services } = await createConsole(join(dir, 'ud'), { safeStorage: aesSafeStorage('gnome_libsecret') });
     try {
       const env = await services.addEnvironment({ name: 'Moving', baseUrl: first.baseUrl, colour: '#123456', isProduction: false });
-      await services.loginWithPassword(env.id, 'ops', 'pw-1', true);
+      await services.requireSession(env.id).loginWithPassword('ops', 'pw-1', true);
       expect(await services.vault.get(env.id)).toMatchObject({ password: 'pw-1' });
       // Watch what reaches the second host: a proxy in front of it would see any bearer.
       const probe = await import('node:http');
@@ -140,7 +140,7 @@ describe('environment edits and deep links', () => {
       await new Promise<void>((r) => spy.listen(0, '127.0.0.1', () => r()));
       const spyUrl = `http://127.0.0.1:${(spy.address() as { port: number }).port}`;
       await services.updateEnvironment(env.id, { baseUrl: spyUrl });
-      expect(services.sessionView(env.id).auth).toBe('logged-out');
+      expect(services.requireSession(env.id).view().auth).toBe('logged-out');
       expect(await services.vault.get(env.id)).toBeUndefined();
       expect(seenBySecond.filter((h) => h !== '')).toEqual([]);
       spy.closeAllConnections();
@@ -190,7 +190,7 @@ describe('an environment that is down at start', () => {
       const env = await services.addEnvironment({ name: 'Late', baseUrl: `http://127.0.0.1:${port}`, colour: '#123456', isProduction: false });
       expect(services.environments()[0]).toMatchObject({ live: 'error', statusMessage: expect.stringMatching(/Cannot reach http:\/\/127\.0\.0\.1:\d+/) });
       host = await startStandaloneHost(dir, {}, port);
-      await waitUntil('the host to come up (logged out)', () => services.sessionView(env.id).auth === 'logged-out', 5_000);
+      await waitUntil('the host to come up (logged out)', () => services.requireSession(env.id).view().auth === 'logged-out', 5_000);
     } finally {
       await services.dispose();
       await host?.close();

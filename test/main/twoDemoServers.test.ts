@@ -26,35 +26,35 @@ describe('main services against two real demo servers (two environments)', () =>
 
   it('logs in to each environment and opens one hub connection each', async () => {
     for (const env of [s, p]) {
-      expect(suite.services.sessionView(env.id)).toMatchObject({ auth: 'logged-out', requireAuthentication: true });
-      await suite.services.loginWithPassword(env.id, 'admin', 'admin', false);
+      expect(suite.services.requireSession(env.id).view()).toMatchObject({ auth: 'logged-out', requireAuthentication: true });
+      await suite.services.requireSession(env.id).loginWithPassword('admin', 'admin', false);
       await suite.services.hub.whenState(env.id, 'connected', 15_000);
     }
     expect(suite.services.environments().map((e) => e.live)).toEqual(['connected', 'connected']);
   });
 
   it('proxies API calls per environment with the session token', async () => {
-    const [a, b] = await Promise.all([suite.services.call(s.id, 'config.get', {}), suite.services.call(p.id, 'dashboard.overview', { range: 'Today' })]);
+    const [a, b] = await Promise.all([suite.services.proxy.call(s.id, 'config.get', {}), suite.services.proxy.call(p.id, 'dashboard.overview', { range: 'Today' })]);
     expect(a).toMatchObject({ signalRHubPath: '/svc-monitoring/hub', requireAuthentication: true });
     expect(typeof b.successRate).toBe('number');
     // Each environment's data is its own: the two demo databases differ in ids.
-    const [la, lb] = await Promise.all([suite.services.call(s.id, 'tasks.list', { pageSize: 5 }), suite.services.call(p.id, 'tasks.list', { pageSize: 5 })]);
+    const [la, lb] = await Promise.all([suite.services.proxy.call(s.id, 'tasks.list', { pageSize: 5 }), suite.services.proxy.call(p.id, 'tasks.list', { pageSize: 5 })]);
     expect(la.items.length).toBeGreaterThan(0);
     expect(la.items.map((t) => t.id)).not.toEqual(lb.items.map((t) => t.id));
     // Bad params never leave main.
-    await expect(suite.services.call(s.id, 'tasks.list', { pageSize: 0 })).rejects.toMatchObject({ code: 'invalid-arguments' });
+    await expect(suite.services.proxy.call(s.id, 'tasks.list', { pageSize: 0 })).rejects.toMatchObject({ code: 'invalid-arguments' });
   });
 
   it('receives live events from both servers and turns failures into coalesced notifications and a tray count', async () => {
     const failedIds = [await suite.hosts.staging.dispatch('failing'), await suite.hosts.production.dispatch('failing'), await suite.hosts.production.dispatch('failing')];
-    await waitUntil('the dispatched failures', () => failedIds.every((id) => suite.services.inboxList().some((i) => i.taskId === id)), 20_000);
+    await waitUntil('the dispatched failures', () => failedIds.every((id) => suite.services.inbox.list().some((i) => i.taskId === id)), 20_000);
     await waitUntil('failures from both environments', () => {
-      const envs = new Set(suite.services.inboxList().map((i) => i.environmentId));
+      const envs = new Set(suite.services.inbox.list().map((i) => i.environmentId));
       return envs.has(s.id) && envs.has(p.id);
     }, 45_000);
     expect(suite.events.some((e) => e.env === s.id && e.event.kind === 'Completed')).toBe(true);
     suite.services.notifier.flushAll();
-    const inbox = suite.services.inboxList();
+    const inbox = suite.services.inbox.list();
     for (const env of [s, p]) {
       const mine = suite.notifications.filter((n) => n.environmentId === env.id);
       expect(mine.length).toBeGreaterThan(0);
@@ -67,13 +67,13 @@ describe('main services against two real demo servers (two environments)', () =>
     const failed = suite.events.filter((e) => e.event.kind === 'Failed' || e.event.kind === 'Timeout');
     expect(inbox.length).toBe(failed.length);
     const one = inbox.find((i) => i.environmentId === p.id)!;
-    const detail = await suite.services.call(p.id, 'tasks.get', { id: one.taskId });
+    const detail = await suite.services.proxy.call(p.id, 'tasks.get', { id: one.taskId });
     expect(detail.id).toBe(one.taskId);
     // Tray badge = unread failures; reading them clears it.
     expect(suite.badge.at(-1)).toBe(suite.services.inbox.unreadCount());
-    suite.services.markInboxRead(undefined, { environmentId: s.id });
-    expect(suite.badge.at(-1)).toBe(suite.services.inboxList({ unreadOnly: true }).length);
-    expect(suite.services.inboxList({ unreadOnly: true }).every((i) => i.environmentId !== s.id)).toBe(true);
+    suite.services.inbox.markRead(undefined, { environmentId: s.id });
+    expect(suite.badge.at(-1)).toBe(suite.services.inbox.list({ unreadOnly: true }).length);
+    expect(suite.services.inbox.list({ unreadOnly: true }).every((i) => i.environmentId !== s.id)).toBe(true);
   }, 60_000);
 
   it('validates the stored token at the next start (no new login) and reconnects its hub', async () => {
@@ -88,9 +88,9 @@ describe('main services against two real demo servers (two environments)', () =>
   });
 
   it('logging out stops the hub connection and forgets the token', async () => {
-    await suite.services.logout(s.id);
+    await suite.services.requireSession(s.id).logout();
     await suite.services.hub.whenState(s.id, 'idle');
     expect(await suite.services.vault.get(s.id)).toBeUndefined();
-    await expect(suite.services.call(s.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
+    await expect(suite.services.proxy.call(s.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
   });
 });

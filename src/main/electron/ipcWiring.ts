@@ -10,7 +10,8 @@ import { decideWindowOpen, originOf } from '../window/navigationPolicy.js';
  * on one channel.
  */
 export function wireIpc(services: ConsoleServices, allowedOrigins: readonly string[], openExternal: (url: string) => Promise<void>, window: () => BrowserWindow | undefined): () => void {
-  const dispatch = createIpcDispatcher(services, {
+  const dispatch = createIpcDispatcher({
+    services,
     openExternal: async (url) => {
       const d = decideWindowOpen(url);
       if (d.action === 'open-external') await openExternal(d.url);

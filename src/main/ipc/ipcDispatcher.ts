@@ -1,60 +1,31 @@
+import type { IpcChannelName, IpcResult } from '../../shared/ipcContract.js';
 import { ConsoleError } from '../ConsoleError.js';
-import type { ConsoleServices } from '../ConsoleServices.js';
-import { describeZodError } from '../environments/environment.js';
+import type { z } from 'zod';
 import { EnvironmentValidationError } from '../environments/EnvironmentStore.js';
-import { IPC_ARGUMENTS, type IpcChannel } from './ipcArgumentSchemas.js';
-import type { IpcArgs, IpcResult, IpcValue } from '../../shared/ipcContract.js';
+import { IPC_CHANNEL_TABLE, type IpcHandlerContext } from './ipcChannelTable.js';
 
-export interface IpcEnvironment {
-  /** Electron `shell.openExternal` in the wiring. */
-  openExternal(url: string): Promise<void>;
-}
-
-type Handlers = { [C in IpcChannel]: (...args: IpcArgs<C>) => Promise<IpcValue<C>> | IpcValue<C> };
-
-function handlersFor(services: ConsoleServices, env: IpcEnvironment): Handlers {
-  return {
-    'environments.list': () => services.environments(),
-    'environments.add': (input) => services.addEnvironment(input),
-    'environments.update': (id, patch) => services.updateEnvironment(id, patch),
-    'environments.remove': async (id) => (await services.removeEnvironment(id), null),
-    'environments.reorder': async (ids) => (await services.reorderEnvironments(ids), null),
-    'environments.export': () => services.exportEnvironments(),
-    'environments.import': (json, mode) => services.importEnvironments(json, mode),
-    'session.get': (id) => services.sessionView(id),
-    'session.loginPassword': (id, c) => services.loginWithPassword(id, c.username, c.password, c.remember),
-    'session.loginMagic': (id, token) => services.loginWithMagicToken(id, token),
-    'session.logout': (id) => services.logout(id),
-    'session.retry': (id) => services.retry(id),
-    'api.call': (id, op, params) => services.call(id, op, params),
-    'inbox.list': (filter) => services.inboxList(filter),
-    'inbox.markRead': ({ ids, ...filter }) => services.markInboxRead(ids, filter),
-    'notifications.getSettings': () => services.notificationSettings(),
-    'notifications.setSettings': async (s) => (await services.setNotificationSettings(s), null),
-    'vault.status': () => services.vaultStatus(),
-    'deepLink.open': (url) => services.openDeepLink(url),
-    'shell.openExternal': async (url) => (await env.openExternal(url), null),
-  };
+export function isIpcChannel(channel: string): channel is IpcChannelName {
+  return Object.prototype.hasOwnProperty.call(IPC_CHANNEL_TABLE, channel);
 }
 
 /**
- * Validates a channel's arguments against IPC_ARGUMENTS and runs its handler. Never throws:
- * answers `{ok:false, error}` for an unknown channel, refused arguments or a failing handler.
+ * Validates a channel's arguments against its schema in IPC_CHANNEL_TABLE and runs its
+ * handler. Never throws: answers `{ok:false, error}` for an unknown channel, refused
+ * arguments (the message names the channel and each offending argument) or a failing handler.
  */
-export function createIpcDispatcher(services: ConsoleServices, env: IpcEnvironment) {
-  const handlers = handlersFor(services, env);
+export function createIpcDispatcher(context: IpcHandlerContext) {
   return async function dispatch(channel: string, args: unknown[]): Promise<IpcResult<unknown>> {
-    if (!Object.prototype.hasOwnProperty.call(IPC_ARGUMENTS, channel)) {
+    if (!isIpcChannel(channel)) {
       return { ok: false, error: { code: 'not-found', message: `Unknown IPC channel "${channel}"` } };
     }
-    const c = channel as IpcChannel;
-    const parsed = IPC_ARGUMENTS[c].safeParse(args);
+    const entry = IPC_CHANNEL_TABLE[channel];
+    const parsed = entry.args.safeParse(args);
     if (!parsed.success) {
-      return { ok: false, error: { code: 'invalid-arguments', message: `${c}: ${describeZodError(parsed.error)}` } };
+      return { ok: false, error: { code: 'invalid-arguments', message: `${channel}: ${describeArgumentsError(parsed.error, entry.args.def.items.length, args)}` } };
     }
     try {
-      const handler = handlers[c] as (...a: unknown[]) => unknown;
-      const value = await handler(...(parsed.data as unknown[]));
+      const handle = entry.handle as (context: IpcHandlerContext, ...args: unknown[]) => unknown;
+      const value = await handle(context, ...(parsed.data as unknown[]));
       return { ok: true, value };
     } catch (err) {
       if (err instanceof ConsoleError) return { ok: false, error: err.toJSON() };
@@ -62,6 +33,23 @@ export function createIpcDispatcher(services: ConsoleServices, env: IpcEnvironme
       return { ok: false, error: { code: 'http', message: err instanceof Error ? err.message : String(err) } };
     }
   };
+}
+
+/**
+ * One line naming what is wrong: the number of arguments, or each refused argument by its
+ * position (1-based) and the field inside it, e.g. `argument 2 remember: Invalid input: expected boolean`.
+ */
+export function describeArgumentsError(error: z.ZodError, expected: number, args: unknown): string {
+  return error.issues
+    .map((issue) => {
+      const [position, ...inside] = issue.path;
+      if (typeof position !== 'number') {
+        const received = Array.isArray(args) ? args.length : 0;
+        return `expects ${expected} argument${expected === 1 ? '' : 's'}, received ${received}`;
+      }
+      return `argument ${position + 1}${inside.length > 0 ? ` ${inside.map(String).join('.')}` : ''}: ${issue.message}`;
+    })
+    .join('; ');
 }
 
 export type IpcDispatcher = ReturnType<typeof createIpcDispatcher>;

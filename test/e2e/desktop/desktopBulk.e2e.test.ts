@@ -73,7 +73,7 @@ describe('desktop console: bulk requeue of a filtered list against a real engine
 
   it('"Requeue 30 failed occurrences in Production" needs the typed name, shows progress, and the rows are back in Queued', async () => {
     const ids = desk.production.seedFailedOccurrences(30);
-    await desk.h.services.loginWithPassword(desk.productionId, 'operator', 'operate-pw', false);
+    await desk.h.services.requireSession(desk.productionId).loginWithPassword('operator', 'operate-pw', false);
     const p = desk.h.page;
     await p.goto(desk.url);
     desk.h.services.openDeepLink(`svc-monitor://Production/tasks/${ids[0]}`);

@@ -33,11 +33,11 @@ describe('desktop console against two real demo servers', () => {
       await p.getByTestId('login-submit').click();
       await p.getByTestId('dashboard-host').waitFor();
       await expect.poll(() => p.getByTestId(`env-status-${name}`).textContent(), { timeout: 15_000 }).toBe('Connected');
-      expect(desk.h.services.sessionView(id).canManage).toBe(true);
+      expect(desk.h.services.requireSession(id).view().canManage).toBe(true);
     }
     // Failures on demand (the demo's own background activity adds more).
     const ids = [await desk.staging.dispatch('failing'), await desk.production.dispatch('failing'), await desk.production.dispatch('timeout')];
-    await expect.poll(() => ids.filter((id) => desk.h.services.inboxList().some((i) => i.taskId === id)).length, { timeout: 20_000 }).toBe(3);
+    await expect.poll(() => ids.filter((id) => desk.h.services.inbox.list().some((i) => i.taskId === id)).length, { timeout: 20_000 }).toBe(3);
     await p.waitForTimeout(800);
     await p.screenshot({ path: `${SHOTS}/overview-light.png` });
     await p.emulateMedia({ colorScheme: 'dark' });
@@ -53,7 +53,7 @@ describe('desktop console against two real demo servers', () => {
     await p.getByTestId('open-inbox').click();
     const first = p.getByTestId('inbox-item-Staging').first();
     // The inbox lists newest first, as main's inbox does: the first Staging item is this task.
-    const expected = desk.h.services.inboxList().filter((i) => i.environmentName === 'Staging')[0]!.taskId;
+    const expected = desk.h.services.inbox.list().filter((i) => i.environmentName === 'Staging')[0]!.taskId;
     await first.locator('.desk-inbox__open').click();
     await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
     await expect.poll(() => p.locator('main').textContent(), { timeout: 10_000 }).toMatch(/Failed|Timeout/);
@@ -75,9 +75,9 @@ describe('desktop console against two real demo servers', () => {
     expect(await p.evaluate(() => navigator.clipboard.readText())).toBe(taskId);
     // Muting sends settings spread from reactive state: they must survive structured clone.
     await p.getByTestId('env-mute-Staging').click();
-    await expect.poll(() => desk.h.services.notificationSettings().mutedEnvironmentIds).toEqual([desk.stagingId]);
+    await expect.poll(() => desk.h.services.notifier.getSettings().mutedEnvironmentIds).toEqual([desk.stagingId]);
     await p.getByTestId('env-mute-Staging').click();
-    await expect.poll(() => desk.h.services.notificationSettings().mutedEnvironmentIds).toEqual([]);
+    await expect.poll(() => desk.h.services.notifier.getSettings().mutedEnvironmentIds).toEqual([]);
   });
 
   it('shows a chart tooltip with its colour markers under the window CSP, with no violation reported', async () => {
@@ -111,10 +111,10 @@ describe('desktop console against two real demo servers', () => {
 
   it('runs a management action only after a confirmation naming the environment, typed for production', async () => {
     const p = desk.h.page;
-    if (desk.h.services.sessionView(desk.productionId).auth !== 'authenticated') await desk.h.services.loginWithPassword(desk.productionId, 'operator', 'operator', false);
+    if (desk.h.services.requireSession(desk.productionId).view().auth !== 'authenticated') await desk.h.services.requireSession(desk.productionId).loginWithPassword('operator', 'operator', false);
     if ((await p.getByTestId('active-env').count()) === 0) await p.goto(desk.url);
     // A durable schedule of the production demo, live (not cancelled).
-    const page = await desk.h.services.call(desk.productionId, 'tasks.list', { isRecurring: true, pageSize: 100 });
+    const page = await desk.h.services.proxy.call(desk.productionId, 'tasks.list', { isRecurring: true, pageSize: 100 });
     const schedule = page.items.find((t) => t.occurrenceMode === 'Durable' && !t.parentTaskId && t.status !== 'Cancelled');
     expect(schedule, 'the demo has a durable schedule').toBeDefined();
     const cancel = await openScheduleActions(desk.h, 'Production', schedule!.id);
@@ -125,7 +125,7 @@ describe('desktop console against two real demo servers', () => {
     expect(await p.getByTestId('confirm-dialog').textContent()).toContain('Production');
     await p.getByTestId('confirm-cancel').click();
     await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'nothing was changed' }).count()).toBe(1);
-    expect((await desk.h.services.call(desk.productionId, 'tasks.get', { id: schedule!.id })).status).not.toBe('Cancelled');
+    expect((await desk.h.services.proxy.call(desk.productionId, 'tasks.get', { id: schedule!.id })).status).not.toBe('Cancelled');
 
     // Production: the button stays disabled until the environment name is typed.
     await cancel.click();
@@ -137,6 +137,6 @@ describe('desktop console against two real demo servers', () => {
     await p.screenshot({ path: `${SHOTS}/management-confirmation-light.png` });
     await p.getByTestId('confirm-ok').click();
     await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'Succeeded' }).count(), { timeout: 10_000 }).toBe(1);
-    expect((await desk.h.services.call(desk.productionId, 'tasks.get', { id: schedule!.id })).status).toBe('Cancelled');
+    expect((await desk.h.services.proxy.call(desk.productionId, 'tasks.get', { id: schedule!.id })).status).toBe('Cancelled');
   });
 });

@@ -92,7 +92,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     badge: { setUnreadCount: (c) => badge.push(c) },
     ...options,
   });
-  const dispatch = createIpcDispatcher(services, { openExternal: async () => undefined });
+  const dispatch = createIpcDispatcher({ services, openExternal: async () => undefined });
   const context: BrowserContext = await newBrowserContext({ viewport: { width: 1280, height: 760 }, colorScheme: options.colorScheme ?? 'light' });
   const rendererOrigin = new URL(rendererUrl).origin;
   // The renderer is served from a loopback origin here instead of app://console: ask main's

@@ -15,8 +15,8 @@ describe('desktop console: live status and the failure inbox across two hubs', (
   });
 
   beforeAll(async () => {
-    await desk.h.services.loginWithPassword(desk.stagingId, 'ops', 'staging-pw', true);
-    await desk.h.services.loginWithPassword(desk.productionId, 'ops', 'prod-pw', true);
+    await desk.h.services.requireSession(desk.stagingId).loginWithPassword('ops', 'staging-pw', true);
+    await desk.h.services.requireSession(desk.productionId).loginWithPassword('ops', 'prod-pw', true);
   });
 
   it('shows each environment connected, then receives a failure from each server in the inbox', async () => {
@@ -53,7 +53,7 @@ describe('desktop console: live status and the failure inbox across two hubs', (
     expect(desk.h.badge.at(-1)).toBe(0);
 
     // Jump from an inbox item to its task: the environment switches and that task's page opens.
-    const expected = desk.h.services.inboxList().filter((i) => i.environmentName === 'Staging')[0]!.taskId;
+    const expected = desk.h.services.inbox.list().filter((i) => i.environmentName === 'Staging')[0]!.taskId;
     await p.getByTestId('inbox-item-Staging').first().locator('.desk-inbox__open').click();
     await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Staging');
     await p.getByTestId('dashboard-host').waitFor();
@@ -68,7 +68,7 @@ describe('desktop console: live status and the failure inbox across two hubs', (
     await expect.poll(() => p.getByTestId('env-mute-Production').getAttribute('aria-pressed')).toBe('true');
     const before = desk.h.notifications.length;
     desk.production.emit(svcEvent('Failed'));
-    await expect.poll(() => desk.h.services.inboxList().length).toBe(6);
+    await expect.poll(() => desk.h.services.inbox.list().length).toBe(6);
     // The failure is in the inbox: closing its burst now is what the window would do later.
     desk.h.services.notifier.flushAll();
     expect(desk.h.notifications.length).toBe(before);
@@ -79,17 +79,17 @@ describe('desktop console: live status and the failure inbox across two hubs', (
   it('mutes Staging for 1 h and limits notifications to production from the inbox settings', async () => {
     const p = desk.h.page;
     await p.getByTestId('env-mute-Production').click(); // unmute from the previous test
-    await expect.poll(() => desk.h.services.notificationSettings().mutedEnvironmentIds).toEqual([]);
+    await expect.poll(() => desk.h.services.notifier.getSettings().mutedEnvironmentIds).toEqual([]);
     await p.getByTestId('env-mute-hour-Staging').click();
     await expect.poll(() => p.getByTestId('env-mute-hour-Staging').getAttribute('aria-pressed')).toBe('true');
-    const until = Date.parse(desk.h.services.notificationSettings().mutedUntil?.[desk.stagingId] ?? '');
+    const until = Date.parse(desk.h.services.notifier.getSettings().mutedUntil?.[desk.stagingId] ?? '');
     expect(until - Date.now()).toBeGreaterThan(3_500_000);
     expect(until - Date.now()).toBeLessThanOrEqual(3_600_000);
     await p.getByTestId('open-inbox').click();
     await p.getByTestId('notify-production-only').check();
-    await expect.poll(() => desk.h.services.notificationSettings().productionOnly).toBe(true);
+    await expect.poll(() => desk.h.services.notifier.getSettings().productionOnly).toBe(true);
     await p.getByTestId('notify-production-only').uncheck();
-    await expect.poll(() => desk.h.services.notificationSettings().productionOnly).toBe(false);
+    await expect.poll(() => desk.h.services.notifier.getSettings().productionOnly).toBe(false);
     await p.getByRole('button', { name: 'Close inbox' }).click();
   });
 

@@ -15,7 +15,7 @@ describe('desktop console: management actions behind a confirmation naming the e
 
   it('shows no management action to a read-only session', async () => {
     const id = desk.staging.seedSchedule('nightly-staging');
-    await desk.h.services.loginWithPassword(desk.stagingId, 'viewer', 'read-pw', false);
+    await desk.h.services.requireSession(desk.stagingId).loginWithPassword('viewer', 'read-pw', false);
     const p = desk.h.page;
     await p.goto(desk.url);
     desk.h.services.openDeepLink(`svc-monitor://Staging/tasks/${id}`);
@@ -26,8 +26,8 @@ describe('desktop console: management actions behind a confirmation naming the e
   it('non-production: a plain confirmation naming the environment; Cancel changes nothing, confirm runs it', async () => {
     const p = desk.h.page;
     const id = desk.staging.seedSchedule('hourly-staging');
-    await desk.h.services.logout(desk.stagingId);
-    await desk.h.services.loginWithPassword(desk.stagingId, 'operator', 'operate-pw', false);
+    await desk.h.services.requireSession(desk.stagingId).logout();
+    await desk.h.services.requireSession(desk.stagingId).loginWithPassword('operator', 'operate-pw', false);
     const cancel = await openScheduleActions(desk.h, 'Staging', id);
     await cancel.click();
     await p.getByTestId('confirm-dialog').waitFor();
@@ -35,18 +35,18 @@ describe('desktop console: management actions behind a confirmation naming the e
     expect(await p.getByTestId('confirm-typed').count()).toBe(0);
     await p.getByTestId('confirm-cancel').click();
     await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'nothing was changed' }).count()).toBe(1);
-    expect((await desk.h.services.call(desk.stagingId, 'tasks.get', { id })).status).toBe('Pending');
+    expect((await desk.h.services.proxy.call(desk.stagingId, 'tasks.get', { id })).status).toBe('Pending');
 
     await cancel.click();
     await p.getByTestId('confirm-ok').click();
     await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'Succeeded' }).count(), { timeout: 10_000 }).toBe(1);
-    expect((await desk.h.services.call(desk.stagingId, 'tasks.get', { id })).status).toBe('Cancelled');
+    expect((await desk.h.services.proxy.call(desk.stagingId, 'tasks.get', { id })).status).toBe('Cancelled');
   });
 
   it('production: the action stays disabled until the environment name is typed', async () => {
     const p = desk.h.page;
     const id = desk.production.seedSchedule('nightly-billing');
-    await desk.h.services.loginWithPassword(desk.productionId, 'operator', 'operate-pw', false);
+    await desk.h.services.requireSession(desk.productionId).loginWithPassword('operator', 'operate-pw', false);
     const cancel = await openScheduleActions(desk.h, 'Production', id);
     await cancel.click();
     await p.getByTestId('confirm-dialog').waitFor();
@@ -59,6 +59,6 @@ describe('desktop console: management actions behind a confirmation naming the e
     await p.screenshot({ path: `${SHOTS}/management-confirmation-light.png` });
     await p.getByTestId('confirm-ok').click();
     await expect.poll(() => p.locator('.mgmt [role="status"]').filter({ hasText: 'Succeeded' }).count(), { timeout: 10_000 }).toBe(1);
-    expect((await desk.h.services.call(desk.productionId, 'tasks.get', { id })).status).toBe('Cancelled');
+    expect((await desk.h.services.proxy.call(desk.productionId, 'tasks.get', { id })).status).toBe('Cancelled');
   });
 });

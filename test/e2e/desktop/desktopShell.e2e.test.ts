@@ -52,7 +52,7 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
     // Polling is a gap too: failures arrive late (back-fill), not live.
     await expect.poll(() => p.getByTestId('env-gap-Staging').textContent()).toMatch(/^⚠ not watching: only polling/);
     await expect.poll(() => p.getByTestId('current-user').textContent()).toContain('ops');
-    expect(desk.h.services.sessionView(desk.h.services.environments()[0]!.id).auth).toBe('authenticated');
+    expect(desk.h.services.requireSession(desk.h.services.environments()[0]!.id).view().auth).toBe('authenticated');
   });
 
   it('switches with Ctrl+K (fuzzy), tints the chrome with the environment colour and flags production', async () => {
