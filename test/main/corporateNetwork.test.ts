@@ -31,11 +31,11 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
   let corporateId: string;
   beforeAll(async () => {
     corporateId = (await suite.services.addEnvironment(env('Corporate', suite.hosts.corporate.baseUrl))).id;
-    await waitUntil('the first answer', () => suite.services.sessionView(corporateId).auth !== 'starting');
+    await waitUntil('the first answer', () => suite.services.requireSession(corporateId).view().auth !== 'starting');
   });
 
   it('without the CA the host is refused, and the message names the certificate problem', () => {
-    const view = suite.services.sessionView(corporateId);
+    const view = suite.services.requireSession(corporateId).view();
     expect(view.auth).toBe('error');
     expect(view.message).toBe(
       `Cannot reach ${suite.hosts.corporate.baseUrl}: the server's TLS certificate is not trusted: it is issued by a CA that is not trusted (UNABLE_TO_VERIFY_LEAF_SIGNATURE). ` +
@@ -45,14 +45,14 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
 
   it('with the CA certificate file the API logs in and the hub connects over a TLS WebSocket and delivers a failure', async () => {
     await suite.services.updateEnvironment(corporateId, { caCertificatePath: certs.caPath });
-    await waitUntil('the login prompt', () => suite.services.sessionView(corporateId).auth === 'logged-out');
-    await suite.services.loginWithPassword(corporateId, login.username, login.password, false);
+    await waitUntil('the login prompt', () => suite.services.requireSession(corporateId).view().auth === 'logged-out');
+    await suite.services.requireSession(corporateId).loginWithPassword(login.username, login.password, false);
     await suite.services.hub.whenState(corporateId, 'connected');
     expect(suite.hosts.corporate.upgrades()).toBeGreaterThanOrEqual(1);
     suite.hosts.corporate.emit(svcEvent('Failed'));
     await waitUntil('the failure notification', () => suite.notifications.some((n) => n.environmentId === corporateId));
     expect(suite.notifications.find((n) => n.environmentId === corporateId)!.title).toBe('Task failed in Corporate');
-    const tasks = await suite.services.call(corporateId, 'tasks.list', { pageSize: 5 });
+    const tasks = await suite.services.proxy.call(corporateId, 'tasks.list', { pageSize: 5 });
     expect(tasks.items).toEqual([]);
   });
 
@@ -68,11 +68,11 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
 
   it('"allow self-signed" connects a non-production environment (API and hub)', async () => {
     const id = (await suite.services.addEnvironment(env('Lab', suite.hosts.selfSigned.baseUrl))).id;
-    await waitUntil('the refusal', () => suite.services.sessionView(id).auth === 'error');
-    expect(suite.services.sessionView(id).message).toMatch(/TLS certificate is not trusted: it is self-signed \(DEPTH_ZERO_SELF_SIGNED_CERT\)/);
+    await waitUntil('the refusal', () => suite.services.requireSession(id).view().auth === 'error');
+    expect(suite.services.requireSession(id).view().message).toMatch(/TLS certificate is not trusted: it is self-signed \(DEPTH_ZERO_SELF_SIGNED_CERT\)/);
     await suite.services.updateEnvironment(id, { allowSelfSigned: true });
-    await waitUntil('the login prompt', () => suite.services.sessionView(id).auth === 'logged-out');
-    await suite.services.loginWithPassword(id, login.username, login.password, false);
+    await waitUntil('the login prompt', () => suite.services.requireSession(id).view().auth === 'logged-out');
+    await suite.services.requireSession(id).loginWithPassword(login.username, login.password, false);
     await suite.services.hub.whenState(id, 'connected');
     expect(suite.hosts.selfSigned.upgrades()).toBeGreaterThanOrEqual(1);
   });
@@ -108,8 +108,8 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
   it('an edit with an empty path removes the CA file, and the environment is refused again', async () => {
     await suite.services.updateEnvironment(corporateId, { caCertificatePath: '' });
     expect(suite.services.environments().find((e) => e.id === corporateId)).not.toHaveProperty('caCertificatePath');
-    await waitUntil('the refusal', () => suite.services.sessionView(corporateId).auth === 'error');
-    expect(suite.services.sessionView(corporateId).message).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
+    await waitUntil('the refusal', () => suite.services.requireSession(corporateId).view().auth === 'error');
+    expect(suite.services.requireSession(corporateId).view().message).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
     expect(suite.services.hub.state(corporateId).state).not.toBe('connected');
   });
 });

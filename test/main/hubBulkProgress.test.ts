@@ -22,14 +22,14 @@ describe('bulk progress over the real hub (real engine, real @microsoft/signalr 
     suite.services.onEvent((e) => {
       if (e.type === 'bulkProgress' && e.environmentId === envId) progress.push(e.progress);
     });
-    await suite.services.loginWithPassword(envId, OPERATOR.managementUsername, OPERATOR.managementPassword, false);
+    await suite.services.requireSession(envId).loginWithPassword(OPERATOR.managementUsername, OPERATOR.managementPassword, false);
     await suite.services.hub.whenState(envId, 'connected');
   });
 
   it('a bulk retry started through the console is followed to Completed by BulkProgress renderer events', async () => {
     const power = suite.hosts.host.power;
     const ids = Array.from({ length: 1200 }, () => power.insert({ type: 'Power.HubBulk', status: 'Failed', exception: 'Error: x' }));
-    const started = (await suite.services.call(envId, 'management.bulk', {
+    const started = (await suite.services.proxy.call(envId, 'management.bulk', {
       action: 'retry',
       filter: { taskType: 'Power.HubBulk', statuses: ['Failed'] },
       expectedCount: 1200,
