@@ -70,7 +70,7 @@ describe('credential options', () => {
     [{ managementPassword: '' }, 'managementPassword'],
     [{ managementUsername: '' }, 'managementUsername'],
     [{ trustedProxies: ['proxy.internal'] }, 'trustedProxies'],
-    [{ loginRateLimit: { limit: 5, windowMs: 1000, maxClients: 0 } }, 'loginRateLimit'],
+    [{ loginRateLimit: { limit: 5, windowMs: 1000, maxClients: 0 } }, 'loginRateLimit.maxClients'],
   ])('%j fails at startup naming the option', (opts, name) => {
     const t = tempDb();
     try {
