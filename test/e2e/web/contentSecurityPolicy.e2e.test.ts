@@ -1,8 +1,8 @@
-import { execSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { openBrowser, signIn, type BrowserSession } from './browser.js';
-import { REPO, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
+import { buildWebDashboard } from '../../fixtures/buildOnce.js';
+import { startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 
 /** Every CSP violation the page reports, and every request that leaves this host. */
 async function watch(b: BrowserSession) {
@@ -39,7 +39,7 @@ describe('Content-Security-Policy in a real browser', () => {
   let demo: CliProcess;
 
   beforeAll(async () => {
-    execSync('npm run build:web', { cwd: REPO, stdio: 'pipe' });
+    buildWebDashboard();
     demo = await startCli('demo', { args: ['--enable-scalar'] });
   }, 240_000);
   afterAll(async () => {
