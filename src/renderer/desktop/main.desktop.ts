@@ -1,9 +1,12 @@
 import { createApp } from 'vue';
 import { findBridge } from '../platform/desktop/bridgeClient.js';
+import { applyTheme } from '../theme/colourTheme.js';
 import DesktopShell from './DesktopShell.vue';
 import { createDesktopState } from './desktopState.js';
 import './desktop.css';
 
+// The chosen (or the system's) theme from the first paint, before any dashboard is mounted.
+applyTheme();
 const bridge = findBridge();
 const root = document.getElementById('app')!;
 if (!bridge) {

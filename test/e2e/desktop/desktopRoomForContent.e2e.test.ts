@@ -134,6 +134,19 @@ describe('desktop shell at 1280×720: the dashboard gets the room (real Chromium
     expect(await dashboard.getByTestId('theme-select').count()).toBe(0);
     const rail = await dashboard.locator('.sidebar').boundingBox();
     expect(rail!.width).toBeLessThanOrEqual(64);
+    // The theme is chosen in one place, the shell's sidebar, and the dashboard follows it.
+    const selectors = p.getByRole('combobox', { name: 'Colour theme' });
+    expect(await selectors.count()).toBe(1);
+    expect(await selectors.getAttribute('data-testid')).toBe('shell-theme-select');
+    const cardBackground = () => dashboard.getByTestId('kpi-today').evaluate((el) => getComputedStyle(el.closest('.kpi, .card')!).backgroundColor);
+    await selectors.selectOption('light');
+    const light = await cardBackground();
+    await selectors.selectOption('dark');
+    expect(await p.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    expect(await cardBackground()).not.toBe(light);
+    await p.screenshot({ path: `${SHOTS}/shell-theme-dark-1280x720.png` });
+    await selectors.selectOption('light');
+    expect(await cardBackground()).toBe(light);
     for (const label of ['Overview', 'Tasks', 'Queues', 'Failures', 'Statistics', 'Live feed']) {
       const link = dashboard.getByRole('link', { name: label, exact: true });
       expect(await link.count()).toBe(1);
