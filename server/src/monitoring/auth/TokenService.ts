@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 
 export type Role = 'read' | 'operate';
 
@@ -12,20 +12,28 @@ export interface Principal {
 
 export type VerifyResult = { ok: true; principal: Principal } | { ok: false; expired: boolean; reason: string };
 
-/** HS256 only (every other alg, `none` included, is rejected); iss, aud and exp checked, exp required. */
+/**
+ * HS256 only (every other alg, `none` included, is rejected); iss, aud and exp checked, exp
+ * required. The secret is held as a secret KeyObject: given a string, the JWT library first
+ * tries to parse it as a PEM public key on every call, which costs milliseconds per request.
+ */
 export class TokenService {
+  private readonly key: KeyObject;
+
   constructor(
-    private readonly secret: string,
+    secret: string,
     private readonly issuer: string,
     private readonly audience: string,
     private readonly lifetimeHours: number,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.key = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   issue(username: string, role: Role): { token: string; expiresAtMs: number } {
     const iat = Math.floor(this.now() / 1000);
     const exp = iat + Math.round(this.lifetimeHours * 3600);
-    const token = jwt.sign({ sub: username, role, iat, exp, jti: randomUUID() }, this.secret, {
+    const token = jwt.sign({ sub: username, role, iat, exp, jti: randomUUID() }, this.key, {
       algorithm: 'HS256',
       issuer: this.issuer,
       audience: this.audience,
@@ -35,7 +43,7 @@ export class TokenService {
 
   verify(token: string): VerifyResult {
     try {
-      const payload = jwt.verify(token, this.secret, {
+      const payload = jwt.verify(token, this.key, {
         algorithms: ['HS256'],
         issuer: this.issuer,
         audience: this.audience,
