@@ -1,4 +1,4 @@
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { preparedStatement } from '../schedules/preparedStatement.js';
 import { THROUGHPUT_KEEP, type ReadModelDeltas } from './ReadModelDeltas.js';
 
@@ -9,13 +9,31 @@ function rows(n: number, tuple: string): string {
   return Array.from({ length: n }, () => tuple).join(', ');
 }
 
+const statements = new WeakMap<Database, Map<string, Statement>>();
+
+/** The statement `sql(n)` of kind `kind` for n rows, prepared once per connection (the text is built once too). */
+function statementFor(db: Database, kind: string, n: number, sql: (n: number) => string): Statement {
+  let byKey = statements.get(db);
+  if (byKey === undefined) statements.set(db, (byKey = new Map()));
+  const key = `${kind}:${n}`;
+  let st = byKey.get(key);
+  if (st === undefined) byKey.set(key, (st = db.prepare(sql(n))));
+  return st;
+}
+
 /** Runs `sql(rowsInChunk)` over `items` in chunks of CHUNK, each with the parameters `params(item)` appended. */
-function inChunks<T>(db: Database, items: readonly T[], sql: (n: number) => string, params: (item: T, out: unknown[]) => void): void {
+function inChunks<T>(
+  db: Database,
+  kind: string,
+  items: readonly T[],
+  sql: (n: number) => string,
+  params: (item: T, out: unknown[]) => void,
+): void {
   for (let start = 0; start < items.length; start += CHUNK) {
     const chunk = items.length <= CHUNK ? items : items.slice(start, start + CHUNK);
     const values: unknown[] = [];
     for (const item of chunk) params(item, values);
-    preparedStatement(db, sql(chunk.length)).run(values);
+    statementFor(db, kind, chunk.length, sql).run(values);
   }
 }
 
@@ -52,28 +70,28 @@ const createdSql = (table: string, column: string) => (n: number) => `
 export function applyReadModelDeltas(db: Database, d: ReadModelDeltas): void {
   if (d.empty) return;
   const tasks = [...d.tasks.values()].filter((t) => t[5] !== 0);
-  inChunks(db, tasks, (n) => `
+  inChunks(db, 'stat_tasks', tasks, (n) => `
     INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n) VALUES ${rows(n, '(?, ?, ?, ?, ?, ?)')}
     ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
-  inChunks(db, [...d.createdHour.values()].filter((c) => c[3] !== 0), createdSql('stat_created_hour', 'hour'), (c, out) => out.push(...c));
-  inChunks(db, [...d.createdDay.values()].filter((c) => c[3] !== 0), createdSql('stat_created_day', 'day'), (c, out) => out.push(...c));
+  inChunks(db, 'stat_created_hour', [...d.createdHour.values()].filter((c) => c[3] !== 0), createdSql('stat_created_hour', 'hour'), (c, out) => out.push(...c));
+  inChunks(db, 'stat_created_day', [...d.createdDay.values()].filter((c) => c[3] !== 0), createdSql('stat_created_day', 'day'), (c, out) => out.push(...c));
   for (const [table, map] of [['stat_runs_hour', d.runsHour], ['stat_runs_day', d.runsDay]] as const) {
-    inChunks(db, [...map.values()], runsSql(table), (b, out) =>
+    inChunks(db, table, [...map.values()], runsSql(table), (b, out) =>
       out.push(b.bucket, b.type, b.queue, b.completed, b.failed, b.dur_sum, b.dur_count, b.dur_min, b.dur_max));
   }
   for (const [table, map] of [['failure_groups_hour', d.failuresHour], ['failure_groups_day', d.failuresDay]] as const) {
-    inChunks(db, [...map.values()], failuresSql(table), (g, out) =>
+    inChunks(db, table, [...map.values()], failuresSql(table), (g, out) =>
       out.push(g.bucket, g.type, g.fingerprint, g.n, g.first_seen, g.last_seen, g.sample_task_id));
   }
   if (d.throughput.size > 0) {
-    inChunks(db, [...d.throughput.values()], (n) => `
+    inChunks(db, 'stat_queue_finished_10s', [...d.throughput.values()], (n) => `
       INSERT INTO stat_queue_finished_10s (bucket, queue, n) VALUES ${rows(n, '(?, ?, ?)')}
       ON CONFLICT (bucket, queue) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
     preparedStatement(db, 'DELETE FROM stat_queue_finished_10s WHERE bucket < ?').run(d.newestThroughputBucket! - THROUGHPUT_KEEP);
   }
   writeSearchRows(db, d);
   if (d.typeHandlers.size > 0) {
-    inChunks(db, [...d.typeHandlers.values()], (n) => `INSERT OR IGNORE INTO monitor_type_handlers (type, handler) VALUES ${rows(n, '(?, ?)')}`,
+    inChunks(db, 'monitor_type_handlers', [...d.typeHandlers.values()], (n) => `INSERT OR IGNORE INTO monitor_type_handlers (type, handler) VALUES ${rows(n, '(?, ?)')}`,
       (p, out) => out.push(p[0], p[1]));
   }
 }
@@ -87,13 +105,13 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
     const entries = [...d.searchInserts];
     for (let start = 0; start < entries.length; start += CHUNK) {
       const chunk = entries.length <= CHUNK ? entries : entries.slice(start, start + CHUNK);
-      const keys = preparedStatement(db, `INSERT INTO task_search_rows (task_id) VALUES ${rows(chunk.length, '(?)')} RETURNING id, task_id`)
+      const keys = statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows (task_id) VALUES ${rows(n, '(?)')} RETURNING id, task_id`)
         .raw()
         .all(chunk.map((e) => e[0])) as [number, string][];
       const keyOf = new Map(keys.map(([key, taskId]) => [taskId, key]));
       const values: unknown[] = [];
       for (const [taskId, request] of chunk) values.push(keyOf.get(taskId), request);
-      preparedStatement(db, `INSERT INTO task_request_fts (rowid, request) VALUES ${rows(chunk.length, '(?, ?)')}`).run(values);
+      statementFor(db, 'task_request_fts', chunk.length, (n) => `INSERT INTO task_request_fts (rowid, request) VALUES ${rows(n, '(?, ?)')}`).run(values);
     }
   }
   for (const [id, request] of d.searchUpdates) {
