@@ -61,7 +61,9 @@ export async function fastCommit(
     selects.push(`SELECT 'wake' AS kind, NULL::jsonb AS row FROM woken`);
   }
   const d = b.dispatching;
-  if (d !== null && d.types.length > 0) {
+  // Parameters are added only for claims that are made: PostgreSQL refuses a statement with an
+  // unused parameter whose type it cannot infer.
+  if (d !== null && d.types.length > 0 && d.claims.some((cl) => cl.limit > 0)) {
     const types = p.add(d.types);
     const now = p.add(b.now);
     const instance = p.add(ctx.instanceId);
