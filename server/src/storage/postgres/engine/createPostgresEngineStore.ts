@@ -177,7 +177,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     nextWakeAt: async (now) => {
       const { rows } = await storage.query<{ due: number | null; throttled: number | null }>(
         `SELECT (SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL
-                    AND NOT (occurrence_mode = 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)) AS due,
+                    AND NOT (occurrence_mode IS NOT DISTINCT FROM 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)) AS due,
                 (SELECT MIN(throttled_until) FROM tasks WHERE throttled_until > $1) AS throttled`,
         [now],
       );

@@ -4,14 +4,15 @@ import type { QueueAdmission } from './queueAdmission.js';
 import { insertStatusAudits } from './statusAudits.js';
 
 /**
- * Due Pending rows (durable schedule rows excluded) → Queued, or WaitingQueue when their queue is
+ * Due Pending rows (durable schedule rows excluded; an inline recurring row has no occurrence
+ * mode, hence IS NOT DISTINCT FROM: a NULL must not exclude it) → Queued, or WaitingQueue when their queue is
  * at capacity; rows another instance is promoting are skipped (SKIP LOCKED). Returns how many
  * candidates were taken (equal to `limit`: there may be more).
  */
 export async function promoteDue(c: PoolClient, now: number, limit: number, admission: QueueAdmission): Promise<number> {
   const { rows } = await c.query<{ id: string; queue: string; audit_level: AuditLevel }>(
     `SELECT id, queue, audit_level FROM tasks
-      WHERE status = 'Pending' AND scheduled_at <= $1 AND NOT (occurrence_mode = 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)
+      WHERE status = 'Pending' AND scheduled_at <= $1 AND NOT (occurrence_mode IS NOT DISTINCT FROM 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)
       ORDER BY scheduled_at LIMIT $2 FOR UPDATE SKIP LOCKED`,
     [now, limit],
   );
