@@ -1,41 +1,39 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../server/src/engine/RateLimiter.js';
-import { createEngine, openSqliteStorage, type Engine, type EngineOptions, type SqliteStorage } from '../../../server/src/index.js';
+import type { Engine, EngineOptions } from '../../../server/src/index.js';
+import type { StoreProbe } from '../support/storeProbe.js';
+import { openStoreUnderTest } from './fixtures/storeUnderTest.js';
 
 // Cap-like rules of the engine on their boundaries, as properties: queue capacity (Queued rows
 // admitted), the execution-log cap per run, and the rate-limit window (a start counts for
 // exactly windowMs: at start + windowMs the budget is back).
 
 interface Fresh {
-  storage: SqliteStorage;
+  probe: StoreProbe;
   engine: Engine;
   dispose(): Promise<void>;
 }
 
-function fresh(options: Partial<EngineOptions> = {}): Fresh {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-boundaries-'));
-  const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
-  const engine = createEngine({ storage, pollIntervalMs: 10, ...options });
+/** A fresh store under test (SQLite file or PostgreSQL schema) and an engine on it. */
+function fresh(options: Omit<EngineOptions, 'storage' | 'store'> = {}): Fresh {
+  const sut = openStoreUnderTest();
+  const engine = sut.engine({ pollIntervalMs: 10, ...options });
   return {
-    storage,
+    probe: sut.probe,
     engine,
     async dispose() {
       await engine.stop({ graceMs: 0 });
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await sut.destroy();
     },
   };
 }
 
-const statusOf = (f: Fresh, id: string) => f.storage.db.prepare('SELECT status FROM tasks WHERE id = ?').pluck().get(id) as string;
+const statusOf = async (f: Fresh, id: string) => (await f.probe.status(id)) as string;
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
+async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 2));
   }
@@ -52,8 +50,8 @@ describe('queue capacity', () => {
           const ids: string[] = [];
           if (together) ids.push(...(await Promise.all(Array.from({ length: k }, (_, i) => dispatch(i)))));
           else for (let i = 0; i < k; i++) ids.push(await dispatch(i));
-          expect(ids.map((id) => statusOf(f, id))).toEqual(ids.map((_, i) => (i < capacity ? 'Queued' : 'WaitingQueue')));
-          const audits = f.storage.db.prepare('SELECT new_status FROM status_audit ORDER BY id').pluck().all();
+          expect(await f.probe.statuses(ids)).toEqual(ids.map((_, i) => (i < capacity ? 'Queued' : 'WaitingQueue')));
+          const audits = await f.probe.values('SELECT new_status FROM status_audit ORDER BY id');
           expect(audits).toEqual(ids.map((_, i) => (i < capacity ? 'Queued' : 'WaitingQueue')));
         } finally {
           await f.dispose();
@@ -79,9 +77,9 @@ describe('execution-log cap per run', () => {
             const id = await f.engine.dispatch('Logs.Write', { n });
             lines.set(id, n);
           }
-          await waitFor(() => [...lines.keys()].every((id) => statusOf(f, id) === 'Completed'), 'the runs to complete');
+          await waitFor(async () => (await f.probe.statuses([...lines.keys()])).every((s) => s === 'Completed'), 'the runs to complete');
           for (const [id, n] of lines) {
-            const kept = f.storage.db.prepare('SELECT sequence_number, message FROM execution_logs WHERE task_id = ? ORDER BY sequence_number').all(id);
+            const kept = await f.probe.rows('SELECT sequence_number, message FROM execution_logs WHERE task_id = ? ORDER BY sequence_number', id);
             const expected = Math.min(n, cap);
             expect(kept).toEqual(Array.from({ length: expected }, (_, i) => ({ sequence_number: i + 1, message: `line ${i + 1}` })));
           }
@@ -137,11 +135,11 @@ describe('rate-limit window', () => {
       f.engine.handle('Mail.Send', async (_r, ctx) => void started.push(ctx.taskId), { rateLimit: { limit: 2, windowMs: 1000 } });
       const ids = await Promise.all([0, 1, 2].map((i) => f.engine.dispatch('Mail.Send', { i })));
       await f.engine.start();
-      await waitFor(() => started.length === 2 && f.storage.db.prepare('SELECT throttled_until FROM tasks WHERE id = ?').pluck().get(ids[2]) !== null, 'two starts and a throttle');
+      await waitFor(async () => started.length === 2 && (await f.probe.value('SELECT throttled_until FROM tasks WHERE id = ?', ids[2])) !== null, 'two starts and a throttle');
       expect(started).toEqual(ids.slice(0, 2));
-      expect(f.storage.db.prepare('SELECT status, throttled_until FROM tasks WHERE id = ?').get(ids[2])).toEqual({ status: 'Queued', throttled_until: t0 + 1000 });
+      expect(await f.probe.row('SELECT status, throttled_until FROM tasks WHERE id = ?', ids[2])).toEqual({ status: 'Queued', throttled_until: t0 + 1000 });
       now = t0 + 1000;
-      await waitFor(() => statusOf(f, ids[2]!) === 'Completed', 'the throttled task to run at the window edge');
+      await waitFor(async () => (await statusOf(f, ids[2]!)) === 'Completed', 'the throttled task to run at the window edge');
       expect(started).toEqual(ids);
     } finally {
       await f.dispose();

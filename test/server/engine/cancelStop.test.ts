@@ -1,6 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openSqliteStorage } from '../../../server/src/index.js';
-import { engineOn } from './fixtures/storeUnderTest.js';
 import { closeAll, deferred, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
@@ -12,21 +10,21 @@ describe('cancel, graceful stop and recovery', () => {
     const pending = await h.engine.dispatch('X.Job', {}, { delayMs: 60_000 });
     const queued = await h.engine.dispatch('X.Job', {}, { queue: 'small' });
     const waiting = await h.engine.dispatch('X.Job', {}, { queue: 'small' });
-    expect([h.status(pending), h.status(queued), h.status(waiting)]).toEqual(['Pending', 'Queued', 'WaitingQueue']);
+    expect([(await h.status(pending)), (await h.status(queued)), (await h.status(waiting))]).toEqual(['Pending', 'Queued', 'WaitingQueue']);
     expect(await h.engine.cancel(pending)).toBe('Cancelled');
     expect(await h.engine.cancel(queued)).toBe('Cancelled');
     expect(await h.engine.cancel(waiting)).toBe('Cancelled');
-    expect(h.audits(pending)).toEqual(['Pending', 'Cancelled']);
-    expect(h.audits(queued)).toEqual(['Queued', 'Cancelled']);
-    expect(h.audits(waiting)).toEqual(['WaitingQueue', 'Cancelled']);
+    expect((await h.audits(pending))).toEqual(['Pending', 'Cancelled']);
+    expect((await h.audits(queued))).toEqual(['Queued', 'Cancelled']);
+    expect((await h.audits(waiting))).toEqual(['WaitingQueue', 'Cancelled']);
     expect(h.events.filter((e) => e.kind === 'Cancelled').map((e) => e.taskId)).toEqual([pending, queued, waiting]);
     expect(await h.engine.cancel(queued)).toBe('NotCancellable');
     expect(await h.engine.cancel('00000000-0000-4000-8000-000000000000')).toBe('NotFound');
     await h.engine.start();
     // A task queued after them on the same queue runs: the workers passed the cancelled rows.
     const after = await h.engine.dispatch('X.Job', {}, { queue: 'small' });
-    await waitFor(() => h.status(after) === 'Completed');
-    expect([h.status(pending), h.status(queued), h.status(waiting)]).toEqual(['Cancelled', 'Cancelled', 'Cancelled']);
+    await waitFor(async () => (await h.status(after)) === 'Completed');
+    expect([(await h.status(pending)), (await h.status(queued)), (await h.status(waiting))]).toEqual(['Cancelled', 'Cancelled', 'Cancelled']);
   });
 
   it('cancel of a running task aborts its signal; Cancelled when the handler settles', async () => {
@@ -39,15 +37,15 @@ describe('cancel, graceful stop and recovery', () => {
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Long.Job', {});
-    await waitFor(() => h.status(id) === 'InProgress');
+    await waitFor(async () => (await h.status(id)) === 'InProgress');
     expect(await h.engine.cancel(id)).toBe('Cancelling');
     expect(((await seen.promise) as Error).name).toBe('TaskCancelledError');
-    expect(h.status(id)).toBe('InProgress');
+    expect((await h.status(id))).toBe('InProgress');
     release.resolve();
-    await waitFor(() => h.status(id) === 'Cancelled');
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Cancelled']);
-    expect(h.row(id)['run_count']).toBe(0);
-    await waitFor(() => h.events.some((e) => e.kind === 'Cancelled'));
+    await waitFor(async () => (await h.status(id)) === 'Cancelled');
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Cancelled']);
+    expect((await h.row(id))['run_count']).toBe(0);
+    await waitFor(async () => h.events.some((e) => e.kind === 'Cancelled'));
   });
 
   it('cancel during retry backoff → Cancelled at once', async () => {
@@ -57,9 +55,9 @@ describe('cancel, graceful stop and recovery', () => {
     }, { retry: { attempts: 3, backoffMs: 60_000, backoff: 'fixed' } });
     await h.engine.start();
     const id = await h.engine.dispatch('Retry.Job', {});
-    await waitFor(() => h.row(id)['attempt'] === 1);
+    await waitFor(async () => (await h.row(id))['attempt'] === 1);
     expect(await h.engine.cancel(id)).toBe('Cancelled');
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Cancelled']);
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Cancelled']);
   });
 
   it('graceful stop: handlers finishing within graceMs complete; the others become ServiceStopped', async () => {
@@ -70,53 +68,52 @@ describe('cancel, graceful stop and recovery', () => {
     await h.engine.start();
     const fast = await h.engine.dispatch('Fast.Finish', {});
     const slow = await h.engine.dispatch('Never.Finish', {});
-    await waitFor(() => h.status(fast) === 'InProgress' && h.status(slow) === 'InProgress');
+    await waitFor(async () => (await h.status(fast)) === 'InProgress' && (await h.status(slow)) === 'InProgress');
     await h.engine.stop({ graceMs: 150 });
-    expect(h.status(fast)).toBe('Completed');
-    expect(h.status(slow)).toBe('ServiceStopped');
-    expect(h.audits(slow)).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
+    expect((await h.status(fast))).toBe('Completed');
+    expect((await h.status(slow))).toBe('ServiceStopped');
+    expect((await h.audits(slow))).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
     never.resolve();
     // The late outcome settles in the microtasks after the resolve and would be written by the
     // flush it schedules (setImmediate): two turns of the event loop cover both.
     await never.promise;
     for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
-    expect(h.status(slow)).toBe('ServiceStopped');
-    expect(h.audits(slow)).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
+    expect((await h.status(slow))).toBe('ServiceStopped');
+    expect((await h.audits(slow))).toEqual(['Queued', 'InProgress', 'ServiceStopped']);
   });
 
   it('recovery at start: ServiceStopped, InProgress (crash), Queued and WaitingQueue rows all run', async () => {
     const h = harness();
     h.engine.handle('Rec.Job', () => undefined);
     const ids = await Promise.all([0, 1, 2, 3].map(() => h.engine.dispatch('Rec.Job', {})));
-    const db = h.storage.db;
     // Simulate what a crash and a stop leave behind (engine never started).
-    db.prepare(`UPDATE tasks SET status = 'InProgress' WHERE id = ?`).run(ids[0]);
-    db.prepare(`UPDATE tasks SET status = 'ServiceStopped' WHERE id = ?`).run(ids[1]);
-    db.prepare(`UPDATE tasks SET status = 'WaitingQueue' WHERE id = ?`).run(ids[2]);
+    await h.probe.run(`UPDATE tasks SET status = 'InProgress' WHERE id = ?`, ids[0]);
+    await h.probe.run(`UPDATE tasks SET status = 'ServiceStopped' WHERE id = ?`, ids[1]);
+    await h.probe.run(`UPDATE tasks SET status = 'WaitingQueue' WHERE id = ?`, ids[2]);
     await h.engine.start();
-    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
-    expect(h.audits(ids[0]!)).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
-    expect(h.audits(ids[1]!)).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
-    expect(h.audits(ids[2]!)).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
+    await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'));
+    expect((await h.audits(ids[0]!))).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(ids[1]!))).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(ids[2]!))).toEqual(['Queued', 'Queued', 'InProgress', 'Completed']);
   });
 
-  it('a second engine on the same file recovers rows a stopped engine left ServiceStopped', async () => {
+  it('a second engine on the same store recovers rows a stopped engine left ServiceStopped', async () => {
     const h = harness();
     const never = deferred();
     h.engine.handle('Stuck.Job', () => never.promise);
     await h.engine.start();
     const id = await h.engine.dispatch('Stuck.Job', {});
-    await waitFor(() => h.status(id) === 'InProgress');
+    await waitFor(async () => (await h.status(id)) === 'InProgress');
     await h.engine.stop({ graceMs: 0 });
-    expect(h.status(id)).toBe('ServiceStopped');
-    const storage2 = openSqliteStorage({ file: h.file });
-    const engine2 = engineOn(storage2, { pollIntervalMs: 20 });
+    expect((await h.status(id))).toBe('ServiceStopped');
+    const second = h.sut.reopen();
+    const engine2 = second.engine({ pollIntervalMs: 20 });
     engine2.handle('Stuck.Job', () => undefined);
     await engine2.start();
-    await waitFor(() => h.status(id) === 'Completed');
+    await waitFor(async () => (await h.status(id)) === 'Completed');
     await engine2.stop();
-    storage2.close();
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
+    await second.close();
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
   });
 });
 
@@ -130,12 +127,12 @@ describe('stop during retry backoff', () => {
     }, { retry: { attempts: 3, backoffMs: 60_000, backoff: 'fixed' } });
     await h.engine.start();
     const id = await h.engine.dispatch('Backoff.Job', {});
-    await waitFor(() => h.row(id)['attempt'] === 1);
+    await waitFor(async () => (await h.row(id))['attempt'] === 1);
     await h.engine.stop({ graceMs: 1000 });
-    expect(h.status(id)).toBe('ServiceStopped');
+    expect((await h.status(id))).toBe('ServiceStopped');
     await h.engine.start();
-    await waitFor(() => h.status(id) === 'Completed');
+    await waitFor(async () => (await h.status(id)) === 'Completed');
     expect(calls).toBe(2);
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
   });
 });

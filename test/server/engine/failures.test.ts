@@ -14,22 +14,22 @@ describe('retries, backoff and timeouts', () => {
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Flaky.Job', {}, { retry: { attempts: 3, backoffMs: 40, backoff: 'fixed' } });
-    await waitFor(() => h.status(id) === 'InProgress' && (h.row(id)['attempt'] as number) >= 1);
+    await waitFor(async () => (await h.status(id)) === 'InProgress' && ((await h.row(id))['attempt'] as number) >= 1);
     // The failed attempt and its error are written together (under load the second attempt may
     // already have failed by now: read both from the same row).
-    const during = h.row(id);
+    const during = (await h.row(id));
     expect(during['exception']).toContain(`flake ${during['attempt'] as number}`);
-    await waitFor(() => h.status(id) === 'Completed');
+    await waitFor(async () => (await h.status(id)) === 'Completed');
     expect(times).toHaveLength(3);
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(38);
     expect(times[2]! - times[1]!).toBeGreaterThanOrEqual(38);
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
-    expect(h.row(id)).toMatchObject({ run_count: 1, last_outcome: 'Completed', attempt: 2 });
-    const logs = h.storage.db.prepare('SELECT level, message FROM execution_logs WHERE task_id = ? ORDER BY sequence_number').all(id);
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect((await h.row(id))).toMatchObject({ run_count: 1, last_outcome: 'Completed', attempt: 2 });
+    const logs = (await h.probe.rows('SELECT level, message FROM execution_logs WHERE task_id = ? ORDER BY sequence_number', id));
     expect(logs).toHaveLength(2);
     expect(logs[0]).toMatchObject({ level: 'Warning' });
     // the event follows the commit that wrote the end (with a networked store, a later tick)
-    await waitFor(() => h.events.some((e) => e.taskId === id && e.kind === 'Completed'));
+    await waitFor(async () => h.events.some((e) => e.taskId === id && e.kind === 'Completed'));
     expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
   });
 
@@ -42,9 +42,9 @@ describe('retries, backoff and timeouts', () => {
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Bad.Job', {});
-    await waitFor(() => h.status(id) === 'Failed');
+    await waitFor(async () => (await h.status(id)) === 'Failed');
     expect(calls).toBe(2);
-    expect(h.auditRows(id).at(-1)!.exception).toContain('nope 2');
+    expect((await h.auditRows(id)).at(-1)!.exception).toContain('nope 2');
   });
 
   it('exponential backoff doubles, is capped, and jitter only shortens', () => {
@@ -71,11 +71,11 @@ describe('retries, backoff and timeouts', () => {
     );
     await h.engine.start();
     const id = await h.engine.dispatch('Slow.Job', {}, { timeoutMs: 50 });
-    await waitFor(() => h.status(id) === 'Failed');
+    await waitFor(async () => (await h.status(id)) === 'Failed');
     expect((aborted as Error).name).toBe('TaskTimeoutError');
-    expect(h.row(id)['execution_time_ms']).toBe(0);
-    expect(h.auditRows(id).at(-1)!.exception).toContain('timed out after 50 ms');
-    await waitFor(() => h.events.some((e) => e.kind === 'Failed'));
+    expect((await h.row(id))['execution_time_ms']).toBe(0);
+    expect((await h.auditRows(id)).at(-1)!.exception).toContain('timed out after 50 ms');
+    await waitFor(async () => h.events.some((e) => e.kind === 'Failed'));
     const kinds = h.events.filter((e) => e.taskId === id).map((e) => e.kind);
     expect(kinds).toEqual(['Started', 'Timeout', 'Failed']);
     expect(h.events.find((e) => e.kind === 'Timeout')!.severity).toBe('Warning');
@@ -89,7 +89,7 @@ describe('retries, backoff and timeouts', () => {
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Slow.Then.Fast', {});
-    await waitFor(() => h.status(id) === 'Completed');
+    await waitFor(async () => (await h.status(id)) === 'Completed');
     expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Timeout', 'Completed']);
   });
 });

@@ -31,7 +31,7 @@ describe('GET /svc-monitoring/api/health', () => {
         /* not there */
       }
     }
-    await waitFor(() => h.engine.health().status === 'failed', 2000, 'failed health');
+    await waitFor(async () => h.engine.health().status === 'failed', 2000, 'failed health');
     const after = await get();
     expect(after.status).toBe(200);
     expect(after.body).toEqual({ status: 'failed', reason: expect.stringMatching(/cannot write/) });

@@ -1,52 +1,56 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { openSqliteStorage, type Engine, type EngineOptions, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
-import { engineOn } from './fixtures/storeUnderTest.js';
+import type { Engine, EngineOptions, SqliteStorage, SvcEvent } from '../../../server/src/index.js';
+import type { StoreProbe } from '../support/storeProbe.js';
+import { openStoreUnderTest, type StoreUnderTest } from './fixtures/storeUnderTest.js';
 
 export interface Harness {
-  dir: string;
-  file: string;
-  storage: SqliteStorage;
+  /** The store the engine runs on (SQLite file or PostgreSQL schema, see storeUnderTest). */
+  sut: StoreUnderTest;
+  probe: StoreProbe;
+  /** The SQLite storage and file (SQLite-only suites: throws on PostgreSQL). */
+  readonly storage: SqliteStorage;
+  readonly file: string;
   engine: Engine;
   events: SvcEvent[];
   /** status_audit new_status values of a task, oldest first. */
-  audits(id: string): string[];
-  auditRows(id: string): { new_status: string; exception: string | null; updated_at: number }[];
-  row(id: string): Record<string, unknown>;
-  status(id: string): string;
+  audits(id: string): Promise<string[]>;
+  auditRows(id: string): Promise<{ new_status: string; exception: string | null; updated_at: number }[]>;
+  row(id: string): Promise<Record<string, unknown>>;
+  status(id: string): Promise<string>;
+  /** Statuses of several tasks, in the order given. */
+  statuses(ids: readonly string[]): Promise<string[]>;
   close(): Promise<void>;
 }
 
 const open: Harness[] = [];
 
 export function harness(options: Partial<EngineOptions> = {}): Harness {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-engine-'));
-  const file = join(dir, 'tasks.db');
-  const storage = openSqliteStorage({ file });
-  const engine = engineOn(storage, { pollIntervalMs: 20, ...options });
+  const sut = openStoreUnderTest();
+  const { storage: _s, store: _st, ...engineOptions } = options;
+  const engine = sut.engine({ pollIntervalMs: 20, ...engineOptions });
   const events: SvcEvent[] = [];
   engine.on('event', (e) => events.push(e));
+  const probe = sut.probe;
   const h: Harness = {
-    dir,
-    file,
-    storage,
+    sut,
+    probe,
+    get storage() {
+      if (sut.sqlite === undefined) throw new Error('this suite reads the SQLite storage itself: it runs on SQLite only');
+      return sut.sqlite;
+    },
+    get file() {
+      if (sut.sqlite === undefined) throw new Error('this suite uses the SQLite file itself: it runs on SQLite only');
+      return sut.location;
+    },
     engine,
     events,
-    audits: (id) =>
-      (storage.db.prepare('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id').pluck().all(id) as string[]),
-    auditRows: (id) =>
-      storage.db.prepare('SELECT new_status, exception, updated_at FROM status_audit WHERE task_id = ? ORDER BY id').all(id) as {
-        new_status: string;
-        exception: string | null;
-        updated_at: number;
-      }[],
-    row: (id) => storage.db.prepare('SELECT * FROM tasks WHERE id = ?').get(id) as Record<string, unknown>,
-    status: (id) => storage.db.prepare('SELECT status FROM tasks WHERE id = ?').pluck().get(id) as string,
+    audits: (id) => probe.audits(id),
+    auditRows: (id) => probe.auditRows(id),
+    row: async (id) => (await probe.task(id)) ?? {},
+    status: async (id) => (await probe.status(id)) as string,
+    statuses: async (ids) => (await probe.statuses(ids)) as string[],
     close: async () => {
       await engine.stop({ graceMs: 0 });
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await sut.destroy();
     },
   };
   open.push(h);
@@ -57,9 +61,10 @@ export async function closeAll(): Promise<void> {
   while (open.length > 0) await open.pop()!.close();
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+/** Polls `cond` (which may read the store) until it holds. */
+export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
   }

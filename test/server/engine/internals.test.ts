@@ -24,7 +24,7 @@ describe('EngineInternals seam (used by the durable schedules)', () => {
     const h = harness({ queues: { reports: { concurrency: 1 } }, auditLevel: 'ErrorsOnly', clock: () => 1_700_000_000_000 + (Date.now() % 1000) });
     const i = captured.internals!;
     expect(i.store).toBe(h.engine.store);
-    expect(i.store.location).toBe(h.file);
+    expect(i.store.location).toBe(h.sut.location);
     expect(i.defaultAuditLevel).toBe('ErrorsOnly');
     expect(i.now()).toBeGreaterThanOrEqual(1_700_000_000_000);
     expect(i.resolveQueue('reports')).toBe('reports');
@@ -50,23 +50,25 @@ describe('EngineInternals seam (used by the durable schedules)', () => {
     expect(emitted).toEqual(['OccurrenceSkipped']);
 
     // A part writes a due Pending row directly and wakes the engine.
-    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
-      VALUES ('occ-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'reports', 'Pending', 'Full', 1, 1)`).run();
+    (await h.probe.run(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
+      VALUES ('occ-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'reports', 'Pending', 'Full', 1, 1)`));
     i.wake();
-    await waitFor(() => h.status('occ-1') === 'Completed');
+    await waitFor(async () => (await h.status('occ-1')) === 'Completed');
     // A durable schedule row (occurrence_mode Durable, no parent) is never run even when due.
-    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, occurrence_mode, is_recurring)
-      VALUES ('sched-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 1, 'Durable', 1)`).run();
+    (await h.probe.run(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, occurrence_mode, is_recurring)
+      VALUES ('sched-1', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 1, 'Durable', 1)`));
     // A due occurrence scheduled after it: the look that runs that one passed over the schedule row.
-    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
-      VALUES ('occ-2', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 2)`).run();
+    (await h.probe.run(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at)
+      VALUES ('occ-2', 'Sched.Occ', 'Sched.OccHandler', '{}', 'default', 'Pending', 'Full', 1, 2)`));
     i.wake();
-    await waitFor(() => h.status('occ-2') === 'Completed');
-    expect(h.status('sched-1')).toBe('Pending');
-    expect(h.audits('sched-1')).toEqual([]);
-    // Stopped: no interval of the engine is left, so no tick can come.
+    await waitFor(async () => (await h.status('occ-2')) === 'Completed');
+    expect((await h.status('sched-1'))).toBe('Pending');
+    expect((await h.audits('sched-1'))).toEqual([]);
+    // Stopped: no interval of the engine is left, so no tick can come. (The store is closed too: a
+    // PostgreSQL store keeps its heartbeat and read-model roll-up until then.)
     const n = ticks.length;
     await h.engine.stop();
+    await h.sut.close();
     expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(15 * 10);
     expect(ticks).toHaveLength(n);

@@ -10,14 +10,14 @@ describe('task keys', () => {
     const a = await h.engine.dispatch('Key.Job', { v: 1 }, { taskKey: 'k1', delayMs: 60_000 });
     const b = await h.engine.dispatch('Key.Job', { v: 2 }, { taskKey: 'k1', delayMs: 50 });
     expect(b).toBe(a);
-    expect(h.row(a)).toMatchObject({ request: '{"v":2}', status: 'Pending', task_key: 'k1' });
-    expect(h.row(a)['scheduled_at'] as number).toBeLessThan(Date.now() + 1000);
-    expect(h.storage.db.prepare('SELECT COUNT(*) FROM tasks').pluck().get()).toBe(1);
+    expect((await h.row(a))).toMatchObject({ request: '{"v":2}', status: 'Pending', task_key: 'k1' });
+    expect((await h.row(a))['scheduled_at'] as number).toBeLessThan(Date.now() + 1000);
+    expect((await h.probe.value('SELECT COUNT(*) FROM tasks'))).toBe(1);
     await h.engine.start();
-    await waitFor(() => h.status(a) === 'Completed');
+    await waitFor(async () => (await h.status(a)) === 'Completed');
     const c = await h.engine.dispatch('Key.Job', { v: 3 }, { taskKey: 'k1' });
     expect(c).not.toBe(a);
-    await waitFor(() => h.status(c) === 'Completed');
+    await waitFor(async () => (await h.status(c)) === 'Completed');
   });
 
   it('same key dispatched twice in one group commit yields one row', async () => {
@@ -36,9 +36,9 @@ describe('task keys', () => {
     h.engine.handle('Key.Run', () => gate.promise);
     await h.engine.start();
     const a = await h.engine.dispatch('Key.Run', { v: 1 }, { taskKey: 'r' });
-    await waitFor(() => h.status(a) === 'InProgress');
+    await waitFor(async () => (await h.status(a)) === 'InProgress');
     expect(await h.engine.dispatch('Key.Run', { v: 2 }, { taskKey: 'r' })).toBe(a);
-    expect(h.row(a)['request']).toBe('{"v":1}');
+    expect((await h.row(a))['request']).toBe('{"v":1}');
     gate.resolve();
   });
 });
@@ -56,15 +56,13 @@ describe('execution logs', () => {
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Log.Job', {});
-    await waitFor(() => h.status(id) === 'Completed');
-    const logs = h.storage.db
-      .prepare('SELECT level, message, exception_details, sequence_number, timestamp FROM execution_logs WHERE task_id = ? ORDER BY sequence_number')
-      .all(id) as { level: string; message: string; exception_details: string | null; sequence_number: number }[];
+    await waitFor(async () => (await h.status(id)) === 'Completed');
+    const logs = (await h.probe.rows('SELECT level, message, exception_details, sequence_number, timestamp FROM execution_logs WHERE task_id = ? ORDER BY sequence_number', id)) as { level: string; message: string; exception_details: string | null; sequence_number: number }[];
     expect(logs.map((l) => l.level)).toEqual(['Trace', 'Debug', 'Information', 'Warning', 'Error']);
     expect(logs.map((l) => l.sequence_number)).toEqual([1, 2, 3, 4, 5]);
     expect(logs[4]!.exception_details).toContain('bad thing');
     expect(logs[0]!.exception_details).toBeNull();
-    await waitFor(() => h.events.some((e) => e.kind === 'Completed'));
+    await waitFor(async () => h.events.some((e) => e.kind === 'Completed'));
     expect(h.events.find((e) => e.kind === 'Completed')!.executionLogs).toHaveLength(5);
   });
 
@@ -77,9 +75,9 @@ describe('execution logs', () => {
     await h.engine.start();
     const id = await h.engine.dispatch('Log.Many', {});
     const rec = await h.engine.recurring('Log.Rec', {}, { every: 20, maxRuns: 3 });
-    await waitFor(() => h.status(id) === 'Completed' && h.status(rec) === 'Completed', 5000);
-    expect(h.storage.db.prepare('SELECT COUNT(*) FROM execution_logs WHERE task_id = ?').pluck().get(id)).toBe(1000);
-    expect(h.storage.db.prepare('SELECT sequence_number FROM execution_logs WHERE task_id = ? ORDER BY id').pluck().all(rec)).toEqual([1, 2, 3]);
+    await waitFor(async () => (await h.status(id)) === 'Completed' && (await h.status(rec)) === 'Completed', 5000);
+    expect((await h.probe.value('SELECT COUNT(*) FROM execution_logs WHERE task_id = ?', id))).toBe(1000);
+    expect((await h.probe.values('SELECT sequence_number FROM execution_logs WHERE task_id = ? ORDER BY id', rec))).toEqual([1, 2, 3]);
   });
 });
 
@@ -95,12 +93,12 @@ describe('audit levels', () => {
     const okDefault = await h.engine.dispatch('A.Ok', {});
     const failDefault = await h.engine.dispatch('A.Fail', {});
     const failNone = await h.engine.dispatch('A.Fail', {}, { auditLevel: 'None' });
-    await waitFor(() => [full, okDefault, failDefault, failNone].every((id) => ['Completed', 'Failed'].includes(h.status(id))));
-    expect(h.audits(full)).toEqual(['Queued', 'InProgress', 'Completed']);
-    expect(h.audits(okDefault)).toEqual([]);
-    expect(h.audits(failDefault)).toEqual(['Failed']);
-    expect(h.audits(failNone)).toEqual([]);
-    expect(h.row(okDefault)).toMatchObject({ audit_level: 'ErrorsOnly', status: 'Completed' });
-    expect(h.row(failNone)).toMatchObject({ audit_level: 'None', status: 'Failed' });
+    await waitFor(async () => (await h.statuses([full, okDefault, failDefault, failNone])).every((s) => ['Completed', 'Failed'].includes(s)));
+    expect((await h.audits(full))).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(okDefault))).toEqual([]);
+    expect((await h.audits(failDefault))).toEqual(['Failed']);
+    expect((await h.audits(failNone))).toEqual([]);
+    expect((await h.row(okDefault))).toMatchObject({ audit_level: 'ErrorsOnly', status: 'Completed' });
+    expect((await h.row(failNone))).toMatchObject({ audit_level: 'None', status: 'Failed' });
   });
 });

@@ -12,9 +12,9 @@ describe('engine lifecycle (status transitions of docs/architecture.md)', () => 
     await h.engine.start();
     const id = await h.engine.dispatch('Billing.Invoices.SendInvoice', { n: 7 });
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    await waitFor(() => h.status(id) === 'Completed');
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
-    const row = h.row(id);
+    await waitFor(async () => (await h.status(id)) === 'Completed');
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Completed']);
+    const row = (await h.row(id));
     expect(row).toMatchObject({
       type: 'Billing.Invoices.SendInvoice',
       handler: 'Billing.Invoices.SendInvoiceHandler',
@@ -28,7 +28,7 @@ describe('engine lifecycle (status transitions of docs/architecture.md)', () => 
     expect(row['started_at']).toBeTypeOf('number');
     expect(row['last_execution_at'] as number).toBeGreaterThanOrEqual(row['started_at'] as number);
     expect(row['execution_time_ms']).toBeTypeOf('number');
-    await waitFor(() => h.events.some((e) => e.kind === 'Completed'));
+    await waitFor(async () => h.events.some((e) => e.kind === 'Completed'));
     expect(h.events.map((e) => e.kind)).toEqual(['Started', 'Completed']);
     const completed = h.events[1]!;
     expect(completed.taskId).toBe(id);
@@ -47,12 +47,12 @@ describe('engine lifecycle (status transitions of docs/architecture.md)', () => 
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Ops.Boom', {});
-    await waitFor(() => h.status(id) === 'Failed');
-    const audits = h.auditRows(id);
+    await waitFor(async () => (await h.status(id)) === 'Failed');
+    const audits = (await h.auditRows(id));
     expect(audits.map((a) => a.new_status)).toEqual(['Queued', 'InProgress', 'Failed']);
     expect(audits[2]!.exception).toContain('kaboom');
-    expect(h.row(id)).toMatchObject({ execution_time_ms: 0, last_outcome: 'Failed', run_count: 1 });
-    await waitFor(() => h.events.some((e) => e.kind === 'Failed'));
+    expect((await h.row(id))).toMatchObject({ execution_time_ms: 0, last_outcome: 'Failed', run_count: 1 });
+    await waitFor(async () => h.events.some((e) => e.kind === 'Failed'));
     const failed = h.events.find((e) => e.kind === 'Failed')!;
     expect(failed.severity).toBe('Error');
     expect(failed.exception).toContain('kaboom');
@@ -65,11 +65,11 @@ describe('engine lifecycle (status transitions of docs/architecture.md)', () => 
     h.engine.handle('Quick.Job', () => undefined);
     await h.engine.start();
     const slow = await h.engine.dispatch('Slow.Job', {});
-    await waitFor(() => h.status(slow) === 'InProgress');
+    await waitFor(async () => (await h.status(slow)) === 'InProgress');
     const quick = await h.engine.dispatch('Quick.Job', {});
-    await waitFor(() => h.status(quick) === 'Completed');
-    expect(h.status(slow)).toBe('InProgress');
+    await waitFor(async () => (await h.status(quick)) === 'Completed');
+    expect((await h.status(slow))).toBe('InProgress');
     gate.resolve();
-    await waitFor(() => h.status(slow) === 'Completed');
+    await waitFor(async () => (await h.status(slow)) === 'Completed');
   });
 });

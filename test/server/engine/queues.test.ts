@@ -14,15 +14,15 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
     });
     await h.engine.start();
     const first = await h.engine.dispatch('Q.Job', { n: 0 }, { queue: 'small' });
-    await waitFor(() => h.status(first) === 'InProgress');
+    await waitFor(async () => (await h.status(first)) === 'InProgress');
     const ids: string[] = [];
     for (let n = 1; n <= 5; n++) ids.push(await h.engine.dispatch('Q.Job', { n }, { queue: 'small' }));
-    expect(ids.map((id) => h.status(id))).toEqual(['Queued', 'Queued', 'WaitingQueue', 'WaitingQueue', 'WaitingQueue']);
+    expect(await h.statuses(ids)).toEqual(['Queued', 'Queued', 'WaitingQueue', 'WaitingQueue', 'WaitingQueue']);
     gate.resolve();
-    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
+    await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'));
     expect(order).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(h.audits(ids[4]!)).toEqual(['WaitingQueue', 'Queued', 'InProgress', 'Completed']);
-    expect(h.audits(ids[0]!)).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(ids[4]!))).toEqual(['WaitingQueue', 'Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(ids[0]!))).toEqual(['Queued', 'InProgress', 'Completed']);
   });
 
   it('a task naming a queue that was not configured runs on default', async () => {
@@ -32,10 +32,10 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
     await h.engine.start();
     const id = await h.engine.dispatch('Q.Job', {}, { queue: 'mial' });
     const ok = await h.engine.dispatch('Q.Job', {}, { queue: 'mail' });
-    await waitFor(() => h.status(id) === 'Completed' && h.status(ok) === 'Completed');
-    const queueOf = (taskId: string) => h.storage.db.prepare('SELECT queue FROM tasks WHERE id = ?').pluck().get(taskId);
-    expect(queueOf(id)).toBe('default');
-    expect(queueOf(ok)).toBe('mail');
+    await waitFor(async () => (await h.status(id)) === 'Completed' && (await h.status(ok)) === 'Completed');
+    const queueOf = async (taskId: string) => (await h.probe.value('SELECT queue FROM tasks WHERE id = ?', taskId));
+    expect(await queueOf(id)).toBe('default');
+    expect(await queueOf(ok)).toBe('mail');
     expect(ran.sort()).toEqual(['default', 'mail']);
   });
 
@@ -51,7 +51,7 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
     });
     await h.engine.start();
     const ids = await Promise.all(Array.from({ length: 8 }, () => h.engine.dispatch('C.Job', {})));
-    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
+    await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'));
     expect(peak).toBe(2);
   });
 
@@ -62,13 +62,13 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
     const before = Date.now();
     const delayed = await h.engine.dispatch('D.Job', {}, { delayMs: 120 });
     const at = await h.engine.dispatch('D.Job', {}, { runAt: new Date(Date.now() + 60) });
-    expect(h.status(delayed)).toBe('Pending');
-    expect(h.status(at)).toBe('Pending');
-    expect(h.row(delayed)['scheduled_at'] as number).toBeGreaterThanOrEqual(before + 120);
-    await waitFor(() => h.status(delayed) === 'Completed' && h.status(at) === 'Completed');
-    expect(h.audits(delayed)).toEqual(['Pending', 'Queued', 'InProgress', 'Completed']);
-    const started = h.row(delayed)['started_at'] as number;
-    expect(started).toBeGreaterThanOrEqual(h.row(delayed)['scheduled_at'] as number);
+    expect((await h.status(delayed))).toBe('Pending');
+    expect((await h.status(at))).toBe('Pending');
+    expect((await h.row(delayed))['scheduled_at'] as number).toBeGreaterThanOrEqual(before + 120);
+    await waitFor(async () => (await h.status(delayed)) === 'Completed' && (await h.status(at)) === 'Completed');
+    expect((await h.audits(delayed))).toEqual(['Pending', 'Queued', 'InProgress', 'Completed']);
+    const started = (await h.row(delayed))['started_at'] as number;
+    expect(started).toBeGreaterThanOrEqual((await h.row(delayed))['scheduled_at'] as number);
   });
 
   it('a rate-limited type: over-budget Queued rows stay Queued with throttled_until, then run', async () => {
@@ -77,15 +77,16 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
     h.engine.handle('R.Job', () => void starts.push(Date.now()), { rateLimit: { limit: 2, windowMs: 300 } });
     const ids = await Promise.all(Array.from({ length: 4 }, () => h.engine.dispatch('R.Job', {})));
     await h.engine.start();
-    await waitFor(() => ids.filter((id) => h.status(id) === 'Completed').length === 2);
-    const throttled = ids.filter((id) => h.status(id) === 'Queued');
+    await waitFor(async () => (await h.statuses(ids)).filter((s) => s === 'Completed').length === 2);
+    const now = await h.statuses(ids);
+    const throttled = ids.filter((_, i) => now[i] === 'Queued');
     expect(throttled).toHaveLength(2);
-    for (const id of throttled) expect(h.row(id)['throttled_until']).toBeTypeOf('number');
-    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'), 5000);
-    for (const id of ids) expect(h.row(id)['throttled_until']).toBeNull();
+    for (const id of throttled) expect((await h.row(id))['throttled_until']).toBeTypeOf('number');
+    await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'), 5000);
+    for (const id of ids) expect((await h.row(id))['throttled_until']).toBeNull();
     expect(starts[2]! - starts[0]!).toBeGreaterThanOrEqual(290);
     // Throttling is not a transition: no extra audit rows.
-    expect(h.audits(throttled[0]!)).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(throttled[0]!))).toEqual(['Queued', 'InProgress', 'Completed']);
   });
 
   it('rate limits apply per rateLimitKey when given', async () => {
@@ -95,11 +96,11 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
     const a = await h.engine.dispatch('K.Job', {}, { rateLimitKey: 'tenant-a' });
     const b = await h.engine.dispatch('K.Job', {}, { rateLimitKey: 'tenant-b' });
     const a2 = await h.engine.dispatch('K.Job', {}, { rateLimitKey: 'tenant-a' });
-    await waitFor(() => h.status(a) === 'Completed' && h.status(b) === 'Completed');
+    await waitFor(async () => (await h.status(a)) === 'Completed' && (await h.status(b)) === 'Completed');
     // The claim that passed a2 over wrote its throttle: it waits for tenant-a's window only.
-    await waitFor(() => h.row(a2)['throttled_until'] !== null);
-    expect(h.status(a2)).toBe('Queued');
-    expect(h.row(a2)['throttled_until']).toBeGreaterThan(Date.now() + 5_000);
+    await waitFor(async () => (await h.row(a2))['throttled_until'] !== null);
+    expect((await h.status(a2))).toBe('Queued');
+    expect((await h.row(a2))['throttled_until']).toBeGreaterThan(Date.now() + 5_000);
   });
 });
 
@@ -107,11 +108,11 @@ describe('rows of types this engine does not handle', () => {
   it('stay Queued for another engine and do not block handled rows behind them', async () => {
     const h = harness();
     h.engine.handle('Mine.Job', () => undefined);
-    h.storage.db.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at)
-      VALUES ('foreign-1', 'Theirs.Job', 'Theirs.JobHandler', '{}', 'default', 'Queued', 'Full', 1)`).run();
+    (await h.probe.run(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at)
+      VALUES ('foreign-1', 'Theirs.Job', 'Theirs.JobHandler', '{}', 'default', 'Queued', 'Full', 1)`));
     await h.engine.start();
     const ids = await Promise.all([1, 2, 3, 4, 5, 6].map(() => h.engine.dispatch('Mine.Job', {})));
-    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'));
-    expect(h.status('foreign-1')).toBe('Queued');
+    await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'));
+    expect((await h.status('foreign-1'))).toBe('Queued');
   });
 });

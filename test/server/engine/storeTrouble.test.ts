@@ -32,13 +32,13 @@ describe('storage trouble: never stall, never drop', () => {
     });
     await h.engine.start();
     const first = await h.engine.dispatch('Lock.Job', { n: 0 });
-    await waitFor(() => h.status(first) === 'Completed');
+    await waitFor(async () => (await h.status(first)) === 'Completed');
 
     const other = new BetterSqlite3(h.file);
     other.exec('BEGIN EXCLUSIVE');
     const { result: ids, maxGapMs } = await maxEventLoopGap(async () => {
       const pending = Array.from({ length: 20 }, (_, n) => h.engine.dispatch('Lock.Job', { n: n + 1 }));
-      await waitFor(() => h.engine.health().status === 'degraded', 3000, 'degraded health');
+      await waitFor(async () => h.engine.health().status === 'degraded', 3000, 'degraded health');
       expect(h.engine.health().unwrittenChanges).toBeGreaterThan(0);
       await new Promise((r) => setTimeout(r, 300));
       other.exec('COMMIT');
@@ -47,13 +47,13 @@ describe('storage trouble: never stall, never drop', () => {
     other.close();
     expect(maxGapMs).toBeLessThan(1000); // a synchronous 5 s busy wait would freeze it for seconds
     expect(errors.some((e) => /lock/.test(e.message))).toBe(true);
-    await waitFor(() => ids.every((id) => h.status(id) === 'Completed'), 10_000, 'every task Completed');
+    await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'), 10_000, 'every task Completed');
     for (const id of ids) {
-      expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
+      expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Completed']);
       expect(h.storage.db.prepare('SELECT COUNT(*) FROM execution_logs WHERE task_id = ?').pluck().get(id)).toBe(1);
     }
     // A trailing commit may still be in flight when the rows read Completed: wait until it settles.
-    await waitFor(() => {
+    await waitFor(async () => {
       const now = h.engine.health();
       return now.status === 'ok' && now.unwrittenChanges === 0 && now.oldestUnwrittenMs === 0;
     }, 3000, 'settled health');
@@ -71,15 +71,15 @@ describe('storage trouble: never stall, never drop', () => {
     db.pragma(`max_page_count = ${pages + 2}`);
     const ids = await Promise.race([
       Promise.all(Array.from({ length: 200 }, (_, n) => h.engine.dispatch('Full.Job', { n, pad: 'p'.repeat(500) }))),
-      waitFor(() => errors.length > 0, 5000, 'an error event').then(() => null),
+      waitFor(async () => errors.length > 0, 5000, 'an error event').then(() => null),
     ]);
     expect(errors[0]!.message).toMatch(/disk is full/);
     expect(h.engine.health().status).toBe('degraded');
     db.pragma('max_page_count = 1073741823');
-    const all = ids ?? (await waitFor(() => h.engine.health().unwrittenChanges === 0, 10_000, 'writes resumed'), null);
+    const all = ids ?? (await waitFor(async () => h.engine.health().unwrittenChanges === 0, 10_000, 'writes resumed'), null);
     void all;
     const count = () => db.prepare(`SELECT COUNT(*) FROM tasks WHERE type = 'Full.Job' AND status = 'Completed'`).pluck().get() as number;
-    await waitFor(() => count() === 200, 15_000, 'all 200 Completed');
+    await waitFor(async () => count() === 200, 15_000, 'all 200 Completed');
     expect(db.prepare(`SELECT COUNT(*) FROM execution_logs`).pluck().get()).toBe(200);
   });
 
@@ -90,7 +90,7 @@ describe('storage trouble: never stall, never drop', () => {
     h.engine.handle('Gone.Job', () => undefined);
     await h.engine.start();
     const before = await h.engine.dispatch('Gone.Job', {});
-    await waitFor(() => h.status(before) === 'Completed');
+    await waitFor(async () => (await h.status(before)) === 'Completed');
     for (const suffix of ['', '-wal', '-shm']) {
       try {
         unlinkSync(h.file + suffix);
@@ -99,7 +99,7 @@ describe('storage trouble: never stall, never drop', () => {
       }
     }
     const t0 = Date.now();
-    await waitFor(() => errors.length > 0, 2000, 'the error event');
+    await waitFor(async () => errors.length > 0, 2000, 'the error event');
     expect(Date.now() - t0).toBeLessThan(500);
     expect(errors[0]!.message).toContain(h.file);
     expect(errors[0]!.message).toMatch(/deleted/);
@@ -109,7 +109,7 @@ describe('storage trouble: never stall, never drop', () => {
       () => (outcome = 'written'),
       (e: Error) => (outcome = e.message),
     );
-    await waitFor(() => h.engine.health().unwrittenChanges === 1, 1000, 'the dispatch kept in memory');
+    await waitFor(async () => h.engine.health().unwrittenChanges === 1, 1000, 'the dispatch kept in memory');
     expect(outcome).toBeUndefined();
     // Stopping does not pretend it was written: the caller's dispatch is refused.
     await h.engine.stop({ graceMs: 0 });

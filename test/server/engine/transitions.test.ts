@@ -50,7 +50,7 @@ describe('every status the store writes follows the transition table', () => {
     h.engine.handle('T.Every', () => undefined);
     await h.engine.start();
     const blocker = await h.engine.dispatch('T.Block', {}, { queue: 'tight' });
-    await waitFor(() => h.status(blocker) === 'InProgress');
+    await waitFor(async () => (await h.status(blocker)) === 'InProgress');
     const filler = await h.engine.dispatch('T.Ok', {}, { queue: 'tight' });
     const waiting = await h.engine.dispatch('T.Ok', {}, { queue: 'tight' });
     const delayed = await h.engine.dispatch('T.Ok', {}, { queue: 'tight', delayMs: 20 });
@@ -59,13 +59,13 @@ describe('every status the store writes follows the transition table', () => {
     const every = await h.engine.recurring('T.Every', {}, { every: 20, maxRuns: 2 });
     expect(await h.engine.cancel(waiting)).toBe('Cancelled');
     expect(await h.engine.cancel(later)).toBe('Cancelled');
-    await waitFor(() => h.status(delayed) === 'WaitingQueue');
+    await waitFor(async () => (await h.status(delayed)) === 'WaitingQueue');
     gate.resolve();
-    await waitFor(() => [filler, delayed, every].every((id) => h.status(id) === 'Completed') && h.status(failing) === 'Failed');
+    await waitFor(async () => (await h.statuses([filler, delayed, every])).every((s) => s === 'Completed') && (await h.status(failing)) === 'Failed');
     const hanging = await h.engine.dispatch('T.Hang', {});
-    await waitFor(() => h.status(hanging) === 'InProgress');
+    await waitFor(async () => (await h.status(hanging)) === 'InProgress');
     await h.engine.stop({ graceMs: 0 });
-    expect(h.status(hanging)).toBe('ServiceStopped');
+    expect((await h.status(hanging))).toBe('ServiceStopped');
     const first = seen();
     // recovery: ServiceStopped → Queued, and a row left InProgress (a crash, simulated by the test
     // on its own connection) → Queued
@@ -76,7 +76,7 @@ describe('every status the store writes follows the transition table', () => {
     const recovered = recordTransitions(storage2.db);
     const second = engineOn(storage2, { pollIntervalMs: 20 });
     await second.start();
-    await waitFor(() => h.status(hanging) === 'Queued' && h.status(filler) === 'Queued');
+    await waitFor(async () => (await h.status(hanging)) === 'Queued' && (await h.status(filler)) === 'Queued');
     await second.stop({ graceMs: 0 });
     const all = [...first, ...recovered()];
     storage2.close();

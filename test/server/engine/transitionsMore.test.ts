@@ -11,14 +11,14 @@ describe('more status transitions and engine behaviour', () => {
     h.engine.handle('T.Job', () => undefined);
     await h.engine.start();
     const blocker = await h.engine.dispatch('T.Block', {}, { queue: 'tight' });
-    await waitFor(() => h.status(blocker) === 'InProgress');
+    await waitFor(async () => (await h.status(blocker)) === 'InProgress');
     const filler = await h.engine.dispatch('T.Job', {}, { queue: 'tight' });
-    expect(h.status(filler)).toBe('Queued');
+    expect((await h.status(filler))).toBe('Queued');
     const delayed = await h.engine.dispatch('T.Job', {}, { queue: 'tight', delayMs: 30 });
-    await waitFor(() => h.status(delayed) === 'WaitingQueue');
+    await waitFor(async () => (await h.status(delayed)) === 'WaitingQueue');
     gate.resolve();
-    await waitFor(() => h.status(delayed) === 'Completed' && h.status(filler) === 'Completed');
-    expect(h.audits(delayed)).toEqual(['Pending', 'WaitingQueue', 'Queued', 'InProgress', 'Completed']);
+    await waitFor(async () => (await h.status(delayed)) === 'Completed' && (await h.status(filler)) === 'Completed');
+    expect((await h.audits(delayed))).toEqual(['Pending', 'WaitingQueue', 'Queued', 'InProgress', 'Completed']);
   });
 
   it('handlers get their context; events carry queue, handler, parameters and omit absent fields', async () => {
@@ -29,9 +29,9 @@ describe('more status transitions and engine behaviour', () => {
     }, { handlerName: 'Mail.Handlers.SendMailHandler' });
     await h.engine.start();
     const id = await h.engine.dispatch('Mail.Send', { to: 'a@b.c' }, { queue: 'mail', taskKey: 'mail-1' });
-    await waitFor(() => h.events.some((e) => e.kind === 'Completed'));
+    await waitFor(async () => h.events.some((e) => e.kind === 'Completed'));
     expect(seen).toEqual({ req: { to: 'a@b.c' }, taskId: id, type: 'Mail.Send', queue: 'mail', attempt: 1, runNumber: 1, taskKey: 'mail-1' });
-    expect(h.row(id)['handler']).toBe('Mail.Handlers.SendMailHandler');
+    expect((await h.row(id))['handler']).toBe('Mail.Handlers.SendMailHandler');
     const started = h.events.find((e) => e.kind === 'Started')!;
     expect(started).toMatchObject({
       taskId: id, severity: 'Information', taskType: 'Mail.Send', taskHandlerType: 'Mail.Handlers.SendMailHandler',
@@ -51,7 +51,7 @@ describe('more status transitions and engine behaviour', () => {
     await h.engine.start();
     const a = await h.engine.dispatch('L.Job', {});
     const b = await h.engine.dispatch('L.Job', {});
-    await waitFor(() => h.status(a) === 'Completed' && h.status(b) === 'Completed');
+    await waitFor(async () => (await h.status(a)) === 'Completed' && (await h.status(b)) === 'Completed');
     expect(errors.some((w) => w.startsWith('event listener'))).toBe(true);
   });
 
@@ -63,9 +63,9 @@ describe('more status transitions and engine behaviour', () => {
     h.engine.off('event', l);
     h.engine.handle('P.Job', () => undefined);
     const id = await h.engine.dispatch('P.Job', {});
-    expect(h.status(id)).toBe('Queued');
+    expect((await h.status(id))).toBe('Queued');
     await h.engine.start();
-    await waitFor(() => h.status(id) === 'Completed');
+    await waitFor(async () => (await h.status(id)) === 'Completed');
     expect(got).toEqual([]);
   });
 });

@@ -50,8 +50,8 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
     expect(isInjected((results[1] as PromiseRejectedResult).reason)).toBe(true);
     const kept = results.filter((r): r is PromiseFulfilledResult<string> => r.status === 'fulfilled').map((r) => r.value);
     for (const id of kept) {
-      expect(h.row(id)).toMatchObject({ status: 'Queued', type: 'Reports.Fine' });
-      expect(h.audits(id)).toEqual(['Queued']);
+      expect((await h.row(id))).toMatchObject({ status: 'Queued', type: 'Reports.Fine' });
+      expect((await h.audits(id))).toEqual(['Queued']);
     }
     expect(h.storage.db.prepare(`SELECT COUNT(*) FROM tasks WHERE type = 'Reports.Broken'`).pluck().get()).toBe(0);
     expect(h.storage.db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get()).toBe(2);
@@ -71,9 +71,9 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
     expect(cb.status).toBe('rejected');
     expect(isInjected((cb as PromiseRejectedResult).reason)).toBe(true);
     expect(d.status).toBe('fulfilled');
-    expect(h.audits(a)).toEqual(['Pending', 'Cancelled']);
+    expect((await h.audits(a))).toEqual(['Pending', 'Cancelled']);
     expect(snapshotTask(h.storage.db, b)).toEqual(beforeB);
-    expect(h.audits((d as PromiseFulfilledResult<string>).value)).toEqual(['Queued']);
+    expect((await h.audits((d as PromiseFulfilledResult<string>).value))).toEqual(['Queued']);
   });
 
   it('cancel: the row stays Pending with its one audit; the call rejects; cancelling again after the fault succeeds', async () => {
@@ -86,7 +86,7 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
     expect(snapshotTask(h.storage.db, id)).toEqual(before);
     fault.disarm();
     expect(await h.engine.cancel(id)).toBe('Cancelled');
-    expect(h.audits(id)).toEqual(['Pending', 'Cancelled']);
+    expect((await h.audits(id))).toEqual(['Pending', 'Cancelled']);
   });
 
   it('claim: while the InProgress audit cannot be written the task stays Queued and its handler never runs; then it runs once', async () => {
@@ -97,14 +97,14 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
     const before = snapshotTask(h.storage.db, id);
     const fault = arm(failStatusAudit(h.storage.db, { status: 'InProgress', taskId: id }));
     await h.engine.start();
-    await waitFor(() => h.errors.some(isInjected), 5000, 'the claim to fail');
+    await waitFor(async () => h.errors.some(isInjected), 5000, 'the claim to fail');
     expect(snapshotTask(h.storage.db, id)).toEqual(before);
     expect(calls).toEqual([]);
     expect(h.events.filter((e) => e.taskId === id)).toEqual([]);
     fault.disarm();
-    await waitFor(() => h.status(id) === 'Completed', 5000, 'the task to complete');
+    await waitFor(async () => (await h.status(id)) === 'Completed', 5000, 'the task to complete');
     expect(calls).toEqual([id]);
-    expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Completed']);
   });
 
   for (const outcome of ['Completed', 'Failed'] as const) {
@@ -126,7 +126,7 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
       expect(during.row).toMatchObject({ status: 'InProgress' });
       const fault = arm(failStatusAudit(h.storage.db, { status: outcome, taskId: id }));
       release.resolve();
-      await waitFor(() => h.errors.some(isInjected), 5000, `the ${outcome} record to fail`);
+      await waitFor(async () => h.errors.some(isInjected), 5000, `the ${outcome} record to fail`);
       expect(snapshotTask(h.storage.db, id)).toEqual(during);
       expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started']);
 
@@ -137,9 +137,9 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
       extraEngines.push(again);
       again.handle('Jobs.Finishing', async () => void calls++);
       await again.start();
-      await waitFor(() => h.status(id) === 'Completed', 5000, 'the recovered task to complete');
-      expect(h.audits(id)).toEqual(['Queued', 'InProgress', 'Queued', 'InProgress', 'Completed']);
-      expect(h.row(id)).toMatchObject({ run_count: 1, last_outcome: 'Completed' });
+      await waitFor(async () => (await h.status(id)) === 'Completed', 5000, 'the recovered task to complete');
+      expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Queued', 'InProgress', 'Completed']);
+      expect((await h.row(id))).toMatchObject({ run_count: 1, last_outcome: 'Completed' });
     });
   }
 });

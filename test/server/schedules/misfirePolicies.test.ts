@@ -1,5 +1,3 @@
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MisfirePolicy } from '../../../server/src/contracts/index.js';
 import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
@@ -21,7 +19,7 @@ async function downtime(policy: MisfirePolicy, overflowCap: number) {
   expect((await h.tick()).written).toBe(0); // nothing due at creation
   await h.tick(BACK);
   const skipped = h.events.map((e) => ({ reason: e.reason, skippedCount: e.skippedCount, firstSlotUtc: e.firstSlotUtc, lastSlotUtc: e.lastSlotUtc }));
-  return { id, occ: occurrencesOf(h.db, id), row: scheduleRow(h.db, id), skipped };
+  return { id, occ: (await occurrencesOf(h.probe, id)), row: (await scheduleRow(h.probe, id)), skipped };
 }
 
 describe('3 days of downtime on an hourly schedule', () => {
@@ -32,7 +30,7 @@ describe('3 days of downtime on an hourly schedule', () => {
     expect(new Set(occ.map((o) => o.misfire_kind))).toEqual(new Set(['CatchUp']));
     for (const o of occ) {
       expect(o).toMatchObject({ status: 'Pending', scheduled_at: ms(BACK), schedule_version: 1, time_zone_id: 'UTC', occurrence_mode: 'Durable', is_recurring: 0, missed_count: null });
-      expect(auditsOf(h.db, o.id)).toEqual(['Pending']);
+      expect((await auditsOf(h.probe, o.id))).toEqual(['Pending']);
     }
     expect(skipped).toEqual([OUTSIDE]);
     expect(h.events[0]).toMatchObject({ kind: 'OccurrenceSkipped', severity: 'Warning', taskId: id, scheduleVersion: 1, taskType: 'Reports.Hourly' });
@@ -55,19 +53,16 @@ describe('3 days of downtime on an hourly schedule', () => {
     });
     // a halt never releases itself: later ticks leave it alone, and so does a restarted engine
     await h.tick('2026-01-09T00:30:00Z');
-    expect(occurrencesOf(h.db, row.id)).toEqual([]);
-    const file = h.file;
-    h.db.close();
-    const restarted = openScheduleHarness({ file, startAt: '2026-01-10T00:30:00Z' });
+    expect((await occurrencesOf(h.probe, row.id))).toEqual([]);
+    await h.sut.close(); // the engine goes down; its data stays
+    const restarted = openScheduleHarness({ sut: h.sut.reopen(), startAt: '2026-01-10T00:30:00Z' });
     try {
       await restarted.tick();
-      expect(occurrencesOf(restarted.db, row.id)).toEqual([]);
-      expect(JSON.parse(scheduleRow(restarted.db, row.id).halt!).atUtc).toBe(BACK);
+      expect((await occurrencesOf(restarted.probe, row.id))).toEqual([]);
+      expect(JSON.parse((await scheduleRow(restarted.probe, row.id)).halt!).atUtc).toBe(BACK);
     } finally {
-      restarted.close();
-      rmSync(dirname(file), { recursive: true, force: true });
+      await restarted.close();
     }
-    h = openScheduleHarness(); // a fresh one for afterEach
   });
 
   it('SkipOldest, cap below: the newest cap slots run, older ones are dropped as OverflowCap', async () => {
@@ -117,11 +112,11 @@ describe('3 days of downtime on an hourly schedule', () => {
   it('after the catch-up, slots are materialized OnTime ahead of their slot, numbering goes on', async () => {
     const { id } = await downtime('ReplayAll', 100);
     await h.tick('2026-01-08T00:59:59.000Z'); // 01:00 is within the 2 s lookahead
-    const last = occurrencesOf(h.db, id).at(-1)!;
+    const last = (await occurrencesOf(h.probe, id)).at(-1)!;
     expect(last).toMatchObject({ nominal_slot_at: ms('2026-01-08T01:00:00Z'), scheduled_at: ms('2026-01-08T01:00:00Z'), misfire_kind: 'OnTime', run_number: 25, status: 'Pending' });
     await h.tick('2026-01-08T01:00:00.500Z');
-    expect(occurrencesOf(h.db, id)).toHaveLength(25); // no duplicate for the same slot
-    expect(scheduleRow(h.db, id).scheduled_at).toBe(ms('2026-01-08T02:00:00Z'));
+    expect((await occurrencesOf(h.probe, id))).toHaveLength(25); // no duplicate for the same slot
+    expect((await scheduleRow(h.probe, id)).scheduled_at).toBe(ms('2026-01-08T02:00:00Z'));
   });
 });
 
@@ -132,12 +127,12 @@ describe('audit level and queue of occurrences', () => {
     const quiet = await h.manager.upsert({ key: 'quiet', type: 'Jobs.A', cron: '0 * * * *', auditLevel: 'ErrorsOnly' });
     const none = await h.manager.upsert({ key: 'none', type: 'Jobs.A', cron: '0 * * * *', auditLevel: 'None' });
     await h.tick('2026-01-05T02:30:00Z');
-    const q = (id: string) => h.db.prepare('SELECT queue, audit_level, handler, request FROM tasks WHERE parent_task_id = ?').all(id);
-    expect(q(full)).toEqual([1, 2].map(() => ({ queue: 'reports', audit_level: 'Full', handler: 'Jobs.AHandler', request: 'null' })));
-    expect(occurrencesOf(h.db, full).map((o) => auditsOf(h.db, o.id))).toEqual([['Pending'], ['Pending']]);
-    expect(occurrencesOf(h.db, quiet).map((o) => auditsOf(h.db, o.id))).toEqual([[], []]);
-    expect(occurrencesOf(h.db, none).map((o) => auditsOf(h.db, o.id))).toEqual([[], []]);
-    expect(auditsOf(h.db, none)).toEqual([]);
+    const q = (id: string) => h.probe.rows('SELECT queue, audit_level, handler, request FROM tasks WHERE parent_task_id = ?', id);
+    expect(await q(full)).toEqual([1, 2].map(() => ({ queue: 'reports', audit_level: 'Full', handler: 'Jobs.AHandler', request: 'null' })));
+    expect(await Promise.all((await occurrencesOf(h.probe, full)).map((o) => auditsOf(h.probe, o.id)))).toEqual([['Pending'], ['Pending']]);
+    expect(await Promise.all((await occurrencesOf(h.probe, quiet)).map((o) => auditsOf(h.probe, o.id)))).toEqual([[], []]);
+    expect(await Promise.all((await occurrencesOf(h.probe, none)).map((o) => auditsOf(h.probe, o.id)))).toEqual([[], []]);
+    expect((await auditsOf(h.probe, none))).toEqual([]);
   });
 });
 
@@ -146,31 +141,31 @@ describe('bounded series and intervals', () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:00:30Z' });
     const id = await h.manager.upsert({ key: 'three', type: 'Jobs.Three', every: '10m', maxRuns: 3 });
     for (let t = ms('2026-01-05T00:00:30Z'); t <= ms('2026-01-05T01:00:00Z'); t += 60_000) await h.tick(t);
-    const occ = occurrencesOf(h.db, id);
+    const occ = (await occurrencesOf(h.probe, id));
     expect(occ.map((o) => [iso(o.nominal_slot_at), o.run_number, o.misfire_kind])).toEqual([
       ['2026-01-05T00:10:30.000Z', 1, 'OnTime'],
       ['2026-01-05T00:20:30.000Z', 2, 'OnTime'],
       ['2026-01-05T00:30:30.000Z', 3, 'OnTime'],
     ]);
-    expect(scheduleRow(h.db, id)).toMatchObject({ status: 'Completed', scheduled_at: null });
-    expect(auditsOf(h.db, id)).toEqual(['Pending', 'Completed']);
+    expect((await scheduleRow(h.probe, id))).toMatchObject({ status: 'Completed', scheduled_at: null });
+    expect((await auditsOf(h.probe, id))).toEqual(['Pending', 'Completed']);
   });
 
   it('until: the series ends with its last slot at or before until', async () => {
     h = openScheduleHarness({ startAt: '2026-01-05T00:30:00Z' });
     const id = await h.manager.upsert({ key: 'until', type: 'Jobs.Until', cron: '0 * * * *', until: '2026-01-05T03:00:00Z' });
     await h.tick('2026-01-05T10:00:00Z');
-    expect(occurrencesOf(h.db, id).map((o) => iso(o.nominal_slot_at))).toEqual(hourly('2026-01-05T01:00:00Z', '2026-01-05T03:00:00Z'));
-    expect(scheduleRow(h.db, id).status).toBe('Completed');
+    expect((await occurrencesOf(h.probe, id)).map((o) => iso(o.nominal_slot_at))).toEqual(hourly('2026-01-05T01:00:00Z', '2026-01-05T03:00:00Z'));
+    expect((await scheduleRow(h.probe, id)).status).toBe('Completed');
   });
 
   it('interval schedules count arithmetically: a year of 1 s slots halts with an exact count', async () => {
     h = openScheduleHarness({ startAt: '2026-01-01T00:00:00Z' });
     const id = await h.manager.upsert({ key: 'fast', type: 'Jobs.Fast', every: 1000, misfire: { policy: 'ReplayAll', windowMs: 400 * 86_400_000, overflowCap: 100 } });
     await h.tick('2027-01-01T00:00:00Z');
-    const halt = JSON.parse(scheduleRow(h.db, id).halt!);
+    const halt = JSON.parse((await scheduleRow(h.probe, id)).halt!);
     // slots T+1 s … T+365 d−6 s are older than now − 5 s grace (the one at exactly now − 5 s is still on time)
     expect(halt).toMatchObject({ isExact: true, detectedAtLeast: 365 * 86_400 - 6 });
-    expect(occurrencesOf(h.db, id)).toEqual([]);
+    expect((await occurrencesOf(h.probe, id))).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MisfirePolicy, SvcEvent } from '../../../server/src/contracts/index.js';
+import { BACKEND } from '../engine/fixtures/storeUnderTest.js';
 import { cronSlotsByBruteForce } from './fixtures/slotOracle.js';
 import { occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
 
@@ -65,8 +66,8 @@ describe('materializer properties (random definitions, downtime, policies and ca
         await h.tick((t += s.downtimeMs + 1000));
         for (const d of s.onlineAfter) await h.tick((t += d));
         const events = h.events.slice(firstEvent).filter((e: SvcEvent) => e.taskId === id);
-        const occ = occurrencesOf(h.db, id);
-        const row = scheduleRow(h.db, id);
+        const occ = (await occurrencesOf(h.probe, id));
+        const row = (await scheduleRow(h.probe, id));
         const halt = row.halt === null ? null : (JSON.parse(row.halt) as { cursorUtc: string; detectedAtLeast: number });
         await h.manager.cancel(key); // out of the way of the next runs
 
@@ -109,7 +110,9 @@ describe('materializer properties (random definitions, downtime, policies and ca
         // OnTime occurrences were written ahead of their slot; CatchUp ones stand for missed work
         for (const o of occ) expect(['OnTime', 'CatchUp']).toContain(o.misfire_kind);
       }),
-      { numRuns: 120 },
+      // The planning is the same code on every store; on PostgreSQL (a round trip per write) fewer
+      // random scenarios check that its writes read back the same.
+      { numRuns: BACKEND === 'postgres' ? 30 : 120 },
     );
   });
 });

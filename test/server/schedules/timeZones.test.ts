@@ -11,9 +11,9 @@ async function materialized(cron: string, zone: string, from: string, to: string
   h = openScheduleHarness({ startAt: from });
   const id = await h.manager.upsert({ key: `${cron}@${zone}`, type: 'Jobs.Zoned', cron, timeZone: zone });
   for (let t = ms(from); t <= ms(to); t += 600_000) await h.tick(t);
-  const occ = occurrencesOf(h.db, id);
+  const occ = (await occurrencesOf(h.probe, id));
   expect(occ.every((o) => o.time_zone_id === zone && o.misfire_kind === 'OnTime')).toBe(true);
-  expect(scheduleRow(h.db, id).time_zone_id).toBe(zone);
+  expect((await scheduleRow(h.probe, id)).time_zone_id).toBe(zone);
   return occ.map((o) => iso(o.nominal_slot_at)!);
 }
 
@@ -75,7 +75,7 @@ describe('the counting bound', () => {
       misfire: { policy: 'ReplayAll', windowMs: 400 * 86_400_000, overflowCap: 1000 },
     });
     await h.tick('2027-01-01T00:00:00Z');
-    expect(JSON.parse(scheduleRow(h.db, id).halt!)).toEqual({
+    expect(JSON.parse((await scheduleRow(h.probe, id)).halt!)).toEqual({
       atUtc: '2027-01-01T00:00:00.000Z',
       reason: 'OverflowCapExceeded',
       detectedAtLeast: 100_000,
@@ -83,7 +83,7 @@ describe('the counting bound', () => {
       cursorUtc: '2026-01-01T00:00:00.000Z',
       scheduleVersion: 1,
     });
-    expect(occurrencesOf(h.db, id)).toEqual([]);
+    expect((await occurrencesOf(h.probe, id))).toEqual([]);
   });
 
   it('Collapse over the bound: missedCount = 100,000 with missedCountIsExact = false', async () => {
@@ -93,7 +93,7 @@ describe('the counting bound', () => {
       misfire: { policy: 'Collapse', windowMs: 400 * 86_400_000 },
     });
     await h.tick('2027-01-01T00:00:00Z');
-    const occ = occurrencesOf(h.db, id);
+    const occ = (await occurrencesOf(h.probe, id));
     expect(occ.filter((o) => o.misfire_kind === 'CatchUp')).toEqual([
       expect.objectContaining({
         missed_count: 100_000, missed_count_is_exact: 0,

@@ -1,9 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { engineOn } from '../engine/fixtures/storeUnderTest.js';
-import { openSqliteStorage, type Engine, type SqliteStorage, type SvcEvent } from '../../../server/src/index.js';
+import { openStoreUnderTest, type StoreUnderTest } from '../engine/fixtures/storeUnderTest.js';
+import type { Engine, SvcEvent } from '../../../server/src/index.js';
 
 // Durable schedules inside the real engine (createEngine): the materializer runs as its ticker,
 // the engine's workers run the occurrences, and never the schedule row. The engines run on an
@@ -12,42 +9,41 @@ import { openSqliteStorage, type Engine, type SqliteStorage, type SvcEvent } fro
 const NOW = Date.parse('2026-03-02T10:00:30.000Z');
 const HOUR_AGO = NOW - 3_600_000;
 
-let dir: string;
-let storage: SqliteStorage;
+let sut: StoreUnderTest | undefined;
 let engine: Engine | undefined;
 afterEach(async () => {
   await engine?.stop({ graceMs: 0 });
   engine = undefined;
-  storage?.close();
-  rmSync(dir, { recursive: true, force: true });
+  await sut?.destroy();
+  sut = undefined;
 });
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
+async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
+  while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
   }
 }
 
-function open(): void {
-  dir = mkdtempSync(join(tmpdir(), 'svc-schedules-engine-'));
-  storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+function open(): StoreUnderTest {
+  sut = openStoreUnderTest();
+  return sut;
 }
 
-const rows = (sql: string, ...params: unknown[]) => storage.db.prepare(sql).all(...params) as Record<string, unknown>[];
+const rows = (sql: string, ...params: unknown[]) => sut!.probe.rows(sql, ...params);
 
 describe('durable schedules in the real engine', () => {
   it('after an hour of downtime, the first tick catches up and the workers run every occurrence, never the schedule row', async () => {
-    open();
+    const store = open();
     // The schedule was created an hour ago by an engine that then went down.
-    const before = engineOn(storage, { clock: () => HOUR_AGO });
+    const before = store.engine({ clock: () => HOUR_AGO });
     const id = await before.schedules.upsert({
       key: 'minutely', type: 'Jobs.Minute', cron: '* * * * *',
       misfire: { policy: 'ReplayAll', windowMs: 30 * 60_000, overflowCap: 100 },
     });
 
-    engine = engineOn(storage, { pollIntervalMs: 20, clock: () => NOW });
+    engine = store.engine({ pollIntervalMs: 20, clock: () => NOW });
     const events: SvcEvent[] = [];
     engine.on('event', (e) => events.push(e));
     const ran: string[] = [];
@@ -55,8 +51,11 @@ describe('durable schedules in the real engine', () => {
     await engine.start();
 
     const occurrences = () => rows('SELECT id, status, misfire_kind, run_number FROM tasks WHERE parent_task_id = ? ORDER BY nominal_slot_at', id);
-    await waitFor(() => occurrences().length === 30 && occurrences().every((o) => o.status === 'Completed'), 15_000, 'the catch-up to run');
-    const occ = occurrences();
+    await waitFor(async () => {
+      const occ = await occurrences();
+      return occ.length === 30 && occ.every((o) => o.status === 'Completed');
+    }, 15_000, 'the catch-up to run');
+    const occ = await occurrences();
     // 09:31 … 10:00: the slots of the 30-minute window (10:00 is 30 s old, past the 5 s grace).
     expect(occ.map((o) => o.run_number)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(occ.every((o) => o.misfire_kind === 'CatchUp')).toBe(true);
@@ -72,18 +71,18 @@ describe('durable schedules in the real engine', () => {
     const completed = events.filter((e) => e.kind === 'Completed');
     expect(completed.every((e) => e.parentTaskId === id)).toBe(true);
 
-    const schedule = rows('SELECT status, run_count, started_at FROM tasks WHERE id = ?', id)[0]!;
+    const schedule = (await rows('SELECT status, run_count, started_at FROM tasks WHERE id = ?', id))[0]!;
     expect(schedule).toEqual({ status: 'Pending', run_count: 0, started_at: null });
-    expect(rows('SELECT new_status FROM status_audit WHERE task_id = ?', id)).toEqual([{ new_status: 'Pending' }]);
+    expect(await rows('SELECT new_status FROM status_audit WHERE task_id = ?', id)).toEqual([{ new_status: 'Pending' }]);
     expect(events.some((e) => e.taskId === id && e.kind !== 'OccurrenceSkipped')).toBe(false);
   });
 
   it('a failed occurrence requeued through engine.schedules runs again under its id and completes', async () => {
-    open();
-    const before = engineOn(storage, { clock: () => HOUR_AGO - 1_000 });
+    const store = open();
+    const before = store.engine({ clock: () => HOUR_AGO - 1_000 });
     const id = await before.schedules.upsert({ key: 'once', type: 'Jobs.Flaky', every: '1h', misfire: { policy: 'Skip' } });
 
-    engine = engineOn(storage, { pollIntervalMs: 20, clock: () => NOW });
+    engine = store.engine({ pollIntervalMs: 20, clock: () => NOW });
     let calls = 0;
     engine.handle('Jobs.Flaky', async () => {
       calls++;
@@ -91,13 +90,16 @@ describe('durable schedules in the real engine', () => {
     }, { retry: { attempts: 1 } });
     await engine.start();
     const occ = () => rows('SELECT id, status, run_number FROM tasks WHERE parent_task_id = ?', id);
-    await waitFor(() => occ().length === 1 && occ()[0]!.status === 'Failed', 10_000, 'the occurrence to fail');
-    const occurrenceId = occ()[0]!.id as string;
+    await waitFor(async () => {
+      const o = await occ();
+      return o.length === 1 && o[0]!.status === 'Failed';
+    }, 10_000, 'the occurrence to fail');
+    const occurrenceId = (await occ())[0]!.id as string;
 
     expect(await engine.schedules.requeue(occurrenceId)).toMatchObject({ status: 'Succeeded', taskId: occurrenceId });
-    await waitFor(() => occ()[0]!.status === 'Completed', 10_000, 'the requeued occurrence to complete');
-    expect(occ()).toEqual([{ id: occurrenceId, status: 'Completed', run_number: 1 }]);
-    const audits = (rows('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id', occurrenceId)).map((r) => r.new_status);
+    await waitFor(async () => (await occ())[0]!.status === 'Completed', 10_000, 'the requeued occurrence to complete');
+    expect(await occ()).toEqual([{ id: occurrenceId, status: 'Completed', run_number: 1 }]);
+    const audits = (await rows('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id', occurrenceId)).map((r) => r.new_status);
     expect(audits.slice(audits.indexOf('Failed'))).toEqual(['Failed', 'Queued', 'InProgress', 'Completed']);
     expect(calls).toBe(2);
     // the schedule row itself is refused, and so is the occurrence now that it is Completed

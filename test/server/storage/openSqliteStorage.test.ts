@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrations, openSqliteStorage } from '../../../server/src/index.js';
+import { createEngine, migrations, openSqliteStorage } from '../../../server/src/index.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -36,6 +36,8 @@ describe('openSqliteStorage', () => {
     expect(ro.readonly).toBe(true);
     expect(() => ro.db.prepare(`DELETE FROM tasks`).run()).toThrow(/readonly/);
     expect(() => ro.rebuildReadModels()).toThrow(/read-only/);
+    // an engine needs a writable store
+    expect(() => createEngine({ storage: ro })).toThrow(/read-only/);
     ro.close();
   });
 

@@ -21,9 +21,9 @@ const withAdmin = async <T>(work: (c: pg.Client) => Promise<T>): Promise<T> => {
   }
 };
 
-/** Creates a uniquely named database for one suite; `drop()` removes it. */
-export async function createTestDatabase(prefix = 'svc_test'): Promise<TestDatabase> {
-  const name = `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+/** Creates a uniquely named database for one suite (or the one named `exactName`); `drop()` removes it. */
+export async function createTestDatabase(prefix = 'svc_test', exactName?: string): Promise<TestDatabase> {
+  const name = exactName ?? `${prefix}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
   await withAdmin((c) => c.query(`CREATE DATABASE "${name}"`));
   const url = new URL(PG_ADMIN_URL);
   url.pathname = `/${name}`;
