@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 
 // One config, four projects: server (engine, storage, monitoring, hub), main (desktop
@@ -29,6 +29,32 @@ export default defineConfig({
             'test/server/schedules/writeFailures.test.ts',
           ],
           env: { SVC_STORE_WRAPPER: 'deferred' },
+        },
+      },
+      // The engine and schedule suites on PostgreSQL: a database per test file, a schema per store
+      // (test/server/engine/fixtures/storeUnderTest.ts). Left out, because they are about SQLite
+      // itself: the database file deleted or replaced (healthRoute), BEGIN EXCLUSIVE from another
+      // process, disk full through max_page_count and the deleted file (storeTrouble), faults
+      // injected with SQLite triggers (both writeFailures), status writes recorded by temporary
+      // SQLite triggers (transitions), and child processes killed or racing on one SQLite file
+      // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance).
+      {
+        extends: true,
+        test: {
+          name: 'engine-postgres',
+          environment: 'node',
+          include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+          exclude: [
+            ...configDefaults.exclude,
+            'test/server/engine/healthRoute.test.ts',
+            'test/server/engine/storeTrouble.test.ts',
+            'test/server/engine/writeFailures.test.ts',
+            'test/server/schedules/writeFailures.test.ts',
+            'test/server/engine/transitions.test.ts',
+            'test/server/engine/crash.test.ts',
+            'test/server/schedules/crashAndConcurrency.test.ts',
+          ],
+          env: { SVC_STORE: 'postgres' },
         },
       },
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
