@@ -1,4 +1,4 @@
-import { configDefaults, defineConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 
 // One config, four projects: server (engine, storage, monitoring, hub), main (desktop
@@ -37,7 +37,8 @@ export default defineConfig({
       // process, disk full through max_page_count and the deleted file (storeTrouble), faults
       // injected with SQLite triggers (both writeFailures), status writes recorded by temporary
       // SQLite triggers (transitions), and child processes killed or racing on one SQLite file
-      // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance).
+      // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance). The schedule files
+      // that never reach a store (haltBoundary, scheduleBuildingBlocks) run once, in `server`.
       {
         extends: true,
         test: {
@@ -45,7 +46,6 @@ export default defineConfig({
           environment: 'node',
           include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
           exclude: [
-            ...configDefaults.exclude,
             'test/server/engine/healthRoute.test.ts',
             'test/server/engine/storeTrouble.test.ts',
             'test/server/engine/writeFailures.test.ts',
@@ -53,6 +53,8 @@ export default defineConfig({
             'test/server/engine/transitions.test.ts',
             'test/server/engine/crash.test.ts',
             'test/server/schedules/crashAndConcurrency.test.ts',
+            'test/server/schedules/haltBoundary.test.ts',
+            'test/server/schedules/scheduleBuildingBlocks.test.ts',
           ],
           env: { SVC_STORE: 'postgres' },
         },
