@@ -1,15 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createEngine, createSqliteEngineStore, openSqliteStorage, type CommitBatch, type EngineStore } from '../../../server/src/index.js';
+import { createEngine, type CommitBatch, type EngineStore } from '../../../server/src/index.js';
+import { openStoreUnderTest } from './fixtures/storeUnderTest.js';
 import { waitFor } from './helpers.js';
 
 describe('engine.health(): what waits to be written', () => {
   it('counts the commit in flight: unwrittenChanges and oldestUnwrittenMs describe the same changes', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-health-'));
-    const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
-    const inner = createSqliteEngineStore(storage);
+    const sut = openStoreUnderTest();
+    const inner = sut.store;
     // A store whose commits wait at a gate while it is closed: the batch stays in flight.
     let gate: Promise<void> | null = null;
     let open = () => undefined as void;
@@ -46,15 +43,14 @@ describe('engine.health(): what waits to be written', () => {
       gate = null;
       open();
       const ids = await Promise.all([first, second]);
-      await waitFor(() => ids.every((id) => storage.db.prepare('SELECT status FROM tasks WHERE id = ?').pluck().get(id) === 'Completed'), 5000, 'both Completed');
+      await waitFor(async () => (await sut.probe.statuses(ids)).every((s) => s === 'Completed'), 5000, 'both Completed');
       await waitFor(() => engine.health().unwrittenChanges === 0, 3000, 'everything written');
       expect(engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0 });
     } finally {
       gate = null;
       open();
       await engine.stop({ graceMs: 0 });
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await sut.destroy();
     }
   });
 });
