@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { flushPromises, type VueWrapper } from '@vue/test-utils';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
+import { useLiveStore } from '../../src/renderer/stores/live.js';
 import { createFakePlatform } from './fakePlatform.js';
 import { FAILED_ID, SCHEDULE_ID, serveFixtures } from './fixtures.js';
 import { mountDashboard, settle } from './harness.js';
@@ -271,24 +272,31 @@ describe('dashboard: live', () => {
   it('an event on the hub refreshes the open page after eventDebounceMs and shows in the live feed', async () => {
     const platform = createFakePlatform({ session: SIGNED_IN, config: { eventDebounceMs: 50 } });
     serveFixtures(platform);
-    const { wrapper, router } = await open(platform, '/tasks');
+    const { wrapper, router, pinia } = await open(platform, '/tasks');
     platform.live.setState('connected');
     await settle();
     const before = platform.callsOf('tasks.list').length;
+    const live = useLiveStore(pinia);
+    const generation = live.version;
     // The debounce window runs on fake timeouts: it closes exactly when the test says so.
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     try {
+      // The first event opens a 50 ms window; the second, 30 ms later, falls inside it.
       platform.live.emit({ kind: 'Completed', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'done' });
+      vi.advanceTimersByTime(30);
       platform.live.emit({ kind: 'Started', taskId: FAILED_ID, eventDateUtc: new Date().toISOString(), severity: 'Information', taskType: 'Demo.X.Y', message: 'go' });
-      vi.advanceTimersByTime(49);
+      vi.advanceTimersByTime(19);
       await flushPromises();
+      expect(live.version).toBe(generation);
       expect(platform.callsOf('tasks.list').length).toBe(before);
       vi.advanceTimersByTime(1);
       await flushPromises();
+      expect(live.version).toBe(generation + 1);
       expect(platform.callsOf('tasks.list').length).toBe(before + 1);
-      // One window for both events: no second refresh follows.
+      // One window for both events: no second invalidation follows (not at 80 ms, nor later).
       vi.advanceTimersByTime(1_000);
       await flushPromises();
+      expect(live.version).toBe(generation + 1);
     } finally {
       vi.useRealTimers();
     }
