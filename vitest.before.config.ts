@@ -1,0 +1,62 @@
+import { defineConfig } from 'vitest/config';
+import vue from '@vitejs/plugin-vue';
+
+// One config, four projects: server (engine, storage, monitoring, hub), main (desktop
+// main-process services), renderer (Vue components and stores), e2e (real browser).
+export default defineConfig({
+  plugins: [vue()],
+  test: {
+    reporters: ['default', './test/fixtures/summaryReporter.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
+      // The engine and schedule suites again, over a store whose every call resolves on a later tick.
+      // Only files that get their store from test/server/engine/fixtures/storeUnderTest.ts (directly
+      // or through the engine and schedule harnesses) run differently there; the excluded files build
+      // their own store or refuse input before any store call, so they run once, in `server`.
+      {
+        extends: true,
+        test: {
+          name: 'engine-deferred-store',
+          environment: 'node',
+          include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+          env: { SVC_STORE_WRAPPER: 'deferred' },
+        },
+      },
+      // The engine and schedule suites on PostgreSQL: a database per test file, a schema per store
+      // (test/server/engine/fixtures/storeUnderTest.ts). Left out, because they are about SQLite
+      // itself: the database file deleted or replaced (healthRoute), BEGIN EXCLUSIVE from another
+      // process, disk full through max_page_count and the deleted file (storeTrouble), faults
+      // injected with SQLite triggers (both writeFailures), status writes recorded by temporary
+      // SQLite triggers (transitions), and child processes killed or racing on one SQLite file
+      // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance). The schedule files
+      // that never reach a store (haltBoundary, scheduleBuildingBlocks) run once, in `server`.
+      {
+        extends: true,
+        test: {
+          name: 'engine-postgres',
+          environment: 'node',
+          include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+          exclude: [
+            'test/server/engine/healthRoute.test.ts',
+            'test/server/engine/storeTrouble.test.ts',
+            'test/server/engine/writeFailures.test.ts',
+            'test/server/schedules/writeFailures.test.ts',
+            'test/server/engine/transitions.test.ts',
+            'test/server/engine/crash.test.ts',
+            'test/server/schedules/crashAndConcurrency.test.ts',
+            'test/server/schedules/haltBoundary.test.ts',
+            'test/server/schedules/scheduleBuildingBlocks.test.ts',
+          ],
+          env: { SVC_STORE: 'postgres' },
+        },
+      },
+      { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
+      { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
+      // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts),
+      // and one Chromium serves every file, a fresh browser context per page (test/fixtures/sharedChromium.ts).
+      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false, globalSetup: ['./test/fixtures/buildOnce.ts', './test/fixtures/sharedChromium.ts'] } },
+    ],
+  },
+});
