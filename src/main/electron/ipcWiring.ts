@@ -1,7 +1,8 @@
 import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { createIpcDispatcher } from '../ipc/ipcDispatcher.js';
-import { IPC_CHANNEL_NAMES, IPC_PREFIX, RENDERER_EVENT_CHANNEL } from '../../shared/ipcContract.js';
+import { IPC_PREFIX, RENDERER_EVENT_CHANNEL } from '../../shared/ipcContract.js';
+import { IPC_TABLE_CHANNELS } from '../ipc/ipcChannelTable.js';
 import { decideWindowOpen, originOf } from '../window/navigationPolicy.js';
 
 /**
@@ -23,7 +24,7 @@ export function wireIpc(services: ConsoleServices, allowedOrigins: readonly stri
     const origin = originOf(frame.url);
     return origin !== undefined && allowedOrigins.includes(origin);
   };
-  for (const name of IPC_CHANNEL_NAMES) {
+  for (const name of IPC_TABLE_CHANNELS) {
     ipcMain.handle(IPC_PREFIX + name, (event, ...args: unknown[]) => {
       if (!fromApp(event)) return { ok: false, error: { code: 'forbidden', message: 'IPC refused: not the app frame' } };
       return dispatch(name, args);
@@ -35,6 +36,6 @@ export function wireIpc(services: ConsoleServices, allowedOrigins: readonly stri
   });
   return () => {
     unsubscribe();
-    for (const name of IPC_CHANNEL_NAMES) ipcMain.removeHandler(IPC_PREFIX + name);
+    for (const name of IPC_TABLE_CHANNELS) ipcMain.removeHandler(IPC_PREFIX + name);
   };
 }

@@ -83,6 +83,9 @@ export const IPC_CHANNEL_TABLE = {
   'shell.openExternal': { args: z.tuple([httpUrl]), handle: async ({ openExternal }, url) => (await openExternal(url), null) },
 } as const satisfies IpcChannelTable;
 
+/** The channels main handles: the table's entries. */
+export const IPC_TABLE_CHANNELS = Object.keys(IPC_CHANNEL_TABLE) as IpcChannelName[];
+
 /** Channels whose schema does not infer exactly the shared contract's argument tuple. */
 type MismatchedChannels = { [C in IpcChannelName]: SchemaMatches<(typeof IPC_CHANNEL_TABLE)[C]['args'], IpcArgs<C>> extends true ? never : C }[IpcChannelName];
 

@@ -1,3 +1,4 @@
+import type { ConsoleErrorCode } from '../../../shared/consoleError.js';
 import type { DesktopBridge, IpcArgs, IpcChannelName, IpcValue } from '../../../shared/ipcContract.js';
 import { ApiError } from '../ApiError.js';
 import { toPlainData } from './plainData.js';
@@ -7,7 +8,8 @@ export function findBridge(): DesktopBridge | undefined {
   return (window as unknown as { svcMonitor?: DesktopBridge }).svcMonitor;
 }
 
-const STATUS_BY_CODE: Record<string, number> = {
+/** The HTTP status an error without one stands for (0: the server could not be reached). */
+const STATUS_BY_CODE: Record<ConsoleErrorCode, number> = {
   'invalid-arguments': 400,
   'not-found': 404,
   'login-required': 401,
