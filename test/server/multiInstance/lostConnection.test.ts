@@ -82,7 +82,6 @@ describe('an engine on PostgreSQL whose connections are terminated mid-run', () 
     const degraded = await until(() => engine.health(), (h: EngineHealth) => h.status === 'degraded', 'degraded health');
     expect(degraded.status === 'degraded' && degraded.reason).toMatch(/Writes are failing: .*PostgreSQL at 127\.0\.0\.1:5432/);
     expect(errors.length).toBeGreaterThan(0);
-    expect(degraded.unwrittenChanges).toBeGreaterThan(0);
 
     await admin.query(`ALTER DATABASE "${database.name}" ALLOW_CONNECTIONS true`);
     const lateIds = await late;

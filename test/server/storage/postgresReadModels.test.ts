@@ -15,6 +15,8 @@ const VIEWS: Record<string, string> = {
     MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_hour_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
   stat_runs_day: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
     MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_day_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
+  failure_groups_hour: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_hour_v GROUP BY 1, 2, 3`,
+  failure_groups_day: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_day_v GROUP BY 1, 2, 3`,
 };
 
 async function snapshot(storage: PostgresStorage): Promise<Record<string, Row[]>> {
@@ -74,8 +76,8 @@ describe('PostgreSQL read models without a hot row', () => {
               const ok = random() < 0.7;
               await c.query(
                 `UPDATE tasks SET status = $2, last_outcome = $2, run_count = run_count + 1, last_execution_at = created_at + 500,
-                        execution_time_ms = $3 WHERE id = $1`,
-                [id, ok ? 'Completed' : 'Failed', ok ? Math.round(random() * 1000) / 10 : 0],
+                        execution_time_ms = $3, exception = $4 WHERE id = $1`,
+                [id, ok ? 'Completed' : 'Failed', ok ? Math.round(random() * 1000) / 10 : 0, ok ? null : pick(['Error: order 4711 rejected', 'TimeoutError: 30000 ms', 'Error: "x" missing'])],
               );
             }
           });
@@ -93,6 +95,7 @@ describe('PostgreSQL read models without a hot row', () => {
     const rebuilt = await snapshot(storages[0]!);
     expect(live).toEqual(rebuilt);
     expect(live.stat_runs_day!.length).toBeGreaterThan(0);
+    expect(live.failure_groups_day!.length).toBeGreaterThan(2);
     // The roll-up folds deltas into the rolled-up tables and changes no answer.
     await storages[1]!.query(`UPDATE tasks SET status = 'Cancelled' WHERE status = 'Queued'`);
     const before = await snapshot(storages[1]!);

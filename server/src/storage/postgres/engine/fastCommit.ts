@@ -1,6 +1,8 @@
+import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow } from '../../EngineStore.js';
 import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
 
 const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
@@ -23,8 +25,9 @@ export function isFastCommit(b: CommitBatch): boolean {
 /**
  * The steady-state group commit as ONE statement (its own transaction, no BEGIN/COMMIT round
  * trips): run ends with their status-audit and runs-audit rows, claims per queue with their
- * InProgress audit rows, the wake NOTIFY when an inline recurring row became Pending, and
- * synchronous_commit off for this transaction (no task is stored by it).
+ * InProgress audit rows, the read-model deltas of both (the UPDATE triggers step aside for this
+ * statement), the wake NOTIFY when an inline recurring row became Pending, and
+ * synchronous_commit off for this transaction unless asked otherwise (no task is stored by it).
  */
 export async function fastCommit(
   c: Pick<PoolClient, 'query'>,
@@ -51,7 +54,9 @@ export async function fastCommit(
                     ${p.add(runs.map((r) => r.outcome))}::text[])
              AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)
        WHERE t.id = r.id AND t.status = 'InProgress'
-       RETURNING t.id, r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome)`);
+       RETURNING t.id, r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome, r.counts,
+                 t.queue, t.type, t.is_recurring, (t.parent_task_id IS NOT NULL)::int AS is_occurrence, t.created_at,
+                 t.last_execution_at, t.last_outcome, t.execution_time_ms, t.exception AS last_exception)`);
     ctes.push(`done_audits AS (INSERT INTO status_audit (task_id, updated_at, new_status, exception)
       SELECT id, ended_at, next_status, exception FROM done WHERE audited)`);
     ctes.push(`done_runs AS (INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception)
@@ -61,6 +66,7 @@ export async function fastCommit(
     selects.push(`SELECT 'wake' AS kind, NULL::jsonb AS row FROM woken`);
   }
   const d = b.dispatching;
+  const claimedCtes: string[] = [];
   // Parameters are added only for claims that are made: PostgreSQL refuses a statement with an
   // unused parameter whose type it cannot infer.
   if (d !== null && d.types.length > 0 && d.claims.some((cl) => cl.limit > 0)) {
@@ -80,11 +86,17 @@ export async function fastCommit(
       ctes.push(`claimed${k}_audits AS (INSERT INTO status_audit (task_id, updated_at, new_status)
         SELECT id, ${now}, 'InProgress' FROM claimed${k} WHERE audit_level = 'Full')`);
       selects.push(`SELECT 'claimed' AS kind, to_jsonb(claimed${k}) AS row FROM claimed${k}`);
+      claimedCtes.push(`claimed${k}`);
     });
   }
-  ctes.push(`sync AS (SELECT set_config('synchronous_commit', ${p.add(ctx.asyncCommit ? 'off' : 'on')}, true) AS v)`);
+  ctes.push(...readModelDeltas(runs.length > 0, claimedCtes));
+  // The UPDATE triggers step aside (this statement appended the deltas above); transaction-local settings.
+  ctes.push(`sync AS (SELECT set_config('synchronous_commit', ${p.add(ctx.asyncCommit ? 'off' : 'on')}, true)
+                        || set_config('${DELTAS_WRITTEN_SETTING}', 'on', true) AS v)`);
   selects.push(`SELECT 'sync' AS kind, to_jsonb(v) AS row FROM sync`);
-  const { rows } = await c.query<{ kind: string; row: unknown }>(`WITH ${ctes.join(',\n')}\n${selects.join('\nUNION ALL ')}`, p.values);
+  const text = `WITH ${ctes.join(',\n')}\n${selects.join('\nUNION ALL ')}`;
+  // A named (prepared) statement: each connection parses and plans each shape of the commit once.
+  const { rows } = await c.query<{ kind: string; row: unknown }>({ name: statementName(text), text, values: p.values });
   const doneIds = new Set<string>();
   const claimed: RunnableTaskRow[] = [];
   for (const r of rows) {
@@ -99,4 +111,69 @@ export async function fastCommit(
     finished: runs.map((r) => doneIds.has(r.id)),
     claimed,
   };
+}
+
+/**
+ * The read-model deltas of a fast commit, as the UPDATE triggers would append them: task counters
+ * (the old status of a run end is InProgress, of a claim Queued; old side negative, new side
+ * positive, netted per group), and for each finished run (run_count went up) its run bucket,
+ * failure group and queue throughput. The columns read are the rows' values after the update.
+ */
+function readModelDeltas(hasRuns: boolean, claimed: readonly string[]): string[] {
+  const moves: string[] = [];
+  if (hasRuns) {
+    moves.push(`SELECT queue, type, 'InProgress'::text AS status, is_recurring, is_occurrence, created_at, -1 AS n FROM done`);
+    moves.push(`SELECT queue, type, next_status, is_recurring, is_occurrence, created_at, 1 FROM done`);
+  }
+  for (const c of claimed) {
+    moves.push(`SELECT queue, type, 'Queued'::text, is_recurring, (parent_task_id IS NOT NULL)::int, created_at, -1 FROM ${c}`);
+    moves.push(`SELECT queue, type, 'InProgress'::text, is_recurring, (parent_task_id IS NOT NULL)::int, created_at, 1 FROM ${c}`);
+  }
+  if (moves.length === 0) return [];
+  const ctes = [
+    `moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED (${moves.join(' UNION ALL ')})`,
+    `moves_tasks AS (INSERT INTO stat_tasks_delta (queue, type, status, is_recurring, is_occurrence, n)
+       SELECT queue, type, status, is_recurring, is_occurrence, SUM(n) FROM moves GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0)`,
+    `moves_hour AS (INSERT INTO stat_created_hour_delta (hour, type, status, n)
+       SELECT created_at / 3600000, type, status, SUM(n) FROM moves GROUP BY 1, 2, 3 HAVING SUM(n) <> 0)`,
+    `moves_day AS (INSERT INTO stat_created_day_delta (day, type, status, n)
+       SELECT created_at / 86400000, type, status, SUM(n) FROM moves GROUP BY 1, 2, 3 HAVING SUM(n) <> 0)`,
+  ];
+  if (!hasRuns) return ctes;
+  const runBuckets = (table: string, bucketMs: number) => `${table}_d AS (
+    INSERT INTO ${table}_delta (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+    SELECT last_execution_at / ${bucketMs}, type, queue,
+           COUNT(*) FILTER (WHERE last_outcome = 'Completed'), COUNT(*) FILTER (WHERE last_outcome = 'Failed'),
+           COALESCE(SUM(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'), 0),
+           COUNT(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
+           MIN(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
+           MAX(execution_time_ms) FILTER (WHERE last_outcome = 'Completed')
+      FROM ran GROUP BY 1, 2, 3)`;
+  const failureGroups = (table: string, bucketMs: number) => `${table}_d AS (
+    INSERT INTO ${table}_delta (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
+    SELECT last_execution_at / ${bucketMs}, type, fingerprint, COUNT(*), MIN(last_execution_at), MAX(last_execution_at),
+           (array_agg(id ORDER BY last_execution_at DESC, id DESC))[1]
+      FROM failed GROUP BY 1, 2, 3)`;
+  return [
+    ...ctes,
+    `ran AS MATERIALIZED (SELECT * FROM done WHERE counts = 1 AND last_execution_at IS NOT NULL)`,
+    `failed AS MATERIALIZED (SELECT id, type, last_execution_at, svc_failure_fingerprint(last_exception) AS fingerprint FROM ran WHERE last_outcome = 'Failed')`,
+    runBuckets('stat_runs_hour', 3600000),
+    runBuckets('stat_runs_day', 86400000),
+    failureGroups('failure_groups_hour', 3600000),
+    failureGroups('failure_groups_day', 86400000),
+    `finished_10s AS (INSERT INTO stat_queue_finished_10s_delta (bucket, queue, n)
+       SELECT last_execution_at / 10000, queue, COUNT(*) FROM ran GROUP BY 1, 2)`,
+  ];
+}
+
+const names = new Map<string, string>();
+/** A prepared statement's name for a text (the same text, the same name on every connection). */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    name = `svc_fast_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`;
+    if (names.size < 1000) names.set(text, name);
+  }
+  return name;
 }

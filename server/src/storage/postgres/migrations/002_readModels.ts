@@ -94,6 +94,15 @@ const TYPE_HANDLERS = (src: string) => `
      ORDER BY 1, 2
   ON CONFLICT DO NOTHING;`;
 
+/** The statements of the UPDATE trigger on tasks (counters of moved rows, run buckets, new type/handler pairs). */
+export const svcTasksUpdatedBody = `
+${taskDeltas(MOVED, '-')}
+${taskDeltas(MOVED_NEW, '')}
+${runDeltas('stat_runs_hour', 3600000)}
+${runDeltas('stat_runs_day', 86400000)}
+${TYPE_HANDLERS(`(SELECT n.type, n.handler FROM old_rows o JOIN new_rows n ON n.id = o.id
+   WHERE o.type IS DISTINCT FROM n.type OR o.handler IS DISTINCT FROM n.handler)`)}`;
+
 export const pgMigration002ReadModels = `
 CREATE TABLE stat_tasks (
   queue         TEXT COLLATE "C" NOT NULL,
@@ -142,12 +151,7 @@ END $fn$;
 
 CREATE FUNCTION svc_tasks_updated() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
-${taskDeltas(MOVED, '-')}
-${taskDeltas(MOVED_NEW, '')}
-${runDeltas('stat_runs_hour', 3600000)}
-${runDeltas('stat_runs_day', 86400000)}
-${TYPE_HANDLERS(`(SELECT n.type, n.handler FROM old_rows o JOIN new_rows n ON n.id = o.id
-   WHERE o.type IS DISTINCT FROM n.type OR o.handler IS DISTINCT FROM n.handler)`)}
+${svcTasksUpdatedBody}
   RETURN NULL;
 END $fn$;
 

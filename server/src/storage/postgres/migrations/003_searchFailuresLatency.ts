@@ -85,6 +85,14 @@ INSERT INTO failure_groups_day (bucket, type, fingerprint, n, first_seen, last_s
 DROP TABLE failed_runs_rebuild;
 `;
 
+/** The statements of the finished-runs trigger on tasks (failure groups, queue throughput). */
+export const svcTasksRunsFinishedBody = `
+${failureDeltas('failure_groups_hour', 3600000, FAILED_RUNS)}
+${failureDeltas('failure_groups_day', 86400000, FAILED_RUNS)}
+  INSERT INTO stat_queue_finished_10s_delta (bucket, queue, n)
+    SELECT n.last_execution_at / 10000, n.queue, COUNT(*) FROM old_rows o JOIN new_rows n ON n.id = o.id
+     WHERE n.run_count > o.run_count AND n.last_execution_at IS NOT NULL GROUP BY 1, 2;`;
+
 export const pgMigration003SearchFailuresLatency = `
 -- Words are the runs of letters and digits (as the SQLite full-text tokenizer splits them), lower-cased.
 CREATE FUNCTION svc_search_words(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -131,11 +139,7 @@ CREATE INDEX ix_stat_queue_finished_10s_delta ON stat_queue_finished_10s_delta (
 
 CREATE FUNCTION svc_tasks_runs_finished() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
-${failureDeltas('failure_groups_hour', 3600000, FAILED_RUNS)}
-${failureDeltas('failure_groups_day', 86400000, FAILED_RUNS)}
-  INSERT INTO stat_queue_finished_10s_delta (bucket, queue, n)
-    SELECT n.last_execution_at / 10000, n.queue, COUNT(*) FROM old_rows o JOIN new_rows n ON n.id = o.id
-     WHERE n.run_count > o.run_count AND n.last_execution_at IS NOT NULL GROUP BY 1, 2;
+${svcTasksRunsFinishedBody}
   RETURN NULL;
 END $fn$;
 CREATE TRIGGER tr_tasks_runs_finished AFTER UPDATE ON tasks REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows

@@ -1,0 +1,101 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommitBatch, FinishedRun, NewTask } from '../../../server/src/storage/EngineStore.js';
+import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+
+const HOUR = 3_600_000;
+const VIEWS = {
+  stat_tasks: `SELECT queue, type, status, is_recurring, is_occurrence, SUM(n) AS n FROM stat_tasks_v GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0`,
+  stat_created_hour: `SELECT hour, type, status, SUM(n) AS n FROM stat_created_hour_v GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`,
+  stat_created_day: `SELECT day, type, status, SUM(n) AS n FROM stat_created_day_v GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`,
+  stat_runs_hour: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
+    MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_hour_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
+  stat_runs_day: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
+    MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_day_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
+  failure_groups_hour: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_hour_v GROUP BY 1, 2, 3`,
+  failure_groups_day: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_day_v GROUP BY 1, 2, 3`,
+};
+
+async function snapshot(s: PostgresStorage): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const [name, sql] of Object.entries(VIEWS)) out[name] = (await s.query(`${sql} ORDER BY 1, 2, 3`)).rows;
+  return out;
+}
+
+const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
+  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
+});
+
+/**
+ * The engine's steady-state commit (run ends + claims in one statement) appends the read-model
+ * deltas itself while the UPDATE triggers step aside: after many such commits the read models
+ * must still equal a recomputation from the rows.
+ */
+describe('PostgreSQL fast group commits keep the read models', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+  let store: PostgresEngineStore;
+  beforeAll(async () => {
+    database = await createTestDatabase('svc_fastrm');
+    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2, rollupIntervalMs: 0 });
+    store = createPostgresEngineStore(storage);
+  });
+  afterAll(async () => {
+    await store?.dispose();
+    await storage?.close();
+    await database?.drop();
+  });
+
+  it('run ends (completed, failed, cancelled, recurring next run) and claims over many commits equal a recomputation', async () => {
+    const base = Date.now() - 30 * HOUR;
+    const tasks: NewTask[] = Array.from({ length: 240 }, (_, i) => ({
+      id: randomUUID(), type: ['Fast.A', 'Fast.B', 'Fast.C'][i % 3]!, handler: 'h', request: JSON.stringify({ i }), queue: i % 4 === 0 ? 'mail' : 'default',
+      taskKey: null, auditLevel: 'Full', createdAt: base + i * 7 * 60_000, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null,
+      rateLimitKey: null, isRecurring: false, recurrence: null,
+    }));
+    await store.commit(batch(base + 31 * HOUR, { insertTasks: tasks }));
+    // An inline recurring row made due: it runs and becomes Pending again.
+    await storage.query(`UPDATE tasks SET is_recurring = 1 WHERE id = ANY($1::text[])`, [tasks.filter((_, i) => i % 10 === 5).map((t) => t.id)]);
+    const before = await snapshot(storage);
+    let held: { id: string; is_recurring: number }[] = [];
+    let k = 0;
+    let commits = 0;
+    for (;;) {
+      const now = base + 31 * HOUR + commits * 97_000;
+      const runs: FinishedRun[] = held.map((r) => {
+        const kind = k++ % 5;
+        const recurring = r.is_recurring === 1;
+        if (recurring) {
+          return { id: r.id, auditLevel: 'Full', endedAt: now, executionTimeMs: 3, outcome: 'Completed', exception: null, nextStatus: 'Pending', nextScheduledAt: now + HOUR, recurring: true };
+        }
+        if (kind === 1) {
+          return { id: r.id, auditLevel: 'Full', endedAt: now, executionTimeMs: 0, outcome: 'Failed', exception: `Error: order ${k} rejected\n  at x`, nextStatus: 'Failed', nextScheduledAt: null, recurring: false };
+        }
+        if (kind === 2) {
+          return { id: r.id, auditLevel: 'Full', endedAt: now, executionTimeMs: 0, outcome: 'Cancelled', exception: null, nextStatus: 'Cancelled', nextScheduledAt: null, recurring: false };
+        }
+        return { id: r.id, auditLevel: 'Full', endedAt: now, executionTimeMs: 1.5 + (k % 7), outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null, recurring: false };
+      });
+      const out = await store.commit(batch(now, {
+        completeRuns: runs,
+        dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 5 }, { queue: 'mail', limit: 3 }], types: ['Fast.A', 'Fast.B', 'Fast.C'], decide: null },
+      }));
+      commits++;
+      expect(out.finished.every(Boolean)).toBe(true);
+      held = out.claimed.map((r) => ({ id: r.id, is_recurring: r.is_recurring }));
+      if (held.length === 0) break;
+    }
+    expect(commits).toBeGreaterThan(30);
+    const live = await snapshot(storage);
+    expect(live).not.toEqual(before);
+    await storage.rebuildReadModels();
+    const rebuilt = await snapshot(storage);
+    expect(live).toEqual(rebuilt);
+    expect(live.failure_groups_hour!.length).toBeGreaterThan(0);
+    expect(live.stat_runs_hour!.length).toBeGreaterThan(5);
+    expect((live.stat_tasks as { status: string }[]).map((r) => r.status)).toEqual(expect.arrayContaining(['Completed', 'Failed', 'Cancelled', 'Pending']));
+  });
+});
