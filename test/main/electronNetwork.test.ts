@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Environment } from '../../src/shared/environment.js';
 import { ACCEPT, USE_CHROMIUM_RESULT } from '../../src/main/network/certificateVerdict.js';
 import { electronNetwork, partitionOf, type ElectronNetworkApi } from '../../src/main/network/electronNetwork.js';
-import { createHttpClient } from '../../src/main/session/httpClient.js';
+import { createHttpClient, networkError } from '../../src/main/session/httpClient.js';
 import { startFullHost, type FullHost } from './support/fullHost.js';
 import { createRecordingElectron } from './support/recordingElectron.js';
 import { makeTempDir } from './support/tempDir.js';
@@ -90,6 +90,24 @@ describe("the app's network on Electron's stack (selection and certificate rules
     const http = createHttpClient('https://127.0.0.1:9/svc-monitoring/api', 5_000, network.http);
     await expect(http.get('/config')).rejects.toThrow('allowSelfSigned: not allowed for a production environment (add its CA certificate file instead)');
     await expect(network.hub('https://127.0.0.1:9/svc-monitoring/hub')).rejects.toThrow(/not allowed for a production environment/);
+  });
+
+  it("Chromium's certificate refusal reaches the user named, with what to do", async () => {
+    const session = rec.partitions.get(partitionOf('stg'))!;
+    const fetchBefore = session.fetch;
+    // What net.fetch rejects with when Chromium's verification (and the session's check) refused the host.
+    session.fetch = () => Promise.reject(new Error('net::ERR_CERT_AUTHORITY_INVALID'));
+    try {
+      const network = networkFor(env({ caCertificatePath: certs.caPath }));
+      const http = createHttpClient('https://ops.example.com/svc-monitoring/api', 5_000, network.http);
+      const err = await http.get('/config').catch((e: unknown) => e);
+      expect(networkError(err, 'Cannot reach https://ops.example.com').message).toBe(
+        "Cannot reach https://ops.example.com: the server's TLS certificate is not trusted: it is issued by a CA that is not trusted (or is self-signed) (net::ERR_CERT_AUTHORITY_INVALID). " +
+          'Add the CA certificate file of this host to the environment (or, for a non-production environment, allow self-signed certificates)',
+      );
+    } finally {
+      session.fetch = fetchBefore;
+    }
   });
 
   it('the hub uses WebSockets when the system proxy says DIRECT, and long polling (through Chromium and its proxy) otherwise', async () => {

@@ -30,11 +30,11 @@ export const baseUrlSchema = z
 
 export const CA_CERTIFICATE_PATH_MAX = 4096;
 
+const SELF_SIGNED_IN_PRODUCTION = 'not allowed for a production environment (add its CA certificate file instead)';
+
 /** Why an environment's TLS settings cannot be used, or undefined when they can. */
 export function selfSignedRefusal(environment: Pick<Environment, 'isProduction' | 'allowSelfSigned'>): string | undefined {
-  return environment.isProduction && environment.allowSelfSigned === true
-    ? 'allowSelfSigned: not allowed for a production environment (add its CA certificate file instead)'
-    : undefined;
+  return environment.isProduction && environment.allowSelfSigned === true ? `allowSelfSigned: ${SELF_SIGNED_IN_PRODUCTION}` : undefined;
 }
 
 const environmentFieldsSchema = z.strictObject({
@@ -63,8 +63,7 @@ const environmentFieldsSchema = z.strictObject({
 });
 
 const refuseSelfSignedProduction = (value: Pick<Environment, 'isProduction' | 'allowSelfSigned'>, ctx: z.RefinementCtx) => {
-  const refusal = selfSignedRefusal(value);
-  if (refusal) ctx.addIssue({ code: 'custom', path: ['allowSelfSigned'], message: 'not allowed for a production environment (add its CA certificate file instead)' });
+  if (selfSignedRefusal(value)) ctx.addIssue({ code: 'custom', path: ['allowSelfSigned'], message: SELF_SIGNED_IN_PRODUCTION });
 };
 
 /** A new environment (add, import): "allow self-signed" is refused for production. */
