@@ -89,7 +89,10 @@ describe('retries, backoff and timeouts', () => {
     });
     await h.engine.start();
     const id = await h.engine.dispatch('Slow.Then.Fast', {});
-    await waitFor(async () => (await h.status(id)) === 'Completed');
+    // The event follows the commit that wrote the row (a later tick on a deferred or networked
+    // store): wait for the event, then read the row.
+    await waitFor(() => h.events.some((e) => e.taskId === id && e.kind === 'Completed'), 5000, 'the Completed event');
+    expect(await h.status(id)).toBe('Completed');
     expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Timeout', 'Completed']);
   });
 });
