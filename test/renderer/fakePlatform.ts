@@ -2,7 +2,8 @@ import type { ApiOperation, ApiParams, ApiResult } from '../../server/src/contra
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import type { BulkOperation } from '../../server/src/contracts/operations.js';
 import type { MonitoringConfig } from '../../server/src/contracts/task.js';
-import type { LiveState, Platform, SessionInfo } from '../../src/renderer/platform/Platform.js';
+import type { LiveState } from '../../server/src/contracts/liveConnection.js';
+import type { Platform, SessionInfo } from '../../src/renderer/platform/Platform.js';
 
 export type Handler<Op extends ApiOperation> = (params: ApiParams<Op>) => ApiResult<Op> | Promise<ApiResult<Op>>;
 

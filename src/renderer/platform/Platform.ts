@@ -56,9 +56,6 @@ export interface SessionStorageLike {
   clear(): void;
 }
 
-/** The live-connection states (one vocabulary for the desktop and the web dashboard). */
-export type { LiveState };
-
 export interface LiveConnection {
   stop(): Promise<void>;
 }

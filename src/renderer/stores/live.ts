@@ -1,8 +1,8 @@
 import { defineStore } from 'pinia';
 import { computed, ref, shallowRef } from 'vue';
 import type { SvcEvent, SvcEventKind } from '../../../server/src/contracts/events.js';
-import { POLLING_LIVE_STATES } from '../../../server/src/contracts/liveConnection.js';
-import type { LiveConnection, LiveState } from '../platform/Platform.js';
+import { POLLING_LIVE_STATES, type LiveState } from '../../../server/src/contracts/liveConnection.js';
+import type { LiveConnection } from '../platform/Platform.js';
 import { requirePlatform } from './session.js';
 
 export interface FeedEvent extends SvcEvent {

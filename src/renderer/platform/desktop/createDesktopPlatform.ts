@@ -2,7 +2,8 @@ import type { ApiOperation, ApiParams, ApiResult } from '../../../../server/src/
 import type { BulkOperation } from '../../../../server/src/contracts/operations.js';
 import type { DesktopBridge } from '../../../shared/ipcContract.js';
 import type { SessionView } from '../../../shared/session.js';
-import type { LiveConnection, LiveState, Platform, SessionInfo } from '../Platform.js';
+import type { LiveState } from '../../../../server/src/contracts/liveConnection.js';
+import type { LiveConnection, Platform, SessionInfo } from '../Platform.js';
 import { invoke } from './bridgeClient.js';
 
 /** What a management action asks the user before it runs (the shell shows the dialog). */
