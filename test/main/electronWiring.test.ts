@@ -97,7 +97,10 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
 
   it('pushes main events to the window on one channel', async () => {
     const wc = rec.windows[0]!.webContents;
-    await new Promise((r) => setTimeout(r, 50));
-    expect(wc.sent.some(([channel, e]) => channel === 'svc-monitor:event' && (e as { type: string }).type === 'environments')).toBe(true);
+    await waitUntil('an environments event on svc-monitor:event', () =>
+      wc.sent.some(([channel, e]) => channel === 'svc-monitor:event' && (e as { type: string }).type === 'environments'),
+    );
+    // Every event main pushes goes on that one channel.
+    expect(new Set(wc.sent.map(([channel]) => channel))).toEqual(new Set(['svc-monitor:event']));
   });
 });
