@@ -66,7 +66,12 @@ async function measure(base: string, token: string, name: string, paths: string[
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
   });
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  const out = { p50: result.latency.p50, p99: result.latency.p99, rps: Math.round(result.requests.average) };
+  // No answer within the window: the latency is at least the window (never reported as 0).
+  const none = result.requests.total === 0;
+  const out = none
+    ? { p50: DURATION_S * 1000, p99: DURATION_S * 1000, rps: 0 }
+    : { p50: result.latency.p50, p99: result.latency.p99, rps: Math.round(result.requests.average) };
+  if (none) console.log(`${name}: no answer within ${DURATION_S} s (reported as ${DURATION_S * 1000} ms)`);
   const count = body.totalCount === undefined ? '' : `   totalCount ${body.totalCount.toLocaleString('en')}`;
   console.log(`${name.padEnd(44)} p50 ${String(out.p50).padStart(4)} ms   p99 ${String(out.p99).padStart(4)} ms   ${out.rps} req/s${count}`);
   return out;
