@@ -1,5 +1,5 @@
 import type { SvcEvent } from '../contracts/index.js';
-import type { DispatchStep, EngineStore, NewTask, RunnableTaskRow } from '../storage/EngineStore.js';
+import type { DispatchStep, EngineStore, NewTask, RateLimitSpec, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import { buildEvent } from './buildEvent.js';
 import type { EngineInternals } from './EngineInternals.js';
@@ -43,6 +43,8 @@ export class TaskEngine implements Engine {
   private types: readonly string[] = [];
   /** Whether a registered type has a rate limit (claims then decide row by row). */
   private rateLimited = false;
+  /** Rate limit per registered type that has one. */
+  private rateLimits: ReadonlyMap<string, RateLimitSpec> = new Map();
   private readonly listeners = new Set<EngineEventListener>();
   private readonly errorListeners = new Set<EngineErrorListener>();
   /** Why the store cannot be written at all (its file deleted or replaced); null while it can. */
@@ -133,7 +135,8 @@ export class TaskEngine implements Engine {
     if (this.registry.has(type)) throw new Error(`handle("${type}"): a handler is already registered for this type`);
     this.registry.set(type, registration);
     this.types = [...this.registry.keys()];
-    this.rateLimited = [...this.registry.values()].some((r) => r.rateLimit !== undefined);
+    this.rateLimits = new Map([...this.registry.values()].flatMap((r) => (r.rateLimit === undefined ? [] : [[r.type, r.rateLimit] as const])));
+    this.rateLimited = this.rateLimits.size > 0;
     if (this.running) this.wake();
     return this;
   }
@@ -313,6 +316,7 @@ export class TaskEngine implements Engine {
       claims: this.types.length === 0 ? [] : this.runs.claims(),
       types: this.types,
       decide: this.rateLimited ? this.runs.decide : null,
+      ...(this.rateLimited ? { rateLimits: this.rateLimits } : {}),
     };
   }
 }

@@ -117,6 +117,18 @@ export interface DispatchStep {
    * instant. Null when no handled type has a rate limit: every candidate is claimed.
    */
   decide: ClaimDecider | null;
+  /**
+   * The rate limit of each handled type that has one (absent when none has). A store shared by
+   * several processes keeps the windows itself, so that the limit holds across all of them, and
+   * then decides instead of `decide` (whose windows are this process's starts only).
+   */
+  rateLimits?: ReadonlyMap<string, RateLimitSpec>;
+}
+
+/** At most `limit` starts per sliding `windowMs`, per type (per rate-limit key when a row has one). */
+export interface RateLimitSpec {
+  limit: number;
+  windowMs: number;
 }
 
 export type ClaimDecider = (row: RunnableTaskRow) => true | number;

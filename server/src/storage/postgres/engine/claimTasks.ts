@@ -14,7 +14,11 @@ const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task
  */
 export async function claimTasks(
   c: PoolClient,
-  input: { queue: string; limit: number; types: readonly string[]; now: number; instanceId: string; decide: ClaimDecider | null },
+  input: {
+    queue: string; limit: number; types: readonly string[]; now: number; instanceId: string; decide: ClaimDecider | null;
+    /** Awaited before `decide` sees a round of candidates (global rate windows are read there). */
+    prepare?: (rows: readonly RunnableTaskRow[]) => Promise<void>;
+  },
 ): Promise<RunnableTaskRow[]> {
   const claimed: RunnableTaskRow[] = [];
   // Throttled candidates leave the window of the next round, so this terminates.
@@ -38,6 +42,7 @@ export async function claimTasks(
     );
     if (rows.length === 0) break;
     rows.sort((a, b) => a.created_at - b.created_at);
+    if (input.prepare !== undefined) await input.prepare(rows);
     const throttled: { id: string; until: number; started: number | null; auditId: number | null }[] = [];
     const fresh: RunnableTaskRow[] = [];
     for (const { prev_started_at, audit_id, ...r } of rows) {

@@ -7,6 +7,7 @@ import { admitWaiting } from './admitWaiting.js';
 import { cancelTasks } from './cancelTasks.js';
 import { fastCommit, isFastCommit } from './fastCommit.js';
 import { claimTasks } from './claimTasks.js';
+import { GlobalRateWindows } from './globalRateLimits.js';
 import { asStoreUnavailable, classifyTrouble } from './connectionTrouble.js';
 import { completeRuns } from './completeRuns.js';
 import { insertExecutionLogs } from './insertExecutionLogs.js';
@@ -96,10 +97,16 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         await admitWaiting(c, admission, now);
         if (d.promoteLimit > 0) out.promoted = await promoteDue(c, now, d.promoteLimit, admission);
         if (d.types.length > 0) {
+          // Rate limits hold across instances: the windows are kept in the database.
+          const rates = d.rateLimits !== undefined && d.rateLimits.size > 0 ? new GlobalRateWindows(c, storage.schema, d.rateLimits, now) : null;
           for (const cl of d.claims) {
             if (cl.limit <= 0) continue;
-            out.claimed.push(...(await claimTasks(c, { queue: cl.queue, limit: cl.limit, types: d.types, now, instanceId, decide: d.decide ?? (() => true) })));
+            out.claimed.push(...(await claimTasks(c, {
+              queue: cl.queue, limit: cl.limit, types: d.types, now, instanceId,
+              ...(rates === null ? { decide: d.decide } : { decide: (r) => rates.decide(r), prepare: (rows) => rates.prepare(rows) }),
+            })));
           }
+          await rates?.flush();
         }
         await admitWaiting(c, admission, now);
       }

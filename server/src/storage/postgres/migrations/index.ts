@@ -3,6 +3,7 @@ import { pgMigration002ReadModels } from './002_readModels.js';
 import { pgMigration003SearchFailuresLatency } from './003_searchFailuresLatency.js';
 import { pgMigration004SortIndexes } from './004_sortIndexes.js';
 import { pgMigration005UpdateTriggersStepAside } from './005_updateTriggersStepAside.js';
+import { pgMigration006RateLimitStarts } from './006_rateLimitStarts.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -17,4 +18,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 3, name: 'argument search, failure groups, queue throughput, status_audit.changed_by', sql: pgMigration003SearchFailuresLatency },
   { version: 4, name: 'list sort indexes with NULLs first on the nullable sort columns', sql: pgMigration004SortIndexes },
   { version: 5, name: 'UPDATE triggers step aside for a statement that appends its own read-model deltas', sql: pgMigration005UpdateTriggersStepAside },
+  { version: 6, name: 'rate-limit windows shared by every instance', sql: pgMigration006RateLimitStarts },
 ];
