@@ -77,8 +77,9 @@ describe('web dashboard: argument search, failure groups, queue latency (Chromiu
     await group.first().locator('th a').click();
     await expect.poll(async () => (await rows(page)).sort(), { timeout: 15_000 }).toEqual([ids.acme, ids.globex].sort());
     const url = new URL(page.url());
-    expect(url.searchParams.get('statuses')).toBe('Failed');
+    // The link narrows to the group itself: its type and its exception's fingerprint.
     expect(url.searchParams.get('taskType')).toBe('Shop.Orders.Ship');
+    expect(url.searchParams.get('failureFingerprint')).toBe('Error: carrier # for parcel #');
   });
 
   it('the Queues page shows how long the next queued task has waited and the last minute rate', async () => {
