@@ -20,6 +20,15 @@ describe('task keys', () => {
     await waitFor(async () => (await h.status(c)) === 'Completed');
   });
 
+  it('an open inline recurring row with the key is returned instead of a second row', async () => {
+    const h = harness();
+    h.engine.handle('Key.Every', () => undefined);
+    const a = await h.engine.recurring('Key.Every', {}, { every: '1h', taskKey: 'rk' });
+    const b = await h.engine.recurring('Key.Every', {}, { every: '1h', taskKey: 'rk' });
+    expect(b).toBe(a);
+    expect(await h.probe.value(`SELECT COUNT(*) FROM tasks WHERE task_key = 'rk'`)).toBe(1);
+  });
+
   it('same key dispatched twice in one group commit yields one row', async () => {
     const h = harness();
     h.engine.handle('Key.Job', () => undefined);

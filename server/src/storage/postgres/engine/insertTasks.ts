@@ -4,7 +4,7 @@ import type { QueueAdmission } from './queueAdmission.js';
 import { insertStatusAudits } from './statusAudits.js';
 
 const OPEN_KEY_PREDICATE = `task_key IS NOT NULL AND status NOT IN ('Completed', 'Failed', 'Cancelled')
-  AND NOT (is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL)`;
+  AND NOT (is_recurring = 1 AND occurrence_mode IS NOT DISTINCT FROM 'Durable' AND parent_task_id IS NULL)`;
 
 /**
  * New tasks: a keyed task whose key has an open row returns that row (its request, due time and

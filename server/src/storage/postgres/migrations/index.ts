@@ -4,6 +4,7 @@ import { pgMigration003SearchFailuresLatency } from './003_searchFailuresLatency
 import { pgMigration004SortIndexes } from './004_sortIndexes.js';
 import { pgMigration005UpdateTriggersStepAside } from './005_updateTriggersStepAside.js';
 import { pgMigration006RateLimitStarts } from './006_rateLimitStarts.js';
+import { pgMigration007OpenKeyIndexNullSafe } from './007_openKeyIndexNullSafe.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -19,4 +20,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 4, name: 'list sort indexes with NULLs first on the nullable sort columns', sql: pgMigration004SortIndexes },
   { version: 5, name: 'UPDATE triggers step aside for a statement that appends its own read-model deltas', sql: pgMigration005UpdateTriggersStepAside },
   { version: 6, name: 'rate-limit windows shared by every instance', sql: pgMigration006RateLimitStarts },
+  { version: 7, name: 'the open task-key index covers inline recurring rows (NULL-safe schedule-row exclusion)', sql: pgMigration007OpenKeyIndexNullSafe },
 ];
