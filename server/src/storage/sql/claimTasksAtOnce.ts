@@ -4,26 +4,40 @@ import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
 
 /**
- * Queued → InProgress for up to `limit` of the oldest claimable Queued rows of a queue, in one
- * statement, with their 'InProgress' audits in one more: the claim path when no handled type
- * has a rate limit (nothing to decide per row). Rows come back oldest first.
+ * Queued → InProgress for up to `limit` of the oldest claimable Queued rows of a queue, with
+ * their 'InProgress' audits in one multi-row insert: the claim path when no handled type has a
+ * rate limit (nothing to decide per row). Rows come back oldest first.
+ *
+ * The candidates are read first without a type filter (the common case: this engine handles
+ * every type queued there), and again with one only when a candidate's type is not handled;
+ * each is then moved by its key. Inside the writer's transaction nothing else moves them
+ * between the read and the update; the `status = 'Queued'` guard keeps the update exact anyway.
  */
 export function prepareClaimTasksAtOnce(
   db: Database,
-): (queue: string, typesJson: string, limit: number, now: number, deltas: ReadModelDeltas) => RunnableTaskRow[] {
-  const claim = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
-    WHERE id IN (SELECT id FROM tasks
-      WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
-        AND type IN (SELECT value FROM json_each(?))
-      ORDER BY created_at LIMIT ?)
-    RETURNING ${RUNNABLE_COLUMNS}`);
-  return (queue, typesJson, limit, now, deltas) => {
-    const rows = claim.all(now, queue, now, typesJson, limit) as RunnableTaskRow[];
-    if (rows.length === 0) return rows;
-    rows.sort((a, b) => a.created_at - b.created_at);
-    for (const r of rows) deltas.moved({ ...r, is_occurrence: r.parent_task_id === null ? 0 : 1 }, 'Queued', 'InProgress');
-    insertStatusAuditRows(db, rows.filter((r) => r.audit_level === 'Full').map((r) => r.id), now, 'InProgress');
+): (queue: string, typesJson: string, limit: number, now: number, handles: (type: string) => boolean, deltas: ReadModelDeltas) => RunnableTaskRow[] {
+  const selectAny = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+    WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
+    ORDER BY created_at LIMIT ?`);
+  const selectHandled = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+    WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
+      AND type IN (SELECT value FROM json_each(?))
+    ORDER BY created_at LIMIT ?`);
+  const start = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
+    WHERE id = ? AND status = 'Queued'`);
+  return (queue, typesJson, limit, now, handles, deltas) => {
+    let candidates = selectAny.all(queue, now, limit) as RunnableTaskRow[];
+    if (!candidates.every((r) => handles(r.type))) candidates = selectHandled.all(queue, now, typesJson, limit) as RunnableTaskRow[];
+    const rows: RunnableTaskRow[] = [];
+    const audited: string[] = [];
+    for (const r of candidates) {
+      if (start.run(now, r.id).changes !== 1) continue;
+      r.status = 'InProgress';
+      rows.push(r);
+      if (r.audit_level === 'Full') audited.push(r.id);
+      deltas.moved({ queue: r.queue, type: r.type, is_recurring: r.is_recurring, is_occurrence: r.parent_task_id === null ? 0 : 1, created_at: r.created_at }, 'Queued', 'InProgress');
+    }
+    if (audited.length > 0) insertStatusAuditRows(db, audited, now, 'InProgress');
     return rows;
   };
 }
-

@@ -129,7 +129,7 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
       for (const c of d.claims) {
         if (c.limit <= 0) continue;
         const rows: RunnableTaskRow[] = d.decide === null
-          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, deltas)
+          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, handles, deltas)
           : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles, deltas);
         for (const r of rows) out.claimed.push(r);
       }
