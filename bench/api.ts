@@ -4,6 +4,8 @@
 //    indexes and triggers built once at the end, time-ordered ids, multi-row inserts, audits
 //    generated set-based, then the set-based read-model rebuild, the argument index and ANALYZE.
 //    BENCH_API_KEEP=1 keeps the file; BENCH_API_FILE=path measures such a file without seeding.
+//    `--storage postgres` (or BENCH_API_STORAGE=postgres; server BENCH_PG, default the local one)
+//    seeds its own PostgreSQL database instead (bench/apiSeedPostgres.ts), dropped at the end.
 // 2. Starts the monitoring (standalone, authentication on) in a child process and measures each
 //    endpoint from this process with autocannon over loopback (1 connection: latency = service time).
 // 3. Times the bare SQL of GET /tasks (default page + count) in-process as the floor.
