@@ -9,8 +9,8 @@ import { openPostgresStorage } from '../server/src/storage/postgres/openPostgres
 const [kind, connectionString] = process.argv.slice(2);
 if (kind === 'svc') {
   const storage = await openPostgresStorage({ connectionString: connectionString!, poolSize: 4 });
-  // BENCH_PG_SYNC=1: every group commit waits for the WAL flush (claims and run ends too).
-  const store = createPostgresEngineStore(storage, { synchronousRunCommits: process.env['BENCH_PG_SYNC'] === '1' });
+  // The durable default: every group commit waits for the WAL flush. BENCH_PG_ASYNC=1: commits that only claim and end runs do not.
+  const store = createPostgresEngineStore(storage, { synchronousRunCommits: process.env['BENCH_PG_ASYNC'] !== '1' });
   const engine = createEngine({ store, queues: { default: { concurrency: 4 } }, auditLevel: 'Full', pollIntervalMs: 50, onError: () => undefined });
   engine.handle('Bench.NoOp', () => undefined);
   await engine.start();

@@ -33,9 +33,10 @@ export interface PostgresEngineStoreOptions {
   /** Clock (ms since epoch) for heartbeats and lease recovery. Default Date.now. */
   clock?: () => number;
   /**
-   * Wait for the WAL flush on every group commit. Default false: a commit that adds or cancels
-   * tasks (what a caller is told is stored) is always flushed; one that only claims and ends
-   * runs commits without waiting, so a server crash may undo its last run records and those
+   * Wait for the WAL flush on every group commit. Default true: what the engine reports (a run
+   * Completed, Failed, Cancelled) is on disk before its event goes out. `false` lets a commit that
+   * only claims and ends runs return without waiting for the flush (a commit that adds or cancels
+   * tasks always waits); a database server crash may then undo its last run records and those
    * tasks run again (at-least-once delivery, as after an engine crash), never lose a task.
    */
   synchronousRunCommits?: boolean;
@@ -74,7 +75,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     // The steady state of a busy worker (runs ended, new claims) is one statement.
     if (!afterLoss && isFastCommit(b)) {
       return withClient(storage.pool, (c) => fastCommit(c, b, {
-        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits !== true,
+        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false,
       }));
     }
     return inTransaction(storage.pool, async (c) => {
@@ -115,7 +116,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         out.inserted.some((i) => !i.existing) || out.promoted > 0 || b.completeRuns.some((r) => r.nextStatus === 'Pending') || out.stopped.some(Boolean);
       if (queuedOrDue) await wake(c);
       return out;
-    }, { asyncCommit: !acknowledges && options.synchronousRunCommits !== true });
+    }, { asyncCommit: !acknowledges && options.synchronousRunCommits === false });
   };
 
   /**
