@@ -1,15 +1,12 @@
 import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/signalr';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
-import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
-import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
-import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { login, serve } from '../monitoring/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { startInstance, type EngineInstance } from './fixtures/pgInstances.js';
+import { startInstance } from './fixtures/pgInstances.js';
+import { useSharedDatabase } from './fixtures/sharedDatabase.js';
 
 const MIN = 60_000;
 
@@ -31,32 +28,18 @@ async function until(read: () => Promise<boolean>, what: string, timeoutMs: numb
 
 /** Engine instances in separate processes on one PostgreSQL database (one database per test). */
 describe('many engine instances on one PostgreSQL database', () => {
-  let database: TestDatabase;
-  let storage: PostgresStorage;
-  let store: PostgresEngineStore;
-  const running: EngineInstance[] = [];
+  const shared = useSharedDatabase('svc_multi', 4);
+  const { running } = shared;
   const count = async (where: string, params: unknown[] = []) =>
-    (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE ${where}`, params)).rows[0]!.n;
-
-  beforeAll(async () => {
-    database = await createTestDatabase('svc_multi');
-    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 4 });
-    store = createPostgresEngineStore(storage);
-  });
-  afterAll(async () => {
-    for (const i of running) await i.kill().catch(() => undefined);
-    await store?.dispose();
-    await storage?.close();
-    await database?.drop();
-  });
+    (await shared.storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE ${where}`, params)).rows[0]!.n;
 
   it('3 engines, 20,000 tasks: each Started and Completed exactly once', async () => {
-    await storage.query(`DELETE FROM tasks`);
+    await shared.storage.query(`DELETE FROM tasks`);
     const N = 20_000;
     for (let k = 0; k < N; k += 2000) {
-      await store.commit(insertOnly(Date.now(), Array.from({ length: 2000 }, (_, i) => task('Multi.Work', k + i))));
+      await shared.store.commit(insertOnly(Date.now(), Array.from({ length: 2000 }, (_, i) => task('Multi.Work', k + i))));
     }
-    const instances = await Promise.all([0, 1, 2].map(() => startInstance(database.connectionString)));
+    const instances = await Promise.all([0, 1, 2].map(() => startInstance(shared.database.connectionString)));
     running.push(...instances);
     await until(async () => (await count(`status = 'Completed'`)) === N, 'every task Completed', 300_000);
     const reports = await Promise.all(instances.map((i) => i.stop()));
@@ -68,28 +51,28 @@ describe('many engine instances on one PostgreSQL database', () => {
     expect(completed.length).toBe(N);
     expect(reports.every((r) => r.started.length > 0)).toBe(true);
     expect(await count(`run_count <> 1 OR status <> 'Completed'`)).toBe(0);
-    const audits = await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM status_audit WHERE new_status = 'InProgress'`);
+    const audits = await shared.storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM status_audit WHERE new_status = 'InProgress'`);
     expect(audits.rows[0]!.n).toBe(N);
     // The counters (deltas of every instance) equal a recomputation from the rows.
-    const counters = await storage.query<{ status: string; n: number }>(`SELECT status, SUM(n) AS n FROM stat_tasks_v GROUP BY 1 HAVING SUM(n) <> 0`);
+    const counters = await shared.storage.query<{ status: string; n: number }>(`SELECT status, SUM(n) AS n FROM stat_tasks_v GROUP BY 1 HAVING SUM(n) <> 0`);
     expect(counters.rows).toEqual([{ status: 'Completed', n: N }]);
-    await storage.query(`DELETE FROM tasks`);
+    await shared.storage.query(`DELETE FROM tasks`);
   }, 360_000);
 
   it('kill -9 of one instance mid-run: its rows re-run by the others within lease + poll, none lost, none left open', async () => {
-    await storage.query(`DELETE FROM tasks`);
+    await shared.storage.query(`DELETE FROM tasks`);
     const N = 600;
     const ids: string[] = [];
     for (let k = 0; k < N; k += 200) {
       const batch = Array.from({ length: 200 }, (_, i) => task('Multi.Work', k + i));
       ids.push(...batch.map((t) => t.id));
-      await store.commit(insertOnly(Date.now(), batch));
+      await shared.store.commit(insertOnly(Date.now(), batch));
     }
-    const instances = await Promise.all([0, 1, 2].map(() => startInstance(database.connectionString, { handlerMs: 40, leaseMs: 2000 })));
+    const instances = await Promise.all([0, 1, 2].map(() => startInstance(shared.database.connectionString, { handlerMs: 40, leaseMs: 2000 })));
     running.push(...instances);
     const victim = instances[0]!;
     await until(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) > 0 && (await count(`status = 'Completed'`)) > 60, 'the victim running', 60_000);
-    const held = (await storage.query<{ id: string }>(`SELECT id FROM tasks WHERE status = 'InProgress' AND instance_id = $1`, [victim.instanceId])).rows.map((r) => r.id);
+    const held = (await shared.storage.query<{ id: string }>(`SELECT id FROM tasks WHERE status = 'InProgress' AND instance_id = $1`, [victim.instanceId])).rows.map((r) => r.id);
     await victim.kill();
     running.splice(running.indexOf(victim), 1);
     const killedAt = Date.now();
@@ -105,7 +88,7 @@ describe('many engine instances on one PostgreSQL database', () => {
     // and the kill ran once.
     const rerun = new Set(reports.flatMap((r) => r.started));
     expect(held.length).toBeGreaterThan(0);
-    const { rows: history } = await storage.query<{ task_id: string; statuses: string[] }>(
+    const { rows: history } = await shared.storage.query<{ task_id: string; statuses: string[] }>(
       `SELECT task_id, array_agg(new_status ORDER BY id) AS statuses FROM status_audit WHERE task_id = ANY($1::text[]) GROUP BY task_id`,
       [held],
     );
@@ -115,12 +98,12 @@ describe('many engine instances on one PostgreSQL database', () => {
     expect(recovered.length + finishedByVictim.length).toBe(held.length);
     for (const id of recovered) expect(rerun.has(id)).toBe(true);
     for (const id of finishedByVictim) expect(rerun.has(id)).toBe(false);
-    await storage.query(`DELETE FROM tasks`);
+    await shared.storage.query(`DELETE FROM tasks`);
   }, 200_000);
 
   it('2 instances materialize 1,000 schedules after downtime: every missed slot once, none lost', async () => {
-    await storage.query(`DELETE FROM tasks`);
-    const planner = createEngine({ store, onError: () => undefined });
+    await shared.storage.query(`DELETE FROM tasks`);
+    const planner = createEngine({ store: shared.store, onError: () => undefined });
     const now = Date.now();
     const start = Math.floor(now / MIN) * MIN - 10 * MIN;
     const scheduleIds: string[] = [];
@@ -130,13 +113,13 @@ describe('many engine instances on one PostgreSQL database', () => {
       );
     }
     // Downtime: every cursor back before the first slot.
-    await storage.query(`UPDATE tasks SET cursor_at = $1, scheduled_at = $2 WHERE id = ANY($3::text[])`, [start - 1, start, scheduleIds]);
-    const instances = await Promise.all([0, 1].map(() => startInstance(database.connectionString)));
+    await shared.storage.query(`UPDATE tasks SET cursor_at = $1, scheduled_at = $2 WHERE id = ANY($3::text[])`, [start - 1, start, scheduleIds]);
+    const instances = await Promise.all([0, 1].map(() => startInstance(shared.database.connectionString)));
     running.push(...instances);
     await until(async () => (await count(`parent_task_id IS NULL AND is_recurring = 1 AND scheduled_at <= $1`, [now])) === 0, 'every schedule caught up', 120_000);
     await Promise.all(instances.map((i) => i.stop()));
     running.length = 0;
-    const perSchedule = await storage.query<{ parent: string; n: number; first: number; last: number; distinct_slots: number }>(
+    const perSchedule = await shared.storage.query<{ parent: string; n: number; first: number; last: number; distinct_slots: number }>(
       `SELECT parent_task_id AS parent, COUNT(*) AS n, MIN(nominal_slot_at) AS first, MAX(nominal_slot_at) AS last,
               COUNT(DISTINCT nominal_slot_at) AS distinct_slots
          FROM tasks WHERE parent_task_id = ANY($1::text[]) GROUP BY 1`,
@@ -149,16 +132,16 @@ describe('many engine instances on one PostgreSQL database', () => {
       expect(r.n).toBe((r.last - r.first) / MIN + 1);
       expect(r.last).toBeGreaterThanOrEqual(Math.floor(now / MIN) * MIN);
     }
-    await storage.query(`DELETE FROM tasks`);
+    await shared.storage.query(`DELETE FROM tasks`);
   }, 200_000);
 
   it('a hub connected to instance A receives the events of a task run by instance B', async () => {
-    const engineA = createEngine({ store, pollIntervalMs: 100, onError: () => undefined });
+    const engineA = createEngine({ store: shared.store, pollIntervalMs: 100, onError: () => undefined });
     engineA.handle('Multi.Local', async () => {});
     await engineA.start();
-    const b = await startInstance(database.connectionString);
+    const b = await startInstance(shared.database.connectionString);
     running.push(b);
-    const s = await serve({ engine: engineA, storage }, { loginRateLimit: false });
+    const s = await serve({ engine: engineA, storage: shared.storage }, { loginRateLimit: false });
     try {
       const token = await login(s.api);
       const events: SvcEvent[] = [];
@@ -174,15 +157,15 @@ describe('many engine instances on one PostgreSQL database', () => {
         }),
       );
       await connection.start();
-      await storage.events.ready();
+      await shared.storage.events.ready();
       // Stored through A's store; A has no handler for the type, so B runs it.
       const remote = task('Multi.Remote', 0);
       id = remote.id;
-      await store.commit(insertOnly(Date.now(), [remote]));
+      await shared.store.commit(insertOnly(Date.now(), [remote]));
       await completed;
       await connection.stop();
       expect(events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
-      expect((await storage.query<{ instance_id: string | null; status: string }>(`SELECT status FROM tasks WHERE id = $1`, [id])).rows[0]!.status).toBe('Completed');
+      expect((await shared.storage.query<{ instance_id: string | null; status: string }>(`SELECT status FROM tasks WHERE id = $1`, [id])).rows[0]!.status).toBe('Completed');
     } finally {
       await s.close();
       await engineA.stop();

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
-import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
-import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
-import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { startInstance, type EngineInstance } from './fixtures/pgInstances.js';
+import { startInstance } from './fixtures/pgInstances.js';
+import { useSharedDatabase } from './fixtures/sharedDatabase.js';
 
 const task = (i: number): NewTask => ({
   id: randomUUID(), type: 'Multi.Limited', handler: 'Multi.LimitedHandler', request: JSON.stringify({ i }), queue: 'default', taskKey: null,
@@ -18,22 +15,8 @@ const insertOnly = (insertTasks: NewTask[]): CommitBatch => ({
 
 /** Engine instances in separate processes on one PostgreSQL database, one rate-limited type. */
 describe('a rate limit holds across every instance on one PostgreSQL database', () => {
-  let database: TestDatabase;
-  let storage: PostgresStorage;
-  let store: PostgresEngineStore;
-  const running: EngineInstance[] = [];
-
-  beforeAll(async () => {
-    database = await createTestDatabase('svc_rate');
-    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2 });
-    store = createPostgresEngineStore(storage);
-  });
-  afterAll(async () => {
-    for (const i of running) await i.kill().catch(() => undefined);
-    await store?.dispose();
-    await storage?.close();
-    await database?.drop();
-  });
+  const shared = useSharedDatabase('svc_rate', 2);
+  const { running } = shared;
 
   it('3 instances, at most 6 starts per sliding second: never more than 6 starts in any second across all of them', async () => {
     const LIMIT = 6;
@@ -41,12 +24,12 @@ describe('a rate limit holds across every instance on one PostgreSQL database', 
     const N = 42;
     // Each instance runs at most 4 handlers at once (300 ms each), so a window's 6 starts need more
     // than one instance: a limit kept per process would let each of the 3 start 6.
-    const instances = await Promise.all([0, 1, 2].map(() => startInstance(database.connectionString, { handlerMs: 300, rateLimit: { limit: LIMIT, windowMs: WINDOW } })));
+    const instances = await Promise.all([0, 1, 2].map(() => startInstance(shared.database.connectionString, { handlerMs: 300, rateLimit: { limit: LIMIT, windowMs: WINDOW } })));
     running.push(...instances);
-    await store.commit(insertOnly(Array.from({ length: N }, (_, i) => task(i))));
+    await shared.store.commit(insertOnly(Array.from({ length: N }, (_, i) => task(i))));
     const deadline = Date.now() + 90_000;
     const completed = async () =>
-      (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'Completed'`)).rows[0]!.n;
+      (await shared.storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'Completed'`)).rows[0]!.n;
     while ((await completed()) < N) {
       if (Date.now() > deadline) throw new Error(`timed out: ${await completed()} of ${N} Completed`);
       await new Promise((r) => setTimeout(r, 200));
@@ -60,7 +43,7 @@ describe('a rate limit holds across every instance on one PostgreSQL database', 
     expect(new Set(started).size).toBe(N);
     expect(reports.filter((r) => r.started.length > 0).length).toBeGreaterThan(1);
     // The starts, as the database recorded them (the InProgress audit instants).
-    const { rows } = await storage.query<{ at: number }>(`SELECT updated_at AS at FROM status_audit WHERE new_status = 'InProgress' ORDER BY updated_at`);
+    const { rows } = await shared.storage.query<{ at: number }>(`SELECT updated_at AS at FROM status_audit WHERE new_status = 'InProgress' ORDER BY updated_at`);
     const starts = rows.map((r) => r.at);
     expect(starts).toHaveLength(N);
     // Sliding window: any LIMIT + 1 consecutive starts span at least WINDOW ms.

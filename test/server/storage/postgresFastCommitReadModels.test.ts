@@ -5,26 +5,9 @@ import { createPostgresEngineStore, type PostgresEngineStore } from '../../../se
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
 
 const HOUR = 3_600_000;
-const VIEWS = {
-  stat_tasks: `SELECT queue, type, status, is_recurring, is_occurrence, SUM(n) AS n FROM stat_tasks_v GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0`,
-  stat_created_hour: `SELECT hour, type, status, SUM(n) AS n FROM stat_created_hour_v GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`,
-  stat_created_day: `SELECT day, type, status, SUM(n) AS n FROM stat_created_day_v GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`,
-  stat_runs_hour: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
-    MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_hour_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
-  stat_runs_day: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
-    MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_day_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
-  failure_groups_hour: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_hour_v GROUP BY 1, 2, 3`,
-  failure_groups_day: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_day_v GROUP BY 1, 2, 3`,
-};
-
-async function snapshot(s: PostgresStorage): Promise<Record<string, unknown[]>> {
-  const out: Record<string, unknown[]> = {};
-  for (const [name, sql] of Object.entries(VIEWS)) out[name] = (await s.query(`${sql} ORDER BY 1, 2, 3`)).rows;
-  return out;
-}
-
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
   now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
 });
@@ -59,7 +42,7 @@ describe('PostgreSQL fast group commits keep the read models', () => {
     await store.commit(batch(base + 31 * HOUR, { insertTasks: tasks }));
     // An inline recurring row made due: it runs and becomes Pending again.
     await storage.query(`UPDATE tasks SET is_recurring = 1 WHERE id = ANY($1::text[])`, [tasks.filter((_, i) => i % 10 === 5).map((t) => t.id)]);
-    const before = await snapshot(storage);
+    const before = await snapshotReadModels(storage);
     let held: { id: string; is_recurring: number }[] = [];
     let k = 0;
     let commits = 0;
@@ -89,10 +72,10 @@ describe('PostgreSQL fast group commits keep the read models', () => {
       if (held.length === 0) break;
     }
     expect(commits).toBeGreaterThan(30);
-    const live = await snapshot(storage);
+    const live = await snapshotReadModels(storage);
     expect(live).not.toEqual(before);
     await storage.rebuildReadModels();
-    const rebuilt = await snapshot(storage);
+    const rebuilt = await snapshotReadModels(storage);
     expect(live).toEqual(rebuilt);
     expect(live.failure_groups_hour!.length).toBeGreaterThan(0);
     expect(live.stat_runs_hour!.length).toBeGreaterThan(5);

@@ -3,27 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-
-type Row = Record<string, number | string | null>;
-
-/** Each read model summed over rolled-up rows and deltas, keyed by its dimensions. */
-const VIEWS: Record<string, string> = {
-  stat_tasks: `SELECT queue, type, status, is_recurring, is_occurrence, SUM(n) AS n FROM stat_tasks_v GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0`,
-  stat_created_hour: `SELECT hour, type, status, SUM(n) AS n FROM stat_created_hour_v GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`,
-  stat_created_day: `SELECT day, type, status, SUM(n) AS n FROM stat_created_day_v GROUP BY 1, 2, 3 HAVING SUM(n) <> 0`,
-  stat_runs_hour: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
-    MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_hour_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
-  stat_runs_day: `SELECT bucket, type, queue, SUM(completed) AS c, SUM(failed) AS f, ROUND(SUM(dur_sum)::numeric, 6) AS s, SUM(dur_count) AS dc,
-    MIN(dur_min) AS mn, MAX(dur_max) AS mx FROM stat_runs_day_v GROUP BY 1, 2, 3 HAVING SUM(completed) + SUM(failed) > 0`,
-  failure_groups_hour: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_hour_v GROUP BY 1, 2, 3`,
-  failure_groups_day: `SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS fs, MAX(last_seen) AS ls FROM failure_groups_day_v GROUP BY 1, 2, 3`,
-};
-
-async function snapshot(storage: PostgresStorage): Promise<Record<string, Row[]>> {
-  const out: Record<string, Row[]> = {};
-  for (const [name, sql] of Object.entries(VIEWS)) out[name] = (await storage.query<Row>(`${sql} ORDER BY 1, 2, 3`)).rows;
-  return out;
-}
+import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed. */
 function rng(seed: number) {
@@ -88,19 +68,19 @@ describe('PostgreSQL read models without a hot row', () => {
         }
       }),
     );
-    const live = await snapshot(storages[0]!);
+    const live = await snapshotReadModels(storages[0]!);
     const { rows } = await storages[0]!.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks`);
     expect(live.stat_tasks!.reduce((sum, r) => sum + Number(r.n), 0)).toBe(rows[0]!.n);
     await storages[0]!.rebuildReadModels();
-    const rebuilt = await snapshot(storages[0]!);
+    const rebuilt = await snapshotReadModels(storages[0]!);
     expect(live).toEqual(rebuilt);
     expect(live.stat_runs_day!.length).toBeGreaterThan(0);
     expect(live.failure_groups_day!.length).toBeGreaterThan(2);
     // The roll-up folds deltas into the rolled-up tables and changes no answer.
     await storages[1]!.query(`UPDATE tasks SET status = 'Cancelled' WHERE status = 'Queued'`);
-    const before = await snapshot(storages[1]!);
+    const before = await snapshotReadModels(storages[1]!);
     while (!(await storages[2]!.rollupReadModels())) await new Promise((r) => setTimeout(r, 5));
     expect((await storages[2]!.query<{ n: number }>(`SELECT COUNT(*) AS n FROM stat_tasks_delta`)).rows[0]!.n).toBe(0);
-    expect(await snapshot(storages[3]!)).toEqual(before);
+    expect(await snapshotReadModels(storages[3]!)).toEqual(before);
   });
 });
