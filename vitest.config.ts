@@ -9,6 +9,10 @@ export default defineConfig({
     reporters: ['default', './test/fixtures/summaryReporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Two files at a time on the two cores (vitest's default leaves one core idle): most files
+    // wait on servers, child processes and databases rather than computing. The e2e project
+    // still runs its files one after another (one shared browser).
+    maxWorkers: 2,
     projects: [
       { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
       // The engine and schedule suites again, over a store whose every call resolves on a later tick.
