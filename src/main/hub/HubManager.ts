@@ -144,7 +144,19 @@ export class HubManager {
         this.setState(entry, 'idle');
         return;
       }
-      this.setState(entry, 'error', error?.message ?? 'The live connection closed');
+      // A close is read like a failed start: an expired or refused token is renewed and the hub
+      // started again (or the session asks for a login); anything else retries later.
+      const failure = interpretHubFailure(error ?? 'The live connection closed');
+      if (failure.kind === 'token-expired' || failure.kind === 'unauthorized') {
+        this.setState(entry, 'reconnecting', failure.message);
+        void entry.session.handleRejected(failure.message).then((renewed) => {
+          if (entry.connection !== undefined || !this.watched.has(entry.session.environmentId)) return;
+          if (renewed) void this.start(entry);
+          else this.setState(entry, 'idle');
+        });
+        return;
+      }
+      this.setState(entry, 'error', failure.message);
       this.scheduleRetry(entry);
     });
     this.setState(entry, 'connecting');
