@@ -34,15 +34,15 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
 
   return function listTasks(query: TaskListQuery): TaskPage {
     const { page, pageSize } = query;
-    const emptyPage = (totalCount: number): TaskPage => ({
-      items: [],
+    const pageOf = (rows: TaskSummaryRow[], totalCount: number): TaskPage => ({
+      items: rows.map((r) => toTaskSummary(r)),
       totalCount,
       page,
       pageSize,
       totalPages: Math.ceil(totalCount / pageSize),
     });
     const where = buildTaskListWhere(query, resolver, features);
-    if (where.empty) return emptyPage(0);
+    if (where.empty) return pageOf([], 0);
     const dir = query.sortDescending ? 'DESC' : 'ASC';
     const orderColumns = [...ORDER_COLUMNS[query.sortBy], 'rowid'];
     const order = orderColumns.map((c) => `${c} ${dir}`).join(', ');
@@ -62,13 +62,7 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
       const totalCount = rows.length > 0
         ? rows[0]!.total_count
         : (prepared(`SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`).get(...where.params) as { n: number }).n;
-      return {
-        items: rows.map((r) => toTaskSummary(r)),
-        totalCount,
-        page,
-        pageSize,
-        totalPages: Math.ceil(totalCount / pageSize),
-      };
+      return pageOf(rows, totalCount);
     }
 
     let totalCount: number;
@@ -78,7 +72,7 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     } else {
       totalCount = (prepared(`SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`).get(...where.params) as { n: number }).n;
     }
-    if (offset >= totalCount) return emptyPage(totalCount);
+    if (offset >= totalCount) return pageOf([], totalCount);
 
     // A small planner: when the IN-lists match a large share of the rows, walking the sort
     // index and filtering reaches offset+limit rows sooner than collecting and sorting them all.
@@ -90,12 +84,6 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     }
     const sql = `SELECT ${SUMMARY_COLUMNS} FROM tasks ${where.sql(demote)} ORDER BY ${order} LIMIT ? OFFSET ?`;
     const rows = prepared(sql).all(...where.params, pageSize, offset) as TaskSummaryRow[];
-    return {
-      items: rows.map((r) => toTaskSummary(r)),
-      totalCount,
-      page,
-      pageSize,
-      totalPages: Math.ceil(totalCount / pageSize),
-    };
+    return pageOf(rows, totalCount);
   };
 }

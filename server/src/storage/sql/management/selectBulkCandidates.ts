@@ -1,21 +1,11 @@
 import type { Database } from 'better-sqlite3';
-import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
+import type { TaskStatus } from '../../../contracts/index.js';
 import type { BulkBatchAction } from '../../TaskManagementStore.js';
 import { preparedStatement } from '../schedules/preparedStatement.js';
+import type { ManagedTaskRow } from './ManagedTaskRow.js';
 
 /** A row a bulk action applies to, with the columns its change, its audit entry and its event need. */
-export interface BulkCandidateRow {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  status: TaskStatus;
-  audit_level: AuditLevel;
-  parent_task_id: string | null;
-  is_recurring: 0 | 1;
-  created_at: number;
-}
+export type BulkCandidateRow = Omit<ManagedTaskRow, 'is_schedule' | 'parent_status'>;
 
 /**
  * The same rules as `actionRefusal`, as one WHERE clause over many rows: never a durable schedule
