@@ -31,6 +31,18 @@ describe('not watching: when failures of an environment would go unnoticed', () 
     expect(tracker.gap('a')).toBeUndefined();
   });
 
+  it('reports the gap even when its timer fires before the clock it reads says the grace period is over', async () => {
+    // A wall clock running a little slower than the timers: the first timer ends "early".
+    const start = Date.now();
+    const now = () => start + Math.floor((Date.now() - start) * 0.9);
+    const changes: Array<[string, string | undefined]> = [];
+    const tracker = new WatchGapTracker({ graceMs: 100, now, onChange: (id, gap) => changes.push([id, gap]) });
+    cleanups.push(async () => tracker.dispose());
+    tracker.update('a', watchConditionOf('reconnecting', 'socket closed'));
+    await waitUntil('the gap of a', () => changes.some(([id]) => id === 'a'), 5_000);
+    expect(changes).toEqual([['a', 'live connection down: socket closed']]);
+  });
+
   it('the tray warns and names the environments; its menu says why', () => {
     const envs = [
       { id: 'p', name: 'Production', isProduction: true, live: 'relogin-required' as const, notWatching: 'log in again' },

@@ -73,14 +73,23 @@ export class WatchGapTracker {
     }
     if (e.timer) clearTimeout(e.timer);
     e.timer = undefined;
-    if (!condition.watching && !condition.immediate) {
-      const wait = Math.max(0, e.since + this.graceMs - this.now());
-      if (wait > 0) {
-        e.timer = setTimeout(() => this.report(environmentId), wait);
-        e.timer.unref?.();
-      }
-    }
+    if (!condition.watching && !condition.immediate) this.armGrace(environmentId, e);
     this.report(environmentId);
+  }
+
+  /**
+   * Reports the gap when the grace period ends. A timer may fire a millisecond before the wall
+   * clock says the period is over; it then waits for the rest instead of never reporting.
+   */
+  private armGrace(environmentId: string, e: Entry): void {
+    const wait = e.since + this.graceMs - this.now();
+    if (wait <= 0) return;
+    e.timer = setTimeout(() => {
+      e.timer = undefined;
+      this.armGrace(environmentId, e);
+      this.report(environmentId);
+    }, wait);
+    e.timer.unref?.();
   }
 
   remove(environmentId: string): void {
