@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { StoreUnavailableError, type CommitBatch, type FinishedRun, type NewTask } from '../../../server/src/storage/EngineStore.js';
+import { StoreUnavailableError, type CommitBatch, type FinishedRun, type NewExecutionLog, type NewTask } from '../../../server/src/storage/EngineStore.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
@@ -16,6 +16,9 @@ const task = (i: number, extra: Partial<NewTask> = {}): NewTask => ({
 });
 const end = (id: string, endedAt: number): FinishedRun => ({
   id, auditLevel: 'Full', endedAt, executionTimeMs: 1, outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null, recurring: false,
+});
+const line = (taskId: string, sequenceNumber: number, message: string): NewExecutionLog => ({
+  taskId, timestamp: 4_000 + sequenceNumber, level: 'Information', message, exceptionDetails: null, sequenceNumber,
 });
 const claims = (limit: number): CommitBatch['dispatching'] => ({ promoteLimit: 0, claims: [{ queue: 'default', limit }], types: ['Lost.Work'], decide: null });
 
@@ -109,5 +112,27 @@ describe('PostgreSQL engine store: the commit after a lost connection', () => {
     ]);
     const { rows: audits } = await storage.query(`SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id`, [orphan.id]);
     expect(audits.map((a) => a.new_status)).toEqual(['Queued', 'Queued', 'InProgress']);
+  });
+
+  it('execution log rows stored by the lost commit keep their ids on the retry and are written once; new rows are added', async () => {
+    await storage.query(`DELETE FROM tasks`);
+    const t = task(6);
+    await store.commit(batch(2_000, { insertTasks: [t] }));
+    const first = await store.commit(batch(4_000, { logs: [line(t.id, 1, 'one'), line(t.id, 2, 'two')] }));
+    expect(first.logIds).toHaveLength(2);
+    await loseNextCommit();
+    // The engine hands the lost commit's lines again, with a line logged meanwhile.
+    const again = await store.commit(batch(6_000, { logs: [line(t.id, 1, 'one'), line(t.id, 2, 'two'), line(t.id, 3, 'three')] }));
+    expect(again.logIds.slice(0, 2)).toEqual(first.logIds);
+    expect(again.logIds[2]).toBeGreaterThan(Math.max(...first.logIds));
+    const { rows } = await storage.query(`SELECT id, sequence_number, message FROM execution_logs WHERE task_id = $1 ORDER BY id`, [t.id]);
+    expect(rows).toEqual([
+      { id: first.logIds[0], sequence_number: 1, message: 'one' },
+      { id: first.logIds[1], sequence_number: 2, message: 'two' },
+      { id: again.logIds[2], sequence_number: 3, message: 'three' },
+    ]);
+    // Outside a reconciling commit nothing is looked up: a line numbered like a stored one (an instance whose lease was taken over) is kept.
+    const later = await store.commit(batch(7_000, { logs: [line(t.id, 3, 'three')] }));
+    expect(later.logIds[0]).toBeGreaterThan(again.logIds[2]!);
   });
 });

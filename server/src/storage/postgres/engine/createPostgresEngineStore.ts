@@ -84,7 +84,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       if (afterLoss) await requeueUnknownClaims(c, instanceId, [...owned], now);
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
       const out: CommitOutcome = {
-        logIds: await insertExecutionLogs(c, b.logs),
+        logIds: await insertExecutionLogs(c, b.logs, afterLoss),
         inserted: await insertTasks(c, b.insertTasks, now, admission, afterLoss),
         cancelled: await cancelTasks(c, b.cancels, now),
         attemptsRecorded: await recordAttemptFailures(c, b.attemptFailures),
