@@ -39,8 +39,7 @@ export default defineConfig({
       // (test/server/engine/fixtures/storeUnderTest.ts). Left out, because they are about SQLite
       // itself: the database file deleted or replaced (healthRoute), BEGIN EXCLUSIVE from another
       // process, disk full through max_page_count and the deleted file (storeTrouble), faults
-      // injected with SQLite triggers (both writeFailures), status writes recorded by temporary
-      // SQLite triggers (transitions), and child processes killed or racing on one SQLite file
+      // injected with SQLite triggers (both writeFailures), and child processes killed or racing on one SQLite file
       // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance). The schedule files
       // that never reach a store (haltBoundary, scheduleBuildingBlocks) run once, in `server`.
       {
@@ -54,7 +53,6 @@ export default defineConfig({
             'test/server/engine/storeTrouble.test.ts',
             'test/server/engine/writeFailures.test.ts',
             'test/server/schedules/writeFailures.test.ts',
-            'test/server/engine/transitions.test.ts',
             'test/server/engine/crash.test.ts',
             'test/server/schedules/crashAndConcurrency.test.ts',
             'test/server/schedules/haltBoundary.test.ts',
