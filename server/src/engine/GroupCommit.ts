@@ -35,6 +35,22 @@ interface PendingAttemptFailure {
   after: (() => void) | undefined;
 }
 
+/** Changes by kind: those queued, or those one commit takes (each list oldest first). */
+interface Changes {
+  inserts: PendingInsert[];
+  cancels: PendingCancel[];
+  failures: PendingAttemptFailure[];
+  finishes: PendingFinish[];
+  stops: StoppedRun[];
+  logs: PendingLog[];
+}
+
+const noChanges = (): Changes => ({ inserts: [], cancels: [], failures: [], finishes: [], stops: [], logs: [] });
+
+function countChanges(c: Changes): number {
+  return c.inserts.length + c.cancels.length + c.failures.length + c.finishes.length + c.stops.length + c.logs.length;
+}
+
 export interface GroupCommitHooks {
   /** Before each commit: what to promote and claim, or null when the engine must not claim now. */
   dispatchStep(now: number): DispatchStep | null;
@@ -59,12 +75,7 @@ export interface GroupCommitHooks {
  * queue and the next attempt waits with backoff (on a timer: the event loop never blocks).
  */
 export class GroupCommit {
-  private inserts: PendingInsert[] = [];
-  private cancels: PendingCancel[] = [];
-  private failures: PendingAttemptFailure[] = [];
-  private finishes: PendingFinish[] = [];
-  private stops: StoppedRun[] = [];
-  private logs: PendingLog[] = [];
+  private queue: Changes = noChanges();
 
   private scheduled = false;
   private inFlight: Promise<void> | null = null;
@@ -90,35 +101,35 @@ export class GroupCommit {
 
   insert(task: NewTask): Promise<InsertOutcome> {
     return new Promise((resolve, reject) => {
-      this.inserts.push({ task, resolve, reject });
+      this.queue.inserts.push({ task, resolve, reject });
       this.queued();
     });
   }
 
   cancel(id: string): Promise<CancelOutcome> {
     return new Promise((resolve, reject) => {
-      this.cancels.push({ id, resolve, reject });
+      this.queue.cancels.push({ id, resolve, reject });
       this.queued();
     });
   }
 
   attemptFailed(failure: AttemptFailure, after?: () => void): void {
-    this.failures.push({ failure, after });
+    this.queue.failures.push({ failure, after });
     this.queued();
   }
 
   finish(f: PendingFinish): void {
-    this.finishes.push(f);
+    this.queue.finishes.push(f);
     this.queued();
   }
 
   serviceStopped(s: StoppedRun): void {
-    this.stops.push(s);
+    this.queue.stops.push(s);
     this.queued();
   }
 
   log(l: PendingLog): void {
-    this.logs.push(l);
+    this.queue.logs.push(l);
     if (this.queuedSince === null) this.queuedSince = this.clock();
   }
 
@@ -128,10 +139,7 @@ export class GroupCommit {
   }
 
   hasWork(): boolean {
-    return (
-      this.inserts.length > 0 || this.cancels.length > 0 || this.failures.length > 0 || this.finishes.length > 0 ||
-      this.stops.length > 0 || this.logs.length > 0
-    );
+    return this.queuedCount() > 0;
   }
 
   /** Changes not yet written (logs included): those queued and those of the commit in flight. */
@@ -146,7 +154,7 @@ export class GroupCommit {
   }
 
   private queuedCount(): number {
-    return this.inserts.length + this.cancels.length + this.failures.length + this.finishes.length + this.stops.length + this.logs.length;
+    return countChanges(this.queue);
   }
 
   /**
@@ -241,20 +249,14 @@ export class GroupCommit {
       return false;
     }
     const now = this.clock();
-    const inserts = this.inserts.length <= MAX_INSERTS_PER_COMMIT ? this.inserts : this.inserts.slice(0, MAX_INSERTS_PER_COMMIT);
-    this.inserts = inserts === this.inserts ? [] : this.inserts.slice(MAX_INSERTS_PER_COMMIT);
-    const cancels = this.cancels;
-    const failures = this.failures;
-    const finishes = this.finishes;
-    const stops = this.stops;
-    const logs = this.logs;
-    this.cancels = [];
-    this.failures = [];
-    this.finishes = [];
-    this.stops = [];
-    this.logs = [];
+    const taking = this.queue;
+    this.queue = noChanges();
+    if (taking.inserts.length > MAX_INSERTS_PER_COMMIT) {
+      this.queue.inserts = taking.inserts.slice(MAX_INSERTS_PER_COMMIT);
+      taking.inserts = taking.inserts.slice(0, MAX_INSERTS_PER_COMMIT);
+    }
     const dispatching = dispatchStep === null ? null : dispatchStep(now);
-    const taken = inserts.length + cancels.length + failures.length + finishes.length + stops.length + logs.length;
+    const taken = countChanges(taking);
     if (dispatching === null && taken === 0) {
       return true; // nothing to write and nothing to claim
     }
@@ -263,23 +265,15 @@ export class GroupCommit {
     this.inFlightSince = taken === 0 ? null : this.queuedSince;
     if (this.queuedCount() === 0) this.queuedSince = null;
     try {
-      return await this.writeBatch(now, dispatching, inserts, cancels, failures, finishes, stops, logs);
+      return await this.writeBatch(now, dispatching, taking);
     } finally {
       this.inFlightCount = 0;
       this.inFlightSince = null;
     }
   }
 
-  private async writeBatch(
-    now: number,
-    dispatching: DispatchStep | null,
-    inserts: PendingInsert[],
-    cancels: PendingCancel[],
-    failures: PendingAttemptFailure[],
-    finishes: PendingFinish[],
-    stops: StoppedRun[],
-    logs: PendingLog[],
-  ): Promise<boolean> {
+  private async writeBatch(now: number, dispatching: DispatchStep | null, changes: Changes): Promise<boolean> {
+    const { inserts, cancels, failures, finishes, stops, logs } = changes;
     const batch: CommitBatch = {
       now,
       logs: logs.map((l) => l.row),
@@ -296,13 +290,13 @@ export class GroupCommit {
       out = await this.store.commit(batch);
     } catch (err) {
       if (err instanceof StoreUnavailableError) {
-        this.requeue(inserts, cancels, failures, finishes, stops, logs);
+        this.requeue(changes);
         this.failed(err);
         return false;
       }
       // A refused input: find it by writing each change on its own.
       this.hooks.onError(err, 'group commit (writing its changes one by one)');
-      return this.isolate(now, inserts, cancels, failures, finishes, stops, logs);
+      return this.isolate(now, changes);
     }
     this.succeeded();
     const after: (() => void)[] = [];
@@ -333,15 +327,8 @@ export class GroupCommit {
   }
 
   /** Each change in its own commit; a refused insert or cancel rejects its caller, the rest is kept. */
-  private async isolate(
-    now: number,
-    inserts: PendingInsert[],
-    cancels: PendingCancel[],
-    failures: PendingAttemptFailure[],
-    finishes: PendingFinish[],
-    stops: StoppedRun[],
-    logs: PendingLog[],
-  ): Promise<boolean> {
+  private async isolate(now: number, changes: Changes): Promise<boolean> {
+    const { inserts, cancels, failures, finishes, stops, logs } = changes;
     const empty: CommitBatch = {
       now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [],
       capacities: this.capacities, dispatching: null,
@@ -356,61 +343,55 @@ export class GroupCommit {
         return err instanceof Error ? err : new Error(String(err));
       }
     };
-    const keptLogs: PendingLog[] = [];
+    const kept = noChanges();
     for (const l of logs) {
       const r = await one({ logs: [l.row] });
       if (r instanceof Error) {
-        if (r === unavailable) keptLogs.push(l);
+        if (r === unavailable) kept.logs.push(l);
         else this.hooks.onError(r, `execution log of task ${l.row.taskId} (dropped: the store refuses it)`);
       } else l.entry.id = r.logIds[0]!;
     }
-    const keptInserts: PendingInsert[] = [];
     for (const p of inserts) {
       const r = await one({ insertTasks: [p.task] });
       if (r instanceof Error) {
-        if (r === unavailable) keptInserts.push(p);
+        if (r === unavailable) kept.inserts.push(p);
         else p.reject(r);
       } else {
         if (r.inserted[0]!.status === 'Pending') this.hooks.noteDue(p.task.dueAt);
         p.resolve(r.inserted[0]!);
       }
     }
-    const keptCancels: PendingCancel[] = [];
     for (const c of cancels) {
       const r = await one({ cancels: [c.id] });
       if (r instanceof Error) {
-        if (r === unavailable) keptCancels.push(c);
+        if (r === unavailable) kept.cancels.push(c);
         else c.reject(r);
       } else c.resolve(r.cancelled[0]!);
     }
-    const keptFailures: PendingAttemptFailure[] = [];
     for (const f of failures) {
       const r = await one({ attemptFailures: [f.failure] });
       if (r instanceof Error) {
-        keptFailures.push(f);
+        kept.failures.push(f);
         if (r !== unavailable) this.hooks.onError(r, `record failed attempt of task ${f.failure.id}`);
       } else f.after?.();
     }
-    const keptFinishes: PendingFinish[] = [];
     for (const f of finishes) {
       const r = await one({ completeRuns: [f.run] });
       if (r instanceof Error) {
-        keptFinishes.push(f);
+        kept.finishes.push(f);
         if (r !== unavailable) this.hooks.onError(r, `record finished run of task ${f.run.id}`);
       } else if (r.finished[0]) f.after();
       else f.lost?.();
     }
-    const keptStops: StoppedRun[] = [];
     for (const s of stops) {
       const r = await one({ serviceStopped: [s] });
       if (r instanceof Error) {
-        keptStops.push(s);
+        kept.stops.push(s);
         if (r !== unavailable) this.hooks.onError(r, `mark task ${s.id} ServiceStopped`);
       }
     }
-    const kept = keptLogs.length + keptInserts.length + keptCancels.length + keptFailures.length + keptFinishes.length + keptStops.length;
-    this.requeue(keptInserts, keptCancels, keptFailures, keptFinishes, keptStops, keptLogs);
-    if (kept > 0) {
+    this.requeue(kept);
+    if (countChanges(kept) > 0) {
       this.failed(unavailable ?? new Error('Some changes could not be written; they are kept and retried'));
       return false;
     }
@@ -418,20 +399,17 @@ export class GroupCommit {
     return true;
   }
 
-  private requeue(
-    inserts: PendingInsert[],
-    cancels: PendingCancel[],
-    failures: PendingAttemptFailure[],
-    finishes: PendingFinish[],
-    stops: StoppedRun[],
-    logs: PendingLog[],
-  ): void {
-    this.inserts = inserts.concat(this.inserts);
-    this.cancels = cancels.concat(this.cancels);
-    this.failures = failures.concat(this.failures);
-    this.finishes = finishes.concat(this.finishes);
-    this.stops = stops.concat(this.stops);
-    this.logs = logs.concat(this.logs);
+  /** Changes that could not be written go back in front of those queued since. */
+  private requeue(back: Changes): void {
+    const q = this.queue;
+    this.queue = {
+      inserts: back.inserts.concat(q.inserts),
+      cancels: back.cancels.concat(q.cancels),
+      failures: back.failures.concat(q.failures),
+      finishes: back.finishes.concat(q.finishes),
+      stops: back.stops.concat(q.stops),
+      logs: back.logs.concat(q.logs),
+    };
     // What goes back keeps its age.
     if (this.inFlightSince !== null && this.queuedCount() > 0) {
       this.queuedSince = this.queuedSince === null ? this.inFlightSince : Math.min(this.queuedSince, this.inFlightSince);
@@ -453,14 +431,9 @@ export class GroupCommit {
   }
 
   private failAll(err: Error): void {
-    for (const p of this.inserts) p.reject(err);
-    for (const c of this.cancels) c.reject(err);
-    this.inserts = [];
-    this.cancels = [];
-    this.failures = [];
-    this.finishes = [];
-    this.stops = [];
-    this.logs = [];
+    for (const p of this.queue.inserts) p.reject(err);
+    for (const c of this.queue.cancels) c.reject(err);
+    this.queue = noChanges();
     this.queuedSince = null;
   }
 }
