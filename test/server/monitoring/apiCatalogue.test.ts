@@ -14,6 +14,7 @@ import {
 import { API_HANDLERS } from '../../../server/src/monitoring/apiHandlers.js';
 import { buildOpenApiDocument, documentedPathsOf } from '../../../server/src/monitoring/openapi/openApiDocument.js';
 import { insertAudit, insertTask, login, useServed } from './fixtures.js';
+import { BACKEND } from './monitoredStore.js';
 
 const entries = Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>;
 const MAGIC = 'magic-token-for-the-catalogue-test';
@@ -75,6 +76,9 @@ describe('route catalogue', () => {
   });
 });
 
+/** Management actions that are storage operations (requeue, resume, cancel). */
+const STORAGE_ACTIONS: readonly string[] = ['management.requeue', 'management.resume', 'management.cancel'];
+
 describe('requests built from the catalogue, sent to the real router', () => {
   let taskId = '';
   const s = useServed(
@@ -106,8 +110,13 @@ describe('requests built from the catalogue, sent to the real router', () => {
       // The handler's own answer (no engine keeps operations here), not the router's.
       expect(response.status).toBe(404);
       expect(body).toMatchObject({ detail: expect.stringMatching(/^No bulk operation/) });
+    } else if (route.management && BACKEND === 'postgres' && STORAGE_ACTIONS.includes(op)) {
+      // On PostgreSQL a standalone registration performs the storage actions (any process may); the
+      // row is a failed one-shot, neither a schedule nor an occurrence, so each refuses it.
+      expect(response.status, JSON.stringify(body)).toBe(409);
+      expect(body).toMatchObject({ status: 'Conflict', taskId });
     } else if (route.management) {
-      // A standalone registration cannot run actions; the handler says so in a management body.
+      // A standalone registration cannot run the other actions; the handler says so in a management body.
       expect(response.status, JSON.stringify(body)).toBe(501);
       expect(body).toMatchObject({ status: 'NotSupported' });
     } else {

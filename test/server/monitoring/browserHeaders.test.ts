@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, login, postJson, withServed, withServers, type TempDb } from './fixtures.js';
+import { getJson, login, postJson, withServed, withServers } from './fixtures.js';
 
 const preflight = (url: string, origin: string) =>
   fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });
@@ -38,7 +38,7 @@ describe('CORS', () => {
 });
 
 describe('defensive headers', () => {
-  const webRoot = (t: TempDb) => {
+  const webRoot = (t: { dir: string }) => {
     const web = join(t.dir, 'web');
     mkdirSync(join(web, 'assets'), { recursive: true });
     writeFileSync(join(web, 'index.html'), '<!doctype html><title>Svc Monitor dashboard</title>');

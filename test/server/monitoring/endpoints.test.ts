@@ -11,13 +11,13 @@ import {
   login,
   useServed,
 } from './fixtures.js';
-import { BACKENDS } from '../support/backends.js';
+import { BACKEND } from './monitoredStore.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const NOW = Date.now();
 
-describe.each(BACKENDS)('monitoring REST API over a %s store (standalone registration)', (backend) => {
+describe(`monitoring REST API over a ${BACKEND} store (standalone registration)`, () => {
   let token: string;
   const ids: Record<string, string> = {};
   const s = useServed({}, (db) => {
@@ -66,7 +66,7 @@ describe.each(BACKENDS)('monitoring REST API over a %s store (standalone registr
     ids.throttled = insertTask(db, { type: 'Demo.Mail.Send', queue: 'mail', status: 'Queued', throttled_until: NOW + 60_000, created_at: NOW - 30 * 60_000 });
     // Old rows (outside Week) for range checks.
     ids.old = insertTask(db, { type: 'Demo.Archive.Compact', status: 'Failed', created_at: NOW - 20 * DAY, exception: 'Error: old' });
-  }, backend);
+  });
 
   beforeAll(async () => {
     token = await login(s.api);
@@ -363,7 +363,7 @@ describe.each(BACKENDS)('monitoring REST API over a %s store (standalone registr
   it('standalone registration: a hub only over PostgreSQL (events of every instance), management 404 while disabled', async () => {
     const negotiate = await fetch(`${s.baseUrl}/svc-monitoring/hub/negotiate?negotiateVersion=1`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
     // SQLite standalone has no engine events to relay; a PostgreSQL store carries them over NOTIFY.
-    expect(negotiate.status).toBe(backend === 'postgres' ? 200 : 404);
+    expect(negotiate.status).toBe(BACKEND === 'postgres' ? 200 : 404);
     const m = await fetch(`${s.api}/management/tasks/${ids.occ2}/requeue`, { method: 'POST' });
     expect(m.status).toBe(404);
   });

@@ -10,12 +10,9 @@ import { afterAll, beforeAll } from 'vitest';
 import { createMonitoring, type Monitoring, type MonitoringSource } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { openDatabase } from '../../../server/src/storage/openDatabase.js';
-import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { lateBound } from '../../fixtures/lateBound.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
-import type { Backend } from '../support/backends.js';
-import { createTestDatabase } from '../support/postgresDatabase.js';
-import { recordingSqlite } from '../support/recordingSqlite.js';
+import { openMonitoredStore, type MonitoredStore } from './monitoredStore.js';
 
 export interface TempDb {
   dir: string;
@@ -188,60 +185,51 @@ export async function serve(source: MonitoringSource, options: MonitoringOptions
   };
 }
 
-/** Monitoring options, or a function computing them once the database exists (to seed it or use its folder). */
-export type ServeWith = MonitoringOptions | ((t: TempDb) => MonitoringOptions);
+/** Monitoring options, or a function computing them once the store exists (to seed it or use its folder). */
+export type ServeWith = MonitoringOptions | ((t: MonitoredStore) => MonitoringOptions);
 
 /**
- * Runs `body` against one fresh database served once per entry of `options` (in order), then
- * closes every server and removes the database, whatever `body` did.
+ * Runs `body` against one fresh store of the backend under test (see monitoredStore.ts) served once
+ * per entry of `options` (in order), then closes every server and removes the store, whatever
+ * `body` did. Rows an options function seeds reach the store before it is served.
  */
-export async function withServers(options: ServeWith[], body: (servers: Served[], t: TempDb) => Promise<void>): Promise<void> {
-  const t = tempDb();
+export async function withServers(options: ServeWith[], body: (servers: Served[], t: MonitoredStore) => Promise<void>): Promise<void> {
+  const t = openMonitoredStore();
   const servers: Served[] = [];
   try {
-    for (const o of options) servers.push(await serve({ storage: { db: t.db } }, typeof o === 'function' ? o(t) : o));
+    for (const o of options) {
+      const resolved = typeof o === 'function' ? o(t) : o;
+      await t.flush();
+      servers.push(await serve(await t.source(), resolved));
+    }
     await body(servers, t);
   } finally {
     for (const s of servers) await s.close();
-    t.cleanup();
+    await t.destroy();
   }
 }
 
 /** `withServers` with one server. */
-export function withServed(options: ServeWith, body: (s: Served, t: TempDb) => Promise<void>): Promise<void> {
+export function withServed(options: ServeWith, body: (s: Served, t: MonitoredStore) => Promise<void>): Promise<void> {
   return withServers([options], ([s], t) => body(s, t));
 }
 
 /**
- * For the describe block it is called in: a fresh database of `backend`, seeded by `seed`, served
- * with `options` before the block's tests; closed and removed after them. On PostgreSQL the seed
- * runs on a SQLite file and its writes are replayed on a uniquely named PostgreSQL database (its
- * triggers build the read models). The returned Served reads through to the live server.
+ * For the describe block it is called in: a fresh store of the backend under test, seeded by
+ * `seed`, served with `options` (standalone registration) before the block's tests; closed and
+ * removed after them. The returned Served reads through to the live server.
  */
-export function useServed(options: MonitoringOptions, seed: (db: Database) => void = () => undefined, backend: Backend = 'sqlite'): Served {
-  let t: TempDb | undefined;
+export function useServed(options: MonitoringOptions, seed: (db: Database) => void = () => undefined): Served {
+  let t: MonitoredStore | undefined;
   let served: Served | undefined;
-  const cleanups: (() => Promise<void>)[] = [];
   beforeAll(async () => {
-    t = tempDb();
-    if (backend === 'sqlite') {
-      seed(t.db);
-      served = await serve({ storage: { db: t.db } }, options);
-      return;
-    }
-    const recorded = recordingSqlite(t.db);
-    seed(recorded.db);
-    const database = await createTestDatabase('svc_mon');
-    cleanups.push(() => database.drop());
-    const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 4 });
-    cleanups.unshift(() => storage.close());
-    await storage.transaction((c) => recorded.replay(c));
-    served = await serve({ storage }, options);
+    t = openMonitoredStore();
+    await t.seed(seed);
+    served = await serve(await t.source(), options);
   });
   afterAll(async () => {
     await served?.close();
-    for (const c of cleanups) await c();
-    t?.cleanup();
+    await t?.destroy();
   });
   return lateBound(() => served, 'the served database');
 }

@@ -1,15 +1,22 @@
+import type { Database } from 'better-sqlite3';
 import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { insertTask, login, postJson, useServed, withServed } from './fixtures.js';
+import { BACKEND } from './monitoredStore.js';
 
 /**
  * Gate order on a standalone registration (disabled → 404, IP → 403, provenance → 403, then
  * the hook alone or a JWT with the operate role): a request that passes every gate reaches the
- * action, which answers NotSupported (501) without an engine — so 501 proves the gates let it
- * through.
+ * action. Without an engine, a SQLite store answers NotSupported (501); a PostgreSQL store
+ * performs the action (any process may), which refuses the test's row with Conflict (409): it is
+ * an occurrence of a schedule that does not exist. Either answer proves the gates let it through.
  */
+const REACHED = BACKEND === 'postgres' ? { status: 409, body: 'Conflict' } : { status: 501, body: 'NotSupported' };
+const orphanOccurrence = (db: Database) =>
+  insertTask(db, { status: 'Failed', parent_task_id: randomUUID(), occurrence_mode: 'Durable', nominal_slot_at: Date.now(), run_number: 1 });
+
 describe('management authorization order and browser provenance check', () => {
   let id: string;
   let read: string;
@@ -17,7 +24,7 @@ describe('management authorization order and browser provenance check', () => {
   const s = useServed(
     { enableManagementEndpoints: true, managementUsername: 'operator', managementPassword: 'operator-pw', allowedIpAddresses: ['127.0.0.1', '10.0.0.0/8'], loginRateLimit: false },
     (db) => {
-      id = insertTask(db, { status: 'Failed', parent_task_id: randomUUID(), occurrence_mode: 'Durable', nominal_slot_at: Date.now(), run_number: 1 });
+      id = orphanOccurrence(db);
     },
   );
 
@@ -28,11 +35,11 @@ describe('management authorization order and browser provenance check', () => {
 
   const url = (action = 'requeue', target = id) => `${s.api}/management/tasks/${target}/${action}`;
 
-  it('operate role reaches the action: standalone answers 501 NotSupported for each action', async () => {
+  it('operate role reaches the action (standalone: 501 NotSupported on SQLite, the action on PostgreSQL)', async () => {
     for (const action of ['requeue', 'resume', 'cancel']) {
       const r = await postJson(url(action), undefined, operate);
-      expect(r.status, action).toBe(501);
-      expect(r.body).toEqual({ status: 'NotSupported', message: expect.any(String), taskId: id });
+      expect(r.status, action).toBe(REACHED.status);
+      expect(r.body).toEqual({ status: REACHED.body, message: expect.any(String), taskId: id });
     }
   });
 
@@ -64,7 +71,7 @@ describe('management authorization order and browser provenance check', () => {
         expect(r.headers.get('www-authenticate'), kind).toMatch(/^Bearer/);
       }
       expect((await postJson(url(action), undefined, read)).status).toBe(403);
-      expect((await postJson(url(action), undefined, operate)).status).toBe(501);
+      expect((await postJson(url(action), undefined, operate)).status).toBe(REACHED.status);
     }
   });
 
@@ -77,18 +84,19 @@ describe('management authorization order and browser provenance check', () => {
 
   it('provenance: Sec-Fetch-Site and Origin checked before authorization', async () => {
     const host = new URL(s.baseUrl).host;
+    const reached = REACHED.status;
     const cases: [Record<string, string>, number][] = [
       [{ 'sec-fetch-site': 'cross-site' }, 403],
-      [{ 'sec-fetch-site': 'same-site' }, 501],
-      [{ 'sec-fetch-site': 'same-origin' }, 501],
-      [{ 'sec-fetch-site': 'none' }, 501],
+      [{ 'sec-fetch-site': 'same-site' }, reached],
+      [{ 'sec-fetch-site': 'same-origin' }, reached],
+      [{ 'sec-fetch-site': 'none' }, reached],
       [{ 'sec-fetch-site': 'cross-site', origin: s.baseUrl }, 403],
       [{ origin: 'https://evil.example' }, 403],
-      [{ origin: `http://${host}` }, 501],
+      [{ origin: `http://${host}` }, reached],
       [{ origin: `https://${host}` }, 403],
       [{ origin: 'http://127.0.0.1:1' }, 403],
       [{ origin: 'null' }, 403],
-      [{}, 501],
+      [{}, reached],
     ];
     for (const [headers, code] of cases) {
       const r = await postJson(url(), undefined, operate, headers);
@@ -120,7 +128,6 @@ describe('management disabled, hook, authentication off', () => {
   });
 
   it('the managementAuthorization hook alone decides', async () => {
-    const id = randomUUID();
     const seen: string[] = [];
     const hooked: MonitoringOptions = {
       enableManagementEndpoints: true,
@@ -131,10 +138,11 @@ describe('management disabled, hook, authentication off', () => {
         return req.headers['x-user'] === 'boss';
       },
     };
-    await withServed(hooked, async (s) => {
+    await withServed(hooked, async (s, t) => {
+      const id = await t.seed(orphanOccurrence);
       const operate = await login(s.api, 'operator', 'pw');
       expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, operate)).status).toBe(403);
-      expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss' })).status).toBe(501);
+      expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss' })).status).toBe(REACHED.status);
       expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined, undefined, { 'x-user': 'boss', 'sec-fetch-site': 'cross-site' })).status).toBe(403);
       expect(seen).toEqual(['undefined', 'boss']);
     });

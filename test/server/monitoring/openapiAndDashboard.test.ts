@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, withServed, withServers, type TempDb } from './fixtures.js';
+import { getJson, withServed, withServers } from './fixtures.js';
 
 const ENDPOINTS = [
   'post /auth/login', 'post /auth/magic', 'get /auth/magic', 'post /auth/validate', 'get /config', 'get /health', 'get /tasks', 'get /tasks/counts',
@@ -55,7 +55,7 @@ describe('OpenAPI document and Scalar page', () => {
 describe('embedded dashboard (enableUI)', () => {
   it('serves index.html no-cache with SPA fallback and hashed assets immutable, behind the allow-list', async () => {
     // A built dashboard in the database's folder, served twice: open, and behind the allow-list.
-    const webRoot = (t: TempDb) => {
+    const webRoot = (t: { dir: string }) => {
       const web = join(t.dir, 'web');
       mkdirSync(join(web, 'assets'), { recursive: true });
       writeFileSync(join(web, 'index.html'), '<!doctype html><title>Svc Monitor dashboard</title>');

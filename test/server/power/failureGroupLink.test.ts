@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureGroup } from '../../../server/src/contracts/index.js';
-import { BACKENDS } from '../support/backends.js';
+import { BACKEND } from '../monitoring/monitoredStore.js';
 import { finishRun, getJson, insertTask, login, useServed } from '../monitoring/fixtures.js';
 
 const HOUR = 3_600_000;
 const NOW = Date.now();
 
 /** A failure group links to its own tasks: GET /tasks?taskType=…&failureFingerprint=… lists exactly them. */
-describe.each(BACKENDS)('failureFingerprint on GET /tasks over a %s store', (backend) => {
+describe(`failureFingerprint on GET /tasks over a ${BACKEND} store`, () => {
   const ids: Record<string, string[]> = { smtp: [], typeError: [], otherType: [], recovered: [] };
   const s = useServed({ loginRateLimit: false, enableOpenApiDocument: true }, (db) => {
     const fail = (type: string, at: number, exception: string) => {
@@ -23,7 +23,7 @@ describe.each(BACKENDS)('failureFingerprint on GET /tasks over a %s store', (bac
     const recovered = fail('Billing.SendInvoice', NOW - 4 * HOUR, 'Error: SMTP 421 from mail-1.example for invoice 3');
     finishRun(db, recovered, 'Completed', NOW - 30 * 60_000, 12, 'Error: SMTP 421 from mail-1.example for invoice 3');
     ids.recovered!.push(recovered);
-  }, backend);
+  });
 
   const list = async (token: string, query: Record<string, string>) => {
     const r = await getJson(`${s.api}/tasks?${new URLSearchParams({ pageSize: '50', ...query })}`, token);

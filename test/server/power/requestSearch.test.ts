@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { getJson, insertTask, login, useServed } from '../monitoring/fixtures.js';
-import { BACKENDS } from '../support/backends.js';
+import { BACKEND } from '../monitoring/monitoredStore.js';
 
 /** Argument search: requestSearch (request JSON only) and searchScope=NamesAndArguments (names OR arguments). */
-describe.each(BACKENDS)('GET /tasks?requestSearch and searchScope on %s', (backend) => {
+describe(`GET /tasks?requestSearch and searchScope on ${BACKEND}`, () => {
   const ids: Record<string, string> = {};
   const s = useServed({ loginRateLimit: false }, (db) => {
     const t0 = Date.now() - 60_000;
@@ -12,7 +12,7 @@ describe.each(BACKENDS)('GET /tasks?requestSearch and searchScope on %s', (backe
     ids.other = insertTask(db, { request: '{"customer":"Globex","orderId":42}', created_at: t0 + 3, status: 'Failed', queue: 'default' });
     ids.named = insertTask(db, { type: 'Demo.Acme.Sync', request: '{"x":1}', created_at: t0 + 4, status: 'Completed' });
     ids.later = insertTask(db, { request: '{"customer":"ACME-42"}', created_at: t0 + 5, status: 'Completed', queue: 'default' });
-  }, backend);
+  });
   const list = async (query: string, path = '/tasks') => {
     const token = await login(s.api);
     return getJson(`${s.api}${path}?${query}`, token);

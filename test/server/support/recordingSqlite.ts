@@ -14,7 +14,8 @@ const READ_MODEL_WRITE = /^\s*(?:INSERT(?: OR IGNORE)? INTO|UPDATE|DELETE FROM)\
  * seed (plain SQL over the shared table layout) can be replayed on PostgreSQL statement by
  * statement: PostgreSQL's own triggers then build its read models from the same changes, and
  * identity columns take the same values as SQLite's rowids (same insert order from 1). Writes of
- * SQLite's own read models are not recorded.
+ * SQLite's own read models are not recorded. `replay` carries the writes recorded since the last
+ * replay.
  */
 export function recordingSqlite(db: Database): { db: Database; replay(client: pg.ClientBase): Promise<void> } {
   const log: Recorded[] = [];
@@ -44,7 +45,7 @@ export function recordingSqlite(db: Database): { db: Database; replay(client: pg
   return {
     db: proxy,
     async replay(client) {
-      for (const { sql, args } of log) {
+      for (const { sql, args } of log.splice(0)) {
         const { text, values } = toPostgres(sql, args);
         await client.query(text, values);
       }

@@ -1,0 +1,91 @@
+import type { Database } from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Engine, EngineOptions } from '../../../server/src/index.js';
+import type { MonitoringSource } from '../../../server/src/monitoring/createMonitoring.js';
+import { openDatabase } from '../../../server/src/storage/openDatabase.js';
+import { BACKEND, openStoreUnderTest, type StoreUnderTest } from '../engine/fixtures/storeUnderTest.js';
+import type { Backend } from '../support/backends.js';
+import { recordingSqlite } from '../support/recordingSqlite.js';
+import type { StoreProbe } from '../support/storeProbe.js';
+
+/**
+ * The data a monitoring suite serves, on the backend under test (SVC_STORE, as the engine suites:
+ * a SQLite file by default; on PostgreSQL a fresh schema in the test file's own database).
+ *
+ * Suites seed rows with plain SQL on a better-sqlite3 handle (`db`): on SQLite that is the served
+ * file itself; on PostgreSQL it is a scratch SQLite file whose writes are recorded and replayed on
+ * the PostgreSQL schema by `flush` (PostgreSQL's triggers then build its own read models).
+ */
+export interface MonitoredStore {
+  readonly backend: Backend;
+  /** A temporary folder of the test (web roots, other files); removed by destroy. */
+  readonly dir: string;
+  /** Where seeds write (see above); writes reach PostgreSQL at the next `flush`. */
+  readonly db: Database;
+  /** Carries the writes made on `db` since the last flush to PostgreSQL (nothing to do on SQLite). */
+  flush(): Promise<void>;
+  /** Runs `write` on `db`, then flushes: how a test body adds rows while the monitoring runs. */
+  seed<T>(write: (db: Database) => T): Promise<T>;
+  /** Reads of the served data, on either backend. */
+  readonly probe: StoreProbe;
+  /** createEngine on the served data. */
+  engine(options?: Omit<EngineOptions, 'storage' | 'store'>): Engine;
+  /** What createMonitoring is given: the standalone registration, or the full one with `engine`. */
+  source(engine?: Engine): Promise<MonitoringSource>;
+  /** Closes the storage and removes the data and the folder. */
+  destroy(): Promise<void>;
+}
+
+export function openMonitoredStore(): MonitoredStore {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-mon-'));
+  const under: StoreUnderTest = openStoreUnderTest();
+  const common = {
+    backend: under.backend,
+    dir,
+    probe: under.probe,
+    engine: (options: Omit<EngineOptions, 'storage' | 'store'> = {}) => under.engine(options),
+    async source(engine?: Engine): Promise<MonitoringSource> {
+      const storage = await under.storage();
+      return engine === undefined ? { storage } : { engine, storage };
+    },
+  };
+  if (under.sqlite !== undefined) {
+    const db = under.sqlite.db;
+    return {
+      ...common,
+      db,
+      flush: async () => undefined,
+      seed: async (write) => write(db),
+      async destroy() {
+        await under.destroy();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const scratch = openDatabase({ file: join(dir, 'seed.db') });
+  const recorded = recordingSqlite(scratch);
+  const flush = async () => {
+    const storage = await under.storage();
+    if (!('transaction' in storage)) throw new Error('a PostgreSQL store under test has no PostgreSQL storage');
+    await storage.transaction((c) => recorded.replay(c));
+  };
+  return {
+    ...common,
+    db: recorded.db,
+    flush,
+    async seed(write) {
+      const result = write(recorded.db);
+      await flush();
+      return result;
+    },
+    async destroy() {
+      await under.destroy();
+      scratch.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { BACKEND };
