@@ -9,6 +9,7 @@
 // - Then the read models, the argument index and the statistics (ANALYZE, sampled) are rebuilt.
 import type { Database } from 'better-sqlite3';
 import { rebuildReadModels } from '../server/src/storage/sqlite/rebuildReadModels.js';
+import { rebuildSearchRows } from '../server/src/storage/sqlite/rebuildSearchRows.js';
 import { AUDIT_STATUS_SQL, AUDITS_PER_TASK, FAILED_EXCEPTION, generateTasks, IS_SCHEDULE_SQL, TASK_COLUMN_COUNT, TASK_COLUMNS, type TaskValues } from './apiData.js';
 
 /** Indexes whose keys arrive in order during the load (they only append): kept. */
@@ -117,17 +118,16 @@ export function seedSqlite(db: Database, rows: number, now: number, log: (line: 
   const readModelsS = seconds(t0);
   log(`rebuilt the read models in ${readModelsS} s, ${cpu(c0)}`);
 
-  // 5. Argument index: one pass (the search-row key is the task's rowid, fresh after the load), with a large in-memory term buffer so that the index is written
+  // 5. Search rows with their sort columns, the argument index and the key index: one pass each (the
+  //    search-row key is the task's rowid, fresh after the load), with a large in-memory term buffer so that the index is written
   //    as few large segments (fewer merges), then the buffer size back to its default.
   t0 = performance.now();
   c0 = process.cpuUsage();
   db.exec(`INSERT INTO task_request_fts (task_request_fts, rank) VALUES ('hashsize', ${512 * 1024 * 1024})`);
-  db.transaction(() => db.exec(`DELETE FROM task_request_fts; DELETE FROM task_search_rows;
-    INSERT INTO task_search_rows (id, task_id) SELECT rowid, id FROM tasks NOT INDEXED;
-    INSERT INTO task_request_fts (rowid, request) SELECT rowid, request FROM tasks NOT INDEXED;`))();
+  rebuildSearchRows(db);
   db.exec(`INSERT INTO task_request_fts (task_request_fts, rank) VALUES ('hashsize', ${1024 * 1024})`);
   const searchS = seconds(t0);
-  log(`rebuilt the argument index in ${searchS} s, ${cpu(c0)}`);
+  log(`rebuilt the search rows, the argument index and the key index in ${searchS} s, ${cpu(c0)}`);
 
   t0 = performance.now();
   c0 = process.cpuUsage();

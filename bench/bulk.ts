@@ -17,9 +17,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { rebuildRequestSearchSql } from '../server/src/storage/migrations/006_search_failures_latency.js';
 import { openDatabase } from '../server/src/storage/openDatabase.js';
 import { rebuildReadModels } from '../server/src/storage/sqlite/rebuildReadModels.js';
+import { rebuildSearchRows } from '../server/src/storage/sqlite/rebuildSearchRows.js';
 
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 100_000);
 const BASELINE_S = Number(process.env.BENCH_BULK_BASELINE_SECONDS ?? 4);
@@ -48,7 +48,7 @@ function seed(file: string): void {
   })();
   // Raw inserts keep no read model: count, group and index the seeded rows as the task writer would have.
   rebuildReadModels(db);
-  db.exec(rebuildRequestSearchSql);
+  rebuildSearchRows(db);
   db.exec('ANALYZE');
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();

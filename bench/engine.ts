@@ -140,7 +140,7 @@ function bareRun(): number {
       insert.run(id, request, now);
       audit.run(id, now, 'Queued');
       created.set(id, now);
-      d.inserted({ ...group(now), id, handler: 'Bench.NoOpHandler', request, status: 'Queued' });
+      d.inserted({ ...group(now), id, handler: 'Bench.NoOpHandler', request, status: 'Queued', task_key: null });
     });
   const tStart = (id: string) =>
     write((d) => {

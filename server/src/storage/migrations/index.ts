@@ -4,6 +4,7 @@ import { migration003Schedules } from './003_schedules.js';
 import { migration004Monitoring } from './004_monitoring.js';
 import { migration006SearchFailuresLatency } from './006_search_failures_latency.js';
 import { migration007ReadModelDeltas } from './007_readModelDeltas.js';
+import { migration008SearchRowSortKeys } from './008_searchRowSortKeys.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -22,4 +23,5 @@ export const migrations: readonly Migration[] = [
   { version: 4, name: 'monitoring: sort indexes, occurrence slot index, type/handler set', sql: migration004Monitoring },
   { version: 6, name: 'argument search index, failure groups, queue throughput, status changed_by', sql: migration006SearchFailuresLatency },
   { version: 7, name: 'read models kept by per-transaction deltas: per-row triggers dropped', sql: migration007ReadModelDeltas },
+  { version: 8, name: 'search rows carry the sort and group columns; trigram index of task keys', sql: migration008SearchRowSortKeys },
 ];

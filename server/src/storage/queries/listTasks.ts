@@ -18,6 +18,17 @@ const ORDER_COLUMNS: Record<TaskSortField, readonly string[]> = {
   ExecutionTimeMs: ['execution_time_ms'],
 };
 
+/**
+ * The sort fields whose columns a search row copies → its ORDER BY columns. The search row's key
+ * breaks ties: search rows are numbered in the order the task rows were inserted, as the task
+ * table's rowid is, so ties come out in the same order as in the task table.
+ */
+const SEARCH_ROW_ORDER_COLUMNS: Partial<Record<TaskSortField, readonly string[]>> = {
+  CreatedAtUtc: ['created_at'],
+  Type: ['type', 'created_at'],
+  QueueName: ['queue', 'created_at'],
+};
+
 /** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count. */
 export function createListTasks(db: Database, resolver: TypeResolver, features?: TaskListWhereFeatures) {
   const cache = new Map<string, Statement>();
@@ -48,22 +59,35 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     const order = orderColumns.map((c) => `${c} ${dir}`).join(', ');
     const offset = (page - 1) * pageSize;
 
-    // Argument search or a key-only search term: an index yields a small set of rows, so read
-    // their sort keys once (one pass: the index match, the filters, the count), sort that set and
-    // fetch only the page's rows, instead of matching twice (count, then page) and sorting whole rows.
-    if (where.selective) {
-      const keys = orderColumns.map((c, i) => `${c} AS k${i}`).join(', ');
-      const keyOrder = orderColumns.map((_, i) => `k${i} ${dir}`).join(', ');
-      const sql = `WITH matched AS MATERIALIZED (SELECT ${keys} FROM tasks ${where.sql(false)})
+    /**
+     * A page of a small matched set: reads the set's sort keys once from `source` (one pass: the
+     * index match, the filters, the count), sorts that set and fetches only the page's task rows
+     * (`link` names a matched row's task: the source column, then the task table's column).
+     */
+    const pageOfMatched = (source: string, whereSql: string, params: readonly unknown[], keys: readonly string[], link: [string, string]): TaskPage => {
+      const keyList = keys.map((c, i) => `${c} AS k${i}`).join(', ');
+      const keyOrder = keys.map((_, i) => `k${i} ${dir}`).join(', ');
+      const sql = `WITH matched AS MATERIALIZED (SELECT ${link[0]} AS link, ${keyList} FROM ${source} ${whereSql})
         SELECT ${SUMMARY_COLUMNS}, (SELECT COUNT(*) FROM matched) AS total_count FROM tasks
-         WHERE rowid IN (SELECT k${orderColumns.length - 1} FROM matched ORDER BY ${keyOrder} LIMIT ? OFFSET ?)
+         WHERE ${link[1]} IN (SELECT link FROM matched ORDER BY ${keyOrder} LIMIT ? OFFSET ?)
          ORDER BY ${order}`;
-      const rows = prepared(sql).all(...where.params, pageSize, offset) as (TaskSummaryRow & { total_count: number })[];
+      const rows = prepared(sql).all(...params, pageSize, offset) as (TaskSummaryRow & { total_count: number })[];
       const totalCount = rows.length > 0
         ? rows[0]!.total_count
-        : (prepared(`SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`).get(...where.params) as { n: number }).n;
+        : (prepared(`SELECT COUNT(*) AS n FROM ${source} ${whereSql}`).get(...params) as { n: number }).n;
       return pageOf(rows, totalCount);
+    };
+
+    // A full-text match whose other filters and sort order the search rows can answer: all of it
+    // in the search rows (a few columns each), then only the page's task rows.
+    const rowOrder = where.searchRows && SEARCH_ROW_ORDER_COLUMNS[query.sortBy];
+    if (where.searchRows && rowOrder) {
+      return pageOfMatched('task_search_rows', where.searchRows.sql, where.searchRows.params, [...rowOrder, 'id'], ['task_id', 'id']);
     }
+    // Argument search or a key-only search term with other filters or sorts: an index yields a
+    // small set of rows, so read their sort keys once instead of matching twice (count, then
+    // page) and sorting whole rows.
+    if (where.selective) return pageOfMatched('tasks', where.sql(false), where.params, orderColumns, ['rowid', 'rowid']);
 
     let totalCount: number;
     if (where.statDimensions) {

@@ -7,6 +7,8 @@ export interface SchemaFeatures {
   requestSearch: boolean;
   failureGroups: boolean;
   queueThroughput: boolean;
+  /** Migration 8: search rows with the group columns, substring index of task keys. */
+  searchRows: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
@@ -19,5 +21,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     requestSearch: (has.get('task_request_fts') as number) > 0,
     failureGroups: (has.get('failure_groups_day') as number) > 0,
     queueThroughput: (has.get('stat_queue_finished_10s') as number) > 0,
+    searchRows: (has.get('task_key_fts') as number) > 0,
   };
 }

@@ -1,5 +1,5 @@
 import type { TaskListFilter } from '../MonitoringStore.js';
-import { REQUEST_MATCH_SQL, requestMatchExpression, StoreCapabilityError } from './requestMatch.js';
+import { KEY_MATCH_SQL, keyMatchExpression, REQUEST_MATCH_SQL, requestMatchExpression, SEARCH_ROWS_KEY_MATCH_SQL, SEARCH_ROWS_REQUEST_MATCH_SQL, StoreCapabilityError } from './requestMatch.js';
 import type { TypeResolver } from './resolveTypeNames.js';
 
 type SqlValue = string | number;
@@ -28,6 +28,12 @@ export interface TaskListWhere {
    * search term that resolves to task keys only): the list then reads that set once.
    */
   selective: boolean;
+  /**
+   * Set when the search rows alone answer the list: a full-text match (arguments or task keys)
+   * and otherwise only conditions on the columns a search row copies (queue, type, recurring,
+   * occurrence, creation time). `sql` is the WHERE clause over `task_search_rows`.
+   */
+  searchRows?: { sql: string; params: SqlValue[] };
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -35,7 +41,12 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
 export interface TaskListWhereFeatures {
   /** The store has the argument index (migration 6). */
   requestSearch: boolean;
+  /** The search rows carry the group columns and task keys have their substring index (migration 8). */
+  searchRows: boolean;
 }
+
+/** The shortest search term the key index can find (it indexes three-character sequences); shorter ones scan the keys. */
+const KEY_INDEX_MIN_CHARS = 3;
 
 const assertRequestSearch = (features: TaskListWhereFeatures | undefined) => {
   if (features && !features.requestSearch) {
@@ -51,6 +62,12 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
   let empty = false;
   let hasInList = false;
   let selective = false;
+  const hasSearchRows = features === undefined || features.searchRows;
+  // The same conditions over task_search_rows, while every condition has a column there.
+  const rowParts: string[] = [];
+  const rowParams: SqlValue[] = [];
+  let rowsOnly = hasSearchRows;
+  let rowsMatch = false;
 
   if (filter.statuses && filter.statuses.length > 0) {
     const statuses = [...new Set(filter.statuses)];
@@ -58,11 +75,14 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     params.push(...statuses);
     dims.statuses = statuses;
     hasInList = true;
+    rowsOnly = false;
   }
   if (filter.queueName !== undefined) {
     parts.push(() => `queue = ?`);
     params.push(filter.queueName);
     dims.queue = filter.queueName;
+    rowParts.push(`queue = ?`);
+    rowParams.push(filter.queueName);
   }
   if (filter.taskType !== undefined && filter.taskType !== '') {
     const types = resolver.types(filter.taskType);
@@ -72,43 +92,56 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
       params.push(...types);
       dims.types = types;
       hasInList = true;
+      rowParts.push(`type IN (${placeholders(types.length)})`);
+      rowParams.push(...types);
     }
   }
   if (filter.isRecurring !== undefined) {
     parts.push(() => `is_recurring = ?`);
     params.push(filter.isRecurring ? 1 : 0);
     dims.isRecurring = filter.isRecurring ? 1 : 0;
+    rowParts.push(`is_recurring = ?`);
+    rowParams.push(dims.isRecurring);
   }
   if (filter.onlyOccurrences !== undefined) {
     parts.push(() => (filter.onlyOccurrences ? `parent_task_id IS NOT NULL` : `parent_task_id IS NULL`));
     dims.isOccurrence = filter.onlyOccurrences ? 1 : 0;
+    rowParts.push(`is_occurrence = ?`);
+    rowParams.push(dims.isOccurrence);
   }
   if (filter.createdAfterMs !== undefined) {
     parts.push(() => `created_at >= ?`);
     params.push(filter.createdAfterMs);
     countable = false;
+    rowParts.push(`created_at >= ?`);
+    rowParams.push(filter.createdAfterMs);
   }
   if (filter.createdBeforeMs !== undefined) {
     parts.push(() => `created_at <= ?`);
     params.push(filter.createdBeforeMs);
     countable = false;
+    rowParts.push(`created_at <= ?`);
+    rowParams.push(filter.createdBeforeMs);
   }
   if (filter.parentTaskId !== undefined) {
     parts.push(() => `parent_task_id = ?`);
     params.push(filter.parentTaskId);
     countable = false;
+    rowsOnly = false;
   }
   if (filter.failureFingerprint !== undefined) {
     // The fingerprint of the row's last error, computed as the failure groups compute it.
     parts.push(() => `last_outcome = 'Failed' AND svc_failure_fingerprint(exception) = ?`);
     params.push(filter.failureFingerprint);
     countable = false;
+    rowsOnly = false;
   }
   if (filter.onlyCatchUp !== undefined) {
     parts.push(() =>
       filter.onlyCatchUp ? `misfire_kind = 'CatchUp'` : `(misfire_kind IS NULL OR misfire_kind <> 'CatchUp')`,
     );
     countable = false;
+    rowsOnly = false;
   }
   if (filter.searchTerm !== undefined && filter.searchTerm !== '') {
     const term = filter.searchTerm;
@@ -131,21 +164,45 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
       );
       local.push(...ptypes, ...handlers);
     }
-    // Task keys: scan only the keyed rows (partial index ix_tasks_key, covering), never the whole
-    // table; LIKE compares ASCII letters case-insensitively in place (no lower-cased copies).
-    alternatives.push(
-      `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND task_key LIKE ? ESCAPE '\\')`,
-    );
-    local.push(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+    const keysOnly = types.length === 0 && pairs !== undefined && pairs.length === 0;
+    const rowAlternatives: string[] = [];
+    const rowLocal: SqlValue[] = [];
+    if (hasSearchRows && [...term].length >= KEY_INDEX_MIN_CHARS) {
+      // Task keys: the substring index finds the keys that contain the term (case-insensitively).
+      const expression = keyMatchExpression(term);
+      alternatives.push(KEY_MATCH_SQL);
+      local.push(expression);
+      rowAlternatives.push(SEARCH_ROWS_KEY_MATCH_SQL);
+      rowLocal.push(expression);
+    } else {
+      // A term too short for the key index (or a store without it): scan only the keyed rows
+      // (partial index ix_tasks_key, covering), never the whole table; LIKE compares ASCII letters
+      // case-insensitively in place (no lower-cased copies).
+      alternatives.push(
+        `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND task_key LIKE ? ESCAPE '\\')`,
+      );
+      local.push(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      rowsOnly = false;
+    }
     if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
       assertRequestSearch(features);
+      const expression = requestMatchExpression(filter.searchTermRequestTerms);
       alternatives.push(REQUEST_MATCH_SQL);
-      local.push(requestMatchExpression(filter.searchTermRequestTerms));
+      local.push(expression);
+      rowAlternatives.push(SEARCH_ROWS_REQUEST_MATCH_SQL);
+      rowLocal.push(expression);
     }
     parts.push(() => `(${alternatives.join(' OR ')})`);
     params.push(...local);
     countable = false;
-    if (types.length === 0 && pairs !== undefined && pairs.length === 0) selective = true;
+    if (keysOnly) {
+      selective = true;
+      rowParts.push(`(${rowAlternatives.join(' OR ')})`);
+      rowParams.push(...rowLocal);
+      rowsMatch = true;
+    } else {
+      rowsOnly = false;
+    }
   }
 
   if (filter.requestSearch && filter.requestSearch.length > 0) {
@@ -155,6 +212,9 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     params.push(expression);
     countable = false;
     selective = true;
+    rowParts.push(SEARCH_ROWS_REQUEST_MATCH_SQL);
+    rowParams.push(expression);
+    rowsMatch = true;
   }
 
   return {
@@ -163,6 +223,7 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     hasInList,
     selective,
     statDimensions: countable ? dims : undefined,
+    searchRows: rowsOnly && rowsMatch ? { sql: `WHERE ${rowParts.join(' AND ')}`, params: rowParams } : undefined,
     sql: (demote) => (parts.length === 0 ? '' : `WHERE ${parts.map((p) => p(demote)).join(' AND ')}`),
   };
 }

@@ -34,7 +34,7 @@ export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row:
     );
     audit(r.id, r.auditLevel, r.createdAt, r.status);
     deltas.inserted({
-      id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: r.status,
+      id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: r.status, task_key: r.taskKey,
       is_recurring: r.isRecurring ? 1 : 0, is_occurrence: 0, created_at: r.createdAt,
     });
   };

@@ -59,7 +59,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     for (const id of writtenIds) {
       const r = byId.get(id)!;
       deltas.inserted({
-        id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending',
+        id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending', task_key: null,
         is_recurring: 0, is_occurrence: 1, created_at: r.createdAt,
       });
       const level = r.auditLevel;
@@ -114,7 +114,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           const r = decision.row;
           insertScheduleRow(db, r);
           deltas.inserted({
-            id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending',
+            id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending', task_key: r.taskKey,
             is_recurring: 1, is_occurrence: 0, created_at: r.createdAt,
           });
           insertStatusAudit(db, decision.row.id, decision.row.auditLevel, 'Pending', input.now);

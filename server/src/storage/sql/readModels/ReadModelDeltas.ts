@@ -16,6 +16,13 @@ export interface NewTaskFacts extends TaskGroup {
   handler: string;
   request: string;
   status: string;
+  task_key: string | null;
+}
+
+/** A new task's search row: its request and key (the full-text indexes) and its group columns (sort and filter). */
+export interface NewSearchRow extends TaskGroup {
+  request: string;
+  task_key: string | null;
 }
 
 /** One finished run (run_count went up by one): the run buckets, failure groups and queue throughput count it. */
@@ -94,10 +101,14 @@ export class ReadModelDeltas {
   readonly throughput = new Map<string, [number, string, number]>();
   /** Newest throughput bucket counted (older ones beyond THROUGHPUT_KEEP are dropped). */
   newestThroughputBucket: number | null = null;
-  /** New rows' request text for the argument index, by task id. */
-  readonly searchInserts = new Map<string, string>();
+  /** New rows' search rows (request text, key, group columns), by task id. */
+  readonly searchInserts = new Map<string, NewSearchRow>();
   /** Existing rows whose request text changed, by task id. */
   readonly searchUpdates = new Map<string, string>();
+  /** Existing rows whose group columns changed (the copy in their search row follows), by task id. */
+  readonly searchRegroups = new Map<string, TaskGroup>();
+  /** Existing rows whose task key changed (null: no key any more), by task id. */
+  readonly searchKeyUpdates = new Map<string, string | null>();
   /** (type, handler) pairs seen: key → [type, handler]. */
   readonly typeHandlers = new Map<string, [string, string]>();
   /** Net change of Queued rows per queue (admission reads the count before the deltas are written). */
@@ -107,7 +118,8 @@ export class ReadModelDeltas {
   get empty(): boolean {
     return (
       this.tasks.size === 0 && this.runsHour.size === 0 && this.failuresHour.size === 0 && this.throughput.size === 0 &&
-      this.searchInserts.size === 0 && this.searchUpdates.size === 0 && this.typeHandlers.size === 0
+      this.searchInserts.size === 0 && this.searchUpdates.size === 0 && this.searchRegroups.size === 0 &&
+      this.searchKeyUpdates.size === 0 && this.typeHandlers.size === 0
     );
   }
 
@@ -119,7 +131,10 @@ export class ReadModelDeltas {
   /** A new task row. */
   inserted(row: NewTaskFacts): void {
     this.count(row, row.status, 1);
-    this.searchInserts.set(row.id, row.request);
+    this.searchInserts.set(row.id, {
+      request: row.request, task_key: row.task_key, queue: row.queue, type: row.type, is_recurring: row.is_recurring,
+      is_occurrence: row.is_occurrence, created_at: row.created_at,
+    });
     const pair = `${row.type}\u0000${row.handler}`;
     if (!this.typeHandlers.has(pair)) this.typeHandlers.set(pair, [row.type, row.handler]);
   }
@@ -141,8 +156,17 @@ export class ReadModelDeltas {
 
   /** The request text of an existing row changed. */
   requestChanged(id: string, request: string): void {
-    if (this.searchInserts.has(id)) this.searchInserts.set(id, request);
+    const inserted = this.searchInserts.get(id);
+    if (inserted) inserted.request = request;
     else this.searchUpdates.set(id, request);
+  }
+
+  /** The group columns of an existing row changed (its search row keeps a copy of them). */
+  private searchRegrouped(id: string, g: TaskGroup): void {
+    const group: TaskGroup = { queue: g.queue, type: g.type, is_recurring: g.is_recurring, is_occurrence: g.is_occurrence, created_at: g.created_at };
+    const inserted = this.searchInserts.get(id);
+    if (inserted) Object.assign(inserted, group);
+    else this.searchRegroups.set(id, group);
   }
 
   /** A finished run: run_count went up by one. */
@@ -176,6 +200,12 @@ export class ReadModelDeltas {
       before.is_occurrence !== after.is_occurrence || before.created_at !== after.created_at;
     if (regroup || before.handler !== after.handler) this.regrouped(before, before.status, after, after.status);
     else this.moved(before, before.status, after.status);
+    if (regroup) this.searchRegrouped(after.id, after);
+    if (before.task_key !== after.task_key) {
+      const inserted = this.searchInserts.get(after.id);
+      if (inserted) inserted.task_key = after.task_key;
+      else this.searchKeyUpdates.set(after.id, after.task_key);
+    }
     if (before.request !== after.request) this.requestChanged(after.id, after.request);
     if (after.run_count > before.run_count && after.last_execution_at !== null && after.last_outcome !== null) {
       this.ran({

@@ -97,26 +97,45 @@ export function applyReadModelDeltas(db: Database, d: ReadModelDeltas): void {
 }
 
 /**
- * The argument index: a search row (stable integer key) and an FTS row per new task, in the
- * same transaction as the task row; a changed request replaces the FTS row's text.
+ * The search rows and the full-text indexes, in the same transaction as the task rows: per new
+ * task a search row (stable integer key, group columns for sorting and filtering), its request
+ * in the argument index and its key, if any, in the key index; a changed request replaces the
+ * argument row's text, a changed group rewrites the search row's copy, a changed key its key row.
  */
 function writeSearchRows(db: Database, d: ReadModelDeltas): void {
   if (d.searchInserts.size > 0) {
     const entries = [...d.searchInserts];
     for (let start = 0; start < entries.length; start += CHUNK) {
       const chunk = entries.length <= CHUNK ? entries : entries.slice(start, start + CHUNK);
-      const keys = statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows (task_id) VALUES ${rows(n, '(?)')} RETURNING id, task_id`)
-        .raw()
-        .all(chunk.map((e) => e[0])) as [number, string][];
-      const keyOf = new Map(keys.map(([key, taskId]) => [taskId, key]));
       const values: unknown[] = [];
-      for (const [taskId, request] of chunk) values.push(keyOf.get(taskId), request);
-      statementFor(db, 'task_request_fts', chunk.length, (n) => `INSERT INTO task_request_fts (rowid, request) VALUES ${rows(n, '(?, ?)')}`).run(values);
+      for (const [taskId, r] of chunk) values.push(taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence);
+      const keys = statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
+          (task_id, created_at, queue, type, is_recurring, is_occurrence) VALUES ${rows(n, '(?, ?, ?, ?, ?, ?)')} RETURNING id, task_id`)
+        .raw()
+        .all(values) as [number, string][];
+      const keyOf = new Map(keys.map(([key, taskId]) => [taskId, key]));
+      const texts: unknown[] = [];
+      for (const [taskId, r] of chunk) texts.push(keyOf.get(taskId), r.request);
+      statementFor(db, 'task_request_fts', chunk.length, (n) => `INSERT INTO task_request_fts (rowid, request) VALUES ${rows(n, '(?, ?)')}`).run(texts);
+      const keyed = chunk.filter(([, r]) => r.task_key !== null);
+      inChunks(db, 'task_key_fts', keyed, (n) => `INSERT INTO task_key_fts (rowid, task_key) VALUES ${rows(n, '(?, ?)')}`,
+        ([taskId, r], out) => out.push(keyOf.get(taskId), r.task_key));
     }
   }
+  const searchKey = (id: string) => preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(id) as number | undefined;
   for (const [id, request] of d.searchUpdates) {
-    const key = preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(id) as number | undefined;
+    const key = searchKey(id);
     if (key === undefined) continue;
     preparedStatement(db, 'UPDATE task_request_fts SET request = ? WHERE rowid = ?').run(request, key);
+  }
+  for (const [id, g] of d.searchRegroups) {
+    preparedStatement(db, 'UPDATE task_search_rows SET created_at = ?, queue = ?, type = ?, is_recurring = ?, is_occurrence = ? WHERE task_id = ?')
+      .run(g.created_at, g.queue, g.type, g.is_recurring, g.is_occurrence, id);
+  }
+  for (const [id, taskKey] of d.searchKeyUpdates) {
+    const key = searchKey(id);
+    if (key === undefined) continue;
+    preparedStatement(db, 'DELETE FROM task_key_fts WHERE rowid = ?').run(key);
+    if (taskKey !== null) preparedStatement(db, 'INSERT INTO task_key_fts (rowid, task_key) VALUES (?, ?)').run(key, taskKey);
   }
 }

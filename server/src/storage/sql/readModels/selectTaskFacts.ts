@@ -6,7 +6,7 @@ import type { TaskRowFacts } from './ReadModelDeltas.js';
 export function selectTaskFacts(db: Database, id: string): TaskRowFacts | undefined {
   return preparedStatement(
     db,
-    `SELECT id, queue, type, handler, request, status, is_recurring, parent_task_id IS NOT NULL AS is_occurrence, created_at,
+    `SELECT id, queue, type, handler, request, status, task_key, is_recurring, parent_task_id IS NOT NULL AS is_occurrence, created_at,
             run_count, last_outcome, last_execution_at, execution_time_ms, exception
        FROM tasks WHERE id = ?`,
   ).get(id) as TaskRowFacts | undefined;

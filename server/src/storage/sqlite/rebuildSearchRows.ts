@@ -1,0 +1,19 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * Rebuilds the search rows and both full-text indexes (arguments, task keys) from the task table
+ * in one pass each, numbering the search rows with the task rowids, which are in insertion order
+ * as the writer's numbering is. For a task table loaded in bulk with raw inserts (benches, imports).
+ */
+export const rebuildSearchRowsSql = `
+DELETE FROM task_request_fts; DELETE FROM task_key_fts; DELETE FROM task_search_rows;
+INSERT INTO task_search_rows (id, task_id, created_at, queue, type, is_recurring, is_occurrence)
+  SELECT rowid, id, created_at, queue, type, is_recurring, parent_task_id IS NOT NULL FROM tasks NOT INDEXED;
+INSERT INTO task_request_fts (rowid, request) SELECT rowid, request FROM tasks NOT INDEXED;
+INSERT INTO task_key_fts (rowid, task_key) SELECT rowid, task_key FROM tasks NOT INDEXED WHERE task_key IS NOT NULL;
+`;
+
+/** Runs `rebuildSearchRowsSql` in one write transaction. */
+export function rebuildSearchRows(db: Database): void {
+  db.transaction(() => db.exec(rebuildSearchRowsSql)).immediate();
+}
