@@ -68,7 +68,7 @@ describe(`key and argument search through their indexes equal a plain scan on ${
     { query: { taskType: 'Mail.Send' }, scan: `instr(lower(type), lower(?)) > 0`, args: ['Mail.Send'] },
     { query: { createdAfter: new Date(t0 + 30).toISOString() }, scan: 'created_at >= ?', args: [t0 + 30] },
   ];
-  const sorts: [string, boolean][] = [['CreatedAtUtc', true], ['CreatedAtUtc', false], ['Type', false], ['QueueName', true], ['Status', false], ['ExecutionTimeMs', true]];
+  const sorts: [string, boolean][] = [['CreatedAtUtc', true], ['CreatedAtUtc', false], ['Type', false], ['QueueName', true], ['ExecutionTimeMs', true]];
 
   it('every search × filter × sort × page answers the ids and count of the plain scan', async () => {
     const token = await login(s.api);
@@ -100,5 +100,5 @@ describe(`key and argument search through their indexes equal a plain scan on ${
     }
     // The cases are not vacuous: most search × filter pairs span more than one page.
     expect(nonEmpty).toBeGreaterThan(20);
-  }, 120_000);
+  }, 240_000);
 });

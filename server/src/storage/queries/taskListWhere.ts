@@ -1,4 +1,5 @@
 import type { TaskListFilter } from '../MonitoringStore.js';
+import { containsPattern } from './containsPattern.js';
 import { KEY_MATCH_SQL, keyMatchExpression, REQUEST_MATCH_SQL, requestMatchExpression, SEARCH_ROWS_KEY_MATCH_SQL, SEARCH_ROWS_REQUEST_MATCH_SQL, StoreCapabilityError } from './requestMatch.js';
 import type { TypeResolver } from './resolveTypeNames.js';
 
@@ -181,7 +182,7 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
       alternatives.push(
         `rowid IN (SELECT rowid FROM tasks INDEXED BY ix_tasks_key WHERE task_key IS NOT NULL AND task_key LIKE ? ESCAPE '\\')`,
       );
-      local.push(`%${term.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+      local.push(containsPattern(term));
       rowsOnly = false;
     }
     if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {

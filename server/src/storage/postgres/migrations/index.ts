@@ -5,6 +5,7 @@ import { pgMigration004SortIndexes } from './004_sortIndexes.js';
 import { pgMigration005UpdateTriggersStepAside } from './005_updateTriggersStepAside.js';
 import { pgMigration006RateLimitStarts } from './006_rateLimitStarts.js';
 import { pgMigration007OpenKeyIndexNullSafe } from './007_openKeyIndexNullSafe.js';
+import { pgMigration008KeyTrigramIndex } from './008_keyTrigramIndex.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -21,4 +22,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 5, name: 'UPDATE triggers step aside for a statement that appends its own read-model deltas', sql: pgMigration005UpdateTriggersStepAside },
   { version: 6, name: 'rate-limit windows shared by every instance', sql: pgMigration006RateLimitStarts },
   { version: 7, name: 'the open task-key index covers inline recurring rows (NULL-safe schedule-row exclusion)', sql: pgMigration007OpenKeyIndexNullSafe },
+  { version: 8, name: 'trigram index of task keys (pg_trgm) for key-substring search', sql: pgMigration008KeyTrigramIndex },
 ];

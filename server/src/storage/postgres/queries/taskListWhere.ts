@@ -1,4 +1,5 @@
 import type { TaskListFilter } from '../../MonitoringStore.js';
+import { containsPattern } from '../../queries/containsPattern.js';
 import type { StatDimensions } from '../../queries/taskListWhere.js';
 import type { PgTypeResolver } from './resolveTypeNames.js';
 import { SqlParams } from './PgQuery.js';
@@ -85,11 +86,9 @@ export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeRe
       const handlers = [...new Set(pairs.map((x) => x.handler))];
       alternatives.push(`SELECT seq FROM tasks WHERE type = ANY(${p.add(ptypes)}::text[]) AND handler = ANY(${p.add(handlers)}::text[])`);
     }
-    // Task keys: the matching keys from the key index alone (an index-only scan, evaluated once
-    // as an array), then their rows by key lookups. A join to the key subquery instead lets the
-    // planner read every keyed row's heap page.
-    alternatives.push(`SELECT seq FROM tasks WHERE task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k
-      WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(${p.add(term)})) > 0))`);
+    // Task keys: the trigram index of keys finds the rows whose key contains the term (ILIKE
+    // compares letters case-insensitively).
+    alternatives.push(`SELECT seq FROM tasks WHERE task_key IS NOT NULL AND task_key ILIKE ${p.add(containsPattern(term))}`);
     if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
       alternatives.push(`SELECT seq FROM tasks WHERE ${requestMatch(filter.searchTermRequestTerms, p)}`);
     }
