@@ -30,6 +30,10 @@ export interface MonitoredStore {
   seed<T>(write: (db: Database) => T): Promise<T>;
   /** Reads of the served data, on either backend. */
   readonly probe: StoreProbe;
+  /** The task-count read models (stat_tasks, stat_created_hour, stat_created_day): non-zero rows in a fixed order. */
+  countModels(): Promise<Record<string, Record<string, unknown>[]>>;
+  /** Recomputes the read models from the task rows, as the storage's repair does. */
+  rebuildReadModels(): Promise<void>;
   /** createEngine on the served data. */
   engine(options?: Omit<EngineOptions, 'storage' | 'store'>): Engine;
   /** What createMonitoring is given: the standalone registration, or the full one with `engine`. */
@@ -46,6 +50,21 @@ export function openMonitoredStore(): MonitoredStore {
     dir,
     probe: under.probe,
     engine: (options: Omit<EngineOptions, 'storage' | 'store'> = {}) => under.engine(options),
+    rebuildReadModels: () => under.store.rebuildReadModels(),
+    async countModels() {
+      const out: Record<string, Record<string, unknown>[]> = {};
+      // PostgreSQL keeps each model as rolled-up rows plus pending deltas (the _v views).
+      const view = (m: string) => (under.backend === 'postgres' ? `${m}_v` : m);
+      const dimensions: Record<string, string> = {
+        stat_tasks: 'queue, type, status, is_recurring, is_occurrence',
+        stat_created_hour: 'hour, type, status',
+        stat_created_day: 'day, type, status',
+      };
+      for (const [m, dims] of Object.entries(dimensions)) {
+        out[m] = await under.probe.rows(`SELECT ${dims}, SUM(n) AS n FROM ${view(m)} GROUP BY ${dims} HAVING SUM(n) <> 0 ORDER BY ${dims}`);
+      }
+      return out;
+    },
     async source(engine?: Engine): Promise<MonitoringSource> {
       const storage = await under.storage();
       return engine === undefined ? { storage } : { engine, storage };

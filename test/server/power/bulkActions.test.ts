@@ -20,8 +20,8 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
     }, 'the bulk operation to finish');
 
   it('requeues every Failed occurrence of a filter in batches, with BulkProgress hub events and one audit per row; rows that no longer qualify are skipped', async () => {
-    const live = h.schedule(1500, 'Failed');
-    const dead = h.schedule(20, 'Failed', true); // occurrences of a cancelled schedule: match the filter, do not qualify
+    const live = await h.schedule(1500, 'Failed');
+    const dead = await h.schedule(20, 'Failed', true); // occurrences of a cancelled schedule: match the filter, do not qualify
     const hub = await h.hub(h.read);
     const progress: BulkOperation[] = [];
     hub.on('BulkProgress', (p: BulkOperation) => progress.push(p));
@@ -38,24 +38,24 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
       expect(progress.at(-1)).toMatchObject({ operationId: r.body.operationId, state: 'Completed', succeeded: 1500, skipped: 20 });
       expect(progress.every((p) => p.operationId === r.body.operationId)).toBe(true);
       for (const id of [live.ids[0]!, live.ids[1499]!]) {
-        expect(h.row(id)?.status).toBe('Queued');
-        expect(h.audits(id)).toEqual([{ new_status: 'Queued', changed_by: 'operator' }]);
+        expect((await h.row(id))?.status).toBe('Queued');
+        expect(await h.audits(id)).toEqual([{ new_status: 'Queued', changed_by: 'operator' }]);
       }
-      expect(h.row(dead.ids[0]!)?.status).toBe('Failed');
-      expect(h.audits(dead.ids[0]!)).toEqual([]);
+      expect((await h.row(dead.ids[0]!))?.status).toBe('Failed');
+      expect(await h.audits(dead.ids[0]!)).toEqual([]);
     } finally {
       await hub.stop();
     }
   });
 
   it('retry and cancel apply to the rows they qualify for; cancel sends Cancelled events', async () => {
-    const failed = Array.from({ length: 30 }, () => h.insert({ type: 'Power.RetryMe', status: 'Failed' }));
-    const completed = h.insert({ type: 'Power.RetryMe', status: 'Completed' });
+    const failed = await h.insertMany(Array.from({ length: 30 }, () => ({ type: 'Power.RetryMe', status: 'Failed' })));
+    const completed = await h.insert({ type: 'Power.RetryMe', status: 'Completed' });
     const r = await bulk('retry', { filter: { taskType: 'Power.RetryMe' }, expectedCount: 31 });
     expect(r.status).toBe(200);
     expect(await finished(r.body.operationId)).toMatchObject({ succeeded: 30, skipped: 1 });
-    expect(failed.every((id) => h.row(id)?.status === 'Queued')).toBe(true);
-    expect(h.row(completed)?.status).toBe('Completed');
+    expect(new Set(await h.statuses(failed))).toEqual(new Set(['Queued']));
+    expect((await h.row(completed))?.status).toBe('Completed');
 
     const events: SvcEvent[] = [];
     const listener = (e: SvcEvent) => e.kind === 'Cancelled' && events.push(e);
@@ -64,22 +64,22 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
     expect(c.status).toBe(200);
     expect(await finished(c.body.operationId)).toMatchObject({ succeeded: 30, skipped: 0 });
     h.engine.off('event', listener);
-    expect(failed.every((id) => h.row(id)?.status === 'Cancelled')).toBe(true);
+    expect(new Set(await h.statuses(failed))).toEqual(new Set(['Cancelled']));
     expect(new Set(events.map((e) => e.taskId))).toEqual(new Set(failed));
-    expect(h.audits(failed[0]!).map((a) => [a.new_status, a.changed_by])).toEqual([
+    expect((await h.audits(failed[0]!)).map((a) => [a.new_status, a.changed_by])).toEqual([
       ['Queued', 'operator'],
       ['Cancelled', 'operator'],
     ]);
   });
 
   it('expectedCount off by more than 5 % → 409 with the new count, nothing done; within 5 % it runs', async () => {
-    const ids = Array.from({ length: 100 }, () => h.insert({ type: 'Power.FivePercent', status: 'Failed' }));
+    const ids = await h.insertMany(Array.from({ length: 100 }, () => ({ type: 'Power.FivePercent', status: 'Failed' })));
     const over = await bulk('retry', { filter: { taskType: 'Power.FivePercent' }, expectedCount: 94 });
     expect(over.status).toBe(409);
     expect(over.body).toEqual({ status: 'Conflict', message: expect.stringContaining('100'), expectedCount: 94, count: 100 });
     const under = await bulk('retry', { filter: { taskType: 'Power.FivePercent' }, expectedCount: 106 });
     expect(under.status).toBe(409);
-    expect(ids.every((id) => h.row(id)?.status === 'Failed')).toBe(true);
+    expect(new Set(await h.statuses(ids))).toEqual(new Set(['Failed']));
     const near = await bulk('retry', { filter: { taskType: 'Power.FivePercent' }, expectedCount: 96 });
     expect(near.status).toBe(200);
     expect(await finished(near.body.operationId)).toMatchObject({ count: 100, succeeded: 100 });
@@ -108,51 +108,54 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
   });
 
   it('the filter includes argument search', async () => {
-    const match = h.insert({ type: 'Power.Args', status: 'Failed', request: '{"customer":"ACME-42"}' });
-    const other = h.insert({ type: 'Power.Args', status: 'Failed', request: '{"customer":"Globex"}' });
+    const [match, other] = await h.insertMany([
+      { type: 'Power.Args', status: 'Failed', request: '{"customer":"ACME-42"}' },
+      { type: 'Power.Args', status: 'Failed', request: '{"customer":"Globex"}' },
+    ]);
     const r = await bulk('retry', { filter: { requestSearch: 'ACME-42', statuses: ['Failed'] }, expectedCount: 1 });
     expect(r.status).toBe(200);
     expect(await finished(r.body.operationId)).toMatchObject({ count: 1, succeeded: 1 });
-    expect(h.row(match)?.status).toBe('Queued');
-    expect(h.row(other)?.status).toBe('Failed');
+    expect(await h.statuses([match!, other!])).toEqual(['Queued', 'Failed']);
   });
 
   it('set-based batches: only qualifying rows change, audits follow each row\'s audit level, and the read models equal their recomputation', async () => {
-    const failed = (extra: Record<string, unknown> = {}) => h.insert({ type: 'Power.Mixed', status: 'Failed', exception: 'Error: x', ...extra });
+    const failed = (extra: Record<string, unknown> = {}) => ({ type: 'Power.Mixed', status: 'Failed', exception: 'Error: x', ...extra });
     const full = Array.from({ length: 700 }, (_, i) => failed({ queue: i % 2 === 0 ? 'default' : 'mail', created_at: Date.now() - i * 60_000 }));
-    const errorsOnly = failed({ audit_level: 'ErrorsOnly' });
-    const none = failed({ audit_level: 'None' });
-    const recurring = failed({ is_recurring: 1 });
-    const scheduleRow = failed({ occurrence_mode: 'Durable', task_key: `power-mixed-${randomUUID()}` });
-    const completed = h.insert({ type: 'Power.Mixed', status: 'Completed' });
+    const rows = await h.insertMany([
+      ...full,
+      failed({ audit_level: 'ErrorsOnly' }),
+      failed({ audit_level: 'None' }),
+      failed({ is_recurring: 1 }),
+      failed({ occurrence_mode: 'Durable', task_key: `power-mixed-${randomUUID()}` }),
+      { type: 'Power.Mixed', status: 'Completed' },
+    ]);
+    const fullIds = rows.slice(0, 700);
+    const [errorsOnly, none, recurring, scheduleRow, completed] = rows.slice(700) as [string, string, string, string, string];
     const r = await bulk('retry', { filter: { taskType: 'Power.Mixed' }, expectedCount: 705 });
     expect(r.status).toBe(200);
     expect(await finished(r.body.operationId)).toMatchObject({ count: 705, succeeded: 702, skipped: 3 });
-    expect([...full, errorsOnly, none].every((id) => h.row(id)?.status === 'Queued')).toBe(true);
-    expect([recurring, scheduleRow].map((id) => h.row(id)?.status)).toEqual(['Failed', 'Failed']);
-    expect(h.row(completed)?.status).toBe('Completed');
-    expect(h.audits(full[699]!)).toEqual([{ new_status: 'Queued', changed_by: 'operator' }]);
-    expect([...h.audits(errorsOnly), ...h.audits(none)]).toEqual([]);
+    expect(new Set(await h.statuses([...fullIds, errorsOnly, none]))).toEqual(new Set(['Queued']));
+    expect(await h.statuses([recurring, scheduleRow, completed])).toEqual(['Failed', 'Failed', 'Completed']);
+    expect(await h.audits(fullIds[699]!)).toEqual([{ new_status: 'Queued', changed_by: 'operator' }]);
+    expect([...(await h.audits(errorsOnly)), ...(await h.audits(none))]).toEqual([]);
     const c = await bulk('cancel', { filter: { taskType: 'Power.Mixed', statuses: ['Queued'] }, expectedCount: 702 });
     expect(await finished(c.body.operationId)).toMatchObject({ succeeded: 702, skipped: 0 });
-    expect(h.row(full[0]!)?.status).toBe('Cancelled');
+    expect((await h.row(fullIds[0]!))?.status).toBe('Cancelled');
 
-    const models = ['stat_tasks', 'stat_created_hour', 'stat_created_day'];
-    const read = () => Object.fromEntries(models.map((m) => [m, h.db.prepare(`SELECT * FROM ${m} WHERE n <> 0 ORDER BY 1, 2, 3, 4`).all()]));
-    const live = read();
+    const live = await h.t.countModels();
     expect(live.stat_tasks).toContainEqual(expect.objectContaining({ type: 'Power.Mixed', status: 'Cancelled', queue: 'mail', n: 350 }));
-    h.storage.rebuildReadModels();
-    expect(read()).toEqual(live);
+    await h.t.rebuildReadModels();
+    expect(await h.t.countModels()).toEqual(live);
   });
 
   it('the management gates apply: 401, 403 read role, 403 cross-site; nothing done', async () => {
-    const id = h.insert({ type: 'Power.Gated', status: 'Failed' });
+    const id = await h.insert({ type: 'Power.Gated', status: 'Failed' });
     const body = { filter: { taskType: 'Power.Gated' }, expectedCount: 1 };
     expect((await bulk('retry', body, '')).status).toBe(401);
     expect((await bulk('retry', body, h.read)).status).toBe(403);
     expect((await bulk('retry', body, h.operate, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await status(randomUUID(), h.read)).status).toBe(403);
-    expect(h.row(id)?.status).toBe('Failed');
+    expect((await h.row(id))?.status).toBe('Failed');
   });
 });
 
@@ -162,7 +165,7 @@ describe('bulk: disabled and standalone', () => {
       expect((await postJson(`${s.api}/management/bulk/retry`, { filter: {}, expectedCount: 0 })).status).toBe(404);
     });
     await withServed({ loginRateLimit: false, enableManagementEndpoints: true, ...OPERATOR }, async (s, t) => {
-      insertTask(t.db, { status: 'Failed' });
+      await t.seed((db) => insertTask(db, { status: 'Failed' }));
       const token = await login(s.api, OPERATOR.managementUsername, OPERATOR.managementPassword);
       const r = await postJson(`${s.api}/management/bulk/retry`, { filter: {}, expectedCount: 1 }, token);
       expect(r.status).toBe(501);

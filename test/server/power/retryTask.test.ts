@@ -13,12 +13,12 @@ describe('POST /management/tasks/{id}/retry (real engine)', () => {
     postJson(`${h.s.api}/management/tasks/${id}/retry`, undefined, token, headers);
 
   it('a Failed one-shot goes back to Queued with the same id, runs again, and its audit names who retried it', async () => {
-    const id = h.insert({ type: 'Power.Works', status: 'Failed', exception: 'Error: boom' });
+    const id = await h.insert({ type: 'Power.Works', status: 'Failed', exception: 'Error: boom' });
     const r = await retry(id);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'Succeeded', message: expect.stringContaining('operator'), taskId: id });
-    await until(() => (h.row(id)?.status === 'Completed' ? true : undefined), 'the retried task to complete');
-    expect(h.audits(id).map((a) => [a.new_status, a.changed_by])).toEqual([
+    await until(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 'the retried task to complete');
+    expect((await h.audits(id)).map((a) => [a.new_status, a.changed_by])).toEqual([
       ['Queued', 'operator'],
       ['InProgress', null],
       ['Completed', null],
@@ -28,22 +28,22 @@ describe('POST /management/tasks/{id}/retry (real engine)', () => {
   });
 
   it('Cancelled and ServiceStopped one-shots and a Failed occurrence of a live schedule are retried', async () => {
-    const cancelled = h.insert({ type: 'Power.Idle', status: 'Cancelled' });
-    const stopped = h.insert({ type: 'Power.Idle', status: 'ServiceStopped' });
-    const { ids } = h.schedule(1, 'Failed');
+    const cancelled = await h.insert({ type: 'Power.Idle', status: 'Cancelled' });
+    const stopped = await h.insert({ type: 'Power.Idle', status: 'ServiceStopped' });
+    const { ids } = await h.schedule(1, 'Failed');
     for (const id of [cancelled, stopped, ids[0]!]) {
       const r = await retry(id);
       expect(r.status, id).toBe(200);
-      expect(h.row(id)?.status).toBe('Queued');
+      expect((await h.row(id))?.status).toBe('Queued');
     }
   });
 
   it('409 with the reason for rows it does not apply to; nothing changes', async () => {
-    const completed = h.insert({ type: 'Power.Idle', status: 'Completed' });
-    const queued = h.insert({ type: 'Power.Idle', status: 'Queued' });
-    const recurring = h.insert({ type: 'Power.Idle', status: 'Failed', is_recurring: 1 });
-    const { scheduleId } = h.schedule(0, 'Failed');
-    const dead = h.schedule(1, 'Failed', true);
+    const completed = await h.insert({ type: 'Power.Idle', status: 'Completed' });
+    const queued = await h.insert({ type: 'Power.Idle', status: 'Queued' });
+    const recurring = await h.insert({ type: 'Power.Idle', status: 'Failed', is_recurring: 1 });
+    const { scheduleId } = await h.schedule(0, 'Failed');
+    const dead = await h.schedule(1, 'Failed', true);
     const cases: [string, RegExp][] = [
       [completed, /Completed; only a Failed, Cancelled or ServiceStopped/],
       [queued, /Queued/],
@@ -52,11 +52,11 @@ describe('POST /management/tasks/{id}/retry (real engine)', () => {
       [dead.ids[0]!, /cancelled/],
     ];
     for (const [id, reason] of cases) {
-      const before = h.row(id)?.status;
+      const before = (await h.row(id))?.status;
       const r = await retry(id);
       expect(r.status, id).toBe(409);
       expect(r.body).toEqual({ status: 'Conflict', message: expect.stringMatching(reason), taskId: id });
-      expect(h.row(id)?.status).toBe(before);
+      expect((await h.row(id))?.status).toBe(before);
     }
   });
 
@@ -71,24 +71,24 @@ describe('POST /management/tasks/{id}/retry (real engine)', () => {
   });
 
   it('the management gates: 401 without a token, 403 read role, 403 cross-site', async () => {
-    const id = h.insert({ type: 'Power.Idle', status: 'Failed' });
+    const id = await h.insert({ type: 'Power.Idle', status: 'Failed' });
     expect((await postJson(`${h.s.api}/management/tasks/${id}/retry`, undefined)).status).toBe(401);
     expect((await retry(id, h.read)).status).toBe(403);
     expect((await retry(id, h.operate, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
     expect((await retry(id, h.operate, { origin: 'http://evil.example' })).status).toBe(403);
-    expect(h.row(id)?.status).toBe('Failed');
+    expect((await h.row(id))?.status).toBe('Failed');
   });
 });
 
 describe('retry: enabled flag, hook and standalone', () => {
   it('404 when management endpoints are disabled; 501 on a standalone registration', async () => {
     await withServed({ loginRateLimit: false, enableManagementEndpoints: false }, async (s, t) => {
-      const id = insertTask(t.db, { status: 'Failed' });
+      const id = await t.seed((db) => insertTask(db, { status: 'Failed' }));
       const r = await postJson(`${s.api}/management/tasks/${id}/retry`, undefined);
       expect(r.status).toBe(404);
     });
     await withServed({ loginRateLimit: false, enableManagementEndpoints: true, ...OPERATOR }, async (s, t) => {
-      const id = insertTask(t.db, { status: 'Failed' });
+      const id = await t.seed((db) => insertTask(db, { status: 'Failed' }));
       const token = await login(s.api, OPERATOR.managementUsername, OPERATOR.managementPassword);
       const r = await postJson(`${s.api}/management/tasks/${id}/retry`, undefined, token);
       expect(r.status).toBe(501);
@@ -104,12 +104,12 @@ describe('retry: enabled flag, hook and standalone', () => {
       },
     });
     try {
-      const id = h.insert({ type: 'Power.Idle', status: 'Failed' });
+      const id = await h.insert({ type: 'Power.Idle', status: 'Failed' });
       const url = `${h.s.api}/management/tasks/${id}/retry`;
       expect((await postJson(url, undefined, undefined, { 'x-allow': 'no' })).status).toBe(403);
       const ok = await postJson(url, undefined, undefined, { 'x-allow': 'yes' });
       expect(ok.status).toBe(200);
-      expect(h.audits(id).at(-1)).toEqual({ new_status: 'Queued', changed_by: 'alice@host' });
+      expect((await h.audits(id)).at(-1)).toEqual({ new_status: 'Queued', changed_by: 'alice@host' });
     } finally {
       await h.close();
     }

@@ -1,4 +1,5 @@
 import type { SvcEvent } from '../../contracts/index.js';
+import type { MonitoringEngine } from '../../monitoring/MonitoringContext.js';
 import type { MonitoringStore } from '../MonitoringStore.js';
 import { createPostgresScheduleOperations, type StorageScheduleOperations } from './management/createPostgresScheduleOperations.js';
 import type { PostgresStorage } from './PostgresStorage.js';
@@ -6,11 +7,16 @@ import { createPostgresMonitoringStore } from './queries/createPostgresMonitorin
 
 type EventListener = (e: SvcEvent) => void;
 
-/** What a local engine lends the monitoring (its schedule operations and its own events). */
+/**
+ * What a local engine lends the monitoring: its schedule operations, its own events, and when it
+ * has them its health and its retry and bulk actions (those need the engine that runs the rows).
+ */
 export interface LocalEngine {
   schedules: StorageScheduleOperations;
   on(event: 'event', listener: EventListener): unknown;
   off(event: 'event', listener: EventListener): unknown;
+  health?: MonitoringEngine['health'];
+  tasks?: MonitoringEngine['tasks'];
 }
 
 export interface PostgresMonitoringParts {
@@ -31,8 +37,11 @@ export function isPostgresStorage(storage: unknown): storage is PostgresStorage 
  */
 export function postgresMonitoringParts(storage: PostgresStorage, local?: LocalEngine): PostgresMonitoringParts {
   const listeners = new Map<EventListener, (e: SvcEvent, origin: string) => void>();
+  const health = local?.health?.bind(local);
   const engine: LocalEngine = {
     schedules: local?.schedules ?? createPostgresScheduleOperations(storage),
+    ...(local?.tasks !== undefined && { tasks: local.tasks }),
+    ...(health !== undefined && { health }),
     on(_event, listener) {
       if (listeners.has(listener)) return engine;
       const remote = (e: SvcEvent, origin: string) => {
