@@ -59,6 +59,8 @@ export default defineConfig({
             'test/server/schedules/scheduleBuildingBlocks.test.ts',
           ],
           env: { SVC_STORE: 'postgres' },
+          // A template database with migrated schemas, copied for each file (fixtures/migratedSchemas.ts).
+          globalSetup: ['./test/server/engine/fixtures/migratedSchemas.ts'],
         },
       },
       // The monitoring suites (REST API, management, statistics, failure groups, argument search,
