@@ -6,6 +6,9 @@
  * `addJobs` batches (BENCH_GW_BATCH jobs each, default 500) all in flight; 1 and 3 runner
  * processes each. End to end = first add → last task finished. `ratio` is against the fastest
  * graphile-worker figure. Each scenario has its own database, dropped afterwards.
+ * BENCH_TASKS (default 20000), BENCH_GW_BATCH (500), BENCH_PG_ASYNC=1 (commits that only claim and end
+ * runs do not wait for the WAL flush), BENCH_CPU_PROF=<dir> (a V8 CPU profile per worker process),
+ * BENCH_GW_ADDJOB=0 (skip the single-addJob runs: quicker measurements under load).
  * Last line: {"bench":"engine-pg","instances":3,"endToEndPerSec":…,"graphileWorkerPerSec":…,"ratio":…,"duplicates":0}
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -21,6 +24,9 @@ import { openPostgresStorage } from '../server/src/storage/postgres/openPostgres
 
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 20_000);
 const GW_BATCH = Number(process.env['BENCH_GW_BATCH'] ?? 500);
+const CPU_PROF = process.env['BENCH_CPU_PROF'];
+// BENCH_GW_ADDJOB=0 skips graphile-worker's single-addJob runs (slower than its addJobs batches in every run so far).
+const GW_ADDJOB = process.env['BENCH_GW_ADDJOB'] !== '0';
 const ADMIN = process.env['BENCH_PG'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const INSTANCE = fileURLToPath(new URL('./engine-pg-instance.ts', import.meta.url));
 
@@ -47,7 +53,9 @@ async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
 }
 
 function startWorker(kind: 'svc' | 'graphile', url: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', INSTANCE, kind, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // BENCH_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it stops.
+  const profile = CPU_PROF === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`];
+  const child = spawn(process.execPath, [...profile, '--import', 'tsx', INSTANCE, kind, url], { stdio: ['ignore', 'pipe', 'inherit'] });
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (d: Buffer) => {
       if (d.toString().includes('ready')) resolve(child);
@@ -123,14 +131,14 @@ const report = (scenario: string, perSec: number) =>
 const load = () => (os.loadavg()[0] ?? 0).toFixed(2);
 const svc1 = await svcRun(1);
 report('svc-monitor, 1 instance', svc1.endToEndPerSec);
-const gw1 = await graphileRun(1, 'single');
-report('graphile-worker 0.18, 1 runner, addJob', gw1);
+const gw1 = GW_ADDJOB ? await graphileRun(1, 'single') : 0;
+if (GW_ADDJOB) report('graphile-worker 0.18, 1 runner, addJob', gw1);
 const gw1b = await graphileRun(1, 'batched');
 report(`graphile-worker 0.18, 1 runner, addJobs×${GW_BATCH}`, gw1b);
 const svc3 = await svcRun(3);
 report('svc-monitor, 3 instances', svc3.endToEndPerSec);
-const gw3 = await graphileRun(3, 'single');
-report('graphile-worker 0.18, 3 runners, addJob', gw3);
+const gw3 = GW_ADDJOB ? await graphileRun(3, 'single') : 0;
+if (GW_ADDJOB) report('graphile-worker 0.18, 3 runners, addJob', gw3);
 const gw3b = await graphileRun(3, 'batched');
 report(`graphile-worker 0.18, 3 runners, addJobs×${GW_BATCH}`, gw3b);
 const faster = Math.max(gw1, gw3, gw1b, gw3b);
@@ -143,7 +151,7 @@ console.log(
     ratio: Math.round((svc3.endToEndPerSec / faster) * 100) / 100,
     duplicates: svc1.duplicates + svc3.duplicates,
     oneInstancePerSec: round(svc1.endToEndPerSec),
-    graphileWorkerAddJobPerSec: round(Math.max(gw1, gw3)),
+    graphileWorkerAddJobPerSec: GW_ADDJOB ? round(Math.max(gw1, gw3)) : null,
     graphileWorkerAddJobsPerSec: round(Math.max(gw1b, gw3b)),
     graphileWorkerOneRunnerPerSec: round(Math.max(gw1, gw1b)),
     loadAverage: load(),

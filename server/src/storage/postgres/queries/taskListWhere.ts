@@ -15,12 +15,12 @@ export interface PgTaskListWhere {
 }
 
 /**
- * Argument search: every term (a word or a quoted phrase) must occur as a phrase among the words
- * of the request JSON (the GIN index over svc_request_vector(request)).
+ * Argument search: the `seq` of the tasks whose request has every term (a word or a quoted phrase)
+ * as a phrase among its words (task_search, kept by triggers on tasks, and its GIN index).
  */
-function requestMatch(terms: readonly string[], p: SqlParams): string {
+function requestMatchSeqs(terms: readonly string[], p: SqlParams): string {
   const each = terms.map((t) => `phraseto_tsquery('simple', svc_search_words(${p.add(t)}))`).join(' && ');
-  return `svc_request_vector(request) @@ (${each})`;
+  return `SELECT seq FROM task_search WHERE words @@ (${each})`;
 }
 
 /** The WHERE clause of a task list (same filters as the SQLite list). */
@@ -90,13 +90,13 @@ export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeRe
     // compares letters case-insensitively).
     alternatives.push(`SELECT seq FROM tasks WHERE task_key IS NOT NULL AND task_key ILIKE ${p.add(containsPattern(term))}`);
     if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
-      alternatives.push(`SELECT seq FROM tasks WHERE ${requestMatch(filter.searchTermRequestTerms, p)}`);
+      alternatives.push(requestMatchSeqs(filter.searchTermRequestTerms, p));
     }
     parts.push(`seq IN (${alternatives.join(' UNION ALL ')})`);
     countable = false;
   }
   if (filter.requestSearch && filter.requestSearch.length > 0) {
-    parts.push(requestMatch(filter.requestSearch, p));
+    parts.push(`seq IN (${requestMatchSeqs(filter.requestSearch, p)})`);
     countable = false;
   }
   return {

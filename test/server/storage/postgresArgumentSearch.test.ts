@@ -1,0 +1,91 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
+import type { MonitoringStore } from '../../../server/src/storage/MonitoringStore.js';
+import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { migratePostgres } from '../../../server/src/storage/postgres/migrate.js';
+import { pgMigrations } from '../../../server/src/storage/postgres/migrations/index.js';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
+import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/queries/createPostgresMonitoringStore.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+
+const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
+  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
+});
+const task = (request: object, extra: Partial<NewTask> = {}): NewTask => ({
+  id: randomUUID(), type: 'Search.Work', handler: 'Search.WorkHandler', request: JSON.stringify(request), queue: 'default', taskKey: null, auditLevel: 'Full',
+  createdAt: 1_000, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null, ...extra,
+});
+
+/**
+ * The argument search reads the words of each request from their own table (kept by triggers on
+ * tasks, so that status writes do not touch a full-text index): tasks stored before that table
+ * existed, new tasks, a request replaced by a keyed dispatch and deleted tasks all answer as the
+ * request column says.
+ */
+describe('PostgreSQL argument search over the task_search table', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+  let store: PostgresEngineStore;
+  let monitoring: MonitoringStore;
+  const search = async (...requestSearch: string[]) =>
+    (await monitoring.listTasks({ requestSearch, sortBy: 'CreatedAtUtc', sortDescending: false, page: 1, pageSize: 50 })).items.map((t) => t.id).sort();
+  const alsoByName = async (searchTerm: string) =>
+    (await monitoring.listTasks({ searchTerm, searchTermRequestTerms: [searchTerm], sortBy: 'CreatedAtUtc', sortDescending: false, page: 1, pageSize: 50 })).items
+      .map((t) => t.id).sort();
+  const oldId = randomUUID();
+
+  beforeAll(async () => {
+    database = await createTestDatabase('svc_argsearch');
+    // A store last opened by a build before migration 9, holding a task.
+    const c = new pg.Client({ connectionString: database.connectionString });
+    await c.connect();
+    await migratePostgres(c as unknown as pg.PoolClient, 'svc_monitor', pgMigrations.filter((m) => m.version < 9));
+    await c.query(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at)
+                   VALUES ($1, 'Search.Old', 'Search.OldHandler', '{"customer":"Ada Lovelace","plan":"gold"}', 'default', 'Completed', 'Full', 500)`, [oldId]);
+    await c.end();
+    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2, rollupIntervalMs: 0 });
+    store = createPostgresEngineStore(storage);
+    monitoring = createPostgresMonitoringStore(storage);
+  });
+  afterAll(async () => {
+    await store?.dispose();
+    await storage?.close();
+    await database?.drop();
+  });
+
+  it('finds tasks stored before the migration, and new ones, by words and phrases of their request', async () => {
+    expect(storage.appliedMigrations).toEqual([9]);
+    const a = task({ customer: 'Grace Hopper', plan: 'gold' });
+    const b = task({ customer: 'Ada Byron', plan: 'silver' });
+    await store.commit(batch(2_000, { insertTasks: [a, b] }));
+    expect(await search('gold')).toEqual([a.id, oldId].sort());
+    expect(await search('"ada lovelace"')).toEqual([oldId]);
+    expect(await search('ada')).toEqual([b.id, oldId].sort());
+    expect(await search('ada', 'silver')).toEqual([b.id]);
+    expect(await search('hopper', 'silver')).toEqual([]);
+    expect(await alsoByName('hopper')).toEqual([a.id]);
+    expect(await alsoByName('Search.Old')).toEqual([oldId]);
+  });
+
+  it('status writes leave the words alone; a replaced request is searched by its new words; a deleted task is gone', async () => {
+    const keyed = task({ invoice: 'first-draft' }, { taskKey: 'invoice-7', dueAt: 60_000, scheduledAt: 60_000 });
+    await store.commit(batch(3_000, { insertTasks: [keyed] }));
+    expect(await search('draft')).toEqual([keyed.id]);
+    // The same key dispatched again while Pending replaces the request of the open row.
+    const again = await store.commit(batch(3_500, { insertTasks: [task({ invoice: 'final-copy' }, { taskKey: 'invoice-7', dueAt: 60_000, scheduledAt: 60_000 })] }));
+    expect(again.inserted[0]).toMatchObject({ id: keyed.id, existing: true });
+    expect(await search('draft')).toEqual([]);
+    expect(await search('final', 'copy')).toEqual([keyed.id]);
+    // Claims and run ends (the engine's status writes) keep it searchable.
+    const { claimed } = await store.commit(batch(4_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Search.Work'], decide: null } }));
+    expect(claimed.length).toBe(2);
+    expect(await search('gold')).toHaveLength(2);
+    await storage.query(`DELETE FROM tasks WHERE id = $1`, [oldId]);
+    expect(await search('gold')).toHaveLength(1);
+    const { rows } = await storage.query<{ n: number; tasks: number }>(`SELECT (SELECT COUNT(*) FROM task_search) AS n, (SELECT COUNT(*) FROM tasks) AS tasks`);
+    expect(rows[0]!.n).toBe(rows[0]!.tasks);
+  });
+});
