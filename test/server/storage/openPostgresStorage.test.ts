@@ -1,4 +1,6 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratePostgres } from '../../../server/src/storage/postgres/migrate.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { pgMigrations } from '../../../server/src/storage/postgres/migrations/index.js';
@@ -42,6 +44,37 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
     const c = await openPostgresStorage({ connectionString: database.connectionString, schema: 'race', poolSize: 1 });
     opened.push(c);
     expect(c.appliedMigrations).toEqual([]);
+  });
+
+  it('a store migrating while another schema of the same database is still installing the shared extension waits for it instead of failing', async () => {
+    const fresh = await createTestDatabase('svc_open_schemas');
+    const pool = new pg.Pool({ connectionString: fresh.connectionString, max: 2 });
+    const held = await pool.connect();
+    let other: PostgresStorage | undefined;
+    try {
+      // Schema "held" stops in the middle of the migration that installs pg_trgm (database-wide).
+      const trigram = pgMigrations.find((m) => /pg_trgm/.test(m.sql))!;
+      await migratePostgres(held, 'held', pgMigrations.filter((m) => m.version < trigram.version));
+      await held.query('BEGIN');
+      await held.query(trigram.sql);
+      const opening = openPostgresStorage({ connectionString: fresh.connectionString, schema: 'other', poolSize: 1 });
+      opening.catch(() => undefined);
+      // The other store's migration reaches the extension and waits on a lock the held one owns.
+      const waiting = async () => (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_locks WHERE NOT granted`)).rows[0]!.n > 0;
+      const deadline = Date.now() + 20_000;
+      while (!(await waiting())) {
+        if (Date.now() > deadline) throw new Error('the other store never waited for the held migration');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await held.query('COMMIT');
+      other = await opening;
+      expect(other.appliedMigrations).toEqual(pgMigrations.map((m) => m.version));
+    } finally {
+      held.release();
+      await pool.end();
+      await other?.close();
+      await fresh.drop();
+    }
   });
 
   it('bad options fail naming the option', async () => {

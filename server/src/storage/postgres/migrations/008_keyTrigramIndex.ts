@@ -4,8 +4,13 @@
  * The extension is installed once per database, in `public` (so that dropping one store's schema
  * never takes it away from another's); the index names its operator class by the schema the
  * extension actually lives in, since a store's search_path holds only its own schema.
+ * Stores of other schemas may be migrating in the same database at the same moment, and the
+ * migration lock is per schema: a transaction lock for the whole database makes them install the
+ * extension one after the other (the later one then finds it), instead of the later failing on
+ * the extension's unique name.
  */
 export const pgMigration008KeyTrigramIndex = `
+SELECT pg_advisory_xact_lock(hashtext('svc_monitor.extension:pg_trgm'));
 CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
 DO $$
 DECLARE
