@@ -47,7 +47,7 @@ export interface TaskListWhereFeatures {
 }
 
 /** The shortest search term the key index can find (it indexes three-character sequences); shorter ones scan the keys. */
-const KEY_INDEX_MIN_CHARS = 3;
+export const KEY_INDEX_MIN_CHARS = 3;
 
 const assertRequestSearch = (features: TaskListWhereFeatures | undefined) => {
   if (features && !features.requestSearch) {

@@ -1,6 +1,6 @@
 import type { TaskListFilter } from '../../MonitoringStore.js';
 import { containsPattern } from '../../queries/containsPattern.js';
-import type { StatDimensions } from '../../queries/taskListWhere.js';
+import { KEY_INDEX_MIN_CHARS, type StatDimensions } from '../../queries/taskListWhere.js';
 import type { PgTypeResolver } from './resolveTypeNames.js';
 import { SqlParams } from './PgQuery.js';
 
@@ -86,9 +86,16 @@ export async function pgTaskListWhere(filter: TaskListFilter, resolver: PgTypeRe
       const handlers = [...new Set(pairs.map((x) => x.handler))];
       alternatives.push(`SELECT seq FROM tasks WHERE type = ANY(${p.add(ptypes)}::text[]) AND handler = ANY(${p.add(handlers)}::text[])`);
     }
-    // Task keys: the trigram index of keys finds the rows whose key contains the term (ILIKE
-    // compares letters case-insensitively).
-    alternatives.push(`SELECT seq FROM tasks WHERE task_key IS NOT NULL AND task_key ILIKE ${p.add(containsPattern(term))}`);
+    if ([...term].length >= KEY_INDEX_MIN_CHARS) {
+      // Task keys: the trigram index of keys finds the rows whose key contains the term (ILIKE
+      // compares letters case-insensitively).
+      alternatives.push(`SELECT seq FROM tasks WHERE task_key IS NOT NULL AND task_key ILIKE ${p.add(containsPattern(term))}`);
+    } else {
+      // A term too short for trigrams: the matching keys from the key index alone (an index-only
+      // scan, evaluated once as an array), then their rows by key lookups.
+      alternatives.push(`SELECT seq FROM tasks WHERE task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k
+        WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(${p.add(term)})) > 0))`);
+    }
     if (filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0) {
       alternatives.push(requestMatchSeqs(filter.searchTermRequestTerms, p));
     }
