@@ -95,6 +95,8 @@ export default defineConfig({
             'test/server/hub/slowConsumer.test.ts',
           ],
           env: { SVC_STORE: 'postgres' },
+          // Each file's database is a copy of a template with migrated schemas, as in engine-postgres.
+          globalSetup: ['./test/server/engine/fixtures/migratedSchemas.ts'],
         },
       },
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },

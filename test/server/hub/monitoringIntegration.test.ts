@@ -1,17 +1,13 @@
 import { EventEmitter } from 'node:events';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/signalr';
 import type { LoginResponse, SvcEvent } from '../../../server/src/contracts/index.js';
 import { createMonitoring, type Monitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
-import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
-import { createEngine } from '../../../server/src/engine/Engine.js';
+import { openMonitoredStore } from '../monitoring/monitoredStore.js';
 import { collectEvents, sampleEvent } from './hubFixture.js';
 import { upgradeStatus } from './rawClient.js';
 
@@ -19,8 +15,7 @@ const quiet = { info: () => undefined, warn: () => undefined, error: () => undef
 
 /** The hub as the monitoring wires it: JWT from /auth/login, IP allow-list, one app and server. */
 async function startMonitoring(options: MonitoringOptions) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-hub-'));
-  const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+  const t = openMonitoredStore();
   // An EventEmitter standing in for the engine's event source (schedule operations unused here).
   const engine = Object.assign(new EventEmitter(), {
     schedules: {
@@ -29,6 +24,7 @@ async function startMonitoring(options: MonitoringOptions) {
       cancel: () => Promise.reject(new Error('unused')),
     },
   });
+  const { storage } = await t.source();
   const monitoring: Monitoring = createMonitoring({ engine, storage }, { jwtSecret: 'integration-secret-0123456789abcdef', logger: quiet, ...options } as MonitoringOptions);
   await monitoring.ready;
   const app = express();
@@ -54,8 +50,7 @@ async function startMonitoring(options: MonitoringOptions) {
       await monitoring.close();
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await t.destroy();
     },
   };
 }
@@ -111,9 +106,8 @@ describe('hub wired by createMonitoring (JWT from /auth/login, IP allow-list)', 
 describe.each([HttpTransportType.WebSockets, HttpTransportType.ServerSentEvents, HttpTransportType.LongPolling])(
   'hub with the real engine (transport %s)',
   (transport) => {
-    const dir = mkdtempSync(join(tmpdir(), 'svc-hub-engine-'));
-    const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
-    const engine = createEngine({ storage, pollIntervalMs: 20 });
+    const t = openMonitoredStore();
+    const engine = t.engine({ pollIntervalMs: 20 });
     const emitted: SvcEvent[] = [];
     let monitoring: Monitoring;
     let server: Server;
@@ -132,7 +126,7 @@ describe.each([HttpTransportType.WebSockets, HttpTransportType.ServerSentEvents,
       );
       engine.on('event', (e) => emitted.push(e));
       await engine.start();
-      monitoring = createMonitoring({ engine, storage }, { jwtSecret: 'integration-secret-0123456789abcdef', logger: quiet, loginRateLimit: false } as MonitoringOptions);
+      monitoring = createMonitoring(await t.source(engine), { jwtSecret: 'integration-secret-0123456789abcdef', logger: quiet, loginRateLimit: false } as MonitoringOptions);
       await monitoring.ready;
       const app = express();
       app.use(monitoring.router);
@@ -146,8 +140,7 @@ describe.each([HttpTransportType.WebSockets, HttpTransportType.ServerSentEvents,
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await engine.stop({ graceMs: 0 });
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await t.destroy();
     });
 
     it('a client logged in via /auth/login receives the SvcEvents of tasks that complete, fail and time out', async () => {

@@ -1,42 +1,34 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import express from 'express';
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoginResponse, SvcEvent } from '../../../server/src/contracts/index.js';
-import { createEngine } from '../../../server/src/engine/Engine.js';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+import { openMonitoredStore } from '../monitoring/monitoredStore.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
 const HOUR = 3_600_000;
 
 describe('OccurrenceSkipped from a real durable schedule reaches a @microsoft/signalr client', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-hub-skipped-'));
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const t = openMonitoredStore();
+  afterAll(() => t.destroy());
 
   it('an hourly Skip schedule down for three days: one NotCurrent event with the schedule id, count and slot range', async () => {
-    const file = join(dir, 'tasks.db');
     // Three days ago an engine created the schedule, then the host went down.
     const createdAt = Date.now() - 72 * HOUR - 60_000;
-    const before = openSqliteStorage({ file });
-    const old = createEngine({ storage: before, clock: () => createdAt });
+    const old = t.engine({ clock: () => createdAt });
     const scheduleId = await old.schedules.upsert({
       key: 'hourly-report', type: 'Hub.Tests.Hourly', every: '1h',
       misfire: { policy: 'Skip', windowMs: 7 * 24 * HOUR },
     });
-    before.close();
 
-    // The host comes back: engine + monitoring + hub on the same file.
-    const storage = openSqliteStorage({ file });
-    const engine = createEngine({ storage, pollIntervalMs: 20 });
+    // The host comes back: engine + monitoring + hub on the same store.
+    const engine = t.engine({ pollIntervalMs: 20 });
     engine.handle('Hub.Tests.Hourly', () => undefined);
     const emitted: SvcEvent[] = [];
     engine.on('event', (e) => emitted.push(e));
-    const monitoring = createMonitoring({ engine, storage }, { jwtSecret: 'skipped-secret-0123456789abcdef0123', logger: quiet });
+    const monitoring = createMonitoring(await t.source(engine), { jwtSecret: 'skipped-secret-0123456789abcdef0123', logger: quiet });
     const app = express();
     app.use(monitoring.router);
     const server = createServer(app);
@@ -83,7 +75,6 @@ describe('OccurrenceSkipped from a real durable schedule reaches a @microsoft/si
       server.closeAllConnections();
       await new Promise<void>((r) => server.close(() => r()));
       await engine.stop({ graceMs: 1_000 });
-      storage.close();
     }
   });
 });

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEngine } from '../../../server/src/engine/Engine.js';
-import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
-import { getJson, insertTask, login, postJson, serve, tempDb, type Served, type TempDb } from './fixtures.js';
+import type { Engine } from '../../../server/src/index.js';
+import { getJson, insertTask, login, postJson, serve, type Served } from './fixtures.js';
+import { openMonitoredStore, type MonitoredStore } from './monitoredStore.js';
 
 const HOUR = 3_600_000;
 
-async function until<T>(read: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const v = read();
+    const v = await read();
     if (v !== undefined) return v;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
@@ -17,19 +17,16 @@ async function until<T>(read: () => T | undefined, what: string, timeoutMs = 15_
 }
 
 describe('management endpoints on the full registration (real engine and schedules)', () => {
-  let t: TempDb;
+  let t: MonitoredStore;
   let s: Served;
-  let engine: ReturnType<typeof createEngine>;
-  let storage: ReturnType<typeof openSqliteStorage>;
+  let engine: Engine;
   let operate: string;
   let read: string;
   const ids: Record<string, string> = {};
 
   beforeAll(async () => {
-    t = tempDb();
-    t.db.close();
-    storage = openSqliteStorage({ file: t.file });
-    engine = createEngine({ storage, queues: { default: { concurrency: 2 } } });
+    t = openMonitoredStore();
+    engine = t.engine({ queues: { default: { concurrency: 2 } } });
     engine.handle('Mgmt.Reports.Broken', async () => {
       throw new Error('report source unavailable');
     });
@@ -39,36 +36,35 @@ describe('management endpoints on the full registration (real engine and schedul
     const now = Date.now();
     const down = async (key: string, type: string, every: string, downMs: number, overflowCap: number) => {
       const id = await engine.schedules.upsert({ key, type, every, startAt: new Date(now - downMs), misfire: { policy: 'ReplayAll', overflowCap } });
-      storage.db.prepare(`UPDATE tasks SET cursor_at = ?, scheduled_at = ? WHERE id = ?`).run(now - downMs - 1, now - downMs, id);
+      await t.probe.run(`UPDATE tasks SET cursor_at = ?, scheduled_at = ? WHERE id = ?`, now - downMs - 1, now - downMs, id);
       return id;
     };
     ids.broken = await down('mgmt-broken', 'Mgmt.Reports.Broken', '1h', 2.5 * HOUR, 100);
     ids.halted = await down('mgmt-halted', 'Mgmt.Reports.Fine', '1m', 5 * HOUR, 10);
     ids.unavailable = await down('mgmt-unavailable', 'Mgmt.Reports.Fine', '1m', 5 * HOUR, 5);
     await engine.start();
-    s = await serve({ engine, storage }, { enableManagementEndpoints: true, managementUsername: 'operator', managementPassword: 'operator', loginRateLimit: false });
+    s = await serve(await t.source(engine), { enableManagementEndpoints: true, managementUsername: 'operator', managementPassword: 'operator', loginRateLimit: false });
     operate = await login(s.api, 'operator', 'operator');
     read = await login(s.api);
   });
   afterAll(async () => {
     await s?.close();
     await engine?.stop({ graceMs: 500 });
-    storage?.close();
-    t?.cleanup();
+    await t?.destroy();
   });
 
-  const row = (id: string) => storage.db.prepare(`SELECT status, halt, task_key FROM tasks WHERE id = ?`).get(id) as { status: string; halt: string | null; task_key: string | null } | undefined;
+  const row = (id: string) => t.probe.row<{ status: string; halt: string | null; task_key: string | null }>(`SELECT status, halt, task_key FROM tasks WHERE id = ?`, id);
   const post = (id: string, action: string, token = operate) => postJson(`${s.api}/management/tasks/${id}/${action}`, undefined, token);
 
   it('requeue: Failed occurrence → 200 Succeeded (same id, audit kept); schedule row → 409; unknown → 404; read role changes nothing', async () => {
     const scheduleId = ids.broken!;
     const failed = await until(
-      () => (storage.db.prepare(`SELECT id FROM tasks WHERE parent_task_id = ? AND status = 'Failed' LIMIT 1`).get(scheduleId) as { id: string } | undefined)?.id,
+      () => t.probe.value<string | undefined>(`SELECT id FROM tasks WHERE parent_task_id = ? AND status = 'Failed' LIMIT 1`, scheduleId),
       'a failed occurrence',
     );
     const refused = await post(failed, 'requeue', read);
     expect(refused.status).toBe(403);
-    expect(row(failed)!.status).toBe('Failed');
+    expect((await row(failed))!.status).toBe('Failed');
     const auditsBefore = (await getJson(`${s.api}/tasks/${failed}/status-audit`, read)).body.totalCount as number;
     const ok = await post(failed, 'requeue');
     expect(ok.status).toBe(200);
@@ -89,16 +85,18 @@ describe('management endpoints on the full registration (real engine and schedul
 
   it('resume: a halted schedule → 200 with releasedHalt; a row that is not a schedule or has no key → 409; unknown → 404', async () => {
     const haltedId = ids.halted!;
-    await until(() => (row(haltedId)?.halt ? true : undefined), 'the halt');
+    await until(async () => ((await row(haltedId))?.halt ? true : undefined), 'the halt');
     const detail = await getJson(`${s.api}/tasks/${haltedId}`, read);
     expect(detail.body.halt).toMatchObject({ reason: 'OverflowCapExceeded', isExact: true });
     expect((await getJson(`${s.api}/dashboard/overview`, read)).body.catchUpBacklog.haltedSchedules).toBeGreaterThanOrEqual(1);
     const r = await post(haltedId, 'resume');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'Succeeded', taskId: haltedId, releasedHalt: true });
-    const plain = insertTask(storage.db, { status: 'Completed' });
+    const plain = await t.seed((db) => insertTask(db, { status: 'Completed' }));
     expect((await post(plain, 'resume')).status).toBe(409);
-    const keyless = insertTask(storage.db, { status: 'Pending', is_recurring: 1, occurrence_mode: 'Durable', schedule_version: 1, misfire_policy: 'ReplayAll' });
+    const keyless = await t.seed((db) =>
+      insertTask(db, { status: 'Pending', is_recurring: 1, occurrence_mode: 'Durable', schedule_version: 1, misfire_policy: 'ReplayAll' }),
+    );
     const k = await post(keyless, 'resume');
     expect(k.status).toBe(409);
     expect(k.body.message).toMatch(/task key/);
@@ -110,20 +108,23 @@ describe('management endpoints on the full registration (real engine and schedul
     const r = await post(id, 'cancel');
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'Succeeded', taskId: id });
-    expect(row(id)!.status).toBe('Cancelled');
+    expect((await row(id))!.status).toBe('Cancelled');
     const again = await post(id, 'cancel');
     expect([409, 200]).toContain(again.status);
   });
 
   it('Unavailable: a schedule whose definition cannot be evaluated → 503, nothing written', async () => {
     const id = ids.unavailable!;
-    await until(() => (row(id)?.halt ? true : undefined), 'the halt');
-    storage.db.prepare(`UPDATE tasks SET time_zone_id = 'Mars/Olympus_Mons', schedule_definition = json_set(schedule_definition, '$.timeZone', 'Mars/Olympus_Mons') WHERE id = ?`).run(id);
-    const before = row(id)!;
+    await until(async () => ((await row(id))?.halt ? true : undefined), 'the halt');
+    const definition = t.backend === 'postgres'
+      ? `(schedule_definition::jsonb || '{"timeZone": "Mars/Olympus_Mons"}')::text`
+      : `json_set(schedule_definition, '$.timeZone', 'Mars/Olympus_Mons')`;
+    await t.probe.run(`UPDATE tasks SET time_zone_id = 'Mars/Olympus_Mons', schedule_definition = ${definition} WHERE id = ?`, id);
+    const before = (await row(id))!;
     const r = await post(id, 'resume');
     expect(r.status).toBe(503);
     expect(r.body.status).toBe('Unavailable');
-    expect(row(id)).toEqual(before);
+    expect(await row(id)).toEqual(before);
   });
 
   it('full registration wires the hub: negotiate needs the JWT (401 without, 200 with) and an allowed address', async () => {
