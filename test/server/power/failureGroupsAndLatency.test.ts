@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
 import { failureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
-import { finishRun, getJson, insertTask, login, tempDb, withServed } from '../monitoring/fixtures.js';
+import { finishRun, getJson, insertTask, login, withServed } from '../monitoring/fixtures.js';
+import { openMonitoredStore } from '../monitoring/monitoredStore.js';
 
 const NOW = Date.UTC(2026, 10, 23, 15, 30);
 const HOUR = 3_600_000;
@@ -63,23 +63,26 @@ describe('GET /statistics/failure-groups', () => {
     );
   });
 
-  it('the rebuild recomputes the same groups from the task table', () => {
-    const t = tempDb();
-    t.db.close();
-    const storage = openSqliteStorage({ file: t.file });
+  it('the rebuild recomputes the same groups from the task table', async () => {
+    const t = openMonitoredStore();
     try {
-      for (let i = 0; i < 5; i++) {
-        const id = insertTask(storage.db, { type: 'T.A', status: 'InProgress' });
-        finishRun(storage.db, id, 'Failed', NOW - i * HOUR, 0, `Error: code ${i}`);
-      }
-      const read = () => storage.db.prepare(`SELECT bucket, type, fingerprint, n, first_seen, last_seen FROM failure_groups_hour ORDER BY 1, 2, 3`).all();
-      const before = read();
-      storage.rebuildReadModels();
-      expect(read()).toEqual(before);
+      await t.seed((db) => {
+        for (let i = 0; i < 5; i++) {
+          const id = insertTask(db, { type: 'T.A', status: 'InProgress' });
+          finishRun(db, id, 'Failed', NOW - i * HOUR, 0, `Error: code ${i}`);
+        }
+      });
+      // PostgreSQL keeps the groups as rolled-up rows plus pending deltas (the _v view).
+      const groups = t.backend === 'postgres' ? 'failure_groups_hour_v' : 'failure_groups_hour';
+      const read = () =>
+        t.probe.rows(`SELECT bucket, type, fingerprint, SUM(n) AS n, MIN(first_seen) AS first_seen, MAX(last_seen) AS last_seen
+          FROM ${groups} GROUP BY bucket, type, fingerprint ORDER BY 1, 2, 3`);
+      const before = await read();
+      await t.rebuildReadModels();
+      expect(await read()).toEqual(before);
       expect(before).toHaveLength(5);
     } finally {
-      storage.close();
-      t.cleanup();
+      await t.destroy();
     }
   });
 });
