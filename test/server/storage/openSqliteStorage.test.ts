@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEngine, migrations, openSqliteStorage } from '../../../server/src/index.js';
 
 const dirs: string[] = [];
@@ -27,6 +27,30 @@ describe('openSqliteStorage', () => {
     s.close();
     s.close();
     expect(s.closed).toBe(true);
+  });
+
+  it('a store that writes a lot has its WAL checkpointed by a worker thread, not by the writer; closing leaves no WAL behind', async () => {
+    const file = tempFile();
+    const s = openSqliteStorage({ file });
+    s.db.exec('CREATE TABLE filler (x BLOB NOT NULL)');
+    const before = statSync(file).size;
+    // 2 MB into the WAL: past the thread's threshold, below the 1000 pages at which the writer would checkpoint itself.
+    const insert = s.db.prepare('INSERT INTO filler (x) VALUES (zeroblob(4000))');
+    s.db.transaction(() => {
+      for (let i = 0; i < 500; i++) insert.run();
+    })();
+    expect(statSync(file).size).toBe(before); // the rows are in the WAL only
+    // The thread starts, the writer stops checkpointing, and the pages reach the database file while the writer idles.
+    await vi.waitFor(() => {
+      expect(s.db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      expect(statSync(file).size).toBeGreaterThan(before + 2_000_000);
+    }, { timeout: 15_000, interval: 50 });
+    s.close();
+    // The writer's connection closed last: SQLite removed the WAL file as it does for a lone connection.
+    expect(existsSync(`${file}-wal`)).toBe(false);
+    const again = openSqliteStorage({ file, readonly: true });
+    expect(again.db.prepare('SELECT COUNT(*) FROM filler').pluck().get()).toBe(500);
+    again.close();
   });
 
   it('opens an existing store read-only; refuses writes and rebuilds there', () => {

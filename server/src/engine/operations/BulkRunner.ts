@@ -26,24 +26,31 @@ export interface BulkRunnerDeps {
 
 /**
  * Time one batch's transaction may hold the writer (and the event loop: the SQLite driver is
- * synchronous), so that API requests and the workers get their turn between batches. A batch
- * is set-based (one read, one UPDATE, one audit insert), so the budget holds hundreds of rows.
+ * synchronous), so that API requests and the workers get their turn between batches. A request
+ * that arrives during a batch waits for the rest of it, so the budget is a few milliseconds: a
+ * batch is set-based (one read, one UPDATE, one audit insert), and that still holds dozens of rows.
  */
-const BATCH_BUDGET_MS = 8;
-const FIRST_BATCH = 500;
-const MIN_BATCH = 50;
+const BATCH_BUDGET_MS = 3;
+const FIRST_BATCH = 100;
+const MIN_BATCH = 10;
 const MAX_BATCH = 5000;
 /** Progress events at most this often (the last one always goes out). */
 const PROGRESS_INTERVAL_MS = 200;
 /** Finished operations kept for GET /management/bulk/{id}. */
 const KEEP_FINISHED = 100;
 
-const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * The next batch runs from a timer, not from setImmediate: the engine's group commit runs from
+ * setImmediate, and two callbacks of the same phase run back to back, so a request would wait for
+ * a batch and a commit together. From a timer, the poll phase (where requests are read and
+ * answered) always comes between a batch and a commit.
+ */
+const yieldToIo = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 /**
  * Runs bulk actions in the background: batches sized to a few milliseconds of writer time, each
  * its own transaction, with a turn of the event loop in between (the batch size follows the
- * measured time of the previous one); progress kept for polling and reported to listeners (the
+ * measured time of the previous one, growing by at most half at a time); progress kept for polling and reported to listeners (the
  * hub's BulkProgress event).
  */
 export class BulkRunner {
@@ -117,7 +124,9 @@ export class BulkRunner {
         op.skipped += r.skipped;
         if (r.succeeded > 0) this.deps.wake();
         for (const task of r.cancelled) this.deps.emit(buildEvent('Cancelled', this.deps.now(), task, `Task cancelled (bulk, by ${input.actor})`));
-        size = Math.max(MIN_BATCH, Math.min(MAX_BATCH, Math.round((size * BATCH_BUDGET_MS) / Math.max(elapsed, 0.5))));
+        // Grows by at most half per batch: one batch that ran fast (a warm cache) must not make the next one long.
+        const fits = Math.round((size * BATCH_BUDGET_MS) / Math.max(elapsed, 0.1));
+        size = Math.max(MIN_BATCH, Math.min(MAX_BATCH, Math.round(size * 1.5), fits));
         const t = performance.now();
         if (i < input.ids.length && t - lastReport >= PROGRESS_INTERVAL_MS) {
           lastReport = t;

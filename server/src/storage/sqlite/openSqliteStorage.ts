@@ -1,6 +1,7 @@
 import { OptionError } from '../../options/OptionError.js';
 import { OptionReader } from '../../options/OptionReader.js';
 import { openDatabase } from '../openDatabase.js';
+import { startBackgroundCheckpoint } from './backgroundCheckpoint.js';
 import { rebuildReadModels } from './rebuildReadModels.js';
 import type { SqliteStorage } from '../Storage.js';
 
@@ -17,7 +18,8 @@ const KNOWN = ['file', 'readonly', 'busyTimeoutMs'] as const satisfies ReadonlyA
 
 /**
  * Opens (and migrates, unless read-only) a SQLite store: WAL, synchronous=NORMAL, busy_timeout,
- * one connection. Bad options throw an OptionError naming the option.
+ * one connection; a writable file store checkpoints its WAL from a worker thread once it writes a
+ * lot. Bad options throw an OptionError naming the option.
  */
 export function openSqliteStorage(options: OpenSqliteStorageOptions): SqliteStorage {
   if (options === undefined) throw new OptionError('openSqliteStorage', 'file', 'is required (a path or ":memory:")');
@@ -27,6 +29,9 @@ export function openSqliteStorage(options: OpenSqliteStorageOptions): SqliteStor
   const readonly = read.boolean('readonly', false);
   const busyTimeoutMs = read.has('busyTimeoutMs') ? read.integer('busyTimeoutMs', 0, { min: 0 }) : undefined;
   const db = openDatabase({ file, readonly, busyTimeoutMs });
+  const checkpoint = readonly || file === ':memory:' ? undefined : startBackgroundCheckpoint(db, file, (err) => {
+    process.emitWarning(err instanceof Error ? err.message : String(err), 'SvcMonitorStorageWarning');
+  });
   let closed = false;
   return {
     file,
@@ -42,6 +47,7 @@ export function openSqliteStorage(options: OpenSqliteStorageOptions): SqliteStor
     close() {
       if (closed) return;
       closed = true;
+      checkpoint?.stop();
       db.close();
     },
   };
