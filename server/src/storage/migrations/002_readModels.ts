@@ -10,6 +10,8 @@
  * - stat_runs_hour / stat_runs_day: finished runs per end hour/day, type and queue, with
  *   completed/failed counts and the sum/count/min/max of measured durations of completed runs.
  */
+import { RUN_BUCKET_MERGE } from '../sql/readModels/runBucketMerge.js';
+
 const statTasksDelta = (row: 'NEW' | 'OLD', delta: '+ 1' | '- 1') => `
   INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
   VALUES (${row}.queue, ${row}.type, ${row}.status, ${row}.is_recurring, ${row}.parent_task_id IS NOT NULL, 0 ${delta})
@@ -29,13 +31,7 @@ const runsBucket = (table: string, keyExpr: string) => `
           NEW.last_outcome = 'Completed' AND NEW.execution_time_ms IS NOT NULL,
           CASE WHEN NEW.last_outcome = 'Completed' THEN NEW.execution_time_ms END,
           CASE WHEN NEW.last_outcome = 'Completed' THEN NEW.execution_time_ms END)
-  ON CONFLICT (bucket, type, queue) DO UPDATE SET
-    completed = completed + excluded.completed,
-    failed    = failed + excluded.failed,
-    dur_sum   = dur_sum + excluded.dur_sum,
-    dur_count = dur_count + excluded.dur_count,
-    dur_min   = CASE WHEN excluded.dur_min IS NULL THEN dur_min WHEN dur_min IS NULL OR excluded.dur_min < dur_min THEN excluded.dur_min ELSE dur_min END,
-    dur_max   = CASE WHEN excluded.dur_max IS NULL THEN dur_max WHEN dur_max IS NULL OR excluded.dur_max > dur_max THEN excluded.dur_max ELSE dur_max END;`;
+  ${RUN_BUCKET_MERGE};`;
 
 const runsTable = (name: string) => `
 CREATE TABLE ${name} (

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
+import { RUN_BUCKET_MERGE } from '../sql/readModels/runBucketMerge.js';
 
 /**
  * Recomputes every read model from the task table (and runs_audit for the runs of inline
@@ -42,13 +43,7 @@ INSERT INTO stat_runs_hour (bucket, type, queue, completed, failed, dur_sum, dur
     SELECT r.executed_at, t.type, t.queue, r.status, r.execution_time_ms
       FROM runs_audit r CROSS JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1
   ) WHERE true
-  ON CONFLICT (bucket, type, queue) DO UPDATE SET
-    completed = completed + excluded.completed,
-    failed    = failed + excluded.failed,
-    dur_sum   = dur_sum + excluded.dur_sum,
-    dur_count = dur_count + excluded.dur_count,
-    dur_min   = CASE WHEN excluded.dur_min IS NULL THEN dur_min WHEN dur_min IS NULL OR excluded.dur_min < dur_min THEN excluded.dur_min ELSE dur_min END,
-    dur_max   = CASE WHEN excluded.dur_max IS NULL THEN dur_max WHEN dur_max IS NULL OR excluded.dur_max > dur_max THEN excluded.dur_max ELSE dur_max END;
+  ${RUN_BUCKET_MERGE};
 INSERT INTO stat_runs_day (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
   SELECT bucket / 24, type, queue, SUM(completed), SUM(failed), SUM(dur_sum), SUM(dur_count), MIN(dur_min), MAX(dur_max)
     FROM stat_runs_hour GROUP BY 1, 2, 3;

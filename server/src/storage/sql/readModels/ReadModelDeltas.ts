@@ -1,4 +1,5 @@
 import { failureFingerprint } from '../../functions/failureFingerprint.js';
+import type { FailureGroupRow } from '../../queries/failureGroupRows.js';
 
 /** The columns of a task row that place it in the read models' groups. */
 export interface TaskGroup {
@@ -60,14 +61,8 @@ interface RunBucket {
   dur_max: number | null;
 }
 
-interface FailureGroup {
+interface FailureGroup extends FailureGroupRow {
   bucket: number;
-  type: string;
-  fingerprint: string;
-  n: number;
-  first_seen: number;
-  last_seen: number;
-  sample_task_id: string;
 }
 
 const HOUR = 3_600_000;

@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { preparedStatement } from '../schedules/preparedStatement.js';
 import { THROUGHPUT_KEEP, type ReadModelDeltas } from './ReadModelDeltas.js';
+import { RUN_BUCKET_MERGE } from './runBucketMerge.js';
 
 /** Rows per multi-row statement (a few statement shapes per table, each prepared once per connection). */
 const CHUNK = 50;
@@ -40,13 +41,7 @@ function inChunks<T>(
 const runsSql = (table: string) => (n: number) => `
   INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
   VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?, ?, ?)')}
-  ON CONFLICT (bucket, type, queue) DO UPDATE SET
-    completed = completed + excluded.completed,
-    failed    = failed + excluded.failed,
-    dur_sum   = dur_sum + excluded.dur_sum,
-    dur_count = dur_count + excluded.dur_count,
-    dur_min   = CASE WHEN excluded.dur_min IS NULL THEN dur_min WHEN dur_min IS NULL OR excluded.dur_min < dur_min THEN excluded.dur_min ELSE dur_min END,
-    dur_max   = CASE WHEN excluded.dur_max IS NULL THEN dur_max WHEN dur_max IS NULL OR excluded.dur_max > dur_max THEN excluded.dur_max ELSE dur_max END`;
+  ${RUN_BUCKET_MERGE}`;
 
 const failuresSql = (table: string) => (n: number) => `
   INSERT INTO ${table} (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
