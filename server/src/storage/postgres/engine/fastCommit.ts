@@ -4,6 +4,7 @@ import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow } from '.
 import { auditAllows } from '../../sql/insertStatusAudit.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
+import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
 
 const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
   t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id,
@@ -141,14 +142,7 @@ function readModelDeltas(hasRuns: boolean, claimed: readonly string[]): string[]
   ];
   if (!hasRuns) return ctes;
   const runBuckets = (table: string, bucketMs: number) => `${table}_d AS (
-    INSERT INTO ${table}_delta (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-    SELECT last_execution_at / ${bucketMs}, type, queue,
-           COUNT(*) FILTER (WHERE last_outcome = 'Completed'), COUNT(*) FILTER (WHERE last_outcome = 'Failed'),
-           COALESCE(SUM(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'), 0),
-           COUNT(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
-           MIN(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
-           MAX(execution_time_ms) FILTER (WHERE last_outcome = 'Completed')
-      FROM ran GROUP BY 1, 2, 3)`;
+    ${runBucketDeltaInsert(table, bucketMs, 'ran')})`;
   const failureGroups = (table: string, bucketMs: number) => `${table}_d AS (
     INSERT INTO ${table}_delta (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
     SELECT last_execution_at / ${bucketMs}, type, fingerprint, COUNT(*), MIN(last_execution_at), MAX(last_execution_at),

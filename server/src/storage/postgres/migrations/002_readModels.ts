@@ -9,6 +9,8 @@
  * roll-up (one process at a time, under an advisory lock) folds deltas into the rolled-up table
  * to keep the views O(groups). N engine instances therefore never queue on one counter row.
  */
+import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
+
 const runsTable = (name: string) => `
 CREATE TABLE ${name} (
   bucket     BIGINT NOT NULL,
@@ -78,14 +80,7 @@ const RUNS = `(SELECT n.* FROM old_rows o JOIN new_rows n ON n.id = o.id
    WHERE n.run_count > o.run_count AND n.last_execution_at IS NOT NULL) AS runs`;
 
 const runDeltas = (table: string, bucketMs: number) => `
-  INSERT INTO ${table}_delta (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-    SELECT last_execution_at / ${bucketMs}, type, queue,
-           COUNT(*) FILTER (WHERE last_outcome = 'Completed'), COUNT(*) FILTER (WHERE last_outcome = 'Failed'),
-           COALESCE(SUM(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'), 0),
-           COUNT(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
-           MIN(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
-           MAX(execution_time_ms) FILTER (WHERE last_outcome = 'Completed')
-      FROM ${RUNS} GROUP BY 1, 2, 3;`;
+  ${runBucketDeltaInsert(table, bucketMs, RUNS)};`;
 
 const TYPE_HANDLERS = (src: string) => `
   INSERT INTO monitor_type_handlers (type, handler)

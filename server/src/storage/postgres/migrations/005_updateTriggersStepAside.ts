@@ -12,18 +12,14 @@ export const DELTAS_WRITTEN_SETTING = 'svc_monitor.deltas_written';
  * tables; the triggers' dozen statements per UPDATE were half the server's work per task. Every
  * other writer leaves the setting unset and the triggers keep the read models as before.
  */
-export const pgMigration005UpdateTriggersStepAside = `
-CREATE OR REPLACE FUNCTION svc_tasks_updated() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
+/** A trigger function that returns at once when its statement wrote its own deltas, else runs `body`. */
+const stepAside = (name: string, body: string) => `
+CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
   IF current_setting('${DELTAS_WRITTEN_SETTING}', true) = 'on' THEN RETURN NULL; END IF;
-${svcTasksUpdatedBody}
-  RETURN NULL;
-END $fn$;
-
-CREATE OR REPLACE FUNCTION svc_tasks_runs_finished() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
-BEGIN
-  IF current_setting('${DELTAS_WRITTEN_SETTING}', true) = 'on' THEN RETURN NULL; END IF;
-${svcTasksRunsFinishedBody}
+${body}
   RETURN NULL;
 END $fn$;
 `;
+
+export const pgMigration005UpdateTriggersStepAside = `${stepAside('svc_tasks_updated', svcTasksUpdatedBody)}${stepAside('svc_tasks_runs_finished', svcTasksRunsFinishedBody)}`;
