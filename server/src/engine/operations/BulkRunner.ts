@@ -32,7 +32,11 @@ export interface BulkRunnerDeps {
  */
 const BATCH_BUDGET_MS = 3;
 const FIRST_BATCH = 100;
-const MIN_BATCH = 10;
+/**
+ * Never fewer rows: on a loaded machine a batch's wall time is mostly waiting for a CPU, and
+ * shrinking batches for it would only multiply their turns (each one waits again).
+ */
+const MIN_BATCH = 50;
 const MAX_BATCH = 5000;
 /** Progress events at most this often (the last one always goes out). */
 const PROGRESS_INTERVAL_MS = 200;
