@@ -32,6 +32,8 @@ export interface MonitoredStore {
   readonly probe: StoreProbe;
   /** The task-count read models (stat_tasks, stat_created_hour, stat_created_day): non-zero rows in a fixed order. */
   countModels(): Promise<Record<string, Record<string, unknown>[]>>;
+  /** Runs PostgreSQL's periodic roll-up of the read models now (SQLite has none: nothing to do). */
+  rollUp(): Promise<void>;
   /** Recomputes the read models from the task rows, as the storage's repair does. */
   rebuildReadModels(): Promise<void>;
   /** createEngine on the served data. */
@@ -51,6 +53,10 @@ export function openMonitoredStore(): MonitoredStore {
     probe: under.probe,
     engine: (options: Omit<EngineOptions, 'storage' | 'store'> = {}) => under.engine(options),
     rebuildReadModels: () => under.store.rebuildReadModels(),
+    async rollUp() {
+      const storage = await under.storage();
+      if ('rollupReadModels' in storage) await storage.rollupReadModels();
+    },
     async countModels() {
       const out: Record<string, Record<string, unknown>[]> = {};
       // PostgreSQL keeps each model as rolled-up rows plus pending deltas (the _v views).

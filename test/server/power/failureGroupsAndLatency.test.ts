@@ -101,7 +101,9 @@ describe('queue latency fields on GET /queues', () => {
         finishRun(t.db, idle, 'Completed', NOW - 10 * 60_000, 10);
         return { loginRateLimit: false, now: () => NOW };
       },
-      async (s) => {
+      async (s, t) => {
+        // NOW is hours before the wall clock: the roll-up must not prune buckets by the server's clock.
+        await t.rollUp();
         const token = await login(s.api);
         const r = await getJson(`${s.api}/queues`, token);
         expect(r.status).toBe(200);

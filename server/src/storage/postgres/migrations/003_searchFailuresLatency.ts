@@ -59,11 +59,16 @@ ON CONFLICT (bucket, type, fingerprint) DO UPDATE SET
   last_seen = GREATEST(${name}.last_seen, excluded.last_seen),
   sample_task_id = CASE WHEN excluded.last_seen >= ${name}.last_seen THEN excluded.sample_task_id ELSE ${name}.sample_task_id END;`;
 
-/** Folded into the periodic roll-up. */
+/**
+ * Folded into the periodic roll-up. The throughput buckets kept are the 12 before the newest one
+ * (the newest finished run's), as on SQLite: pruning follows the runs' own instants, not the
+ * database server's clock, so a reader whose clock differs (an injected one, another host's)
+ * finds the same buckets on both backends.
+ */
 export const pgRollupFailuresAndThroughputSql = `
 ${rollupFailures('failure_groups_hour')}
 ${rollupFailures('failure_groups_day')}
-DELETE FROM stat_queue_finished_10s_delta WHERE bucket < (EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint / 10000 - 12;
+DELETE FROM stat_queue_finished_10s_delta WHERE bucket < (SELECT MAX(bucket) FROM stat_queue_finished_10s_delta) - 12;
 `;
 
 /** Recomputes the failure groups from the kept history, as on SQLite. */
