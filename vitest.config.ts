@@ -11,10 +11,13 @@ export default defineConfig({
     hookTimeout: 60_000,
     // Two files at a time on the two cores (vitest's default leaves one core idle): most files
     // wait on servers, child processes and databases rather than computing. The e2e project
-    // still runs its files one after another (one shared browser).
+    // still runs its files one after another (one shared browser). The server-side projects run
+    // each file in a worker thread rather than a child process: the same isolation (a fresh
+    // module graph per file) for about an eighth less CPU time; main, renderer and e2e keep
+    // processes (Electron-like globals, keytar, browsers).
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'server', environment: 'node', include: ['test/server/**/*.test.ts'] } },
+      { extends: true, test: { name: 'server', environment: 'node', pool: 'threads', include: ['test/server/**/*.test.ts'] } },
       // The engine and schedule suites again, over a store whose every call resolves on a later tick.
       // Only files that get their store from test/server/engine/fixtures/storeUnderTest.ts (directly
       // or through the engine and schedule harnesses) run differently there; the excluded files build
@@ -24,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'engine-deferred-store',
           environment: 'node',
+          pool: 'threads',
           include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
           exclude: [
             'test/server/engine/badInput.test.ts',
@@ -47,6 +51,7 @@ export default defineConfig({
         test: {
           name: 'engine-postgres',
           environment: 'node',
+          pool: 'threads',
           include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
           exclude: [
             'test/server/engine/healthRoute.test.ts',
