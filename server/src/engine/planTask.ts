@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { AuditLevel } from '../contracts/index.js';
 import { OptionError } from '../options/OptionError.js';
 import { parseDuration } from './duration.js';
@@ -8,6 +7,7 @@ import type { DispatchOptions, RecurringOptions } from './types.js';
 import {
   assertKnownKeys, assertPlainObject, checkAuditLevel, checkInstant, checkInt, checkNonEmptyString, refuse, serializeRequest,
 } from './validation.js';
+import { uuidV7 } from './uuidV7.js';
 
 /** A validated task, ready to be written in the next group commit. */
 export interface DispatchPlan {
@@ -131,7 +131,7 @@ function planTask(
   const rateLimitKey = checkNonEmptyString(options.rateLimitKey, at('rateLimitKey')) ?? null;
   const now = c.now();
   return {
-    id: randomUUID(),
+    id: uuidV7(),
     type,
     handler: reg.handlerName,
     request: requestText,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { IntervalSlotSource } from '../../../server/src/engine/schedules/IntervalSlotSource.js';
 import { planOccurrences } from '../../../server/src/engine/schedules/MisfirePlanner.js';
 import { parseDuration } from '../../../server/src/engine/schedules/parseDuration.js';
-import { uuidV7 } from '../../../server/src/engine/schedules/uuidV7.js';
+import { uuidV7 } from '../../../server/src/engine/uuidV7.js';
 
 describe('building blocks', () => {
   it('uuidV7: RFC 9562 version 7 GUIDs, strictly increasing within the process', () => {

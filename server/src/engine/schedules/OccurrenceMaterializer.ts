@@ -5,7 +5,7 @@ import { createSlotSource } from './createSlotSource.js';
 import { ScheduleOperationError } from './ScheduleManager.js';
 import { planOccurrences, type OccurrencePlan, type PlanBounds } from './MisfirePlanner.js';
 import { skippedEvent } from './skippedEvent.js';
-import { uuidV7 } from './uuidV7.js';
+import { uuidV7 } from '../uuidV7.js';
 import { parseStoredDefinition, type StoredScheduleDefinition } from './StoredScheduleDefinition.js';
 
 export interface MaterializerOptions extends PlanBounds {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { uuidV7 } from '../uuidV7.js';
 import type { UpsertDecision } from '../../storage/EngineStore.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { assertFiresAfter, createSlotSource } from './createSlotSource.js';
@@ -34,7 +34,7 @@ export async function upsertSchedule(internals: EngineInternals, input: DurableS
         return {
           kind: 'insert',
           row: {
-            id: randomUUID(),
+            id: uuidV7(),
             type: def.type,
             handler,
             request: def.request,

@@ -20,15 +20,27 @@ export function prepareCompleteTasks(
   db: Database,
   audit: StatusAuditWriter,
 ): (runs: readonly FinishedRun[], deltas: ReadModelDeltas) => FinishedRun[] {
-  const update = db.prepare(`UPDATE tasks SET
+  // A run that ends its row (or ends in a cancel) leaves scheduled_at and attempt alone: naming a
+  // column in SET rewrites every index on it even when the value stays, and scheduled_at has two.
+  const end = db.prepare(`UPDATE tasks SET
       status = ?,
+      last_execution_at = ?,
+      execution_time_ms = ?,
+      last_outcome = COALESCE(?, last_outcome),
+      run_count = run_count + ?,
+      exception = COALESCE(?, exception)
+    WHERE id = ? AND status = 'InProgress'
+    RETURNING ${TASK_GROUP_COLUMNS}, exception`);
+  // An inline recurring run with a next one: Pending again at its next due time, attempts reset.
+  const again = db.prepare(`UPDATE tasks SET
+      status = 'Pending',
       last_execution_at = ?,
       execution_time_ms = ?,
       last_outcome = COALESCE(?, last_outcome),
       run_count = run_count + ?,
       exception = COALESCE(?, exception),
       scheduled_at = COALESCE(?, scheduled_at),
-      attempt = CASE WHEN ? = 'Pending' THEN 0 ELSE attempt END
+      attempt = 0
     WHERE id = ? AND status = 'InProgress'
     RETURNING ${TASK_GROUP_COLUMNS}, exception`);
   const runAudit = db.prepare(
@@ -38,9 +50,9 @@ export function prepareCompleteTasks(
     const done: FinishedRun[] = [];
     for (const r of runs) {
       const counts = r.outcome !== 'Cancelled';
-      const row = update.get(
-        r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt,
-        r.nextStatus, r.id,
+      const row = (r.nextStatus !== 'Pending'
+        ? end.get(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id)
+        : again.get(r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt, r.id)
       ) as FinishedRow | undefined;
       if (row === undefined) continue;
       deltas.moved(row, 'InProgress', r.nextStatus);

@@ -8,8 +8,10 @@ const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'
 
 /**
  * A time-ordered GUID (RFC 9562 UUID version 7: 48-bit Unix ms, 12-bit sequence, 62 random bits),
- * monotonic within this process. Occurrence rows use it so that a catch-up burst of a million
- * rows appends to the primary-key and audit indexes instead of scattering across them.
+ * monotonic within this process. Task rows (dispatched, recurring and occurrences) use it so
+ * that rows written together sit together in the primary-key and status-audit indexes: a
+ * group commit (or a catch-up burst of a million occurrences) appends to a few index pages
+ * instead of rewriting one random page per task.
  */
 export function uuidV7(nowMs: number = Date.now()): string {
   if (nowMs > lastMs) {
