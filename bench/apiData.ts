@@ -1,7 +1,7 @@
 // The synthetic task population of bench:api, shared by the SQLite and PostgreSQL seeders:
 // statuses, queues, types, durable schedules, occurrences, inline recurring rows and task keys
 // spread over 90 days, ids time-ordered (UUIDv7) in creation order, five status audits each.
-import { uuidV7 } from '../server/src/engine/schedules/uuidV7.js';
+import { uuidV7 } from '../server/src/engine/uuidV7.js';
 
 export const AUDITS_PER_TASK = 5;
 export const SCHEDULES = 200;
