@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import { prepareLimitedSelect } from './limitedSelect.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 
@@ -9,12 +10,12 @@ export function prepareAdmitWaitingTasks(
   db: Database,
   audit: StatusAuditWriter,
 ): (queue: string, room: number, now: number, deltas: ReadModelDeltas) => number {
-  const select = db.prepare(`SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
-    WHERE queue = ? AND status = 'WaitingQueue' ORDER BY created_at LIMIT ?`);
+  const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
+    WHERE queue = ? AND status = 'WaitingQueue' ORDER BY created_at LIMIT ${limit}`);
   const update = db.prepare(`UPDATE tasks SET status = 'Queued' WHERE id = ? AND status = 'WaitingQueue'`);
   return (queue, room, now, deltas) => {
     if (room <= 0) return 0;
-    const rows = select.all(queue, room) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
+    const rows = select(room, queue) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     let n = 0;
     for (const r of rows) {
       if (update.run(r.id).changes === 1) {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { ClaimDecider } from '../EngineStore.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import { prepareLimitedSelect } from './limitedSelect.js';
 import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
 
@@ -22,23 +23,23 @@ export function prepareClaimTasks(
   handles: (type: string) => boolean,
   deltas: ReadModelDeltas,
 ) => RunnableTaskRow[] {
-  const select = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+  const select = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
       AND type IN (SELECT value FROM json_each(?))
-    ORDER BY created_at LIMIT ?`);
+    ORDER BY created_at LIMIT ${limit}`);
   // Fast path: the oldest rows of the queue, whatever their type; used when all of them are handled here.
-  const selectAny = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+  const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
-    ORDER BY created_at LIMIT ?`);
+    ORDER BY created_at LIMIT ${limit}`);
   const start = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
     WHERE id = ? AND status = 'Queued'`);
   const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE id = ? AND status = 'Queued'`);
   return (queue, typesJson, limit, now, decide, handles, deltas) => {
     const claimed: RunnableTaskRow[] = [];
     const candidates = (n: number): RunnableTaskRow[] => {
-      const rows = selectAny.all(queue, now, n) as RunnableTaskRow[];
+      const rows = selectAny(n, queue, now) as RunnableTaskRow[];
       if (rows.every((r) => handles(r.type))) return rows;
-      return select.all(queue, now, typesJson, n) as RunnableTaskRow[];
+      return select(n, queue, now, typesJson) as RunnableTaskRow[];
     };
     // Throttled candidates leave the window of the next select, so this terminates.
     for (let round = 0; round < 16 && claimed.length < limit; round++) {

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { insertStatusAuditRows } from './insertStatusAuditRows.js';
+import { prepareLimitedSelect } from './limitedSelect.js';
 import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
 
@@ -16,18 +17,18 @@ import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
 export function prepareClaimTasksAtOnce(
   db: Database,
 ): (queue: string, typesJson: string, limit: number, now: number, handles: (type: string) => boolean, deltas: ReadModelDeltas) => RunnableTaskRow[] {
-  const selectAny = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+  const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
-    ORDER BY created_at LIMIT ?`);
-  const selectHandled = db.prepare(`SELECT ${RUNNABLE_COLUMNS} FROM tasks
+    ORDER BY created_at LIMIT ${limit}`);
+  const selectHandled = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
       AND type IN (SELECT value FROM json_each(?))
-    ORDER BY created_at LIMIT ?`);
+    ORDER BY created_at LIMIT ${limit}`);
   const start = db.prepare(`UPDATE tasks SET status = 'InProgress', started_at = ?, throttled_until = NULL
     WHERE id = ? AND status = 'Queued'`);
   return (queue, typesJson, limit, now, handles, deltas) => {
-    let candidates = selectAny.all(queue, now, limit) as RunnableTaskRow[];
-    if (!candidates.every((r) => handles(r.type))) candidates = selectHandled.all(queue, now, typesJson, limit) as RunnableTaskRow[];
+    let candidates = selectAny(limit, queue, now) as RunnableTaskRow[];
+    if (!candidates.every((r) => handles(r.type))) candidates = selectHandled(limit, queue, now, typesJson) as RunnableTaskRow[];
     const rows: RunnableTaskRow[] = [];
     const audited: string[] = [];
     for (const r of candidates) {

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { AuditLevel } from '../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
+import { prepareLimitedSelect } from './limitedSelect.js';
 import { IS_SCHEDULE_ROW } from './TaskRow.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
@@ -13,12 +14,12 @@ export function preparePromoteDueTasks(
   db: Database,
   audit: StatusAuditWriter,
 ): (now: number, limit: number, decide: AdmissionDecider, deltas: ReadModelDeltas) => number {
-  const select = db.prepare(`SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
+  const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
     WHERE status = 'Pending' AND scheduled_at <= ? AND NOT ${IS_SCHEDULE_ROW}
-    ORDER BY scheduled_at LIMIT ?`);
+    ORDER BY scheduled_at LIMIT ${limit}`);
   const update = db.prepare(`UPDATE tasks SET status = ? WHERE id = ? AND status = 'Pending'`);
   return (now, limit, decide, deltas) => {
-    const rows = select.all(now, limit) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
+    const rows = select(limit, now) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     for (const r of rows) {
       const status = decide(r.queue);
       if (update.run(status, r.id).changes === 1) {
