@@ -69,6 +69,9 @@ export interface RunLifecycleDeps {
 
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 
+/** The controller of a run before its first attempt: never aborted (each attempt gets its own). */
+const NOT_STARTED = new AbortController();
+
 /**
  * A queue claims only as many rows as it has free workers: a claimed row is InProgress, and its
  * InProgress audit time is the run's start (startedAtUtc, lateness), so rows are never claimed
@@ -165,7 +168,7 @@ export class RunLifecycle {
       attempt: row.attempt + 1,
       token: 0,
       phase: 'claimed',
-      controller: new AbortController(),
+      controller: NOT_STARTED,
       log: new RunLog(row.id, o.logCapPerRun, o.clock, row.last_log_sequence, (l) => this.d.commit.log(l)),
       cancelRequested: false,
       t0: 0,

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { insertStatusAuditRows } from './insertStatusAuditRows.js';
+import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import { prepareLimitedSelect } from './limitedSelect.js';
 import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
@@ -30,15 +30,15 @@ export function prepareClaimTasksAtOnce(
     let candidates = selectAny(limit, queue, now) as RunnableTaskRow[];
     if (!candidates.every((r) => handles(r.type))) candidates = selectHandled(limit, queue, now, typesJson) as RunnableTaskRow[];
     const rows: RunnableTaskRow[] = [];
-    const audited: string[] = [];
+    const audited: StatusAuditRow[] = [];
     for (const r of candidates) {
       if (start.run(now, r.id).changes !== 1) continue;
       r.status = 'InProgress';
       rows.push(r);
-      if (r.audit_level === 'Full') audited.push(r.id);
+      if (r.audit_level === 'Full') audited.push([r.id, now, 'InProgress', null]);
       deltas.moved({ queue: r.queue, type: r.type, is_recurring: r.is_recurring, is_occurrence: r.parent_task_id === null ? 0 : 1, created_at: r.created_at }, 'Queued', 'InProgress');
     }
-    if (audited.length > 0) insertStatusAuditRows(db, audited, now, 'InProgress');
+    if (audited.length > 0) insertStatusAuditRows(db, audited);
     return rows;
   };
 }

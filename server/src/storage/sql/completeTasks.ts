@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { FinishedRun } from '../EngineStore.js';
-import { auditAllows, type StatusAuditWriter } from './insertStatusAudit.js';
+import { auditAllows } from './insertStatusAudit.js';
+import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 
@@ -12,13 +13,13 @@ interface FinishedRow extends TaskGroup {
 
 /**
  * Group commit of finished runs: one UPDATE per row (status, last_execution_at, execution_time_ms,
- * last_outcome and run_count together), its status-audit row and, for inline recurring rows, its
- * runs-audit row; the status move and the finished run go into `deltas`. Call inside one
- * transaction. Returns the runs actually recorded (a row no longer InProgress is left alone).
+ * last_outcome and run_count together), its status-audit row (those of the batch in one
+ * multi-row insert) and, for inline recurring rows, its runs-audit row; the status move and the
+ * finished run go into `deltas`. Call inside one transaction. Returns the runs actually
+ * recorded (a row no longer InProgress is left alone).
  */
 export function prepareCompleteTasks(
   db: Database,
-  audit: StatusAuditWriter,
 ): (runs: readonly FinishedRun[], deltas: ReadModelDeltas) => FinishedRun[] {
   // A run that ends its row (or ends in a cancel) leaves scheduled_at and attempt alone: naming a
   // column in SET rewrites every index on it even when the value stays, and scheduled_at has two.
@@ -48,6 +49,7 @@ export function prepareCompleteTasks(
   );
   return (runs, deltas) => {
     const done: FinishedRun[] = [];
+    const audits: StatusAuditRow[] = [];
     for (const r of runs) {
       const counts = r.outcome !== 'Cancelled';
       const row = (r.nextStatus !== 'Pending'
@@ -65,9 +67,10 @@ export function prepareCompleteTasks(
       if (r.recurring && counts && auditAllows(r.auditLevel, r.outcome === 'Failed' ? r.exception ?? '' : null)) {
         runAudit.run(r.id, r.endedAt, r.executionTimeMs, r.outcome, r.exception);
       }
-      audit(r.id, r.auditLevel, r.endedAt, r.nextStatus, r.exception);
+      if (auditAllows(r.auditLevel, r.exception)) audits.push([r.id, r.endedAt, r.nextStatus, r.exception]);
       done.push(r);
     }
+    if (audits.length > 0) insertStatusAuditRows(db, audits);
     return done;
   };
 }

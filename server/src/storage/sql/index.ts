@@ -31,7 +31,7 @@ export function prepareEngineStatements(db: Database) {
     admitWaitingTasks: prepareAdmitWaitingTasks(db, audit),
     claimTasks: prepareClaimTasks(db, audit),
     claimTasksAtOnce: prepareClaimTasksAtOnce(db),
-    completeTasks: prepareCompleteTasks(db, audit),
+    completeTasks: prepareCompleteTasks(db),
     recordAttemptFailure: prepareRecordAttemptFailure(db),
     cancelWaitingTask: prepareCancelWaitingTask(db, audit),
     markServiceStopped: prepareMarkServiceStopped(db, audit),
