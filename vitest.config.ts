@@ -80,6 +80,7 @@ export default defineConfig({
         test: {
           name: 'monitoring-postgres',
           environment: 'node',
+          pool: 'threads',
           include: ['test/server/monitoring/**/*.test.ts', 'test/server/power/**/*.test.ts', 'test/server/hub/**/*.test.ts'],
           exclude: [
             'test/server/monitoring/auth.test.ts',
