@@ -56,39 +56,54 @@ describe('queues, capacity, delays and rate-limit throttling', () => {
   });
 
   it('delayMs and runAt: Pending until due, then Queued → InProgress → Completed; scheduled_at stored', async () => {
-    const h = harness();
+    // An engine clock that moves only when the test moves it: both rows are still Pending when looked at.
+    let now = Date.parse('2026-06-01T12:00:00.000Z');
+    const t0 = now;
+    const h = harness({ clock: () => now });
     h.engine.handle('D.Job', () => undefined);
     await h.engine.start();
-    const before = Date.now();
     const delayed = await h.engine.dispatch('D.Job', {}, { delayMs: 120 });
-    const at = await h.engine.dispatch('D.Job', {}, { runAt: new Date(Date.now() + 60) });
+    const at = await h.engine.dispatch('D.Job', {}, { runAt: new Date(t0 + 60) });
     expect((await h.status(delayed))).toBe('Pending');
     expect((await h.status(at))).toBe('Pending');
-    expect((await h.row(delayed))['scheduled_at'] as number).toBeGreaterThanOrEqual(before + 120);
-    await waitFor(async () => (await h.status(delayed)) === 'Completed' && (await h.status(at)) === 'Completed');
+    expect((await h.row(delayed))['scheduled_at']).toBe(t0 + 120);
+    expect((await h.row(at))['scheduled_at']).toBe(t0 + 60);
+    now = t0 + 60;
+    await waitFor(async () => (await h.status(at)) === 'Completed');
+    expect((await h.status(delayed))).toBe('Pending');
+    now = t0 + 120;
+    await waitFor(async () => (await h.status(delayed)) === 'Completed');
     expect((await h.audits(delayed))).toEqual(['Pending', 'Queued', 'InProgress', 'Completed']);
-    const started = (await h.row(delayed))['started_at'] as number;
-    expect(started).toBeGreaterThanOrEqual((await h.row(delayed))['scheduled_at'] as number);
+    expect((await h.row(delayed))['started_at']).toBe(t0 + 120);
   });
 
   it('a rate-limited type: over-budget Queued rows stay Queued with throttled_until, then run', async () => {
-    const h = harness();
+    // The engine clock stands still until the test moves it: the window cannot pass while the
+    // test is still looking at the throttled rows, however slow the machine.
+    let now = Date.parse('2026-06-01T12:00:00.000Z');
+    const t0 = now;
+    const h = harness({ clock: () => now });
     const starts: number[] = [];
-    h.engine.handle('R.Job', () => void starts.push(Date.now()), { rateLimit: { limit: 2, windowMs: 300 } });
+    h.engine.handle('R.Job', () => void starts.push(now), { rateLimit: { limit: 2, windowMs: 300 } });
     const ids = await Promise.all(Array.from({ length: 4 }, () => h.engine.dispatch('R.Job', {})));
     await h.engine.start();
-    await waitFor(async () => (await h.statuses(ids)).filter((s) => s === 'Completed').length === 2);
-    const now = await h.statuses(ids);
-    const throttled = ids.filter((_, i) => now[i] === 'Queued');
+    await waitFor(async () => {
+      const s = await h.statuses(ids);
+      const throttledRows = await Promise.all(ids.map(async (id) => (await h.row(id))['throttled_until']));
+      return s.filter((x) => x === 'Completed').length === 2 && throttledRows.filter((t) => t !== null).length === 2;
+    });
+    const statusesNow = await h.statuses(ids);
+    const throttled = ids.filter((_, i) => statusesNow[i] === 'Queued');
     expect(throttled).toHaveLength(2);
-    for (const id of throttled) expect((await h.row(id))['throttled_until']).toBeTypeOf('number');
+    for (const id of throttled) expect((await h.row(id))['throttled_until']).toBe(t0 + 300);
+    now = t0 + 300;
     await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'), 5000);
     for (const id of ids) expect((await h.row(id))['throttled_until']).toBeNull();
-    expect(starts).toHaveLength(4);
+    expect(starts).toEqual([t0, t0, t0 + 300, t0 + 300]);
     // The window counts starts as the store records them (the InProgress instants): the third is
     // a whole window after the first.
     const startedAt = await h.probe.values<number>(`SELECT updated_at FROM status_audit WHERE new_status = 'InProgress' ORDER BY updated_at`);
-    expect(startedAt[2]! - startedAt[0]!).toBeGreaterThanOrEqual(300);
+    expect(startedAt).toEqual([t0, t0, t0 + 300, t0 + 300]);
     // Throttling is not a transition: no extra audit rows.
     expect((await h.audits(throttled[0]!))).toEqual(['Queued', 'InProgress', 'Completed']);
   });

@@ -5,7 +5,9 @@ afterEach(closeAll);
 
 describe('more status transitions and engine behaviour', () => {
   it('Pending → WaitingQueue when its queue is at capacity at due time, then admitted', async () => {
-    const h = harness({ queues: { tight: { concurrency: 1, capacity: 1 } } });
+    // The engine clock moves only when the test moves it: the delayed row is Pending until then.
+    let now = Date.parse('2026-06-01T12:00:00.000Z');
+    const h = harness({ queues: { tight: { concurrency: 1, capacity: 1 } }, clock: () => now });
     const gate = deferred();
     h.engine.handle('T.Block', () => gate.promise);
     h.engine.handle('T.Job', () => undefined);
@@ -15,6 +17,8 @@ describe('more status transitions and engine behaviour', () => {
     const filler = await h.engine.dispatch('T.Job', {}, { queue: 'tight' });
     expect((await h.status(filler))).toBe('Queued');
     const delayed = await h.engine.dispatch('T.Job', {}, { queue: 'tight', delayMs: 30 });
+    expect((await h.status(delayed))).toBe('Pending');
+    now += 30;
     await waitFor(async () => (await h.status(delayed)) === 'WaitingQueue');
     gate.resolve();
     await waitFor(async () => (await h.status(delayed)) === 'Completed' && (await h.status(filler)) === 'Completed');
