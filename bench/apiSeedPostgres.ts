@@ -6,7 +6,8 @@
 // - tasks go in as multi-row INSERT … SELECT FROM unnest(arrays) batches on one connection, with
 //   synchronous_commit off; status audits are then generated set-based from the task rows;
 // - then the read models are rebuilt (the store's own rebuild) and VACUUM ANALYZE sets the
-//   statistics and the visibility map (index-only scans).
+//   statistics and the visibility map (index-only scans);
+// - the argument-search words (`task_search`) are written in one statement after the load.
 import type { PoolClient } from 'pg';
 import type { PostgresStorage } from '../server/src/storage/postgres/PostgresStorage.js';
 import { AUDIT_STATUS_SQL, AUDITS_PER_TASK, FAILED_EXCEPTION, generateTasks, TASK_COLUMN_COUNT, TASK_COLUMNS, type TaskValues } from './apiData.js';
@@ -34,7 +35,7 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
     // Secondary indexes (not the primary keys) and the task triggers: dropped, recreated at the end.
     const indexes = (await client.query<{ name: string; def: string }>(
       `SELECT i.indexname AS name, i.indexdef AS def FROM pg_indexes i
-        WHERE i.schemaname = $1 AND i.tablename IN ('tasks', 'status_audit')
+        WHERE i.schemaname = $1 AND i.tablename IN ('tasks', 'status_audit', 'task_search')
           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname AND c.connamespace = $1::regnamespace)`,
       [storage.schema],
     )).rows;
@@ -80,27 +81,34 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
     const auditsS = seconds(t0);
     log(`generated ${(audits.rowCount ?? 0).toLocaleString('en')} status audits in ${auditsS} s`);
 
-    // 3. Indexes.
+    // 3. The argument-search words (kept by a trigger on tasks in normal operation; the trigger is
+    //    off during the load, so they are written here in one statement).
+    t0 = performance.now();
+    const words = await client.query(`INSERT INTO task_search (seq, words) SELECT seq, svc_request_vector(request) FROM tasks`);
+    const searchS = seconds(t0);
+    log(`wrote ${(words.rowCount ?? 0).toLocaleString('en')} argument-search rows in ${searchS} s`);
+
+    // 4. Indexes.
     t0 = performance.now();
     for (const i of indexes) await client.query(i.def);
     const indexS = seconds(t0);
     log(`built ${indexes.length} indexes in ${indexS} s`);
 
-    // 4. Triggers, then the store's own read-model rebuild.
+    // 5. Triggers, then the store's own read-model rebuild.
     t0 = performance.now();
     for (const t of triggers) await client.query(t.def);
     await storage.rebuildReadModels();
     const readModelsS = seconds(t0);
     log(`rebuilt the read models in ${readModelsS} s`);
 
-    // 5. Statistics and visibility map.
+    // 6. Statistics and visibility map.
     t0 = performance.now();
     await client.query('VACUUM (ANALYZE) tasks');
     await client.query('VACUUM (ANALYZE) status_audit');
     await client.query('ANALYZE');
     const analyzeS = seconds(t0);
     log(`VACUUM ANALYZE in ${analyzeS} s`);
-    return { ids, timings: { loadS, auditsS, indexS, readModelsS, searchS: 0, analyzeS } };
+    return { ids, timings: { loadS, auditsS, indexS, readModelsS, searchS, analyzeS } };
   } catch (err) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw err;
