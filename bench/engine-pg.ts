@@ -8,10 +8,14 @@
  * graphile-worker figure. Each scenario has its own database, dropped afterwards.
  * BENCH_TASKS (default 20000), BENCH_GW_BATCH (500), BENCH_PG_ASYNC=1 (commits that only claim and end
  * runs do not wait for the WAL flush), BENCH_CPU_PROF=<dir> (a V8 CPU profile per worker process),
- * BENCH_GW_ADDJOB=0 (skip the single-addJob runs: quicker measurements under load).
+ * BENCH_GW_ADDJOB=0 (skip the single-addJob runs: quicker measurements under load), BENCH_ONLY=svc|graphile
+ * (one side only, for profiling; no ratio then). After each scenario: CPU ms per 1000 tasks of the
+ * worker processes, of this process, and of the rest of the machine (PostgreSQL on a quiet
+ * machine; everything else running too on a loaded one).
  * Last line: {"bench":"engine-pg","instances":3,"endToEndPerSec":…,"graphileWorkerPerSec":…,"ratio":…,"duplicates":0}
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -29,6 +33,51 @@ const CPU_PROF = process.env['BENCH_CPU_PROF'];
 const GW_ADDJOB = process.env['BENCH_GW_ADDJOB'] !== '0';
 const ADMIN = process.env['BENCH_PG'] ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const INSTANCE = fileURLToPath(new URL('./engine-pg-instance.ts', import.meta.url));
+// BENCH_ONLY=svc | graphile: run only one side (profiling; no ratio is printed then).
+const ONLY = process.env['BENCH_ONLY'];
+const TICK = 100; // USER_HZ: /proc CPU times are in 1/100 s
+
+/** CPU seconds the whole machine spent busy so far (all cores, /proc/stat). */
+function machineBusySeconds(): number {
+  const [, ...f] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = f.map(Number);
+  return (n.reduce((a, b) => a + b, 0) - (n[3] ?? 0) - (n[4] ?? 0)) / TICK;
+}
+
+/** CPU seconds (user + system) a process has used so far; 0 once it is gone. */
+function processSeconds(pid: number | undefined): number {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(f[11]) + Number(f[12])) / TICK;
+  } catch {
+    return 0;
+  }
+}
+
+/** Where the CPU of a scenario went: worker processes, the bench process, the rest (PostgreSQL, mostly). */
+interface CpuSplit {
+  workers: number;
+  bench: number;
+  rest: number;
+}
+
+function cpuMeter(children: ChildProcess[]): { stop(): CpuSplit } {
+  const sumWorkers = () => children.reduce((a, c) => a + processSeconds(c.pid), 0);
+  const workers0 = sumWorkers();
+  const busy0 = machineBusySeconds();
+  const own0 = process.cpuUsage();
+  return {
+    stop() {
+      const workers = sumWorkers() - workers0;
+      const own = process.cpuUsage(own0);
+      const bench = (own.user + own.system) / 1e6;
+      return { workers, bench, rest: Math.max(0, machineBusySeconds() - busy0 - workers - bench) };
+    },
+  };
+}
+
+const cpuLine = (c: CpuSplit, tasks: number) =>
+  `  CPU ms per 1000 tasks: workers ${Math.round((c.workers * 1e6) / tasks)}, bench process ${Math.round((c.bench * 1e6) / tasks)}, rest (PostgreSQL) ${Math.round((c.rest * 1e6) / tasks)}`;
 
 async function admin(sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: ADMIN });
@@ -73,7 +122,7 @@ async function waitUntil(read: () => Promise<boolean>): Promise<void> {
 }
 
 /** Svc Monitor: the parent dispatches through its own engine (no handlers); workers run the tasks. */
-async function svcRun(instances: number): Promise<{ endToEndPerSec: number; duplicates: number }> {
+async function svcRun(instances: number): Promise<{ endToEndPerSec: number; duplicates: number; cpu: CpuSplit }> {
   return withDatabase(async (url) => {
     const storage = await openPostgresStorage({ connectionString: url, poolSize: 4 });
     const store = createPostgresEngineStore(storage);
@@ -81,11 +130,15 @@ async function svcRun(instances: number): Promise<{ endToEndPerSec: number; dupl
     const dispatcher = createEngine({ store, auditLevel: 'Full', pollIntervalMs: 60_000, onError: () => undefined });
     dispatcher.handle('Bench.NoOp', () => undefined);
     const workers = await Promise.all(Array.from({ length: instances }, () => startWorker('svc', url)));
-    const count = async () => (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'Completed'`)).rows[0]!.n;
+    // Rows not yet Completed (as graphile-worker's side counts the jobs left): a short index range, not every finished row.
+    const remaining = async () =>
+      (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status IN ('Pending', 'WaitingQueue', 'Queued', 'InProgress', 'ServiceStopped')`)).rows[0]!.n;
+    const meter = cpuMeter(workers);
     const t0 = performance.now();
     await Promise.all(Array.from({ length: TASKS }, (_, i) => dispatcher.dispatch('Bench.NoOp', { i })));
-    await waitUntil(async () => (await count()) === TASKS);
+    await waitUntil(async () => (await remaining()) === 0);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = meter.stop();
     await stopWorkers(workers);
     const { rows } = await storage.query<{ starts: number; audits: number; runs: number }>(
       `SELECT (SELECT COUNT(*) FROM status_audit WHERE new_status = 'InProgress') AS starts, (SELECT COUNT(*) FROM status_audit) AS audits,
@@ -95,12 +148,12 @@ async function svcRun(instances: number): Promise<{ endToEndPerSec: number; dupl
     await storage.close();
     const r = rows[0]!;
     if (r.audits !== TASKS * 3) throw new Error(`audit rows ${r.audits}, expected ${TASKS * 3}`);
-    return { endToEndPerSec: TASKS / seconds, duplicates: r.starts - TASKS + (r.runs - TASKS) };
+    return { endToEndPerSec: TASKS / seconds, duplicates: r.starts - TASKS + (r.runs - TASKS), cpu };
   });
 }
 
 /** graphile-worker: the parent adds jobs (single addJob calls or addJobs batches, all in flight); runner processes run them. */
-async function graphileRun(instances: number, adds: 'single' | 'batched'): Promise<number> {
+async function graphileRun(instances: number, adds: 'single' | 'batched'): Promise<{ perSec: number; cpu: CpuSplit }> {
   return withDatabase(async (url) => {
     const pool = new pg.Pool({ connectionString: url, max: 10 });
     pool.on('error', () => undefined);
@@ -108,6 +161,7 @@ async function graphileRun(instances: number, adds: 'single' | 'batched'): Promi
     const utils = await makeWorkerUtils({ pgPool: pool });
     const workers = await Promise.all(Array.from({ length: instances }, () => startWorker('graphile', url)));
     const remaining = async () => Number((await pool.query(`SELECT COUNT(*) AS n FROM graphile_worker._private_jobs`)).rows[0].n);
+    const meter = cpuMeter(workers);
     const t0 = performance.now();
     if (adds === 'single') await Promise.all(Array.from({ length: TASKS }, (_, i) => utils.addJob('noop', { i })));
     else {
@@ -118,10 +172,11 @@ async function graphileRun(instances: number, adds: 'single' | 'batched'): Promi
     }
     await waitUntil(async () => (await remaining()) === 0);
     const seconds = (performance.now() - t0) / 1000;
+    const cpu = meter.stop();
     await stopWorkers(workers);
     await utils.release();
     await pool.end();
-    return TASKS / seconds;
+    return { perSec: TASKS / seconds, cpu };
   });
 }
 
@@ -129,18 +184,28 @@ const round = (n: number) => Math.round(n);
 const report = (scenario: string, perSec: number) =>
   console.log(`${scenario.padEnd(44)} ${String(round(perSec)).padStart(7)} tasks/s end to end (${TASKS} no-op tasks, concurrency 4 each)`);
 const load = () => (os.loadavg()[0] ?? 0).toFixed(2);
-const svc1 = await svcRun(1);
-report('svc-monitor, 1 instance', svc1.endToEndPerSec);
-const gw1 = GW_ADDJOB ? await graphileRun(1, 'single') : 0;
-if (GW_ADDJOB) report('graphile-worker 0.18, 1 runner, addJob', gw1);
-const gw1b = await graphileRun(1, 'batched');
-report(`graphile-worker 0.18, 1 runner, addJobs×${GW_BATCH}`, gw1b);
-const svc3 = await svcRun(3);
-report('svc-monitor, 3 instances', svc3.endToEndPerSec);
-const gw3 = GW_ADDJOB ? await graphileRun(3, 'single') : 0;
-if (GW_ADDJOB) report('graphile-worker 0.18, 3 runners, addJob', gw3);
-const gw3b = await graphileRun(3, 'batched');
-report(`graphile-worker 0.18, 3 runners, addJobs×${GW_BATCH}`, gw3b);
+const skipped = { perSec: 0, cpu: { workers: 0, bench: 0, rest: 0 } };
+const svcSkipped = { endToEndPerSec: 0, duplicates: 0, cpu: skipped.cpu };
+const svcScenario = async (n: number) => {
+  if (ONLY === 'graphile') return svcSkipped;
+  const r = await svcRun(n);
+  report(`svc-monitor, ${n} instance${n === 1 ? '' : 's'}`, r.endToEndPerSec);
+  console.log(cpuLine(r.cpu, TASKS));
+  return r;
+};
+const gwScenario = async (n: number, adds: 'single' | 'batched') => {
+  if (ONLY === 'svc' || (adds === 'single' && !GW_ADDJOB)) return 0;
+  const r = await graphileRun(n, adds);
+  report(`graphile-worker 0.18, ${n} runner${n === 1 ? '' : 's'}, ${adds === 'single' ? 'addJob' : `addJobs×${GW_BATCH}`}`, r.perSec);
+  console.log(cpuLine(r.cpu, TASKS));
+  return r.perSec;
+};
+const svc1 = await svcScenario(1);
+const gw1 = await gwScenario(1, 'single');
+const gw1b = await gwScenario(1, 'batched');
+const svc3 = await svcScenario(3);
+const gw3 = await gwScenario(3, 'single');
+const gw3b = await gwScenario(3, 'batched');
 const faster = Math.max(gw1, gw3, gw1b, gw3b);
 console.log(
   JSON.stringify({
@@ -148,7 +213,7 @@ console.log(
     instances: 3,
     endToEndPerSec: round(svc3.endToEndPerSec),
     graphileWorkerPerSec: round(faster),
-    ratio: Math.round((svc3.endToEndPerSec / faster) * 100) / 100,
+    ratio: faster === 0 || ONLY !== undefined ? null : Math.round((svc3.endToEndPerSec / faster) * 100) / 100,
     duplicates: svc1.duplicates + svc3.duplicates,
     oneInstancePerSec: round(svc1.endToEndPerSec),
     graphileWorkerAddJobPerSec: GW_ADDJOB ? round(Math.max(gw1, gw3)) : null,

@@ -6,9 +6,19 @@ import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAsid
 import { SqlParams } from '../queries/PgQuery.js';
 import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
 
-const RETURNING = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
+/** The columns of a claimed row handed to the engine (RunnableTaskRow). */
+const CLAIMED_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
+  attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, last_log_sequence`;
+/** The same, as the UPDATE returns them (the last log sequence read for claimed rows only). */
+const RETURNING_CLAIMED = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
   t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id,
-  (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) AS last_log_sequence`;
+  CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence`;
+
+/** A run end that counts as a run (a cancel does not). */
+const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
+/** A run end that writes a runs-audit row: a counted run of an inline recurring row, as its audit level allows. */
+const runAudited = (r: FinishedRun) =>
+  r.recurring && counts(r) && auditAllows(r.auditLevel, r.outcome === 'Failed' ? (r.exception ?? '') : null);
 
 /**
  * Whether a batch is the steady state of a busy worker: runs ended and new claims, nothing else
@@ -25,10 +35,12 @@ export function isFastCommit(b: CommitBatch): boolean {
 
 /**
  * The steady-state group commit as ONE statement (its own transaction, no BEGIN/COMMIT round
- * trips): run ends with their status-audit and runs-audit rows, claims per queue with their
- * InProgress audit rows, the read-model deltas of both (the UPDATE triggers step aside for this
- * statement), the wake NOTIFY when an inline recurring row became Pending, and
+ * trips): run ends and claims per queue in one UPDATE of `tasks`, their status-audit rows in one
+ * INSERT, the runs-audit rows, the read-model deltas of both (the UPDATE triggers step aside for
+ * this statement), the wake NOTIFY when an inline recurring row became Pending, and
  * synchronous_commit off for this transaction unless asked otherwise (no task is stored by it).
+ * The server's work per commit is mostly per part of the statement (each part opens its table and
+ * indexes), so a batch's statement holds only the parts it can need.
  */
 export async function fastCommit(
   c: Pick<PoolClient, 'query'>,
@@ -37,60 +49,87 @@ export async function fastCommit(
 ): Promise<CommitOutcome> {
   const p = new SqlParams();
   const runs = b.completeRuns;
-  const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
   const ctes: string[] = [];
+  /** SELECTs of status-audit rows (task_id, updated_at, new_status, exception), written by one INSERT. */
+  const audits: string[] = [];
   const selects: string[] = [];
+  /**
+   * The rows this commit changes, as the one UPDATE of `tasks` reads them: run ends (claim false)
+   * and the rows each queue claims (claim true). One UPDATE opens the table and its indexes once.
+   */
+  const sources: string[] = [];
   if (runs.length > 0) {
-    ctes.push(`done AS (
-      UPDATE tasks t SET status = r.next_status, last_execution_at = r.ended_at, execution_time_ms = r.ms,
-             last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
-             exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
-             attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
-        FROM unnest(${p.add(runs.map((r) => r.id))}::text[], ${p.add(runs.map((r) => r.nextStatus))}::text[],
+    sources.push(`SELECT false AS claim, u.* FROM unnest(${p.add(runs.map((r) => r.id))}::text[], ${p.add(runs.map((r) => r.nextStatus))}::text[],
                     ${p.add(runs.map((r) => r.endedAt))}::bigint[], ${p.add(runs.map((r) => r.executionTimeMs))}::float8[],
                     ${p.add(runs.map((r) => (counts(r) ? r.outcome : null)))}::text[], ${p.add(runs.map((r) => (counts(r) ? 1 : 0)))}::int[],
                     ${p.add(runs.map((r) => r.exception))}::text[], ${p.add(runs.map((r) => r.nextScheduledAt))}::bigint[],
                     ${p.add(runs.map((r) => auditAllows(r.auditLevel, r.exception)))}::bool[],
-                    ${p.add(runs.map((r) => r.recurring && counts(r) && auditAllows(r.auditLevel, r.outcome === 'Failed' ? (r.exception ?? '') : null)))}::bool[],
+                    ${p.add(runs.map(runAudited))}::bool[],
                     ${p.add(runs.map((r) => r.outcome))}::text[])
-             AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)
-       WHERE t.id = r.id AND t.status = 'InProgress'
-       RETURNING t.id, r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome, r.counts,
-                 t.queue, t.type, t.is_recurring, (t.parent_task_id IS NOT NULL)::int AS is_occurrence, t.created_at,
-                 t.last_execution_at, t.last_outcome, t.execution_time_ms, t.exception AS last_exception)`);
-    ctes.push(`done_audits AS (INSERT INTO status_audit (task_id, updated_at, new_status, exception)
-      SELECT id, ended_at, next_status, exception FROM done WHERE audited)`);
-    ctes.push(`done_runs AS (INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception)
-      SELECT id, ended_at, ms, run_outcome, exception FROM done WHERE run_audited)`);
-    selects.push(`SELECT 'done' AS kind, to_jsonb(done.id) AS row FROM done`);
-    ctes.push(`woken AS (SELECT pg_notify(${p.add(ctx.wakeChannel)}, ${p.add(ctx.wakeOrigin)}) FROM (SELECT 1 FROM done WHERE next_status = 'Pending' LIMIT 1) AS w)`);
-    selects.push(`SELECT 'wake' AS kind, NULL::jsonb AS row FROM woken`);
+             AS u(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)`);
   }
   const d = b.dispatching;
-  const claimedCtes: string[] = [];
+  const claiming = d !== null && d.types.length > 0 && d.claims.some((cl) => cl.limit > 0);
   // Parameters are added only for claims that are made: PostgreSQL refuses a statement with an
   // unused parameter whose type it cannot infer.
-  if (d !== null && d.types.length > 0 && d.claims.some((cl) => cl.limit > 0)) {
+  const now = claiming ? p.add(b.now) : '';
+  const instance = claiming ? p.add(ctx.instanceId) : '';
+  if (claiming) {
     const types = p.add(d.types);
-    const now = p.add(b.now);
-    const instance = p.add(ctx.instanceId);
     d.claims.forEach((cl, k) => {
       if (cl.limit <= 0) return;
-      ctes.push(`claimed${k} AS (
-        UPDATE tasks t SET status = 'InProgress', started_at = ${now}, throttled_until = NULL, instance_id = ${instance}
-          FROM (SELECT id FROM tasks
+      // The oldest claimable rows of the queue, locked; rows another instance holds are skipped.
+      ctes.push(`pick${k} AS (SELECT id FROM tasks
                  WHERE queue = ${p.add(cl.queue)} AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now})
                    AND type = ANY(${types}::text[])
-                 ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED) AS s
-         WHERE t.id = s.id
-         RETURNING ${RETURNING})`);
-      ctes.push(`claimed${k}_audits AS (INSERT INTO status_audit (task_id, updated_at, new_status)
-        SELECT id, ${now}, 'InProgress' FROM claimed${k} WHERE audit_level = 'Full')`);
-      selects.push(`SELECT 'claimed' AS kind, to_jsonb(claimed${k}) AS row FROM claimed${k}`);
-      claimedCtes.push(`claimed${k}`);
+                 ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
+      sources.push(`SELECT true, id, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0, NULL::text, NULL::bigint, false, false, NULL::text FROM pick${k}`);
     });
   }
-  ctes.push(...readModelDeltas(runs.length > 0, claimedCtes));
+  // A run end applies only to a row still InProgress (else it is reported not finished); a claimed
+  // row becomes InProgress under this instance. Claimed rows are Queued, run ends InProgress: the
+  // two sets never share a row.
+  ctes.push(`changed AS (
+      UPDATE tasks t SET status = COALESCE(r.next_status, 'InProgress'),
+             last_execution_at = COALESCE(r.ended_at, t.last_execution_at), execution_time_ms = COALESCE(r.ms, t.execution_time_ms),
+             last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
+             exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
+             attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END,
+             ${claiming ? `started_at = CASE WHEN r.claim THEN ${now}::bigint ELSE t.started_at END,
+             throttled_until = CASE WHEN r.claim THEN NULL ELSE t.throttled_until END,
+             instance_id = CASE WHEN r.claim THEN ${instance}::text END` : 'instance_id = NULL'}
+        FROM (${sources.join(' UNION ALL ')}) AS r(claim, id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)
+       WHERE t.id = r.id AND (r.claim OR t.status = 'InProgress')
+       RETURNING r.claim, ${RETURNING_CLAIMED},
+                 r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome, r.counts,
+                 (t.parent_task_id IS NOT NULL)::int AS is_occurrence, t.last_execution_at, t.last_outcome, t.execution_time_ms,
+                 t.exception AS last_exception)`);
+  if (runs.length > 0) {
+    ctes.push(`done AS MATERIALIZED (SELECT * FROM changed WHERE NOT claim)`);
+    audits.push(`SELECT id, ended_at, next_status, exception FROM done WHERE audited`);
+    // Parts a batch cannot need are left out of its statement (each part left in opens its table and indexes on every commit).
+    if (runs.some(runAudited)) {
+      ctes.push(`done_runs AS (INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception)
+      SELECT id, ended_at, ms, run_outcome, exception FROM done WHERE run_audited)`);
+    }
+    selects.push(`SELECT 'done' AS kind, to_jsonb(done.id) AS row FROM done`);
+    if (runs.some((r) => r.nextStatus === 'Pending')) {
+      ctes.push(`woken AS (SELECT pg_notify(${p.add(ctx.wakeChannel)}, ${p.add(ctx.wakeOrigin)}) FROM (SELECT 1 FROM done WHERE next_status = 'Pending' LIMIT 1) AS w)`);
+      selects.push(`SELECT 'wake' AS kind, NULL::jsonb AS row FROM woken`);
+    }
+  }
+  const claimedCtes: string[] = [];
+  if (claiming) {
+    ctes.push(`claimed AS MATERIALIZED (SELECT ${CLAIMED_COLUMNS} FROM changed WHERE claim)`);
+    audits.push(`SELECT id, ${now}::bigint, 'InProgress', NULL FROM claimed WHERE audit_level = 'Full'`);
+    selects.push(`SELECT 'claimed' AS kind, to_jsonb(claimed) AS row FROM claimed`);
+    claimedCtes.push('claimed');
+  }
+  if (audits.length > 0) {
+    ctes.push(`audits AS (INSERT INTO status_audit (task_id, updated_at, new_status, exception)
+      ${audits.join('\n      UNION ALL ')})`);
+  }
+  ctes.push(...readModelDeltas(runs.length > 0, claimedCtes, runs.some(counts), runs.some((r) => counts(r) && r.outcome === 'Failed')));
   // The UPDATE triggers step aside (this statement appended the deltas above); transaction-local settings.
   ctes.push(`sync AS (SELECT set_config('synchronous_commit', ${p.add(ctx.asyncCommit ? 'off' : 'on')}, true)
                         || set_config('${DELTAS_WRITTEN_SETTING}', 'on', true) AS v)`);
@@ -120,7 +159,7 @@ export async function fastCommit(
  * positive, netted per group), and for each finished run (run_count went up) its run bucket,
  * failure group and queue throughput. The columns read are the rows' values after the update.
  */
-function readModelDeltas(hasRuns: boolean, claimed: readonly string[]): string[] {
+function readModelDeltas(hasRuns: boolean, claimed: readonly string[], mayRun: boolean, mayFail: boolean): string[] {
   const moves: string[] = [];
   if (hasRuns) {
     moves.push(`SELECT queue, type, 'InProgress'::text AS status, is_recurring, is_occurrence, created_at, -1 AS n FROM done`);
@@ -140,7 +179,8 @@ function readModelDeltas(hasRuns: boolean, claimed: readonly string[]): string[]
     `moves_day AS (INSERT INTO stat_created_day_delta (day, type, status, n)
        SELECT created_at / 86400000, type, status, SUM(n) FROM moves GROUP BY 1, 2, 3 HAVING SUM(n) <> 0)`,
   ];
-  if (!hasRuns) return ctes;
+  // Run buckets and throughput only when a run may have counted (not every end was a cancel), failure groups only when one may have failed.
+  if (!hasRuns || !mayRun) return ctes;
   const runBuckets = (table: string, bucketMs: number) => `${table}_d AS (
     ${runBucketDeltaInsert(table, bucketMs, 'ran')})`;
   const failureGroups = (table: string, bucketMs: number) => `${table}_d AS (
@@ -148,14 +188,19 @@ function readModelDeltas(hasRuns: boolean, claimed: readonly string[]): string[]
     SELECT last_execution_at / ${bucketMs}, type, fingerprint, COUNT(*), MIN(last_execution_at), MAX(last_execution_at),
            (array_agg(id ORDER BY last_execution_at DESC, id DESC))[1]
       FROM failed GROUP BY 1, 2, 3)`;
+  const failures = mayFail
+    ? [
+        `failed AS MATERIALIZED (SELECT id, type, last_execution_at, svc_failure_fingerprint(last_exception) AS fingerprint FROM ran WHERE last_outcome = 'Failed')`,
+        failureGroups('failure_groups_hour', 3600000),
+        failureGroups('failure_groups_day', 86400000),
+      ]
+    : [];
   return [
     ...ctes,
     `ran AS MATERIALIZED (SELECT * FROM done WHERE counts = 1 AND last_execution_at IS NOT NULL)`,
-    `failed AS MATERIALIZED (SELECT id, type, last_execution_at, svc_failure_fingerprint(last_exception) AS fingerprint FROM ran WHERE last_outcome = 'Failed')`,
     runBuckets('stat_runs_hour', 3600000),
     runBuckets('stat_runs_day', 86400000),
-    failureGroups('failure_groups_hour', 3600000),
-    failureGroups('failure_groups_day', 86400000),
+    ...failures,
     `finished_10s AS (INSERT INTO stat_queue_finished_10s_delta (bucket, queue, n)
        SELECT last_execution_at / 10000, queue, COUNT(*) FROM ran GROUP BY 1, 2)`,
   ];
