@@ -41,8 +41,6 @@ export class TaskEngine implements Engine {
   private readonly o: ResolvedEngineOptions;
   private readonly registry = new Map<string, Registration>();
   private types: readonly string[] = [];
-  /** Whether a registered type has a rate limit (claims then decide row by row). */
-  private rateLimited = false;
   /** Rate limit per registered type that has one. */
   private rateLimits: ReadonlyMap<string, RateLimitSpec> = new Map();
   private readonly listeners = new Set<EngineEventListener>();
@@ -136,7 +134,6 @@ export class TaskEngine implements Engine {
     this.registry.set(type, registration);
     this.types = [...this.registry.keys()];
     this.rateLimits = new Map([...this.registry.values()].flatMap((r) => (r.rateLimit === undefined ? [] : [[r.type, r.rateLimit] as const])));
-    this.rateLimited = this.rateLimits.size > 0;
     if (this.running) this.wake();
     return this;
   }
@@ -311,12 +308,13 @@ export class TaskEngine implements Engine {
   private dispatchStep(now: number): DispatchStep | null {
     this.wakeTimer.cancel();
     if (!this.running || this.stopping !== undefined || this.storage?.closed || this.storeLost !== null) return null;
+    const rateLimited = this.rateLimits.size > 0;
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
       claims: this.types.length === 0 ? [] : this.runs.claims(),
       types: this.types,
-      decide: this.rateLimited ? this.runs.decide : null,
-      ...(this.rateLimited ? { rateLimits: this.rateLimits } : {}),
+      decide: rateLimited ? this.runs.decide : null,
+      ...(rateLimited ? { rateLimits: this.rateLimits } : {}),
     };
   }
 }

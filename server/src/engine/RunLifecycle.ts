@@ -21,6 +21,8 @@ export interface QueueState extends QueueConfig {
    * is over. Their rows are InProgress already (claimed by this engine).
    */
   ready: ActiveRun[];
+  /** Running average of the queue's attempt durations (ms); null until one attempt ended. */
+  avgAttemptMs: number | null;
 }
 
 /** A row this engine has claimed, from its start to its recorded end. */
@@ -73,11 +75,25 @@ const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 const NOT_STARTED = new AbortController();
 
 /**
- * A queue claims only as many rows as it has free workers: a claimed row is InProgress, and its
- * InProgress audit time is the run's start (startedAtUtc, lateness), so rows are never claimed
- * ahead of a worker.
+ * Claim-ahead: a queue whose handlers are short claims more rows than it has free workers, so one
+ * commit claims (and the next one finishes) many rows instead of a handful. A row claimed ahead is
+ * InProgress (its audit time and started_at are the claim) and waits in memory only as long as the
+ * runs before it take: rows are claimed ahead only up to what the queue's recent attempt durations
+ * say it runs within CLAIM_AHEAD_BUDGET_MS, and never more than MAX_CLAIM_AHEAD × concurrency in all.
+ * A queue whose handlers take longer (or that has not finished an attempt yet) claims only for its
+ * free workers.
  */
-export const CLAIM_AHEAD = 1;
+export const CLAIM_AHEAD_BUDGET_MS = 2;
+export const MAX_CLAIM_AHEAD = 16;
+/** Weight of the newest attempt in the running average of attempt durations. */
+const AVG_WEIGHT = 0.1;
+
+/** How many times its concurrency a queue may hold (running plus claimed ahead). */
+export function claimAheadFactor(avgAttemptMs: number | null): number {
+  if (avgAttemptMs === null) return 1;
+  if (avgAttemptMs <= 0) return MAX_CLAIM_AHEAD;
+  return Math.max(1, Math.min(MAX_CLAIM_AHEAD, 1 + Math.floor(CLAIM_AHEAD_BUDGET_MS / avgAttemptMs)));
+}
 
 /**
  * The run state machine: claimed row → attempt (handler running) → retry wait → attempt … →
@@ -91,14 +107,14 @@ export class RunLifecycle {
   private pumping = false;
 
   constructor(private readonly d: RunLifecycleDeps) {
-    for (const q of d.options.queues.values()) this.queues.set(q.name, { ...q, running: 0, ready: [] });
+    for (const q of d.options.queues.values()) this.queues.set(q.name, { ...q, running: 0, ready: [], avgAttemptMs: null });
   }
 
-  /** Room per queue (what the next commit may claim): running and waiting runs up to CLAIM_AHEAD × concurrency. */
+  /** Room per queue (what the next commit may claim): running and waiting runs up to its claim-ahead factor × concurrency. */
   claims(): { queue: string; limit: number }[] {
     const out: { queue: string; limit: number }[] = [];
     for (const q of this.queues.values()) {
-      const free = q.concurrency * CLAIM_AHEAD - q.running - q.ready.length;
+      const free = q.concurrency * claimAheadFactor(q.avgAttemptMs) - q.running - q.ready.length;
       if (free > 0) out.push({ queue: q.name, limit: free });
     }
     return out;
@@ -290,7 +306,10 @@ export class RunLifecycle {
   /** The attempt ended (resolved, threw, or timed out). */
   private settle(run: ActiveRun, token: number, ok: boolean, err: unknown, timedOut = false): void {
     if (run.token !== token || run.phase !== 'running') return;
-    const duration = roundMs(performance.now() - run.t0);
+    const elapsed = performance.now() - run.t0;
+    const duration = roundMs(elapsed);
+    const q = run.queue;
+    q.avgAttemptMs = q.avgAttemptMs === null ? elapsed : q.avgAttemptMs + AVG_WEIGHT * (elapsed - q.avgAttemptMs);
     clearTimeout(run.timer);
     run.timer = undefined;
     run.phase = 'finished';
