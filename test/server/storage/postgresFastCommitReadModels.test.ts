@@ -81,4 +81,47 @@ describe('PostgreSQL fast group commits keep the read models', () => {
     expect(live.stat_runs_hour!.length).toBeGreaterThan(5);
     expect((live.stat_tasks as { status: string }[]).map((r) => r.status)).toEqual(expect.arrayContaining(['Completed', 'Failed', 'Cancelled', 'Pending']));
   });
+
+  it('a run end whose row is no longer InProgress, in the commit that also claims: not finished, nothing written for it; claimed rows carry this instance and their start', async () => {
+    const t0 = Date.now() - HOUR;
+    const tasks: NewTask[] = Array.from({ length: 4 }, (_, i) => ({
+      id: randomUUID(), type: 'Fast.Lost', handler: 'h', request: JSON.stringify({ i }), queue: 'default', taskKey: null, auditLevel: 'Full',
+      createdAt: t0 + i, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
+    }));
+    const [a, b, c, d] = tasks.map((t) => t.id);
+    await store.commit(batch(t0 + 10, { insertTasks: tasks }));
+    const claim = { promoteLimit: 0, claims: [{ queue: 'default', limit: 2 }], types: ['Fast.Lost'], decide: null };
+    const first = await store.commit(batch(t0 + 20, { dispatching: claim }));
+    expect(first.claimed.map((r) => r.id)).toEqual([a, b]);
+    // Another process ends b meanwhile (a management cancel).
+    await storage.query(`UPDATE tasks SET status = 'Cancelled', instance_id = NULL WHERE id = $1`, [b]);
+    const end = (id: string): FinishedRun => ({
+      id: id, auditLevel: 'Full', endedAt: t0 + 30, executionTimeMs: 2, outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null, recurring: false,
+    });
+    const second = await store.commit(batch(t0 + 30, { completeRuns: [end(a!), end(b!)], dispatching: claim }));
+    expect(second.finished).toEqual([true, false]);
+    expect(second.claimed.map((r) => [r.id, r.status, r.last_log_sequence])).toEqual([[c, 'InProgress', 0], [d, 'InProgress', 0]]);
+    const { rows } = await storage.query<{ id: string; status: string; instance_id: string | null; started_at: number | null; last_execution_at: number | null; run_count: number; last_outcome: string | null }>(
+      `SELECT id, status, instance_id, started_at, last_execution_at, run_count, last_outcome FROM tasks WHERE id = ANY($1::text[]) ORDER BY created_at`, [[a, b, c, d]],
+    );
+    expect(rows).toEqual([
+      { id: a, status: 'Completed', instance_id: null, started_at: t0 + 20, last_execution_at: t0 + 30, run_count: 1, last_outcome: 'Completed' },
+      { id: b, status: 'Cancelled', instance_id: null, started_at: t0 + 20, last_execution_at: null, run_count: 0, last_outcome: null },
+      { id: c, status: 'InProgress', instance_id: store.instanceId, started_at: t0 + 30, last_execution_at: null, run_count: 0, last_outcome: null },
+      { id: d, status: 'InProgress', instance_id: store.instanceId, started_at: t0 + 30, last_execution_at: null, run_count: 0, last_outcome: null },
+    ]);
+    const audits = await storage.query<{ task_id: string; updated_at: number; new_status: string }>(
+      `SELECT task_id, updated_at, new_status FROM status_audit WHERE task_id = ANY($1::text[]) AND new_status <> 'Queued' ORDER BY id`, [[a, b, c, d]],
+    );
+    expect(audits.rows).toEqual([
+      { task_id: a, updated_at: t0 + 20, new_status: 'InProgress' },
+      { task_id: b, updated_at: t0 + 20, new_status: 'InProgress' },
+      { task_id: a, updated_at: t0 + 30, new_status: 'Completed' },
+      { task_id: c, updated_at: t0 + 30, new_status: 'InProgress' },
+      { task_id: d, updated_at: t0 + 30, new_status: 'InProgress' },
+    ]);
+    const live = await snapshotReadModels(storage);
+    await storage.rebuildReadModels();
+    expect(live).toEqual(await snapshotReadModels(storage));
+  });
 });
