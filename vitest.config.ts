@@ -1,5 +1,23 @@
 import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
+import type { TestProjectInlineConfiguration } from 'vitest/config';
+
+// The server-side projects share one module graph per worker (isolate: false): a worker loads
+// the server sources once and runs file after file on them, instead of loading them again for
+// every file (most of the suite's CPU time went to that). Fixtures that keep per-file state reset
+// it after each file (test/fixtures/fileScope.ts, run by the setup file below). Files that
+// replace a module of the server (vi.mock) need a graph of their own: they run in a twin
+// project, "<name>-isolated", with the default isolation. (The includes are `folder/**/*.test.ts`.)
+const FRESH_GRAPH = ['test/server/engine/internals.test.ts'];
+
+function sharedGraph(project: { name: string; include: string[]; exclude?: string[] } & Record<string, unknown>): TestProjectInlineConfiguration[] {
+  const { name, include, exclude = [], ...rest } = project;
+  const common = { environment: 'node', pool: 'threads', setupFiles: ['./test/fixtures/fileScopeSetup.ts'], ...rest } as const;
+  const shared: TestProjectInlineConfiguration = { extends: true, test: { ...common, name, include, exclude: [...exclude, ...FRESH_GRAPH], isolate: false } };
+  const fresh = FRESH_GRAPH.filter((file) => include.some((glob) => file.startsWith(glob.slice(0, glob.indexOf('**')))) && !exclude.includes(file));
+  if (fresh.length === 0) return [shared];
+  return [shared, { extends: true, test: { ...common, name: `${name}-isolated`, include: fresh } }];
+}
 
 // One config, four projects: server (engine, storage, monitoring, hub), main (desktop
 // main-process services), renderer (Vue components and stores), e2e (real browser).
@@ -12,33 +30,27 @@ export default defineConfig({
     // Two files at a time on the two cores (vitest's default leaves one core idle): most files
     // wait on servers, child processes and databases rather than computing. The e2e project
     // still runs its files one after another (one shared browser). The server-side projects run
-    // each file in a worker thread rather than a child process: the same isolation (a fresh
-    // module graph per file) for about an eighth less CPU time; main, renderer and e2e keep
-    // processes (Electron-like globals, keytar, browsers).
+    // in worker threads rather than child processes (less CPU time, see sharedGraph above);
+    // main, renderer and e2e keep processes (Electron-like globals, keytar, browsers).
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'server', environment: 'node', pool: 'threads', include: ['test/server/**/*.test.ts'] } },
+      ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'] }),
       // The engine and schedule suites again, over a store whose every call resolves on a later tick.
       // Only files that get their store from test/server/engine/fixtures/storeUnderTest.ts (directly
       // or through the engine and schedule harnesses) run differently there; the excluded files build
       // their own store or refuse input before any store call, so they run once, in `server`.
-      {
-        extends: true,
-        test: {
-          name: 'engine-deferred-store',
-          environment: 'node',
-          pool: 'threads',
-          include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
-          exclude: [
-            'test/server/engine/badInput.test.ts',
-            'test/server/engine/boundaries.test.ts',
-            'test/server/schedules/haltBoundary.test.ts',
-            'test/server/schedules/scheduleBuildingBlocks.test.ts',
-            'test/server/schedules/writeFailures.test.ts',
-          ],
-          env: { SVC_STORE_WRAPPER: 'deferred' },
-        },
-      },
+      ...sharedGraph({
+        name: 'engine-deferred-store',
+        include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+        exclude: [
+          'test/server/engine/badInput.test.ts',
+          'test/server/engine/boundaries.test.ts',
+          'test/server/schedules/haltBoundary.test.ts',
+          'test/server/schedules/scheduleBuildingBlocks.test.ts',
+          'test/server/schedules/writeFailures.test.ts',
+        ],
+        env: { SVC_STORE_WRAPPER: 'deferred' },
+      }),
       // The engine and schedule suites on PostgreSQL: a database per test file, a schema per store
       // (test/server/engine/fixtures/storeUnderTest.ts). Left out, because they are about SQLite
       // itself: the database file deleted or replaced (healthRoute), BEGIN EXCLUSIVE from another
@@ -46,28 +58,23 @@ export default defineConfig({
       // injected with SQLite triggers (both writeFailures), and child processes killed or racing on one SQLite file
       // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance). The schedule files
       // that never reach a store (haltBoundary, scheduleBuildingBlocks) run once, in `server`.
-      {
-        extends: true,
-        test: {
-          name: 'engine-postgres',
-          environment: 'node',
-          pool: 'threads',
-          include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
-          exclude: [
-            'test/server/engine/healthRoute.test.ts',
-            'test/server/engine/storeTrouble.test.ts',
-            'test/server/engine/writeFailures.test.ts',
-            'test/server/schedules/writeFailures.test.ts',
-            'test/server/engine/crash.test.ts',
-            'test/server/schedules/crashAndConcurrency.test.ts',
-            'test/server/schedules/haltBoundary.test.ts',
-            'test/server/schedules/scheduleBuildingBlocks.test.ts',
-          ],
-          env: { SVC_STORE: 'postgres' },
-          // A template database with migrated schemas, copied for each file (fixtures/migratedSchemas.ts).
-          globalSetup: ['./test/server/engine/fixtures/migratedSchemas.ts'],
-        },
-      },
+      ...sharedGraph({
+        name: 'engine-postgres',
+        include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
+        exclude: [
+          'test/server/engine/healthRoute.test.ts',
+          'test/server/engine/storeTrouble.test.ts',
+          'test/server/engine/writeFailures.test.ts',
+          'test/server/schedules/writeFailures.test.ts',
+          'test/server/engine/crash.test.ts',
+          'test/server/schedules/crashAndConcurrency.test.ts',
+          'test/server/schedules/haltBoundary.test.ts',
+          'test/server/schedules/scheduleBuildingBlocks.test.ts',
+        ],
+        env: { SVC_STORE: 'postgres' },
+        // A template database with migrated schemas, copied for each file (fixtures/migratedSchemas.ts).
+        globalSetup: ['./test/server/engine/fixtures/migratedSchemas.ts'],
+      }),
       // The monitoring suites (REST API, management, statistics, failure groups, argument search,
       // bulk, hub events) on PostgreSQL: their stores come from test/server/monitoring/monitoredStore.ts,
       // a schema per store in a database per test file. Left out, because they read no stored data
@@ -75,37 +82,32 @@ export default defineConfig({
       // browserHeaders, network, openapiAndDashboard, options, sockets, tokensAndSecrets,
       // trustedProxies and the hub files built on hubFixture.ts (no store at all); and because they
       // are PostgreSQL's own and already run once in `server`: postgresStandalone.
-      {
-        extends: true,
-        test: {
-          name: 'monitoring-postgres',
-          environment: 'node',
-          pool: 'threads',
-          include: ['test/server/monitoring/**/*.test.ts', 'test/server/power/**/*.test.ts', 'test/server/hub/**/*.test.ts'],
-          exclude: [
-            'test/server/monitoring/auth.test.ts',
-            'test/server/monitoring/browserHeaders.test.ts',
-            'test/server/monitoring/network.test.ts',
-            'test/server/monitoring/openapiAndDashboard.test.ts',
-            'test/server/monitoring/options.test.ts',
-            'test/server/monitoring/sockets.test.ts',
-            'test/server/monitoring/tokensAndSecrets.test.ts',
-            'test/server/monitoring/trustedProxies.test.ts',
-            'test/server/monitoring/postgresStandalone.test.ts',
-            'test/server/hub/clientAuth.test.ts',
-            'test/server/hub/connectionLimits.test.ts',
-            'test/server/hub/liveFailures.test.ts',
-            'test/server/hub/rawProtocol.test.ts',
-            'test/server/hub/reconnect.test.ts',
-            'test/server/hub/signalrClient.test.ts',
-            'test/server/hub/slowConsumer.test.ts',
-          ],
-          env: { SVC_STORE: 'postgres' },
-          // No migrated-schema template here (unlike engine-postgres): these files open one to three
-          // stores each, so copying a template saves nothing, and building it delayed the project
-          // (8 files: 47 s without it, 79 and 86 s with it, measured in one sitting).
-        },
-      },
+      ...sharedGraph({
+        name: 'monitoring-postgres',
+        include: ['test/server/monitoring/**/*.test.ts', 'test/server/power/**/*.test.ts', 'test/server/hub/**/*.test.ts'],
+        exclude: [
+          'test/server/monitoring/auth.test.ts',
+          'test/server/monitoring/browserHeaders.test.ts',
+          'test/server/monitoring/network.test.ts',
+          'test/server/monitoring/openapiAndDashboard.test.ts',
+          'test/server/monitoring/options.test.ts',
+          'test/server/monitoring/sockets.test.ts',
+          'test/server/monitoring/tokensAndSecrets.test.ts',
+          'test/server/monitoring/trustedProxies.test.ts',
+          'test/server/monitoring/postgresStandalone.test.ts',
+          'test/server/hub/clientAuth.test.ts',
+          'test/server/hub/connectionLimits.test.ts',
+          'test/server/hub/liveFailures.test.ts',
+          'test/server/hub/rawProtocol.test.ts',
+          'test/server/hub/reconnect.test.ts',
+          'test/server/hub/signalrClient.test.ts',
+          'test/server/hub/slowConsumer.test.ts',
+        ],
+        env: { SVC_STORE: 'postgres' },
+        // No migrated-schema template here (unlike engine-postgres): these files open one to three
+        // stores each, so copying a template saves nothing, and building it delayed the project
+        // (8 files: 47 s without it, 79 and 86 s with it, measured in one sitting).
+      }),
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
       { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
       // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts),
