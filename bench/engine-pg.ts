@@ -125,7 +125,7 @@ async function waitUntil(read: () => Promise<boolean>): Promise<void> {
 }
 
 /** Svc Monitor: the parent dispatches through its own engine (no handlers); workers run the tasks. */
-async function svcRun(instances: number): Promise<{ endToEndPerSec: number; duplicates: number; cpu: CpuSplit }> {
+async function svcRun(instances: number): Promise<{ endToEndPerSec: number; duplicates: number; cpu: CpuSplit; addsSeconds: number; seconds: number }> {
   return withDatabase(async (url) => {
     const storage = await openPostgresStorage({ connectionString: url, poolSize: 4 });
     const store = createPostgresEngineStore(storage);
@@ -139,6 +139,7 @@ async function svcRun(instances: number): Promise<{ endToEndPerSec: number; dupl
     const meter = cpuMeter(workers);
     const t0 = performance.now();
     await Promise.all(Array.from({ length: TASKS }, (_, i) => dispatcher.dispatch('Bench.NoOp', { i })));
+    const addsSeconds = (performance.now() - t0) / 1000;
     await waitUntil(async () => (await remaining()) === 0);
     const seconds = (performance.now() - t0) / 1000;
     const cpu = meter.stop();
@@ -151,7 +152,7 @@ async function svcRun(instances: number): Promise<{ endToEndPerSec: number; dupl
     await storage.close();
     const r = rows[0]!;
     if (r.audits !== TASKS * 3) throw new Error(`audit rows ${r.audits}, expected ${TASKS * 3}`);
-    return { endToEndPerSec: TASKS / seconds, duplicates: r.starts - TASKS + (r.runs - TASKS), cpu };
+    return { endToEndPerSec: TASKS / seconds, duplicates: r.starts - TASKS + (r.runs - TASKS), cpu, addsSeconds, seconds };
   });
 }
 
@@ -188,11 +189,12 @@ const report = (scenario: string, perSec: number) =>
   console.log(`${scenario.padEnd(44)} ${String(round(perSec)).padStart(7)} tasks/s end to end (${TASKS} no-op tasks, concurrency 4 each)`);
 const load = () => (os.loadavg()[0] ?? 0).toFixed(2);
 const skipped = { perSec: 0, cpu: { workers: 0, bench: 0, rest: 0 } };
-const svcSkipped = { endToEndPerSec: 0, duplicates: 0, cpu: skipped.cpu };
+const svcSkipped = { endToEndPerSec: 0, duplicates: 0, cpu: skipped.cpu, addsSeconds: 0, seconds: 0 };
 const svcScenario = async (n: number) => {
   if (ONLY === 'graphile') return svcSkipped;
   const r = await svcRun(n);
   report(`svc-monitor, ${n} instance${n === 1 ? '' : 's'}`, r.endToEndPerSec);
+  console.log(`  every add acknowledged after ${r.addsSeconds.toFixed(2)} s, the last task finished after ${r.seconds.toFixed(2)} s`);
   console.log(cpuLine(r.cpu, TASKS));
   return r;
 };
