@@ -87,6 +87,8 @@ export const CLAIM_AHEAD_BUDGET_MS = 2;
 export const MAX_CLAIM_AHEAD = 16;
 /** Weight of the newest attempt in the running average of attempt durations. */
 const AVG_WEIGHT = 0.1;
+/** An attempt counts as at most this long in the average (twice the budget: enough to end claim-ahead). */
+const MAX_SAMPLE_MS = 2 * CLAIM_AHEAD_BUDGET_MS;
 
 /** How many times its concurrency a queue may hold (running plus claimed ahead). */
 export function claimAheadFactor(avgAttemptMs: number | null): number {
@@ -309,7 +311,9 @@ export class RunLifecycle {
     const elapsed = performance.now() - run.t0;
     const duration = roundMs(elapsed);
     const q = run.queue;
-    q.avgAttemptMs = q.avgAttemptMs === null ? elapsed : q.avgAttemptMs + AVG_WEIGHT * (elapsed - q.avgAttemptMs);
+    // One long pause (a GC, the process descheduled) moves the average by a bounded step only.
+    const sample = Math.min(elapsed, MAX_SAMPLE_MS);
+    q.avgAttemptMs = q.avgAttemptMs === null ? sample : q.avgAttemptMs + AVG_WEIGHT * (sample - q.avgAttemptMs);
     clearTimeout(run.timer);
     run.timer = undefined;
     run.phase = 'finished';

@@ -93,6 +93,23 @@ describe('claim-ahead: short handlers claim rows ahead of their workers', () => 
     gate.resolve();
   });
 
+  it('one long attempt among short ones (a pause) does not end claim-ahead', async () => {
+    const h = harness({ queues: { default: { concurrency: 1 } } });
+    const gate = deferred();
+    h.engine.handle('A.Fast', () => undefined);
+    h.engine.handle('A.Pause', () => sleep(30));
+    h.engine.handle('A.Block', () => gate.promise);
+    await h.engine.start();
+    await warmUp(h);
+    const pause = await h.engine.dispatch('A.Pause', {});
+    await waitFor(async () => (await h.status(pause)) === 'Completed', 5000, 'the long attempt Completed');
+    const [block, first] = await Promise.all([h.engine.dispatch('A.Block', {}), h.engine.dispatch('A.Fast', {})]);
+    await waitFor(() => h.events.some((e) => e.kind === 'Started' && e.taskId === block), 5000, 'the blocking task Started');
+    expect(await h.status(first!)).toBe('InProgress');
+    gate.resolve();
+    await waitFor(async () => (await h.status(first!)) === 'Completed', 5000, 'the short task Completed');
+  });
+
   it('a queue whose handlers take longer claims only for its free workers', async () => {
     const h = harness({ queues: { default: { concurrency: 1 } } });
     const seen: number[] = [];
