@@ -10,8 +10,8 @@
  * runs do not wait for the WAL flush), BENCH_CPU_PROF=<dir> (a V8 CPU profile per worker process),
  * BENCH_GW_ADDJOB=0 (skip the single-addJob runs: quicker measurements under load), BENCH_ONLY=svc|graphile
  * (one side only, for profiling; no ratio then). After each scenario: CPU ms per 1000 tasks of the
- * worker processes, of this process, and of the rest of the machine (PostgreSQL on a quiet
- * machine; everything else running too on a loaded one).
+ * worker processes, of the PostgreSQL backends serving its database, of this process, and of the
+ * rest of the machine (everything else running too on a loaded one).
  * BENCH_ROUNDS (default 3): the scenarios alternate round after round (the machine's load moves
  * both sides alike); the figures of the last line are those of the round with the median ratio,
  * every round's pair is listed in `rounds`, `duplicates` counts all rounds.
@@ -57,30 +57,45 @@ function processSeconds(pid: number | undefined): number {
   }
 }
 
-/** Where the CPU of a scenario went: worker processes, the bench process, the rest (PostgreSQL, mostly). */
+/**
+ * Where the CPU of a scenario went: worker processes, the bench process, the PostgreSQL backends
+ * serving the scenario's database (per process, so true on a loaded machine too), and the rest of
+ * the machine (the WAL writer and checkpointer, and on a loaded machine everything else running).
+ */
 interface CpuSplit {
   workers: number;
   bench: number;
+  backends: number;
   rest: number;
 }
 
-function cpuMeter(children: ChildProcess[]): { stop(): CpuSplit } {
+/** Ids of the backend processes connected to the scenario's database now. */
+type BackendPids = () => Promise<number[]>;
+
+async function cpuMeter(children: ChildProcess[], backendPids: BackendPids): Promise<{ stop(): Promise<CpuSplit> }> {
   const sumWorkers = () => children.reduce((a, c) => a + processSeconds(c.pid), 0);
+  const backends0 = new Map((await backendPids()).map((pid) => [pid, processSeconds(pid)]));
   const workers0 = sumWorkers();
   const busy0 = machineBusySeconds();
   const own0 = process.cpuUsage();
   return {
-    stop() {
+    async stop() {
       const workers = sumWorkers() - workers0;
       const own = process.cpuUsage(own0);
       const bench = (own.user + own.system) / 1e6;
-      return { workers, bench, rest: Math.max(0, machineBusySeconds() - busy0 - workers - bench) };
+      const busy = machineBusySeconds() - busy0;
+      // Backends that connected meanwhile count from zero; one that closed meanwhile is missed (pools keep theirs open during a run).
+      let backends = 0;
+      for (const pid of await backendPids()) backends += processSeconds(pid) - (backends0.get(pid) ?? 0);
+      return { workers, bench, backends, rest: Math.max(0, busy - workers - bench - backends) };
     },
   };
 }
 
+const perThousand = (seconds: number, tasks: number) => Math.round((seconds * 1e6) / tasks);
 const cpuLine = (c: CpuSplit, tasks: number) =>
-  `  CPU ms per 1000 tasks: workers ${Math.round((c.workers * 1e6) / tasks)}, bench process ${Math.round((c.bench * 1e6) / tasks)}, rest (PostgreSQL) ${Math.round((c.rest * 1e6) / tasks)}`;
+  `  CPU ms per 1000 tasks: workers ${perThousand(c.workers, tasks)}, PostgreSQL backends ${perThousand(c.backends, tasks)}, bench process ${perThousand(c.bench, tasks)}; rest of the machine ${perThousand(c.rest, tasks)}`;
+const pidsQuery = `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`;
 
 async function admin(sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: ADMIN });
@@ -136,13 +151,13 @@ async function svcRun(instances: number): Promise<{ endToEndPerSec: number; dupl
     // Rows not yet Completed (as graphile-worker's side counts the jobs left): a short index range, not every finished row.
     const remaining = async () =>
       (await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status IN ('Pending', 'WaitingQueue', 'Queued', 'InProgress', 'ServiceStopped')`)).rows[0]!.n;
-    const meter = cpuMeter(workers);
+    const meter = await cpuMeter(workers, async () => (await storage.query<{ pid: number }>(pidsQuery)).rows.map((r) => r.pid));
     const t0 = performance.now();
     await Promise.all(Array.from({ length: TASKS }, (_, i) => dispatcher.dispatch('Bench.NoOp', { i })));
     const addsSeconds = (performance.now() - t0) / 1000;
     await waitUntil(async () => (await remaining()) === 0);
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = meter.stop();
+    const cpu = await meter.stop();
     await stopWorkers(workers);
     const { rows } = await storage.query<{ starts: number; audits: number; runs: number }>(
       `SELECT (SELECT COUNT(*) FROM status_audit WHERE new_status = 'InProgress') AS starts, (SELECT COUNT(*) FROM status_audit) AS audits,
@@ -165,7 +180,7 @@ async function graphileRun(instances: number, adds: 'single' | 'batched'): Promi
     const utils = await makeWorkerUtils({ pgPool: pool });
     const workers = await Promise.all(Array.from({ length: instances }, () => startWorker('graphile', url)));
     const remaining = async () => Number((await pool.query(`SELECT COUNT(*) AS n FROM graphile_worker._private_jobs`)).rows[0].n);
-    const meter = cpuMeter(workers);
+    const meter = await cpuMeter(workers, async () => (await pool.query<{ pid: number }>(pidsQuery)).rows.map((r) => r.pid));
     const t0 = performance.now();
     if (adds === 'single') await Promise.all(Array.from({ length: TASKS }, (_, i) => utils.addJob('noop', { i })));
     else {
@@ -176,7 +191,7 @@ async function graphileRun(instances: number, adds: 'single' | 'batched'): Promi
     }
     await waitUntil(async () => (await remaining()) === 0);
     const seconds = (performance.now() - t0) / 1000;
-    const cpu = meter.stop();
+    const cpu = await meter.stop();
     await stopWorkers(workers);
     await utils.release();
     await pool.end();
@@ -188,7 +203,7 @@ const round = (n: number) => Math.round(n);
 const report = (scenario: string, perSec: number) =>
   console.log(`${scenario.padEnd(44)} ${String(round(perSec)).padStart(7)} tasks/s end to end (${TASKS} no-op tasks, concurrency 4 each)`);
 const load = () => (os.loadavg()[0] ?? 0).toFixed(2);
-const skipped = { perSec: 0, cpu: { workers: 0, bench: 0, rest: 0 } };
+const skipped = { perSec: 0, cpu: { workers: 0, bench: 0, backends: 0, rest: 0 } };
 const svcSkipped = { endToEndPerSec: 0, duplicates: 0, cpu: skipped.cpu, addsSeconds: 0, seconds: 0 };
 const svcScenario = async (n: number) => {
   if (ONLY === 'graphile') return svcSkipped;
