@@ -44,6 +44,18 @@ export interface MonitoredStore {
   destroy(): Promise<void>;
 }
 
+/**
+ * Lets the event loop catch up after a synchronous write. A seed of many rows can block the loop
+ * for longer than the served HTTP server's keep-alive timeout (5 s, under load); the client's idle
+ * keep-alive socket is then expired on the server too, but neither side's timer has run. A request
+ * sent right away goes out on that socket, the server's timer fires next and closes it under the
+ * request (ECONNRESET, "fetch failed"). One turn of timers, then of I/O, closes such sockets first.
+ */
+async function afterBlockingWrite(): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 export function openMonitoredStore(): MonitoredStore {
   const dir = mkdtempSync(join(tmpdir(), 'svc-mon-'));
   const under: StoreUnderTest = openStoreUnderTest();
@@ -82,7 +94,11 @@ export function openMonitoredStore(): MonitoredStore {
       ...common,
       db,
       flush: async () => undefined,
-      seed: async (write) => write(db),
+      seed: async (write) => {
+        const result = write(db);
+        await afterBlockingWrite();
+        return result;
+      },
       async destroy() {
         await under.destroy();
         rmSync(dir, { recursive: true, force: true });
