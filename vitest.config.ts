@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { E2eLastSequencer } from './test/fixtures/e2eLastSequencer.js';
 
 // The server-side projects share one module graph per worker (isolate: false): a worker loads
 // the server sources once and runs file after file on them, instead of loading them again for
@@ -28,11 +29,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two files at a time on the two cores (vitest's default leaves one core idle): most files
-    // wait on servers, child processes and databases rather than computing. The e2e project
-    // still runs its files one after another (one shared browser). The server-side projects run
+    // wait on servers, child processes and databases rather than computing. The server-side projects run
     // in worker threads rather than child processes (less CPU time, see sharedGraph above);
     // main, renderer and e2e keep processes (Electron-like globals, keytar, browsers).
     maxWorkers: 2,
+    // The e2e files after the others' (test/fixtures/e2eLastSequencer.ts), still in the same pool,
+    // so that the other core keeps working while they run.
+    sequence: { sequencer: E2eLastSequencer },
     projects: [
       ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'] }),
       // The engine and schedule suites again, over a store whose every call resolves on a later tick.
@@ -110,9 +113,21 @@ export default defineConfig({
       }),
       { extends: true, test: { name: 'main', environment: 'node', include: ['test/main/**/*.test.ts'] } },
       { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'] } },
-      // e2e: the desktop bundles and the web dashboard are built once per run (test/fixtures/buildOnce.ts),
-      // and one Chromium serves every file, a fresh browser context per page (test/fixtures/sharedChromium.ts).
-      { extends: true, test: { name: 'e2e', environment: 'node', include: ['test/e2e/**/*.test.ts'], fileParallelism: false, globalSetup: ['./test/fixtures/buildOnce.ts', './test/fixtures/sharedChromium.ts'] } },
+      // e2e: the web dashboard is brought up to date and the desktop bundles are built once per run,
+      // the latter in the background while the other projects' files run (test/fixtures/buildOnce.ts);
+      // one Chromium serves every file, a fresh browser context per page (test/fixtures/sharedChromium.ts).
+      // Its files run two at a time in the same pool as the other projects' files, queued last (a
+      // file waiting for the desktop build may wait up to the build's own time limit in its beforeAll).
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          environment: 'node',
+          include: ['test/e2e/**/*.test.ts'],
+          hookTimeout: 300_000,
+          globalSetup: ['./test/fixtures/buildOnce.ts', './test/fixtures/sharedChromium.ts'],
+        },
+      },
     ],
   },
 });
