@@ -9,6 +9,9 @@
 // 2. Starts the monitoring (standalone, authentication on) in a child process and measures each
 //    endpoint from this process with autocannon over loopback (1 connection: latency = service time).
 // 3. Times the bare SQL of GET /tasks (default page + count) in-process as the floor.
+// 4. (SQLite) After the HTTP runs, splits argument search in-process: the full-text match alone
+//    versus the match plus the sort keys the list reads from the search rows (other customers
+//    than the HTTP run's, so that run found the page cache as it was).
 // The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
 import autocannon from 'autocannon';
 import type { Database } from 'better-sqlite3';
@@ -96,6 +99,38 @@ function bareSqlFloor(db: Database): { p50: number; p99: number } {
   const bare = { p50: percentile(samples, 50), p99: percentile(samples, 99) };
   console.log(`${'bare SQL of /tasks default (in-process)'.padEnd(44)} p50 ${bare.p50.toFixed(3)} ms   p99 ${bare.p99.toFixed(3)} ms`);
   return bare;
+}
+
+/**
+ * Argument search split into its two reads, in-process: the full-text match alone (the index's
+ * doclists) and the match plus each matched search row's sort keys (one B-tree lookup per match).
+ */
+function requestSearchSplit(file: string): { matchP99: number; keysP99: number } {
+  const db = openDatabase({ file, readonly: true });
+  try {
+    const match = db.prepare(`SELECT COUNT(*) FROM task_request_fts WHERE task_request_fts MATCH ?`).pluck();
+    const keys = db.prepare(`SELECT COUNT(*), MAX(created_at) FROM task_search_rows
+      WHERE id IN (SELECT rowid FROM task_request_fts WHERE task_request_fts MATCH ?)`);
+    // Each run takes its own 200 customers, so the second does not find only the first's pages cached.
+    const time = (shift: number, run: (term: string) => unknown): number[] => {
+      const samples: number[] = [];
+      for (let k = 0; k < 200; k++) {
+        const s = performance.now();
+        run(`"CUST-${(k * 37 + shift) % 5000}"`);
+        samples.push(performance.now() - s);
+      }
+      return samples.sort((a, b) => a - b);
+    };
+    const m = time(11, (t) => match.get(t));
+    const kk = time(23, (t) => keys.get(t));
+    const line = (name: string, xs: number[]) =>
+      console.log(`${name.padEnd(44)} p50 ${percentile(xs, 50).toFixed(1)} ms   p99 ${percentile(xs, 99).toFixed(1)} ms`);
+    line('bare SQL requestSearch CUST-n: match only', m);
+    line('bare SQL requestSearch CUST-n: + sort keys', kk);
+    return { matchP99: percentile(m, 99), keysP99: percentile(kk, 99) };
+  } finally {
+    db.close();
+  }
 }
 
 interface Prepared {
@@ -223,6 +258,7 @@ async function main(): Promise<void> {
     r.types = await measure(base, token, 'GET /statistics/task-types?range=All', [`${api}/statistics/task-types?range=All`]);
     r.times = await measure(base, token, 'GET /statistics/execution-times?range=All', [`${api}/statistics/execution-times?range=All`]);
 
+    const split = STORAGE === 'sqlite' ? requestSearchSplit(prepared.serveArgs[1]!) : undefined;
     const tasksP99 = Math.max(r.tasksDefault!.p99, r.tasksStatus!.p99, r.tasksType!.p99, r.tasksSorted!.p99, r.tasksPage1000!.p99, r.tasksSearch!.p99, r.tasksFilters!.p99);
     console.log('targets: /tasks and /tasks/counts p99 < 25 ms, overview All p99 < 100 ms, detail p99 < 10 ms, requestSearch p99 < 50 ms');
     console.log(
@@ -240,6 +276,7 @@ async function main(): Promise<void> {
         detailP99Ms: r.detail!.p99,
         requestSearchP99Ms: Math.max(r.requestSearch!.p99, r.requestSearchOrder!.p99, r.requestSearchStatus!.p99),
         bareSqlP99Ms: bare ? Math.round(bare.p99 * 1000) / 1000 : null,
+        ...(split ? { requestSearchMatchP99Ms: Math.round(split.matchP99 * 10) / 10, requestSearchKeysP99Ms: Math.round(split.keysP99 * 10) / 10 } : {}),
       }),
     );
   } finally {
