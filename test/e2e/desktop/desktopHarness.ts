@@ -93,8 +93,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     ...options,
   });
   const dispatch = createIpcDispatcher({ services, openExternal: async () => undefined });
-  // The desktop pages read and write the clipboard: a browser of their own (one clipboard each).
-  const context: BrowserContext = await newBrowserContext({ viewport: { width: 1280, height: 760 }, colorScheme: options.colorScheme ?? 'light' }, { ownClipboard: true });
+  const context: BrowserContext = await newBrowserContext({ viewport: { width: 1280, height: 760 }, colorScheme: options.colorScheme ?? 'light' });
   const rendererOrigin = new URL(rendererUrl).origin;
   // The renderer is served from a loopback origin here instead of app://console: ask main's
   // policy about the app origin and grant its answer to the origin the page really has.
