@@ -76,6 +76,8 @@ describe('desktop console against two real demo servers', () => {
     // Muting sends settings spread from reactive state: they must survive structured clone.
     await p.getByTestId('env-mute-Staging').click();
     await expect.poll(() => desk.h.services.notifier.getSettings().mutedEnvironmentIds).toEqual([desk.stagingId]);
+    // The user unmutes once the button shows the mute (the window has the saved settings back).
+    await expect.poll(() => p.getByTestId('env-mute-Staging').getAttribute('aria-pressed')).toBe('true');
     await p.getByTestId('env-mute-Staging').click();
     await expect.poll(() => desk.h.services.notifier.getSettings().mutedEnvironmentIds).toEqual([]);
   });

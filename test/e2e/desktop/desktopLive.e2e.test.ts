@@ -97,6 +97,8 @@ describe('desktop console: live status and the failure inbox across two hubs', (
     const p = desk.h.page;
     desk.h.services.openDeepLink('svc-monitor://Production/tasks?status=Failed');
     await expect.poll(() => p.getByTestId('active-env').textContent()).toBe('Production');
+    // The embedded dashboard has routed to the filtered list before the user copies its link.
+    await expect.poll(() => p.getByTestId('copy-link').getAttribute('data-route')).toMatch(/^\/tasks\?.*status=Failed/);
     await p.getByTestId('copy-link').click();
     await expect.poll(() => p.getByTestId('copy-link').textContent()).toMatch(/Link copied/);
     const link = await p.evaluate(() => navigator.clipboard.readText());
