@@ -68,7 +68,9 @@ describe('many engine instances on one PostgreSQL database', () => {
       ids.push(...batch.map((t) => t.id));
       await shared.store.commit(insertOnly(Date.now(), batch));
     }
-    const instances = await Promise.all([0, 1, 2].map(() => startInstance(shared.database.connectionString, { handlerMs: 40, leaseMs: 2000 })));
+    // The victim's runs take 5 s, so the rows it holds when we look are still running when it is
+    // killed, however slowly the machine gets from the look to the kill; the survivors' take 40 ms.
+    const instances = await Promise.all([5000, 40, 40].map((handlerMs) => startInstance(shared.database.connectionString, { handlerMs, leaseMs: 2000 })));
     running.push(...instances);
     const victim = instances[0]!;
     await until(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) > 0 && (await count(`status = 'Completed'`)) > 60, 'the victim running', 60_000);
