@@ -83,7 +83,7 @@ describe('crash and concurrency (separate engine processes on one SQLite file)',
     await h.tick(now);
     h.db.close();
     expect(verify(file, ids, Math.floor((now + 2000) / MINUTE) * MINUTE)).toBe(60 * 1440); // 1440 slots each
-  });
+  }, 90_000); // child processes writing 86,400 rows: a time limit for a loaded machine, not a speed check
 
   it('two engines materialize the same schedules at the same time: zero duplicates, zero lost slots', async () => {
     const { file, ids } = await seed(40);
@@ -98,5 +98,5 @@ describe('crash and concurrency (separate engine processes on one SQLite file)',
     expect(total).toBe(40 * ((through - (T0 + 30_000)) / MINUTE + 1));
     // each slot was written by exactly one of the two processes
     expect(writtenBy(a.output()) + writtenBy(b.output())).toBe(total);
-  });
+  }, 90_000);
 });
