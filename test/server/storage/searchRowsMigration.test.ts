@@ -78,7 +78,9 @@ describe('migration 8 (search rows with sort columns, key index) on a file with 
     ro.close();
 
     const db = openDatabase({ file });
-    expect(db.pragma('user_version', { simple: true })).toBe(8);
+    expect(db.pragma('user_version', { simple: true })).toBe(9);
+    // Search rows numbered newest first: their key order is not the creation order.
+    expect(db.prepare(`SELECT ordered FROM search_row_order`).pluck().get()).toBe(0);
     // Every search row kept its key and now carries its task's group columns.
     expect(db.prepare(`SELECT COUNT(*) FROM task_search_rows s JOIN tasks t ON t.id = s.task_id
       WHERE s.id >= 940 AND s.created_at = t.created_at AND s.queue = t.queue AND s.type = t.type

@@ -42,6 +42,8 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     return st;
   };
   const totalRows = db.prepare(`SELECT COALESCE(SUM(n), 0) FROM stat_tasks`).pluck();
+  const orderFlag = features?.searchRowOrder ? db.prepare(`SELECT ordered FROM search_row_order WHERE id = 1`).pluck() : undefined;
+  const searchRowsOrdered = (): boolean => orderFlag?.get() === 1;
 
   return function listTasks(query: TaskListQuery): TaskPage {
     const { page, pageSize } = query;
@@ -78,6 +80,18 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
       return pageOf(rows, totalCount);
     };
 
+    // Argument search alone, sorted by creation time, while the search rows' key order is the
+    // creation-time order: the full-text index (rows in key order) counts and pages the matches,
+    // and only the page's task rows are read.
+    if (where.requestMatchOnly !== undefined && query.sortBy === 'CreatedAtUtc' && features?.searchRowOrder && searchRowsOrdered()) {
+      const match = where.requestMatchOnly;
+      const totalCount = prepared(`SELECT COUNT(*) FROM task_request_fts WHERE task_request_fts MATCH ?`).pluck().get(match) as number;
+      if (offset >= totalCount) return pageOf([], totalCount);
+      const rows = prepared(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id IN (SELECT s.task_id FROM task_search_rows s WHERE s.id IN
+          (SELECT rowid FROM task_request_fts WHERE task_request_fts MATCH ? ORDER BY rowid ${dir} LIMIT ? OFFSET ?))
+         ORDER BY ${order}`).all(match, pageSize, offset) as TaskSummaryRow[];
+      return pageOf(rows, totalCount);
+    }
     // A full-text match whose other filters and sort order the search rows can answer: all of it
     // in the search rows (a few columns each), then only the page's task rows.
     const rowOrder = where.searchRows && SEARCH_ROW_ORDER_COLUMNS[query.sortBy];

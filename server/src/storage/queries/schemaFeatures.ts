@@ -9,6 +9,8 @@ export interface SchemaFeatures {
   queueThroughput: boolean;
   /** Migration 8: search rows with the group columns, substring index of task keys. */
   searchRows: boolean;
+  /** Migration 9: whether search-row key order is creation-time order is recorded. */
+  searchRowOrder: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
@@ -22,5 +24,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     failureGroups: (has.get('failure_groups_day') as number) > 0,
     queueThroughput: (has.get('stat_queue_finished_10s') as number) > 0,
     searchRows: (has.get('task_key_fts') as number) > 0,
+    searchRowOrder: (has.get('search_row_order') as number) > 0,
   };
 }

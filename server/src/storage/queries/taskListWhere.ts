@@ -35,6 +35,8 @@ export interface TaskListWhere {
    * occurrence, creation time). `sql` is the WHERE clause over `task_search_rows`.
    */
   searchRows?: { sql: string; params: SqlValue[] };
+  /** Set when the argument search is the only condition: its FTS5 expression. */
+  requestMatchOnly?: string;
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -44,6 +46,8 @@ export interface TaskListWhereFeatures {
   requestSearch: boolean;
   /** The search rows carry the group columns and task keys have their substring index (migration 8). */
   searchRows: boolean;
+  /** The store records whether search-row key order is creation-time order (migration 9). */
+  searchRowOrder?: boolean;
 }
 
 /** The shortest search term the key index can find (it indexes three-character sequences); shorter ones scan the keys. */
@@ -218,9 +222,11 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     rowsMatch = true;
   }
 
+  const onlyRequest = filter.requestSearch && filter.requestSearch.length > 0 && parts.length === 1 && !empty;
   return {
     empty,
     params,
+    requestMatchOnly: onlyRequest ? String(params[0]) : undefined,
     hasInList,
     selective,
     statDimensions: countable ? dims : undefined,

@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { searchRowOrderCheckSql } from '../migrations/009_searchRowOrder.js';
 
 /**
  * Rebuilds the search rows and both full-text indexes (arguments, task keys) from the task table
@@ -13,7 +14,14 @@ INSERT INTO task_request_fts (rowid, request) SELECT rowid, request FROM tasks N
 INSERT INTO task_key_fts (rowid, task_key) SELECT rowid, task_key FROM tasks NOT INDEXED WHERE task_key IS NOT NULL;
 `;
 
-/** Runs `rebuildSearchRowsSql` in one write transaction. */
+/**
+ * Runs `rebuildSearchRowsSql` in one write transaction, then records whether the rebuilt rows'
+ * key order is their creation-time order (on a schema that records it).
+ */
 export function rebuildSearchRows(db: Database): void {
-  db.transaction(() => db.exec(rebuildSearchRowsSql)).immediate();
+  db.transaction(() => {
+    db.exec(rebuildSearchRowsSql);
+    const recordsOrder = db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'search_row_order'`).pluck().get() as number;
+    if (recordsOrder > 0) db.exec(searchRowOrderCheckSql);
+  }).immediate();
 }

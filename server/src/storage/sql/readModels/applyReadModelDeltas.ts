@@ -102,6 +102,7 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
     const entries = [...d.searchInserts];
     for (let start = 0; start < entries.length; start += CHUNK) {
       const chunk = entries.length <= CHUNK ? entries : entries.slice(start, start + CHUNK);
+      keepSearchRowOrder(db, chunk.map(([, r]) => r.created_at));
       const values: unknown[] = [];
       for (const [taskId, r] of chunk) values.push(taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence);
       const keys = statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
@@ -124,6 +125,7 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
     preparedStatement(db, 'UPDATE task_request_fts SET request = ? WHERE rowid = ?').run(request, key);
   }
   for (const [id, g] of d.searchRegroups) {
+    keepRegroupedOrder(db, id, g.created_at);
     preparedStatement(db, 'UPDATE task_search_rows SET created_at = ?, queue = ?, type = ?, is_recurring = ?, is_occurrence = ? WHERE task_id = ?')
       .run(g.created_at, g.queue, g.type, g.is_recurring, g.is_occurrence, id);
   }
@@ -133,4 +135,36 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
     preparedStatement(db, 'DELETE FROM task_key_fts WHERE rowid = ?').run(key);
     if (taskKey !== null) preparedStatement(db, 'INSERT INTO task_key_fts (rowid, task_key) VALUES (?, ?)').run(key, taskKey);
   }
+}
+
+const isOrdered = (db: Database): boolean =>
+  (preparedStatement(db, 'SELECT ordered FROM search_row_order WHERE id = 1').pluck().get() as number | undefined) === 1;
+const clearOrdered = (db: Database): void => {
+  preparedStatement(db, 'UPDATE search_row_order SET ordered = 0 WHERE id = 1').run();
+};
+
+/**
+ * New search rows take keys after every existing one, in the given order: the key order stays
+ * the creation-time order while their creation times do not go back (from the last row's).
+ */
+function keepSearchRowOrder(db: Database, createdAt: readonly number[]): void {
+  if (!isOrdered(db)) return;
+  let previous = preparedStatement(db, 'SELECT created_at FROM task_search_rows ORDER BY id DESC LIMIT 1').pluck().get() as number | undefined;
+  for (const c of createdAt) {
+    if (previous !== undefined && c < previous) {
+      clearOrdered(db);
+      return;
+    }
+    previous = c;
+  }
+}
+
+/** A search row whose creation time changes keeps the order only if it stays between its neighbours'. */
+function keepRegroupedOrder(db: Database, taskId: string, createdAt: number): void {
+  if (!isOrdered(db)) return;
+  const key = preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(taskId) as number | undefined;
+  if (key === undefined) return;
+  const before = preparedStatement(db, 'SELECT created_at FROM task_search_rows WHERE id < ? ORDER BY id DESC LIMIT 1').pluck().get(key) as number | undefined;
+  const after = preparedStatement(db, 'SELECT created_at FROM task_search_rows WHERE id > ? ORDER BY id LIMIT 1').pluck().get(key) as number | undefined;
+  if ((before !== undefined && createdAt < before) || (after !== undefined && createdAt > after)) clearOrdered(db);
 }
