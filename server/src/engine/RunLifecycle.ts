@@ -3,6 +3,7 @@ import type { SvcEvent } from '../contracts/index.js';
 import type { ClaimDecider, FinishedRun, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { GroupCommit } from './GroupCommit.js';
 import type { Registration } from './handlerRegistration.js';
+import { AttemptSignal } from './AttemptSignal.js';
 import { RateLimiter } from './RateLimiter.js';
 import { nextDue, type Recurrence } from './Recurrence.js';
 import type { QueueConfig, ResolvedEngineOptions } from './resolveEngineOptions.js';
@@ -36,7 +37,7 @@ export interface ActiveRun {
   attempt: number;
   token: number;
   phase: 'claimed' | 'running' | 'retryWait' | 'finished';
-  controller: AbortController;
+  controller: AttemptSignal;
   log: RunLog;
   cancelRequested: boolean;
   t0: number;
@@ -72,7 +73,7 @@ export interface RunLifecycleDeps {
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 
 /** The controller of a run before its first attempt: never aborted (each attempt gets its own). */
-const NOT_STARTED = new AbortController();
+const NOT_STARTED = new AttemptSignal();
 
 /**
  * Claim-ahead: a queue whose handlers are short claims more rows than it has free workers, so one
@@ -257,7 +258,8 @@ export class RunLifecycle {
     const token = ++run.token;
     run.phase = 'running';
     run.queue.running++;
-    run.controller = new AbortController();
+    run.controller = new AttemptSignal();
+    const attemptSignal = run.controller;
     if (token === 1) this.d.emit(startedEvent(this.d.options.clock(), run));
     let request: unknown;
     try {
@@ -273,7 +275,9 @@ export class RunLifecycle {
       queue: run.row.queue,
       attempt: run.attempt,
       runNumber: run.row.run_count + 1,
-      signal: run.controller.signal,
+      get signal() {
+        return attemptSignal.signal;
+      },
       log: run.log.logger,
       ...(run.row.task_key !== null ? { taskKey: run.row.task_key } : {}),
       ...(run.row.parent_task_id !== null ? { parentTaskId: run.row.parent_task_id } : {}),

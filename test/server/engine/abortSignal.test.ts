@@ -39,4 +39,18 @@ describe('ctx.signal', () => {
     await waitFor(async () => (await h.status(id)) === 'Failed');
     expect((reason as Error).message).toBe('The task timed out after 30 ms');
   });
+
+  it('each attempt has a signal of its own: the retry after a timed-out attempt starts unaborted', async () => {
+    const h = harness();
+    const seen: boolean[] = [];
+    h.engine.handle('S.Retry', (_req, ctx: TaskContext) => {
+      seen.push(ctx.signal.aborted);
+      if (ctx.attempt === 1) return new Promise<void>(() => undefined);
+      return undefined;
+    });
+    await h.engine.start();
+    const id = await h.engine.dispatch('S.Retry', {}, { timeoutMs: 30, retry: { attempts: 2, backoffMs: 1 } });
+    await waitFor(async () => (await h.status(id)) === 'Completed');
+    expect(seen).toEqual([false, false]);
+  });
 });
