@@ -29,6 +29,9 @@ const SEARCH_ROW_ORDER_COLUMNS: Partial<Record<TaskSortField, readonly string[]>
   QueueName: ['queue', 'created_at'],
 };
 
+/** How many rows' worth of the argument index a backwards read may walk before a forward read is cheaper. */
+const REVERSE_WALK_ROWS = 1_000_000;
+
 /** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count. */
 export function createListTasks(db: Database, resolver: TypeResolver, features?: TaskListWhereFeatures) {
   const cache = new Map<string, Statement>();
@@ -87,9 +90,15 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
       const match = where.requestMatchOnly;
       const totalCount = prepared(`SELECT COUNT(*) FROM task_request_fts WHERE task_request_fts MATCH ?`).pluck().get(match) as number;
       if (offset >= totalCount) return pageOf([], totalCount);
+      // The index reads forwards by skipping, backwards by walking its lists: a newest-first page
+      // of sparse matches is read as the same rows counted from the oldest end.
+      const walked = ((offset + pageSize) * (totalRows.get() as number)) / totalCount;
+      const forwards = !query.sortDescending || walked > REVERSE_WALK_ROWS;
+      const limit = forwards && query.sortDescending ? Math.min(pageSize, totalCount - offset) : pageSize;
+      const skip = forwards && query.sortDescending ? totalCount - offset - limit : offset;
       const rows = prepared(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id IN (SELECT s.task_id FROM task_search_rows s WHERE s.id IN
-          (SELECT rowid FROM task_request_fts WHERE task_request_fts MATCH ? ORDER BY rowid ${dir} LIMIT ? OFFSET ?))
-         ORDER BY ${order}`).all(match, pageSize, offset) as TaskSummaryRow[];
+          (SELECT rowid FROM task_request_fts WHERE task_request_fts MATCH ? ORDER BY rowid ${forwards ? 'ASC' : 'DESC'} LIMIT ? OFFSET ?))
+         ORDER BY ${order}`).all(match, limit, skip) as TaskSummaryRow[];
       return pageOf(rows, totalCount);
     }
     // A full-text match whose other filters and sort order the search rows can answer: all of it
