@@ -7,7 +7,7 @@ interface Recorded {
 }
 
 /** Writes of SQLite's read models (written by the storage's task writer; PostgreSQL keeps its own). */
-const READ_MODEL_WRITE = /^\s*(?:INSERT(?: OR IGNORE)? INTO|UPDATE|DELETE FROM)\s+(?:stat_|failure_groups_|task_search_rows|task_request_fts|task_key_fts|monitor_type_handlers)/i;
+const READ_MODEL_WRITE = /^\s*(?:INSERT(?: OR IGNORE)? INTO|UPDATE|DELETE FROM)\s+(?:stat_|failure_groups_|task_search_rows|task_request_fts|task_key_fts|monitor_type_handlers|search_row_order)/i;
 
 /**
  * A SQLite database whose writes (`prepare(sql).run(...)`) are also recorded, so that a test's
