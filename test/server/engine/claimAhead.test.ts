@@ -10,22 +10,31 @@ async function warmUp(h: Harness, n = 20): Promise<void> {
   await waitFor(async () => (await h.statuses(ids)).every((s) => s === 'Completed'), 10_000, 'warm-up tasks Completed');
 }
 
+/** One worker whose queue is known to run short handlers; `A.Fast` records its `n`, `A.Block` runs `block`. */
+async function warmOneWorker(block: () => unknown): Promise<{ h: Harness; ran: number[] }> {
+  const h = harness({ queues: { default: { concurrency: 1 } } });
+  const ran: number[] = [];
+  h.engine.handle('A.Fast', (req: { n?: number }) => {
+    if (req.n !== undefined) ran.push(req.n);
+  });
+  h.engine.handle('A.Block', block);
+  await h.engine.start();
+  await warmUp(h);
+  return { h, ran };
+}
+
+/** Dispatches a blocking task and short ones behind it; returns their ids once the blocking task has Started. */
+async function behindABlock(h: Harness, ns: number[]): Promise<[string, ...string[]]> {
+  const [block, ...fast] = await Promise.all([h.engine.dispatch('A.Block', {}), ...ns.map((n) => h.engine.dispatch('A.Fast', { n }))]);
+  await waitFor(() => h.events.some((e) => e.kind === 'Started' && e.taskId === block), 5000, 'the blocking task Started');
+  return [block!, ...fast];
+}
+
 describe('claim-ahead: short handlers claim rows ahead of their workers', () => {
   it('rows claimed ahead wait InProgress without a Started event, then run once each, in order', async () => {
-    const h = harness({ queues: { default: { concurrency: 1 } } });
     const gate = deferred();
-    const ran: number[] = [];
-    h.engine.handle('A.Fast', (req: { n?: number }) => {
-      if (req.n !== undefined) ran.push(req.n);
-    });
-    h.engine.handle('A.Block', () => gate.promise);
-    await h.engine.start();
-    await warmUp(h);
-    const [block, ...fast] = await Promise.all([
-      h.engine.dispatch('A.Block', {}),
-      ...[1, 2, 3, 4, 5].map((n) => h.engine.dispatch('A.Fast', { n })),
-    ]);
-    await waitFor(() => h.events.some((e) => e.kind === 'Started' && e.taskId === block), 5000, 'the blocking task Started');
+    const { h, ran } = await warmOneWorker(() => gate.promise);
+    const [block, ...fast] = await behindABlock(h, [1, 2, 3, 4, 5]);
     const statuses = await h.statuses(fast);
     // The only worker is busy, yet rows behind it are InProgress: claimed ahead in the same commit.
     expect(statuses[0]).toBe('InProgress');
@@ -40,21 +49,9 @@ describe('claim-ahead: short handlers claim rows ahead of their workers', () => 
   });
 
   it('cancelling a row claimed ahead: Cancelled at once, its handler never runs', async () => {
-    const h = harness({ queues: { default: { concurrency: 1 } } });
     const gate = deferred();
-    const ran: number[] = [];
-    h.engine.handle('A.Fast', (req: { n?: number }) => {
-      if (req.n !== undefined) ran.push(req.n);
-    });
-    h.engine.handle('A.Block', () => gate.promise);
-    await h.engine.start();
-    await warmUp(h);
-    const [block, first, second] = await Promise.all([
-      h.engine.dispatch('A.Block', {}),
-      h.engine.dispatch('A.Fast', { n: 1 }),
-      h.engine.dispatch('A.Fast', { n: 2 }),
-    ]);
-    await waitFor(() => h.events.some((e) => e.kind === 'Started' && e.taskId === block), 5000, 'the blocking task Started');
+    const { h, ran } = await warmOneWorker(() => gate.promise);
+    const [block, first, second] = await behindABlock(h, [1, 2]);
     expect(await h.status(first!)).toBe('InProgress');
     expect(await h.engine.cancel(first!)).toBe('Cancelled');
     expect(await h.status(first!)).toBe('Cancelled');
@@ -66,22 +63,10 @@ describe('claim-ahead: short handlers claim rows ahead of their workers', () => 
   });
 
   it('stopping gives rows claimed ahead up (ServiceStopped); the next start runs each exactly once', async () => {
-    const h = harness({ queues: { default: { concurrency: 1 } } });
     const gate = deferred();
-    const ran: number[] = [];
-    h.engine.handle('A.Fast', (req: { n?: number }) => {
-      if (req.n !== undefined) ran.push(req.n);
-    });
     let blockRuns = 0;
-    h.engine.handle('A.Block', () => (++blockRuns === 1 ? gate.promise : undefined));
-    await h.engine.start();
-    await warmUp(h);
-    const [block, first, second] = await Promise.all([
-      h.engine.dispatch('A.Block', {}),
-      h.engine.dispatch('A.Fast', { n: 1 }),
-      h.engine.dispatch('A.Fast', { n: 2 }),
-    ]);
-    await waitFor(() => h.events.some((e) => e.kind === 'Started' && e.taskId === block), 5000, 'the blocking task Started');
+    const { h, ran } = await warmOneWorker(() => (++blockRuns === 1 ? gate.promise : undefined));
+    const [block, first, second] = await behindABlock(h, [1, 2]);
     expect(await h.status(first!)).toBe('InProgress');
     await h.engine.stop({ graceMs: 0 });
     expect(await h.statuses([block!, first!, second!])).toEqual(['ServiceStopped', 'ServiceStopped', 'ServiceStopped']);
