@@ -41,6 +41,8 @@ describe('claim-ahead: short handlers claim rows ahead of their workers', () => 
     expect(h.events.filter((e) => e.kind === 'Started' && fast.includes(e.taskId))).toEqual([]);
     gate.resolve();
     await waitFor(async () => (await h.statuses([block!, ...fast])).every((s) => s === 'Completed'), 5000, 'every task Completed');
+    // Events follow their commit (on a later tick with a deferred store): wait for the last one.
+    await waitFor(() => fast.every((id) => h.events.some((e) => e.kind === 'Completed' && e.taskId === id)), 5000, 'every Completed event');
     expect(ran).toEqual([1, 2, 3, 4, 5]);
     for (const id of fast) {
       expect(await h.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
@@ -59,6 +61,7 @@ describe('claim-ahead: short handlers claim rows ahead of their workers', () => 
     await waitFor(async () => (await h.statuses([block!, second!])).every((s) => s === 'Completed'), 5000, 'the others Completed');
     expect(ran).toEqual([2]);
     expect(await h.audits(first!)).toEqual(['Queued', 'InProgress', 'Cancelled']);
+    await waitFor(() => h.events.some((e) => e.kind === 'Cancelled' && e.taskId === first), 5000, 'the Cancelled event');
     expect(h.events.filter((e) => e.taskId === first).map((e) => e.kind)).toEqual(['Cancelled']);
   });
 
