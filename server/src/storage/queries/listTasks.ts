@@ -46,6 +46,7 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
   };
   const totalRows = db.prepare(`SELECT COALESCE(SUM(n), 0) FROM stat_tasks`).pluck();
   const orderFlag = features?.searchRowOrder ? db.prepare(`SELECT ordered FROM search_row_order WHERE id = 1`).pluck() : undefined;
+  /** False where the schema does not record the order (before migration 9). */
   const searchRowsOrdered = (): boolean => orderFlag?.get() === 1;
 
   return function listTasks(query: TaskListQuery): TaskPage {
@@ -86,7 +87,7 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     // Argument search alone, sorted by creation time, while the search rows' key order is the
     // creation-time order: the full-text index (rows in key order) counts and pages the matches,
     // and only the page's task rows are read.
-    if (where.requestMatchOnly !== undefined && query.sortBy === 'CreatedAtUtc' && features?.searchRowOrder && searchRowsOrdered()) {
+    if (where.requestMatchOnly !== undefined && query.sortBy === 'CreatedAtUtc' && searchRowsOrdered()) {
       const match = where.requestMatchOnly;
       const totalCount = prepared(`SELECT COUNT(*) FROM task_request_fts WHERE task_request_fts MATCH ?`).pluck().get(match) as number;
       if (offset >= totalCount) return pageOf([], totalCount);

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { searchRowOrderCheckSql } from '../migrations/009_searchRowOrder.js';
+import { detectSchemaFeatures } from '../queries/schemaFeatures.js';
 
 /**
  * Rebuilds the search rows and both full-text indexes (arguments, task keys) from the task table
@@ -21,7 +22,6 @@ INSERT INTO task_key_fts (rowid, task_key) SELECT rowid, task_key FROM tasks NOT
 export function rebuildSearchRows(db: Database): void {
   db.transaction(() => {
     db.exec(rebuildSearchRowsSql);
-    const recordsOrder = db.prepare(`SELECT COUNT(*) FROM sqlite_master WHERE name = 'search_row_order'`).pluck().get() as number;
-    if (recordsOrder > 0) db.exec(searchRowOrderCheckSql);
+    if (detectSchemaFeatures(db).searchRowOrder) db.exec(searchRowOrderCheckSql);
   }).immediate();
 }
