@@ -60,7 +60,9 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
       const opening = openPostgresStorage({ connectionString: fresh.connectionString, schema: 'other', poolSize: 1 });
       opening.catch(() => undefined);
       // The other store's migration reaches the extension and waits on a lock the held one owns.
-      const waiting = async () => (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_locks WHERE NOT granted`)).rows[0]!.n > 0;
+      // (Only locks of this database: other test files run beside this one on the same server.)
+      const waiting = async () => (await pool.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_locks
+        WHERE NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`)).rows[0]!.n > 0;
       const deadline = Date.now() + 20_000;
       while (!(await waiting())) {
         if (Date.now() > deadline) throw new Error('the other store never waited for the held migration');

@@ -157,11 +157,11 @@ describe('read models', () => {
         db.prepare(`SELECT COUNT(*) FROM task_request_fts WHERE task_request_fts MATCH ?`).pluck().get(`"${term}"`) as number;
       expect(search('fail')).toBe(db.prepare(`SELECT COUNT(*) FROM tasks WHERE request LIKE '%"fail"%'`).pluck().get());
       expect([search('first'), search('replaced'), search('early'), search('late')]).toEqual([0, 1, 0, 1]);
-      // Each search row carries its task's current group columns (a changed schedule definition
+      // Each search row carries its task's current group columns and status (a changed schedule definition
       // moved rm-moved to another type and queue), and the key index holds every key once.
       expect(db.prepare(`SELECT COUNT(*) FROM task_search_rows s JOIN tasks t ON t.id = s.task_id
         WHERE s.created_at = t.created_at AND s.queue = t.queue AND s.type = t.type AND s.is_recurring = t.is_recurring
-          AND s.is_occurrence = (t.parent_task_id IS NOT NULL)`).pluck().get()).toBe(db.prepare('SELECT COUNT(*) FROM tasks').pluck().get());
+          AND s.is_occurrence = (t.parent_task_id IS NOT NULL) AND s.status = t.status`).pluck().get()).toBe(db.prepare('SELECT COUNT(*) FROM tasks').pluck().get());
       const keyed = (term: string) =>
         db.prepare(`SELECT t.id FROM task_key_fts k JOIN task_search_rows s ON s.id = k.rowid JOIN tasks t ON t.id = s.task_id
           WHERE task_key_fts MATCH ? ORDER BY 1`).pluck().all(`"${term}"`);

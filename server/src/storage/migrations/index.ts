@@ -6,6 +6,7 @@ import { migration006SearchFailuresLatency } from './006_search_failures_latency
 import { migration007ReadModelDeltas } from './007_readModelDeltas.js';
 import { migration008SearchRowSortKeys } from './008_searchRowSortKeys.js';
 import { migration009SearchRowOrder } from './009_searchRowOrder.js';
+import { migration010SearchRowStatus } from './010_searchRowStatus.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -26,4 +27,5 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'read models kept by per-transaction deltas: per-row triggers dropped', sql: migration007ReadModelDeltas },
   { version: 8, name: 'search rows carry the sort and group columns; trigram index of task keys', sql: migration008SearchRowSortKeys },
   { version: 9, name: 'whether search-row key order is creation-time order (argument search pages in the index)', sql: migration009SearchRowOrder },
+  { version: 10, name: 'search rows carry the task status (argument search with a status filter stays in the search rows)', sql: migration010SearchRowStatus },
 ];

@@ -48,6 +48,8 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
   const orderFlag = features?.searchRowOrder ? db.prepare(`SELECT ordered FROM search_row_order WHERE id = 1`).pluck() : undefined;
   /** False where the schema does not record the order (before migration 9). */
   const searchRowsOrdered = (): boolean => orderFlag?.get() === 1;
+  /** The search rows carry the status (migration 10), so they can also sort by it. */
+  const statusInRows = features === undefined || features.searchRowStatus === true;
 
   return function listTasks(query: TaskListQuery): TaskPage {
     const { page, pageSize } = query;
@@ -104,7 +106,7 @@ export function createListTasks(db: Database, resolver: TypeResolver, features?:
     }
     // A full-text match whose other filters and sort order the search rows can answer: all of it
     // in the search rows (a few columns each), then only the page's task rows.
-    const rowOrder = where.searchRows && SEARCH_ROW_ORDER_COLUMNS[query.sortBy];
+    const rowOrder = where.searchRows && (SEARCH_ROW_ORDER_COLUMNS[query.sortBy] ?? (query.sortBy === 'Status' && statusInRows ? ['status', 'created_at'] : undefined));
     if (where.searchRows && rowOrder) {
       return pageOfMatched('task_search_rows', where.searchRows.sql, where.searchRows.params, [...rowOrder, 'id'], ['task_id', 'id']);
     }

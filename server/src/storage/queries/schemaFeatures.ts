@@ -11,6 +11,8 @@ export interface SchemaFeatures {
   searchRows: boolean;
   /** Migration 9: whether search-row key order is creation-time order is recorded. */
   searchRowOrder: boolean;
+  /** Migration 10: search rows carry their task's status. */
+  searchRowStatus: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
@@ -25,5 +27,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     queueThroughput: (has.get('stat_queue_finished_10s') as number) > 0,
     searchRows: (has.get('task_key_fts') as number) > 0,
     searchRowOrder: (has.get('search_row_order') as number) > 0,
+    searchRowStatus: (has.get('tr_tasks_search_row_status') as number) > 0,
   };
 }

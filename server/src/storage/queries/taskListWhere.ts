@@ -48,6 +48,8 @@ export interface TaskListWhereFeatures {
   searchRows: boolean;
   /** The store records whether search-row key order is creation-time order (migration 9). */
   searchRowOrder?: boolean;
+  /** The search rows carry their task's status (migration 10). */
+  searchRowStatus?: boolean;
 }
 
 /** The shortest search term the key index can find (it indexes three-character sequences); shorter ones scan the keys. */
@@ -80,7 +82,10 @@ export function buildTaskListWhere(filter: TaskListFilter, resolver: TypeResolve
     params.push(...statuses);
     dims.statuses = statuses;
     hasInList = true;
-    rowsOnly = false;
+    if (features === undefined || features.searchRowStatus) {
+      rowParts.push(`status IN (${placeholders(statuses.length)})`);
+      rowParams.push(...statuses);
+    } else rowsOnly = false;
   }
   if (filter.queueName !== undefined) {
     parts.push(() => `queue = ?`);

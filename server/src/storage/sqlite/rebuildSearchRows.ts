@@ -6,11 +6,12 @@ import { detectSchemaFeatures } from '../queries/schemaFeatures.js';
  * Rebuilds the search rows and both full-text indexes (arguments, task keys) from the task table
  * in one pass each, numbering the search rows with the task rowids, which are in insertion order
  * as the writer's numbering is. For a task table loaded in bulk with raw inserts (benches, imports).
+ * `withStatus`: the schema's search rows carry the status (migration 10).
  */
-export const rebuildSearchRowsSql = `
+export const rebuildSearchRowsSql = (withStatus: boolean): string => `
 DELETE FROM task_request_fts; DELETE FROM task_key_fts; DELETE FROM task_search_rows;
-INSERT INTO task_search_rows (id, task_id, created_at, queue, type, is_recurring, is_occurrence)
-  SELECT rowid, id, created_at, queue, type, is_recurring, parent_task_id IS NOT NULL FROM tasks NOT INDEXED;
+INSERT INTO task_search_rows (id, task_id, created_at, queue, type, is_recurring, is_occurrence${withStatus ? ', status' : ''})
+  SELECT rowid, id, created_at, queue, type, is_recurring, parent_task_id IS NOT NULL${withStatus ? ', status' : ''} FROM tasks NOT INDEXED;
 INSERT INTO task_request_fts (rowid, request) SELECT rowid, request FROM tasks NOT INDEXED;
 INSERT INTO task_key_fts (rowid, task_key) SELECT rowid, task_key FROM tasks NOT INDEXED WHERE task_key IS NOT NULL;
 `;
@@ -21,7 +22,8 @@ INSERT INTO task_key_fts (rowid, task_key) SELECT rowid, task_key FROM tasks NOT
  */
 export function rebuildSearchRows(db: Database): void {
   db.transaction(() => {
-    db.exec(rebuildSearchRowsSql);
-    if (detectSchemaFeatures(db).searchRowOrder) db.exec(searchRowOrderCheckSql);
+    const features = detectSchemaFeatures(db);
+    db.exec(rebuildSearchRowsSql(features.searchRowStatus));
+    if (features.searchRowOrder) db.exec(searchRowOrderCheckSql);
   }).immediate();
 }

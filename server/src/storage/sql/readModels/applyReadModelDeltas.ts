@@ -104,9 +104,12 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
       const chunk = entries.length <= CHUNK ? entries : entries.slice(start, start + CHUNK);
       keepSearchRowOrder(db, chunk.map(([, r]) => r.created_at));
       const values: unknown[] = [];
-      for (const [taskId, r] of chunk) values.push(taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence);
+      // The status is read from the task row as it stands now: a status change earlier in this
+      // transaction found no search row to update yet.
+      for (const [taskId, r] of chunk) values.push(taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence, taskId);
       const keys = statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
-          (task_id, created_at, queue, type, is_recurring, is_occurrence) VALUES ${rows(n, '(?, ?, ?, ?, ?, ?)')} RETURNING id, task_id`)
+          (task_id, created_at, queue, type, is_recurring, is_occurrence, status)
+          VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, (SELECT status FROM tasks WHERE id = ?))')} RETURNING id, task_id`)
         .raw()
         .all(values) as [number, string][];
       const keyOf = new Map(keys.map(([key, taskId]) => [taskId, key]));
