@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { TaskSortField } from '../../../server/src/contracts/index.js';
+import type { TaskSortField, TaskStatus } from '../../../server/src/contracts/index.js';
 import { createSqliteMonitoringStore, migrate, migrations, openDatabase } from '../../../server/src/index.js';
 import { registerFailureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
@@ -37,7 +37,7 @@ function expected(db: BetterSqlite3.Database, value: string, statuses: readonly 
 }
 
 /** Every page of the store's answer, concatenated, and the total it reports. */
-async function pages(db: BetterSqlite3.Database, value: string, statuses: string[], sortBy: TaskSortField, descending: boolean) {
+async function pages(db: BetterSqlite3.Database, value: string, statuses: TaskStatus[], sortBy: TaskSortField, descending: boolean) {
   const store = createSqliteMonitoringStore(db);
   const ids: string[] = [];
   let total = -1;
@@ -67,7 +67,7 @@ describe('search rows carry the task status (argument search with a status filte
     expect(db.pragma('user_version', { simple: true })).toBe(10);
     expect(db.prepare(`SELECT COUNT(*) FROM task_search_rows WHERE status = 'Failed'`).pluck().get()).toBe(12);
     expect(mismatched(db)).toBe(0);
-    for (const statuses of [['Failed'], ['Completed', 'Cancelled'], ['Queued', 'InProgress', 'Failed']]) {
+    for (const statuses of [['Failed'], ['Completed', 'Cancelled'], ['Queued', 'InProgress', 'Failed']] satisfies TaskStatus[][]) {
       for (const sortBy of ['CreatedAtUtc', 'Status'] as const) {
         for (const descending of [true, false]) {
           const r = await pages(db, 'ACME-1', statuses, sortBy, descending);
