@@ -3,12 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSqliteMonitoringStore, migrate, migrations, openDatabase } from '../../../server/src/index.js';
-import { registerFailureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
+import { migrations, openDatabase } from '../../../server/src/index.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
-import type { TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
 import { insertTask } from '../monitoring/fixtures.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
+import { allPages, rawFileAtVersion } from './searchPages.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,26 +30,14 @@ const expected = (db: BetterSqlite3.Database, value: string, descending: boolean
   return db.prepare(`SELECT id FROM tasks WHERE request LIKE ? ORDER BY created_at ${dir}, rowid ${dir}`).pluck().all(`%"${value}"%`) as string[];
 };
 
-/** Every page of the store's answer, concatenated, and the total it reports. */
-async function pages(db: BetterSqlite3.Database, value: string, descending: boolean) {
-  const store = createSqliteMonitoringStore(db);
-  const ids: string[] = [];
-  let total = -1;
-  for (let page = 1; page <= 6; page++) {
-    const q: TaskListQuery = { sortBy: 'CreatedAtUtc', sortDescending: descending, page, pageSize: 4, requestSearch: [value] };
-    const r = await store.listTasks(q);
-    total = r.totalCount;
-    ids.push(...r.items.map((t) => t.id));
-  }
-  return { ids, total };
-}
+/** Every page of the store's answer to an argument search sorted by creation time, and the total it reports. */
+const pages = (db: BetterSqlite3.Database, value: string, descending: boolean) =>
+  allPages(db, { sortBy: 'CreatedAtUtc', sortDescending: descending, pageSize: 4, requestSearch: [value] }, 6);
 
 describe('search-row order (argument search paged inside the full-text index)', () => {
   it('migration 9 records the order of an existing file; pages then match the task table in both directions', async () => {
     const file = freshFile();
-    const raw = new BetterSqlite3(file);
-    registerFailureFingerprint(raw);
-    expect(migrate(raw, migrations.filter((m) => m.version <= 8))).toBe(8);
+    const raw = rawFileAtVersion(file, 8);
     const insert = raw.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, is_recurring)
       VALUES (?, 'Shop.Export', 'Shop.ExportHandler', ?, 'default', 'Queued', 'Full', ?, 0)`);
     // Equal creation times in runs of three: insertion order breaks the ties.

@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskSortField, TaskStatus } from '../../../server/src/contracts/index.js';
-import { createSqliteMonitoringStore, migrate, migrations, openDatabase } from '../../../server/src/index.js';
-import { registerFailureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
+import { openDatabase } from '../../../server/src/index.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
 import { insertTask } from '../monitoring/fixtures.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
+import { allPages, rawFileAtVersion } from './searchPages.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -36,25 +36,14 @@ function expected(db: BetterSqlite3.Database, value: string, statuses: readonly 
     .pluck().all(`%"${value}"%`, ...statuses) as string[];
 }
 
-/** Every page of the store's answer, concatenated, and the total it reports. */
-async function pages(db: BetterSqlite3.Database, value: string, statuses: TaskStatus[], sortBy: TaskSortField, descending: boolean) {
-  const store = createSqliteMonitoringStore(db);
-  const ids: string[] = [];
-  let total = -1;
-  for (let page = 1; page <= 12; page++) {
-    const r = await store.listTasks({ sortBy, sortDescending: descending, page, pageSize: 3, requestSearch: [value], statuses });
-    total = r.totalCount;
-    ids.push(...r.items.map((t) => t.id));
-  }
-  return { ids, total };
-}
+/** Every page of the store's answer to an argument search with a status filter, and the total it reports. */
+const pages = (db: BetterSqlite3.Database, value: string, statuses: TaskStatus[], sortBy: TaskSortField, descending: boolean) =>
+  allPages(db, { sortBy, sortDescending: descending, pageSize: 3, requestSearch: [value], statuses }, 12);
 
 describe('search rows carry the task status (argument search with a status filter)', () => {
   it('migration 10 copies the status of an existing file; a status filter then answers from the search rows exactly', async () => {
     const file = freshFile();
-    const raw = new BetterSqlite3(file);
-    registerFailureFingerprint(raw);
-    expect(migrate(raw, migrations.filter((m) => m.version <= 9))).toBe(9);
+    const raw = rawFileAtVersion(file, 9);
     const insert = raw.prepare(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, is_recurring)
       VALUES (?, 'Shop.Export', 'Shop.ExportHandler', ?, 'default', ?, 'Full', ?, 0)`);
     for (let i = 0; i < 60; i++) {

@@ -12,7 +12,7 @@
  * when the status really changes. A new search row reads its task's status when it is written,
  * later in the same transaction as the task row.
  */
-export const searchRowStatusFillSql = `
+const searchRowStatusFillSql = `
 UPDATE task_search_rows SET status = (SELECT t.status FROM tasks t WHERE t.id = task_search_rows.task_id);
 `;
 
