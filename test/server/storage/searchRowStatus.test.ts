@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskSortField, TaskStatus } from '../../../server/src/contracts/index.js';
-import { openDatabase } from '../../../server/src/index.js';
+import { migrations, openDatabase } from '../../../server/src/index.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
 import { insertTask } from '../monitoring/fixtures.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
@@ -53,7 +53,7 @@ describe('search rows carry the task status (argument search with a status filte
     raw.close();
 
     const db = openDatabase({ file });
-    expect(db.pragma('user_version', { simple: true })).toBe(10);
+    expect(db.pragma('user_version', { simple: true })).toBe(migrations.at(-1)!.version);
     expect(db.prepare(`SELECT COUNT(*) FROM task_search_rows WHERE status = 'Failed'`).pluck().get()).toBe(12);
     expect(mismatched(db)).toBe(0);
     for (const statuses of [['Failed'], ['Completed', 'Cancelled'], ['Queued', 'InProgress', 'Failed']] satisfies TaskStatus[][]) {

@@ -7,6 +7,7 @@ import { migration007ReadModelDeltas } from './007_readModelDeltas.js';
 import { migration008SearchRowSortKeys } from './008_searchRowSortKeys.js';
 import { migration009SearchRowOrder } from './009_searchRowOrder.js';
 import { migration010SearchRowStatus } from './010_searchRowStatus.js';
+import { migration011PendingDueIndex } from './011_pendingDueIndex.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -28,4 +29,5 @@ export const migrations: readonly Migration[] = [
   { version: 8, name: 'search rows carry the sort and group columns; trigram index of task keys', sql: migration008SearchRowSortKeys },
   { version: 9, name: 'whether search-row key order is creation-time order (argument search pages in the index)', sql: migration009SearchRowOrder },
   { version: 10, name: 'search rows carry the task status (argument search with a status filter stays in the search rows)', sql: migration010SearchRowStatus },
+  { version: 11, name: 'the due-work index holds Pending rows only (claims and run ends no longer touch it)', sql: migration011PendingDueIndex },
 ];

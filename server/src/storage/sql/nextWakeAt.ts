@@ -6,7 +6,9 @@ import { IS_SCHEDULE_ROW } from './TaskRow.js';
  * none). Throttle marks already past are left out: those rows are claimed when a worker frees up.
  */
 export function prepareNextWakeAt(db: Database): (now: number) => number | null {
-  const due = db.prepare(`SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL
+  // The due-work index holds Pending rows by due time: its first entries answer (pinned, as the
+  // planner may pick the status index instead and read every Pending row).
+  const due = db.prepare(`SELECT MIN(scheduled_at) FROM tasks INDEXED BY ix_tasks_pending_due WHERE status = 'Pending' AND scheduled_at IS NOT NULL
     AND NOT ${IS_SCHEDULE_ROW}`).pluck();
   const throttled = db.prepare(`SELECT MIN(throttled_until) FROM tasks WHERE throttled_until > ?`).pluck();
   return (now) => {

@@ -14,7 +14,9 @@ export function preparePromoteDueTasks(
   db: Database,
   audit: StatusAuditWriter,
 ): (now: number, limit: number, decide: AdmissionDecider, deltas: ReadModelDeltas) => number {
-  const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
+  // Pinned to the due-work index (Pending rows by due time): without statistics the planner
+  // prefers the status index and sorts every Pending row, a million after a large catch-up.
+  const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks INDEXED BY ix_tasks_pending_due
     WHERE status = 'Pending' AND scheduled_at <= ? AND NOT ${IS_SCHEDULE_ROW}
     ORDER BY scheduled_at LIMIT ${limit}`);
   const update = db.prepare(`UPDATE tasks SET status = ? WHERE id = ? AND status = 'Pending'`);

@@ -3,8 +3,9 @@ import { preparedStatement } from './preparedStatement.js';
 
 /**
  * Active, not halted durable schedules whose next slot (scheduled_at) is at or before `horizon`.
- * Pinned to the partial index of migration 003: the planner would otherwise walk ix_tasks_due
- * through every Pending occurrence (over a million after a large catch-up) on each tick.
+ * Pinned to the partial index of migration 003: the planner would otherwise walk the due-work
+ * index (ix_tasks_pending_due) through every Pending occurrence (over a million after a large
+ * catch-up) on each tick.
  */
 export function selectDueScheduleIds(db: Database, horizon: number): string[] {
   return preparedStatement(
