@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { FinishedRun } from '../EngineStore.js';
+import type { ClaimedGroups } from './claimedGroups.js';
 import { auditAllows } from './insertStatusAudit.js';
 import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
@@ -17,21 +18,26 @@ interface FinishedRow extends TaskGroup {
  * multi-row insert) and, for inline recurring rows, its runs-audit row; the status move and the
  * finished run go into `deltas`. Call inside one transaction. Returns the runs actually
  * recorded (a row no longer InProgress is left alone).
+ *
+ * A run whose row this store claimed takes the row's group from `claimed` and ends with a plain
+ * UPDATE; any other run (claimed elsewhere, an inline recurring row going Pending again, a failure
+ * without a text) has the UPDATE return the row's group and stored exception.
  */
 export function prepareCompleteTasks(
   db: Database,
-): (runs: readonly FinishedRun[], deltas: ReadModelDeltas) => FinishedRun[] {
+): (runs: readonly FinishedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => FinishedRun[] {
   // A run that ends its row (or ends in a cancel) leaves scheduled_at and attempt alone: naming a
   // column in SET rewrites every index on it even when the value stays, and scheduled_at has two.
-  const end = db.prepare(`UPDATE tasks SET
+  const endSql = `UPDATE tasks SET
       status = ?,
       last_execution_at = ?,
       execution_time_ms = ?,
       last_outcome = COALESCE(?, last_outcome),
       run_count = run_count + ?,
       exception = COALESCE(?, exception)
-    WHERE id = ? AND status = 'InProgress'
-    RETURNING ${TASK_GROUP_COLUMNS}, exception`);
+    WHERE id = ? AND status = 'InProgress'`;
+  const end = db.prepare(`${endSql} RETURNING ${TASK_GROUP_COLUMNS}, exception`);
+  const endKnown = db.prepare(endSql);
   // An inline recurring run with a next one: Pending again at its next due time, attempts reset.
   const again = db.prepare(`UPDATE tasks SET
       status = 'Pending',
@@ -47,15 +53,23 @@ export function prepareCompleteTasks(
   const runAudit = db.prepare(
     'INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, ?, ?, ?)',
   );
-  return (runs, deltas) => {
+  return (runs, deltas, claimed) => {
     const done: FinishedRun[] = [];
     const audits: StatusAuditRow[] = [];
     for (const r of runs) {
       const counts = r.outcome !== 'Cancelled';
-      const row = (r.nextStatus !== 'Pending'
-        ? end.get(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id)
-        : again.get(r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt, r.id)
-      ) as FinishedRow | undefined;
+      const group = claimed.take(r.id);
+      let row: FinishedRow | undefined;
+      if (group !== undefined && r.nextStatus !== 'Pending' && (r.outcome !== 'Failed' || r.exception !== null)) {
+        // The exception counted below is this run's own (only a failure's text is counted).
+        const ended = endKnown.run(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id);
+        if (ended.changes === 1) row = { ...group, exception: r.exception };
+      } else {
+        row = (r.nextStatus !== 'Pending'
+          ? end.get(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id)
+          : again.get(r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt, r.id)
+        ) as FinishedRow | undefined;
+      }
       if (row === undefined) continue;
       deltas.moved(row, 'InProgress', r.nextStatus);
       if (counts) {

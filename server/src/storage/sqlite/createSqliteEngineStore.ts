@@ -5,6 +5,7 @@ import type {
   CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
   RunnableTaskRow,
 } from '../EngineStore.js';
+import { ClaimedGroups } from '../sql/claimedGroups.js';
 import { prepareEngineStatements, type EngineStatements } from '../sql/index.js';
 import type { ReadModelDeltas } from '../sql/readModels/ReadModelDeltas.js';
 import { taskWriter } from '../sql/readModels/taskWriter.js';
@@ -50,8 +51,10 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
   const identity = fileIdentity(storage.file);
 
   const write = taskWriter(db);
+  const claimed = new ClaimedGroups();
   const recover = (input: RecoverInput): number =>
     write((deltas) => {
+      claimed.clear();
       const n = sql.recoverTasks(input.now, deltas);
       for (const q of input.unlimitedQueues) sql.admitWaitingTasks(q, Number.MAX_SAFE_INTEGER, input.now, deltas);
       return n;
@@ -59,7 +62,7 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
 
   return {
     location: storage.file,
-    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch))),
+    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch, claimed))),
     recover: async (input) => {
       assertOpen(storage);
       try {
@@ -102,7 +105,7 @@ function fileIdentity(file: string): { dev: number; ino: number } | null {
 }
 
 /** Every part of a group commit, in the documented order; runs inside the caller's transaction. */
-function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch): CommitOutcome {
+function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups): CommitOutcome {
   const now = b.now;
   const out: CommitOutcome = {
     logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
@@ -112,10 +115,13 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
   for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f.id, f.attempt, f.exception));
   if (b.completeRuns.length > 0) {
-    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas));
+    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed));
     for (const r of b.completeRuns) out.finished.push(recorded.has(r));
   }
-  for (const s of b.serviceStopped) out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now, deltas));
+  for (const s of b.serviceStopped) {
+    claimed.forget(s.id);
+    out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now, deltas));
+  }
   const d = b.dispatching;
   if (d !== null) {
     admitWaiting(sql, deltas, b.capacities, now);
@@ -131,7 +137,10 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
         const rows: RunnableTaskRow[] = d.decide === null
           ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, handles, deltas)
           : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles, deltas);
-        for (const r of rows) out.claimed.push(r);
+        for (const r of rows) {
+          claimed.remember(r);
+          out.claimed.push(r);
+        }
       }
     }
     admitWaiting(sql, deltas, b.capacities, now);

@@ -1,0 +1,40 @@
+import type { RunnableTaskRow } from './TaskRow.js';
+import type { TaskGroup } from './readModels/ReadModelDeltas.js';
+
+/**
+ * The group columns (queue, type, recurring, occurrence, creation time) of the rows this store
+ * claimed and whose runs have not ended yet. Nothing changes those columns while a row is
+ * InProgress, so a run end can count its status move from what the claim read instead of asking
+ * the UPDATE to return them (RETURNING costs about half as much again as the UPDATE itself).
+ * An entry left behind by a claim whose transaction rolled back is harmless: it describes the same
+ * row, and a later claim of that row replaces it. A run end without an entry reads the row back.
+ */
+export class ClaimedGroups {
+  private readonly groups = new Map<string, TaskGroup>();
+
+  remember(row: RunnableTaskRow): void {
+    this.groups.set(row.id, {
+      queue: row.queue, type: row.type, is_recurring: row.is_recurring, is_occurrence: row.parent_task_id === null ? 0 : 1,
+      created_at: row.created_at,
+    });
+  }
+
+  /** The group of a claimed row, forgotten as it is handed out (each run ends once). */
+  take(id: string): TaskGroup | undefined {
+    const g = this.groups.get(id);
+    if (g !== undefined) this.groups.delete(id);
+    return g;
+  }
+
+  forget(id: string): void {
+    this.groups.delete(id);
+  }
+
+  clear(): void {
+    this.groups.clear();
+  }
+
+  get size(): number {
+    return this.groups.size;
+  }
+}
