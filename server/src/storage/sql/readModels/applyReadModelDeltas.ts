@@ -102,23 +102,28 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
     const entries = [...d.searchInserts];
     for (let start = 0; start < entries.length; start += CHUNK) {
       const chunk = entries.length <= CHUNK ? entries : entries.slice(start, start + CHUNK);
-      keepSearchRowOrder(db, chunk.map(([, r]) => r.created_at));
+      // New rows take the keys after the last one, numbered here rather than read back.
+      const last = preparedStatement(db, 'SELECT id, created_at FROM task_search_rows ORDER BY id DESC LIMIT 1').raw().get() as
+        [number, number] | undefined;
+      keepSearchRowOrder(db, last?.[1], chunk.map(([, r]) => r.created_at));
+      const firstKey = (last?.[0] ?? 0) + 1;
       const values: unknown[] = [];
       // The status is read from the task row as it stands now: a status change earlier in this
       // transaction found no search row to update yet.
-      for (const [taskId, r] of chunk) values.push(taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence, taskId);
-      const keys = statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
-          (task_id, created_at, queue, type, is_recurring, is_occurrence, status)
-          VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, (SELECT status FROM tasks WHERE id = ?))')} RETURNING id, task_id`)
-        .raw()
-        .all(values) as [number, string][];
-      const keyOf = new Map(keys.map(([key, taskId]) => [taskId, key]));
+      chunk.forEach(([taskId, r], i) => values.push(firstKey + i, taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence, taskId));
+      statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
+          (id, task_id, created_at, queue, type, is_recurring, is_occurrence, status)
+          VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?, (SELECT status FROM tasks WHERE id = ?))')}`)
+        .run(values);
       const texts: unknown[] = [];
-      for (const [taskId, r] of chunk) texts.push(keyOf.get(taskId), r.request);
+      chunk.forEach(([, r], i) => texts.push(firstKey + i, r.request));
       statementFor(db, 'task_request_fts', chunk.length, (n) => `INSERT INTO task_request_fts (rowid, request) VALUES ${rows(n, '(?, ?)')}`).run(texts);
-      const keyed = chunk.filter(([, r]) => r.task_key !== null);
+      const keyed: [number, string][] = [];
+      chunk.forEach(([, r], i) => {
+        if (r.task_key !== null) keyed.push([firstKey + i, r.task_key]);
+      });
       inChunks(db, 'task_key_fts', keyed, (n) => `INSERT INTO task_key_fts (rowid, task_key) VALUES ${rows(n, '(?, ?)')}`,
-        ([taskId, r], out) => out.push(keyOf.get(taskId), r.task_key));
+        ([key, taskKey], out) => out.push(key, taskKey));
     }
   }
   const searchKey = (id: string) => preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(id) as number | undefined;
@@ -148,11 +153,11 @@ const clearOrdered = (db: Database): void => {
 
 /**
  * New search rows take keys after every existing one, in the given order: the key order stays
- * the creation-time order while their creation times do not go back (from the last row's).
+ * the creation-time order while their creation times do not go back (from the last row's,
+ * `previous`).
  */
-function keepSearchRowOrder(db: Database, createdAt: readonly number[]): void {
+function keepSearchRowOrder(db: Database, previous: number | undefined, createdAt: readonly number[]): void {
   if (!isOrdered(db)) return;
-  let previous = preparedStatement(db, 'SELECT created_at FROM task_search_rows ORDER BY id DESC LIMIT 1').pluck().get() as number | undefined;
   for (const c of createdAt) {
     if (previous !== undefined && c < previous) {
       clearOrdered(db);
