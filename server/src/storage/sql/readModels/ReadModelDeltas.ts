@@ -82,12 +82,39 @@ export function bucketOf(ms: number, size: number): number {
  * and `applyReadModelDeltas` writes the sums once at the end of the same transaction. Counting
  * per group instead of per row keeps a group commit of thousands of rows to a few statements.
  */
+/** The map of one status in a map keyed by status first. */
+function inStatus<V>(byStatus: Map<string, Map<string, V>>, status: string): Map<string, V> {
+  let m = byStatus.get(status);
+  if (m === undefined) byStatus.set(status, (m = new Map()));
+  return m;
+}
+
+/** The parts of a group's map keys that do not depend on the status (a status move counts twice with them). */
+class GroupKeys {
+  readonly tasks: string;
+  readonly hour: number;
+  readonly day: number;
+  readonly hourKey: string;
+  readonly dayKey: string;
+
+  constructor(readonly group: TaskGroup) {
+    this.tasks = `${group.queue}\u0000${group.type}\u0000${group.is_recurring}\u0000${group.is_occurrence}`;
+    this.hour = bucketOf(group.created_at, HOUR);
+    this.day = bucketOf(group.created_at, DAY);
+    this.hourKey = `${this.hour}\u0000${group.type}`;
+    this.dayKey = `${this.day}\u0000${group.type}`;
+  }
+}
+
 export class ReadModelDeltas {
-  /** stat_tasks: key → [queue, type, status, is_recurring, is_occurrence, n]. */
-  readonly tasks = new Map<string, [string, string, string, number, number, number]>();
-  /** stat_created_hour / _day: key → [bucket, type, status, n]. */
-  readonly createdHour = new Map<string, [number, string, string, number]>();
-  readonly createdDay = new Map<string, [number, string, string, number]>();
+  /**
+   * stat_tasks: status → group key → [queue, type, status, is_recurring, is_occurrence, n]. Keyed by
+   * status first, so that a status move looks its group key up (and hashes it) once per map.
+   */
+  readonly tasks = new Map<string, Map<string, [string, string, string, number, number, number]>>();
+  /** stat_created_hour / _day: status → bucket and type key → [bucket, type, status, n]. */
+  readonly createdHour = new Map<string, Map<string, [number, string, string, number]>>();
+  readonly createdDay = new Map<string, Map<string, [number, string, string, number]>>();
   readonly runsHour = new Map<string, RunBucket>();
   readonly runsDay = new Map<string, RunBucket>();
   readonly failuresHour = new Map<string, FailureGroup>();
@@ -137,8 +164,9 @@ export class ReadModelDeltas {
   /** The row's status changed from `from` to `to` (nothing else that groups it). */
   moved(row: TaskGroup, from: string, to: string): void {
     if (from === to) return;
-    this.count(row, from, -1);
-    this.count(row, to, 1);
+    const keys = new GroupKeys(row);
+    this.countIn(keys, from, -1);
+    this.countIn(keys, to, 1);
   }
 
   /** The row left group `before` (with status `from`) for group `after` (status `to`): a schedule's definition changed. */
@@ -211,17 +239,22 @@ export class ReadModelDeltas {
   }
 
   private count(g: TaskGroup, status: string, n: number): void {
-    const key = `${g.queue}\u0000${g.type}\u0000${status}\u0000${g.is_recurring}\u0000${g.is_occurrence}`;
-    const t = this.tasks.get(key);
+    this.countIn(new GroupKeys(g), status, n);
+  }
+
+  /** Adds `n` to the task count and the creation buckets of a group (keys built once) in one status. */
+  private countIn(k: GroupKeys, status: string, n: number): void {
+    const g = k.group;
+    const tasks = inStatus(this.tasks, status);
+    const t = tasks.get(k.tasks);
     if (t) t[5] += n;
-    else this.tasks.set(key, [g.queue, g.type, status, g.is_recurring, g.is_occurrence, n]);
-    this.created(this.createdHour, bucketOf(g.created_at, HOUR), g.type, status, n);
-    this.created(this.createdDay, bucketOf(g.created_at, DAY), g.type, status, n);
+    else tasks.set(k.tasks, [g.queue, g.type, status, g.is_recurring, g.is_occurrence, n]);
+    this.created(inStatus(this.createdHour, status), k.hour, k.hourKey, g.type, status, n);
+    this.created(inStatus(this.createdDay, status), k.day, k.dayKey, g.type, status, n);
     if (status === 'Queued') this.queuedByQueue.set(g.queue, (this.queuedByQueue.get(g.queue) ?? 0) + n);
   }
 
-  private created(map: Map<string, [number, string, string, number]>, bucket: number, type: string, status: string, n: number): void {
-    const key = `${bucket}\u0000${type}\u0000${status}`;
+  private created(map: Map<string, [number, string, string, number]>, bucket: number, key: string, type: string, status: string, n: number): void {
     const c = map.get(key);
     if (c) c[3] += n;
     else map.set(key, [bucket, type, status, n]);

@@ -56,6 +56,13 @@ const createdSql = (table: string, column: string) => (n: number) => `
   INSERT INTO ${table} (${column}, type, status, n) VALUES ${rows(n, '(?, ?, ?, ?)')}
   ON CONFLICT (${column}, type, status) DO UPDATE SET n = n + excluded.n`;
 
+/** The entries of a map keyed by status first, every status's. */
+function allStatuses<V>(byStatus: ReadonlyMap<string, ReadonlyMap<string, V>>): V[] {
+  const all: V[] = [];
+  for (const m of byStatus.values()) for (const v of m.values()) all.push(v);
+  return all;
+}
+
 /**
  * Writes what `deltas` collected into the read models, inside the caller's transaction: task
  * counts per group, creation buckets, run buckets, failure groups, queue throughput, the
@@ -64,12 +71,12 @@ const createdSql = (table: string, column: string) => (n: number) => `
  */
 export function applyReadModelDeltas(db: Database, d: ReadModelDeltas): void {
   if (d.empty) return;
-  const tasks = [...d.tasks.values()].filter((t) => t[5] !== 0);
+  const tasks = allStatuses(d.tasks).filter((t) => t[5] !== 0);
   inChunks(db, 'stat_tasks', tasks, (n) => `
     INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n) VALUES ${rows(n, '(?, ?, ?, ?, ?, ?)')}
     ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
-  inChunks(db, 'stat_created_hour', [...d.createdHour.values()].filter((c) => c[3] !== 0), createdSql('stat_created_hour', 'hour'), (c, out) => out.push(...c));
-  inChunks(db, 'stat_created_day', [...d.createdDay.values()].filter((c) => c[3] !== 0), createdSql('stat_created_day', 'day'), (c, out) => out.push(...c));
+  inChunks(db, 'stat_created_hour', allStatuses(d.createdHour).filter((c) => c[3] !== 0), createdSql('stat_created_hour', 'hour'), (c, out) => out.push(...c));
+  inChunks(db, 'stat_created_day', allStatuses(d.createdDay).filter((c) => c[3] !== 0), createdSql('stat_created_day', 'day'), (c, out) => out.push(...c));
   for (const [table, map] of [['stat_runs_hour', d.runsHour], ['stat_runs_day', d.runsDay]] as const) {
     inChunks(db, table, [...map.values()], runsSql(table), (b, out) =>
       out.push(b.bucket, b.type, b.queue, b.completed, b.failed, b.dur_sum, b.dur_count, b.dur_min, b.dur_max));
