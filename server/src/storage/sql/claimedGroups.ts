@@ -1,6 +1,11 @@
 import type { RunnableTaskRow } from './TaskRow.js';
 import type { TaskGroup } from './readModels/ReadModelDeltas.js';
 
+/** A claimed row's group, and its rowid when the claim read it (null: end the run by its id). */
+export interface ClaimedGroup extends TaskGroup {
+  rowKey: number | null;
+}
+
 /**
  * The group columns (queue, type, recurring, occurrence, creation time) of the rows this store
  * claimed and whose runs have not ended yet. Nothing changes those columns while a row is
@@ -10,17 +15,17 @@ import type { TaskGroup } from './readModels/ReadModelDeltas.js';
  * row, and a later claim of that row replaces it. A run end without an entry reads the row back.
  */
 export class ClaimedGroups {
-  private readonly groups = new Map<string, TaskGroup>();
+  private readonly groups = new Map<string, ClaimedGroup>();
 
-  remember(row: RunnableTaskRow): void {
+  remember(row: RunnableTaskRow & { row_key?: number }): void {
     this.groups.set(row.id, {
       queue: row.queue, type: row.type, is_recurring: row.is_recurring, is_occurrence: row.parent_task_id === null ? 0 : 1,
-      created_at: row.created_at,
+      created_at: row.created_at, rowKey: row.row_key ?? null,
     });
   }
 
   /** The group of a claimed row, forgotten as it is handed out (each run ends once). */
-  take(id: string): TaskGroup | undefined {
+  take(id: string): ClaimedGroup | undefined {
     const g = this.groups.get(id);
     if (g !== undefined) this.groups.delete(id);
     return g;

@@ -20,8 +20,9 @@ interface FinishedRow extends TaskGroup {
  * recorded (a row no longer InProgress is left alone).
  *
  * A run whose row this store claimed takes the row's group from `claimed` and ends with a plain
- * UPDATE; any other run (claimed elsewhere, an inline recurring row going Pending again, a failure
- * without a text) has the UPDATE return the row's group and stored exception.
+ * UPDATE by rowid; any other run (claimed elsewhere, an inline recurring row going Pending again,
+ * a failure without a text), and one whose plain UPDATE found nothing, has the UPDATE by id
+ * return the row's group and stored exception.
  */
 export function prepareCompleteTasks(
   db: Database,
@@ -37,7 +38,9 @@ export function prepareCompleteTasks(
       exception = COALESCE(?, exception)
     WHERE id = ? AND status = 'InProgress'`;
   const end = db.prepare(`${endSql} RETURNING ${TASK_GROUP_COLUMNS}, exception`);
-  const endKnown = db.prepare(endSql);
+  // By the rowid the claim read, the id compared on the row itself: should the rowid have changed
+  // since (a VACUUM renumbers rows), nothing matches and the run end falls back to `end`.
+  const endKnown = db.prepare(endSql.replace('WHERE id = ?', 'WHERE rowid = ? AND id = ?'));
   // An inline recurring run with a next one: Pending again at its next due time, attempts reset.
   const again = db.prepare(`UPDATE tasks SET
       status = 'Pending',
@@ -60,11 +63,19 @@ export function prepareCompleteTasks(
       const counts = r.outcome !== 'Cancelled';
       const group = claimed.take(r.id);
       let row: FinishedRow | undefined;
-      if (group !== undefined && r.nextStatus !== 'Pending' && (r.outcome !== 'Failed' || r.exception !== null)) {
+      if (group !== undefined && group.rowKey !== null && r.nextStatus !== 'Pending' && (r.outcome !== 'Failed' || r.exception !== null)) {
         // The exception counted below is this run's own (only a failure's text is counted).
-        const ended = endKnown.run(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id);
-        if (ended.changes === 1) row = { ...group, exception: r.exception };
-      } else {
+        const ended = endKnown.run(
+          r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, group.rowKey, r.id,
+        );
+        if (ended.changes === 1) {
+          row = {
+            queue: group.queue, type: group.type, is_recurring: group.is_recurring, is_occurrence: group.is_occurrence,
+            created_at: group.created_at, exception: r.exception,
+          };
+        }
+      }
+      if (row === undefined) {
         row = (r.nextStatus !== 'Pending'
           ? end.get(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id)
           : again.get(r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt, r.id)
