@@ -4,11 +4,20 @@ import { CronSlotSource } from '../../../server/src/engine/schedules/CronSlotSou
 import { iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
 
 let h: ScheduleHarness;
-afterEach(() => h?.close());
+// A test may open several harnesses (one per zone it compares): every one is closed after it.
+const opened: ScheduleHarness[] = [];
+const open = (startAt: string): ScheduleHarness => {
+  h = openScheduleHarness({ startAt });
+  opened.push(h);
+  return h;
+};
+afterEach(async () => {
+  while (opened.length > 0) await opened.pop()!.close();
+});
 
 /** Slots materialized for `cron` in `zone` over (from, to], written while the engine ticks every 10 min. */
 async function materialized(cron: string, zone: string, from: string, to: string): Promise<string[]> {
-  h = openScheduleHarness({ startAt: from });
+  open(from);
   const id = await h.manager.upsert({ key: `${cron}@${zone}`, type: 'Jobs.Zoned', cron, timeZone: zone });
   for (let t = ms(from); t <= ms(to); t += 600_000) await h.tick(t);
   const occ = (await occurrencesOf(h.probe, id));
@@ -69,7 +78,7 @@ describe('DST transitions (a missing local time is skipped, an ambiguous one run
 
 describe('the counting bound', () => {
   it('a per-second cron over a year of downtime halts with detectedAtLeast = 100,000, isExact = false', async () => {
-    h = openScheduleHarness({ startAt: '2026-01-01T00:00:00Z' });
+    open('2026-01-01T00:00:00Z');
     const id = await h.manager.upsert({
       key: 'every-second', type: 'Jobs.Second', cron: '* * * * * *', timeZone: 'Europe/Rome',
       misfire: { policy: 'ReplayAll', windowMs: 400 * 86_400_000, overflowCap: 1000 },
@@ -87,7 +96,7 @@ describe('the counting bound', () => {
   });
 
   it('Collapse over the bound: missedCount = 100,000 with missedCountIsExact = false', async () => {
-    h = openScheduleHarness({ startAt: '2026-01-01T00:00:00Z' });
+    open('2026-01-01T00:00:00Z');
     const id = await h.manager.upsert({
       key: 'collapse-second', type: 'Jobs.Second', cron: '* * * * * *',
       misfire: { policy: 'Collapse', windowMs: 400 * 86_400_000 },
