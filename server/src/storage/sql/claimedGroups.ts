@@ -38,8 +38,4 @@ export class ClaimedGroups {
   clear(): void {
     this.groups.clear();
   }
-
-  get size(): number {
-    return this.groups.size;
-  }
 }

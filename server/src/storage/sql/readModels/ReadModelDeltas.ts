@@ -76,12 +76,6 @@ export function bucketOf(ms: number, size: number): number {
   return Number.isInteger(ms) ? Math.trunc(ms / size) : ms / size;
 }
 
-/**
- * The read-model changes of one write transaction, added up per group: every writer of task rows
- * records here what it changed (a new row, a status move, a finished run, a new request text),
- * and `applyReadModelDeltas` writes the sums once at the end of the same transaction. Counting
- * per group instead of per row keeps a group commit of thousands of rows to a few statements.
- */
 /** The map of one status in a map keyed by status first. */
 function inStatus<V>(byStatus: Map<string, Map<string, V>>, status: string): Map<string, V> {
   let m = byStatus.get(status);
@@ -106,6 +100,12 @@ class GroupKeys {
   }
 }
 
+/**
+ * The read-model changes of one write transaction, added up per group: every writer of task rows
+ * records here what it changed (a new row, a status move, a finished run, a new request text),
+ * and `applyReadModelDeltas` writes the sums once at the end of the same transaction. Counting
+ * per group instead of per row keeps a group commit of thousands of rows to a few statements.
+ */
 export class ReadModelDeltas {
   /**
    * stat_tasks: status → group key → [queue, type, status, is_recurring, is_occurrence, n]. Keyed by
