@@ -49,7 +49,10 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
   it('a store migrating while another schema of the same database is still installing the shared extension waits for it instead of failing', async () => {
     const fresh = await createTestDatabase('svc_open_schemas');
     const pool = new pg.Pool({ connectionString: fresh.connectionString, max: 2 });
+    // A connection lost here fails the next statement of the test instead of an uncaught event.
+    pool.on('error', () => undefined);
     const held = await pool.connect();
+    held.on('error', () => undefined);
     let other: PostgresStorage | undefined;
     try {
       // Schema "held" stops in the middle of the migration that installs pg_trgm (database-wide).
@@ -75,6 +78,45 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
       held.release();
       await pool.end();
       await other?.close();
+      await fresh.drop();
+    }
+  });
+
+  it('a migrating connection that the server terminates fails the open with the cause, without an unhandled error', async () => {
+    const fresh = await createTestDatabase('svc_open_killed');
+    const admin = new pg.Client({ connectionString: fresh.connectionString });
+    // pg_stat_activity is read once per transaction: the watcher polls outside the lock holder's.
+    const watcher = new pg.Client({ connectionString: fresh.connectionString });
+    await admin.connect();
+    await watcher.connect();
+    try {
+      // Hold the extension's lock so that the store's migration waits, then end its connection.
+      await admin.query('BEGIN');
+      await admin.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.extension:pg_trgm'))`);
+      const opening = openPostgresStorage({ connectionString: fresh.connectionString, schema: 'killed', poolSize: 1 });
+      const outcome = opening.then(
+        (s) => s,
+        (err: Error) => err,
+      );
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const { rows } = await watcher.query<{ n: number }>(
+          `SELECT COUNT(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND application_name = 'svc-monitor' AND wait_event_type = 'Lock'`,
+        );
+        if (rows[0]!.n > 0) break;
+        if (Date.now() > deadline) throw new Error('the store never waited for the held lock');
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const result = await outcome;
+      expect(result).toBeInstanceOf(Error);
+      expect((result as Error).message).toMatch(/openPostgresStorage: PostgreSQL migration 8 .*failed: terminating connection/);
+      // The lost connection's late 'end' must not surface as an uncaught 'error' event.
+      await new Promise((r) => setTimeout(r, 200));
+    } finally {
+      await admin.query('ROLLBACK').catch(() => undefined);
+      await admin.end();
+      await watcher.end();
       await fresh.drop();
     }
   });

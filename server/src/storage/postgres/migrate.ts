@@ -40,13 +40,17 @@ export async function migratePostgres(
         await client.query(`INSERT INTO schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
         await client.query('COMMIT');
       } catch (err) {
-        await client.query('ROLLBACK');
+        // A connection lost mid-migration cannot roll back; the server already did. Report the cause.
+        await client.query('ROLLBACK').catch(() => undefined);
         throw new Error(`PostgreSQL migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
       }
       applied.push(m.version);
     }
-  } finally {
-    await client.query(unlockSql, [schema]);
+  } catch (err) {
+    // The session lock ends with the session when the connection is gone; unlock only a live one.
+    await client.query(unlockSql, [schema]).catch(() => undefined);
+    throw err;
   }
+  await client.query(unlockSql, [schema]);
   return applied;
 }

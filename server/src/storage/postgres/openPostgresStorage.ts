@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
 import { describeConnectionError, describeTarget } from './describeConnectionError.js';
 import { PostgresEventBus } from './events/PostgresEventBus.js';
+import { inTransaction, withClient } from './engine/storeClient.js';
 import { migratePostgres } from './migrate.js';
 import { pgRebuildReadModelsSql, pgRollupReadModelsSql } from './migrations/002_readModels.js';
 import { pgRebuildFailureGroupsSql, pgRollupFailuresAndThroughputSql } from './migrations/003_searchFailuresLatency.js';
@@ -91,22 +92,21 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     lastConnectionError = err;
   });
 
-  let client: PoolClient;
   try {
-    client = await pool.connect();
+    (await pool.connect()).release();
   } catch (err) {
     await pool.end().catch(() => undefined);
     throw new Error(`openPostgresStorage: ${describeConnectionError(err, target)}`);
   }
   let applied: number[];
   try {
-    applied = await migratePostgres(client, o.schema);
+    // On a checked-out connection with its own error listener: one the server ends mid-migration
+    // fails the open instead of raising an uncaught 'error' event in the host.
+    applied = await withClient(pool, (c) => migratePostgres(c, o.schema));
   } catch (err) {
-    client.release(true);
     await pool.end().catch(() => undefined);
     throw new Error(`openPostgresStorage: ${(err as Error).message}`);
   }
-  client.release();
 
   const events = new PostgresEventBus({
     connectionString: o.connectionString,
@@ -120,31 +120,8 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   });
 
   let closed = false;
-  const transaction = async <T>(work: (c: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> => {
-    const c = await pool.connect();
-    // The pool listens for errors of idle connections only: one dropped while checked out fails
-    // its next statement instead of raising an unhandled 'error' event.
-    const onError = () => undefined;
-    c.on('error', onError);
-    try {
-      await c.query(options.asyncCommit ? 'BEGIN; SET LOCAL synchronous_commit TO off' : 'BEGIN');
-      const result = await work(c);
-      await c.query('COMMIT');
-      c.off('error', onError);
-      c.release();
-      return result;
-    } catch (err) {
-      try {
-        await c.query('ROLLBACK');
-        c.off('error', onError);
-        c.release();
-      } catch {
-        c.off('error', onError);
-        c.release(true);
-      }
-      throw err;
-    }
-  };
+  const transaction = <T>(work: (c: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> =>
+    inTransaction(pool, work, options);
   const rollupReadModels = () =>
     transaction(async (c) => {
       const { rows } = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('svc_monitor.rollup:' || $1)) AS ok`, [
