@@ -1,4 +1,4 @@
-import { screenshotDir } from '../screenshotDir.js';
+import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import { describe, expect, it } from 'vitest';
 import { startDemo, type CliProcess } from '../../fixtures/demoProcess.js';
 import { openScheduleActions, useTwoEnvironmentDesktop } from './desktopHarness.js';
@@ -38,10 +38,10 @@ describe('desktop console against two real demo servers', () => {
     // Failures on demand (the demo's own background activity adds more).
     const ids = [await desk.staging.dispatch('failing'), await desk.production.dispatch('failing'), await desk.production.dispatch('timeout')];
     await expect.poll(() => ids.filter((id) => desk.h.services.inbox.list().some((i) => i.taskId === id)).length, { timeout: 20_000 }).toBe(3);
-    await p.waitForTimeout(800);
+    await settleForDocs(p, 800);
     await p.screenshot({ path: `${SHOTS}/overview-light.png` });
     await p.emulateMedia({ colorScheme: 'dark' });
-    await p.waitForTimeout(300);
+    await settleForDocs(p, 300);
     await p.screenshot({ path: `${SHOTS}/overview-dark.png` });
     await p.emulateMedia({ colorScheme: 'light' });
     expect(desk.h.notifications.some((n) => n.environmentId === desk.stagingId)).toBe(true);
@@ -59,7 +59,7 @@ describe('desktop console against two real demo servers', () => {
     await expect.poll(() => p.locator('main').textContent(), { timeout: 10_000 }).toMatch(/Failed|Timeout/);
     const idRow = p.locator('dt', { hasText: /^Id$/ }).locator('xpath=following-sibling::dd[1]');
     await expect.poll(async () => ((await idRow.textContent()) ?? '').trim().split(/\s+/)[0], { timeout: 10_000 }).toBe(expected);
-    await p.waitForTimeout(500);
+    await settleForDocs(p, 500);
     await p.screenshot({ path: `${SHOTS}/task-from-inbox-light.png` });
   });
 

@@ -1,4 +1,4 @@
-import { screenshotDir } from '../screenshotDir.js';
+import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startStandaloneHost, type MonitoringHost } from '../../main/support/monitoringHost.js';
 import { useTwoEnvironmentDesktop } from './desktopHarness.js';
@@ -69,7 +69,7 @@ describe('desktop console renderer in Chromium, bridge served by the real main s
     expect(border).toBe('rgb(220, 38, 38)');
     await login('prod-pw');
     await p.getByTestId('dashboard-host').waitFor();
-    await p.waitForTimeout(500);
+    await settleForDocs(p, 500);
     await p.screenshot({ path: `${SHOTS}/production-overview-light.png` });
 
     await p.getByTestId('env-Staging').getByRole('button').first().click();

@@ -1,4 +1,4 @@
-import { screenshotDir } from '../screenshotDir.js';
+import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -18,7 +18,7 @@ function buildWeb(): void {
 
 async function shot(page: Page, name: string, theme: 'light' | 'dark'): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
-  await page.waitForTimeout(450); // chart animations are 300 ms
+  await settleForDocs(page, 450); // chart animations are 300 ms
   await page.screenshot({ path: join(SHOTS, `${name}-${theme}.png`) });
 }
 
@@ -275,7 +275,7 @@ describe('web dashboard against a real demo server', () => {
             // A few tasks of each kind so the feed shows its colours.
             for (const type of ['fast', 'failing', 'logging', 'slow', 'timeout'] as const) await demoDispatch(demo.port, type);
             await page.waitForSelector('[data-testid="live-feed"] li[data-kind="Failed"]', { timeout: 5_000 }).catch(() => undefined);
-            await page.waitForTimeout(1_000);
+            await settleForDocs(page, 1_000);
           }
           await shot(page, name, theme);
         }

@@ -8,7 +8,7 @@ import { startOfLocalDay } from '../../../server/src/storage/queries/zonedCalend
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 import { insertTask } from '../../server/monitoring/fixtures.js';
-import { screenshotDir } from '../screenshotDir.js';
+import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import { openBrowser, type BrowserSession } from './browser.js';
 
 const ZONE = 'America/Los_Angeles';
@@ -72,7 +72,7 @@ describe('the dashboard in the viewer time zone (Chromium in America/Los_Angeles
     expect(note).toContain('12:00:00 AM');
     const shots = screenshotDir('web');
     mkdirSync(shots, { recursive: true });
-    await page.waitForTimeout(450);
+    await settleForDocs(page, 450);
     await page.screenshot({ path: join(shots, 'overview-los-angeles-light.png') });
 
     // Chosen zone UTC: the UTC day (counted from the same seeded instants), named on the page.
