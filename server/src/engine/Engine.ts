@@ -19,8 +19,8 @@ import type {
 import { assertKnownKeys, assertPlainObject, checkInt, errorMessage } from './validation.js';
 import { WakeTimer } from './WakeTimer.js';
 
-/** How long stop() keeps trying to write what is queued when the store is unavailable. */
-const STOP_WRITE_GIVE_UP_MS = 5000;
+/** How long stop() keeps trying to write what is queued when the store is unavailable (when not given). */
+const STOP_WRITE_TIMEOUT_MS = 5000;
 /** Unwritten changes older than this make the engine report itself degraded. */
 const DEGRADED_AFTER_MS = 5000;
 
@@ -267,17 +267,18 @@ export class TaskEngine implements Engine {
 
   async stop(options: StopOptions = {}): Promise<void> {
     assertPlainObject(options, 'stop: options');
-    assertKnownKeys(options, new Set(['graceMs']), 'stop');
+    assertKnownKeys(options, new Set(['graceMs', 'writeTimeoutMs']), 'stop');
     const graceMs = checkInt(options.graceMs, 'stop: option "graceMs"', 0) ?? this.o.stopGraceMs;
+    const writeTimeoutMs = checkInt(options.writeTimeoutMs, 'stop: option "writeTimeoutMs"', 0) ?? STOP_WRITE_TIMEOUT_MS;
     if (this.stopping) return this.stopping;
     if (!this.running) return;
-    this.stopping = this.doStop(graceMs).finally(() => {
+    this.stopping = this.doStop(graceMs, writeTimeoutMs).finally(() => {
       this.stopping = undefined;
     });
     return this.stopping;
   }
 
-  private async doStop(graceMs: number): Promise<void> {
+  private async doStop(graceMs: number, writeTimeoutMs: number): Promise<void> {
     clearInterval(this.locationTimer);
     this.locationTimer = undefined;
     this.stopExternalWork?.();
@@ -292,7 +293,7 @@ export class TaskEngine implements Engine {
       await new Promise((r) => setTimeout(r, Math.min(5, Math.max(1, deadline - Date.now()))));
     }
     this.runs.abandonAll();
-    await this.commit.drain(STOP_WRITE_GIVE_UP_MS);
+    await this.commit.drain(writeTimeoutMs);
     this.running = false;
     this.wakeTimer.cancel();
   }

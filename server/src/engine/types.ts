@@ -116,6 +116,12 @@ export interface RecurringOptions {
 export interface StopOptions {
   /** How long running handlers may take to finish before their rows become ServiceStopped. */
   graceMs?: number;
+  /**
+   * How long stop() keeps trying to write what is still queued while the store refuses writes
+   * (locked by another process, disk full, file gone); what is left unwritten is recovered at the
+   * next start. Default 5000 ms.
+   */
+  writeTimeoutMs?: number;
 }
 
 /** Result of engine.cancel(id). */

@@ -111,8 +111,12 @@ describe('storage trouble: never stall, never drop', () => {
     );
     await waitFor(async () => h.engine.health().unwrittenChanges === 1, 1000, 'the dispatch kept in memory');
     expect(outcome).toBeUndefined();
-    // Stopping does not pretend it was written: the caller's dispatch is refused.
-    await h.engine.stop({ graceMs: 0 });
+    // Stopping does not pretend it was written: the caller's dispatch is refused, once the time
+    // the caller gives stop() to write it has run out (5 s when not given).
+    const stopAt = Date.now();
+    await h.engine.stop({ graceMs: 0, writeTimeoutMs: 300 });
+    expect(Date.now() - stopAt).toBeGreaterThanOrEqual(300);
+    expect(Date.now() - stopAt).toBeLessThan(4000);
     await dispatched;
     expect(outcome).toBe('The engine stopped before the change could be written');
   });

@@ -157,6 +157,7 @@ describe('the engine refuses options with the same error', () => {
       );
       expect(caught(() => engine.handle('Opt.Other', () => undefined, { retry: { attempts: 1.5 } }))).toMatchObject({ option: 'retry.attempts' });
       expect(await rejected(engine.stop({ graceMs: -1 }))).toMatchObject({ owner: 'stop', option: 'graceMs' });
+      expect(await rejected(engine.stop({ writeTimeoutMs: 1.5 }))).toMatchObject({ owner: 'stop', option: 'writeTimeoutMs' });
     } finally {
       await engine.stop({ graceMs: 0 });
       storage.close();
