@@ -1,6 +1,6 @@
 // Runs before `npm pack` / `npm publish` in server/: a clean build of dist/ (no files left over
-// from removed sources) and the dashboard into web/, then checks that both are in place, so a
-// pack from a fresh clone ships everything the package needs.
+// from removed sources), the dashboard into web/ and the API reference's bundle into vendor/,
+// then checks that all are in place, so a pack from a fresh clone ships everything it needs.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -25,7 +25,8 @@ if (!rootPackage.workspaces?.includes('server')) {
 rmSync(join(server, 'dist'), { recursive: true, force: true });
 run('npx', ['tsc', '-p', 'tsconfig.build.json'], server);
 run('npm', ['run', 'build:web', '--silent'], root);
-for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'web/index.html']) {
+run(process.execPath, [join(server, 'scripts', 'vendorScalar.mjs')], server);
+for (const file of ['dist/index.js', 'dist/index.d.ts', 'dist/cli.js', 'web/index.html', 'vendor/scalar-standalone.js']) {
   if (!existsSync(join(server, file))) {
     console.error(`prepack: ${file} is missing after the build`);
     process.exit(1);

@@ -92,7 +92,11 @@ describe('the packed server package installed in a host app', () => {
   afterAll(() => rmSync(work, { recursive: true, force: true }), 180_000);
 
   it('ships README, LICENSE, the built dashboard and the command; no sources; every source map carries its sources', () => {
-    expect(packed).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json', 'web/index.html', 'dist/index.js', 'dist/index.d.ts', 'bin/svc-monitor-server.js']));
+    expect(packed).toEqual(
+      expect.arrayContaining(['README.md', 'LICENSE', 'package.json', 'web/index.html', 'vendor/scalar-standalone.js', 'dist/index.js', 'dist/index.d.ts', 'bin/svc-monitor-server.js']),
+    );
+    // The API reference's bundle travels inside the package: its ~300 dependencies are not installed.
+    expect(existsSync(join(host, 'node_modules', '@scalar'))).toBe(false);
     expect(packed.filter((p) => p.startsWith('src/') || p.startsWith('scripts/'))).toEqual([]);
     const installed = join(host, 'node_modules', 'svc-monitor-server');
     const maps = walk(join(installed, 'dist')).filter((f) => f.endsWith('.map'));
@@ -161,6 +165,48 @@ describe('the packed server package installed in a host app', () => {
       first.child.kill('SIGKILL');
     }
   }, 90_000);
+
+  it('the API reference page serves the bundle shipped in the package', async () => {
+    writeFileSync(
+      join(host, 'reference.mjs'),
+      `import express from 'express';
+import { createMonitoring, openSqliteStorage } from 'svc-monitor-server';
+const storage = openSqliteStorage({ file: process.env.DB_FILE });
+const monitoring = createMonitoring({ storage }, { jwtSecret: process.env.JWT_SECRET, enableScalar: true });
+const app = express();
+app.use(monitoring.router);
+const server = app.listen(0, '127.0.0.1', () => console.log('dashboard on http://127.0.0.1:' + server.address().port + '/svc-monitoring'));
+process.once('SIGINT', () => { server.close(); void monitoring.close().then(() => storage.close()); });
+`,
+    );
+    const child = spawn(process.execPath, [join(host, 'reference.mjs')], {
+      cwd: host,
+      env: { ...process.env, DB_FILE: join(work, 'reference.db'), JWT_SECRET: 'y'.repeat(48) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let out = '';
+      const base = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the reference host did not start:\n${out}`)), 30_000);
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          const m = /dashboard on (http:\/\/127\.0\.0\.1:\d+)\/svc-monitoring/.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        };
+        child.stdout.on('data', onData);
+        child.stderr.on('data', onData);
+        child.on('exit', (code) => reject(new Error(`the reference host exited with ${code}:\n${out}`)));
+      });
+      const bundle = await fetch(`${base}/svc-monitoring/scalar/standalone.js`);
+      expect(bundle.status).toBe(200);
+      expect(await bundle.text()).toBe(readFileSync(join(host, 'node_modules', 'svc-monitor-server', 'vendor', 'scalar-standalone.js'), 'utf8'));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 60_000);
 
   it('the package command runs in the host (npx svc-monitor-server --help)', () => {
     expect(run('npx', ['--no-install', 'svc-monitor-server', '--help'], host, 30_000)).toContain('Usage:');

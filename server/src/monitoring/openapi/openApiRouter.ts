@@ -1,14 +1,26 @@
 import { Router } from 'express';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { sendJson } from '../http/sendJson.js';
 import { REFERENCE_CSP } from '../ui/contentSecurityPolicy.js';
 import { buildOpenApiDocument } from './openApiDocument.js';
 
 export const OPENAPI_PATH = '/svc-monitoring/openapi/svc-monitoring.json';
 
-/** The Scalar reference's standalone bundle, from the installed package (nothing from a CDN). */
+/**
+ * The Scalar reference's standalone bundle (nothing from a CDN): the copy this package ships in
+ * vendor/ (made when it is packed), else, in a checkout of the repository, the one of the
+ * installed @scalar/api-reference (a development dependency).
+ */
 function standaloneBundle(): string {
-  return createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
+  const shipped = fileURLToPath(new URL('../../../vendor/scalar-standalone.js', import.meta.url));
+  if (existsSync(shipped)) return shipped;
+  try {
+    return createRequire(import.meta.url).resolve('@scalar/api-reference/browser/standalone.js');
+  } catch {
+    throw new Error(`enableScalar: the API reference's bundle is missing (${shipped}); reinstall svc-monitor-server`);
+  }
 }
 
 /**
