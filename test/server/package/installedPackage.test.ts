@@ -24,9 +24,13 @@ function walk(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : [join(dir, e.name)]));
 }
 
-/** Starts the compiled host; resolves with its base URL once it prints the dashboard line. */
-function startHost(host: string, env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, [join(host, 'build', 'host.js')], { cwd: host, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts a host script (default: the compiled example); resolves with its base URL once it prints the dashboard line. */
+function startHost(
+  host: string,
+  env: NodeJS.ProcessEnv,
+  script = join(host, 'build', 'host.js'),
+): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
+  const child = spawn(process.execPath, [script], { cwd: host, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   return new Promise((resolve, reject) => {
@@ -179,32 +183,13 @@ const server = app.listen(0, '127.0.0.1', () => console.log('dashboard on http:/
 process.once('SIGINT', () => { server.close(); void monitoring.close().then(() => storage.close()); });
 `,
     );
-    const child = spawn(process.execPath, [join(host, 'reference.mjs')], {
-      cwd: host,
-      env: { ...process.env, DB_FILE: join(work, 'reference.db'), JWT_SECRET: 'y'.repeat(48) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const reference = await startHost(host, { DB_FILE: join(work, 'reference.db'), JWT_SECRET: 'y'.repeat(48) }, join(host, 'reference.mjs'));
     try {
-      let out = '';
-      const base = await new Promise<string>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the reference host did not start:\n${out}`)), 30_000);
-        const onData = (d: Buffer) => {
-          out += d.toString();
-          const m = /dashboard on (http:\/\/127\.0\.0\.1:\d+)\/svc-monitoring/.exec(out);
-          if (m) {
-            clearTimeout(timer);
-            resolve(m[1]!);
-          }
-        };
-        child.stdout.on('data', onData);
-        child.stderr.on('data', onData);
-        child.on('exit', (code) => reject(new Error(`the reference host exited with ${code}:\n${out}`)));
-      });
-      const bundle = await fetch(`${base}/svc-monitoring/scalar/standalone.js`);
+      const bundle = await fetch(`${reference.base}/svc-monitoring/scalar/standalone.js`);
       expect(bundle.status).toBe(200);
       expect(await bundle.text()).toBe(readFileSync(join(host, 'node_modules', 'svc-monitor-server', 'vendor', 'scalar-standalone.js'), 'utf8'));
     } finally {
-      child.kill('SIGKILL');
+      reference.child.kill('SIGKILL');
     }
   }, 60_000);
 
