@@ -121,9 +121,21 @@ export default defineConfig({
           name: 'main',
           environment: 'node',
           include: ['test/main/**/*.test.ts'],
-          exclude: ['test/main/electronFirstLaunch.test.ts', 'test/main/electronWiring.test.ts', 'test/main/preloadBridge.test.ts'],
+          exclude: [
+            'test/main/electronFirstLaunch.test.ts',
+            'test/main/electronWiring.test.ts',
+            'test/main/preloadBridge.test.ts',
+            'test/main/credentialVault.test.ts',
+          ],
           isolate: false,
         },
+      },
+      // The keychain tests clear and prune every account of the service svc-monitor in the run's one
+      // Secret Service, which the packaged-app test also writes to (its app logs in). They run after
+      // every other file, as a group of their own, so that neither sees the other's accounts.
+      {
+        extends: true,
+        test: { name: 'keychain', environment: 'node', include: ['test/main/credentialVault.test.ts'], sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
