@@ -10,6 +10,10 @@ import { E2eLastSequencer } from './test/fixtures/e2eLastSequencer.js';
 // replace a module of the server (vi.mock) need a graph of their own: they run in a twin
 // project, "<name>-isolated", with the default isolation. (The includes are `folder/**/*.test.ts`.)
 const FRESH_GRAPH = ['test/server/engine/internals.test.ts'];
+/** The desktop main-process files that replace a module (vi.mock): they run in main-isolated. */
+const MAIN_WITH_MOCKS = ['test/main/electronFirstLaunch.test.ts', 'test/main/electronWiring.test.ts', 'test/main/preloadBridge.test.ts'];
+/** The credential vault against the run's real Secret Service: the keychain project, after every other file. */
+const KEYCHAIN_FILE = 'test/main/credentialVault.test.ts';
 
 function sharedGraph(project: { name: string; include: string[]; exclude?: string[] } & Record<string, unknown>): TestProjectInlineConfiguration[] {
   const { name, include, exclude = [], ...rest } = project;
@@ -121,12 +125,7 @@ export default defineConfig({
           name: 'main',
           environment: 'node',
           include: ['test/main/**/*.test.ts'],
-          exclude: [
-            'test/main/electronFirstLaunch.test.ts',
-            'test/main/electronWiring.test.ts',
-            'test/main/preloadBridge.test.ts',
-            'test/main/credentialVault.test.ts',
-          ],
+          exclude: [...MAIN_WITH_MOCKS, KEYCHAIN_FILE],
           isolate: false,
         },
       },
@@ -135,21 +134,21 @@ export default defineConfig({
       // every other file, as a group of their own, so that neither sees the other's accounts.
       {
         extends: true,
-        test: { name: 'keychain', environment: 'node', include: ['test/main/credentialVault.test.ts'], sequence: { groupOrder: 1 } },
+        test: { name: 'keychain', environment: 'node', include: [KEYCHAIN_FILE], sequence: { groupOrder: 1 } },
       },
       {
         extends: true,
         test: {
           name: 'main-isolated',
           environment: 'node',
-          include: ['test/main/electronFirstLaunch.test.ts', 'test/main/electronWiring.test.ts', 'test/main/preloadBridge.test.ts'],
+          include: MAIN_WITH_MOCKS,
         },
       },
       { extends: true, test: { name: 'renderer', environment: 'happy-dom', include: ['test/renderer/**/*.test.ts'], isolate: false } },
       // e2e: one module graph per worker process as well (its fixtures hold no per-file state: each
-      // file starts its own demo servers and browser contexts); 56 → 52.5 s alone.
-      // e2e: the web dashboard is brought up to date and the desktop bundles are built once per run,
-      // the latter in the background while the other projects' files run (test/fixtures/buildOnce.ts);
+      // file starts its own demo servers and browser contexts; 56 → 52.5 s alone). The web dashboard
+      // is brought up to date and the desktop bundles are built once per run, the latter in the
+      // background while the other projects' files run (test/fixtures/buildOnce.ts);
       // one Chromium serves every file, a fresh browser context per page (test/fixtures/sharedChromium.ts).
       // Its files run two at a time in the same pool as the other projects' files, queued last (a
       // file waiting for the desktop build may wait up to the build's own time limit in its beforeAll).

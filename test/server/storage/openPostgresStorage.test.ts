@@ -93,8 +93,7 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
       // Hold the extension's lock so that the store's migration waits, then end its connection.
       await admin.query('BEGIN');
       await admin.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.extension:pg_trgm'))`);
-      const opening = openPostgresStorage({ connectionString: fresh.connectionString, schema: 'killed', poolSize: 1 });
-      const outcome = opening.then(
+      const outcome = openPostgresStorage({ connectionString: fresh.connectionString, schema: 'killed', poolSize: 1 }).then(
         (s) => s,
         (err: Error) => err,
       );

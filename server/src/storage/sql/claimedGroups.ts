@@ -1,3 +1,4 @@
+import { managedGroup } from './management/managedGroup.js';
 import type { RunnableTaskRow } from './TaskRow.js';
 import type { TaskGroup } from './readModels/ReadModelDeltas.js';
 
@@ -18,10 +19,7 @@ export class ClaimedGroups {
   private readonly groups = new Map<string, ClaimedGroup>();
 
   remember(row: RunnableTaskRow & { row_key?: number }): void {
-    this.groups.set(row.id, {
-      queue: row.queue, type: row.type, is_recurring: row.is_recurring, is_occurrence: row.parent_task_id === null ? 0 : 1,
-      created_at: row.created_at, rowKey: row.row_key ?? null,
-    });
+    this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null });
   }
 
   /** The group of a claimed row, forgotten as it is handed out (each run ends once). */

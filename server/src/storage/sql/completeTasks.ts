@@ -68,12 +68,7 @@ export function prepareCompleteTasks(
         const ended = endKnown.run(
           r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, group.rowKey, r.id,
         );
-        if (ended.changes === 1) {
-          row = {
-            queue: group.queue, type: group.type, is_recurring: group.is_recurring, is_occurrence: group.is_occurrence,
-            created_at: group.created_at, exception: r.exception,
-          };
-        }
+        if (ended.changes === 1) row = { ...group, exception: r.exception };
       }
       if (row === undefined) {
         row = (r.nextStatus !== 'Pending'
