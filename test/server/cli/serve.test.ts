@@ -2,23 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledScript } from '../../fixtures/bundledScript.js';
 import { runCli, startCli } from './cliProcess.js';
 
 /** A database written by a separate process (its own connection, then closed). */
 function writeDatabaseInChildProcess(file: string): void {
-  const script = `
-    import { openDatabase } from ${JSON.stringify(new URL('../../../server/src/storage/openDatabase.ts', import.meta.url).pathname)};
-    import { writeTaskRow } from ${JSON.stringify(new URL('../../fixtures/writeTaskRow.ts', import.meta.url).pathname)};
-    import { randomUUID } from 'node:crypto';
-    const db = openDatabase({ file: process.argv[1] });
-    const ins = db.prepare("INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at) VALUES (?, ?, ?, '{}', 'default', ?, 'Full', ?)");
-    for (let i = 0; i < 25; i++) {
-      const id = randomUUID();
-      writeTaskRow(db, id, () => ins.run(id, 'Cli.Sample.Job' + (i % 3), 'Cli.Sample.Handler', i % 5 === 0 ? 'Failed' : 'Completed', Date.now() - i * 60000));
-    }
-    db.close();`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [bundledScript(fileURLToPath(new URL('./fixtures/writeSampleDatabase.ts', import.meta.url))), file], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
 }
 

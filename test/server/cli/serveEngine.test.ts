@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundledScript } from '../../fixtures/bundledScript.js';
 import { startCli } from './cliProcess.js';
 
 const DAY = 86_400_000;
@@ -16,27 +18,10 @@ const createdAt = (file: string): number[] => {
   }
 };
 
-const root = new URL('../../../server/src/', import.meta.url).pathname;
-
 /** A separate engine process dispatches tasks, runs them to the end and exits. */
 function runEngineProcess(file: string): void {
-  const script = `
-    import { createEngine } from ${JSON.stringify(root + 'engine/Engine.ts')};
-    import { openSqliteStorage } from ${JSON.stringify(root + 'storage/sqlite/openSqliteStorage.ts')};
-    const storage = openSqliteStorage({ file: process.argv[1] });
-    const engine = createEngine({ storage, queues: { default: { concurrency: 4 } } });
-    engine.handle('Cli.Engine.Ok', async (_r, ctx) => { ctx.log.info('did it'); });
-    engine.handle('Cli.Engine.Broken', async () => { throw new Error('nope'); });
-    const done = new Set();
-    const all = new Promise((resolve) => {
-      engine.on('event', (e) => { if (e.kind === 'Completed' || e.kind === 'Failed') { done.add(e.taskId); if (done.size === 12) resolve(); } });
-    });
-    await engine.start();
-    for (let i = 0; i < 12; i++) await engine.dispatch(i % 4 === 0 ? 'Cli.Engine.Broken' : 'Cli.Engine.Ok', { i });
-    await all;
-    await engine.stop({ graceMs: 1000 });
-    storage.close();`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, file], { encoding: 'utf8', timeout: 60_000 });
+  const script = bundledScript(fileURLToPath(new URL('./fixtures/runEngineToEnd.ts', import.meta.url)));
+  const r = spawnSync(process.execPath, [script, file], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`engine process failed (${r.status} ${r.signal}): ${r.stderr} ${r.stdout}`);
 }
 

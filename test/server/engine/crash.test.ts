@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../../server/src/index.js';
+import { bundledScript } from '../../fixtures/bundledScript.js';
 import { engineOn } from './fixtures/storeUnderTest.js';
 import { waitFor } from './helpers.js';
 
@@ -15,7 +16,7 @@ describe('crash recovery', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
     const file = join(dir, 'tasks.db');
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, 'fixtures/crashChild.ts'), file, String(TASKS)], {
+      const child = spawn(process.execPath, [bundledScript(resolve(__dirname, 'fixtures/crashChild.ts')), file, String(TASKS)], {
         cwd: resolve(__dirname, '../../..'),
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { bundledScript } from '../../fixtures/bundledScript.js';
 import { ms, openScheduleHarness } from './fixtures/scheduleHarness.js';
 
 const CHILD = join(import.meta.dirname, 'fixtures', 'materializeChild.ts');
@@ -27,7 +28,7 @@ async function seed(count: number): Promise<{ file: string; ids: string[] }> {
 }
 
 function startChild(file: string, now: number, step = 0, ticks = 1): { child: ChildProcess; done: Promise<number | null>; output: () => string } {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, file, String(now), String(step), String(ticks)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [bundledScript(CHILD), file, String(now), String(step), String(ticks)], { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const done = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

@@ -6,6 +6,7 @@ import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineSto
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
+import { bundledScript } from '../../fixtures/bundledScript.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/pgStoreWorker.ts', import.meta.url));
@@ -19,7 +20,7 @@ const task = (i: number, extra: Partial<NewTask> = {}): NewTask => ({
 });
 
 function runWorker(connectionString: string, mode: 'drain' | 'claimAndHang', size: number): { child: ChildProcess; result: Promise<{ instanceId: string; claimed: string[] }> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', WORKER, connectionString, mode, String(size)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bundledScript(WORKER), connectionString, mode, String(size)], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stderr!.on('data', (d) => (err += d));
