@@ -11,7 +11,9 @@
  * other in the same sitting. Linux only (/proc). Last line: one JSON object.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const INTERVAL_MS = 250;
@@ -104,8 +106,14 @@ const busyAtStart = machineBusy();
 const started = performance.now();
 const timer = setInterval(() => sample(false), INTERVAL_MS);
 const child = spawn('npm', ['test', ...(args.length > 0 ? ['--', ...args] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+// The run's whole output goes to a file (its path is printed), its last lines are read for the summary.
+const logPath = join(mkdtempSync(join(tmpdir(), 'svc-bench-suite-')), 'npm-test.log');
+const log = createWriteStream(logPath);
 let tail = '';
-const keep = (d: Buffer) => (tail = (tail + d.toString()).slice(-4000));
+const keep = (d: Buffer) => {
+  log.write(d);
+  tail = (tail + d.toString()).slice(-4000);
+};
 child.stdout.on('data', keep);
 child.stderr.on('data', keep);
 const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
@@ -120,7 +128,8 @@ const rows = [...perGroup].map(([group, ticks]) => ({ group, cpuS: ticks / TICKS
 const attributed = rows.reduce((s, r) => s + r.cpuS, 0);
 const pct = (x: number) => `${((100 * x) / busyS).toFixed(1)}%`.padStart(7);
 
-console.log(`npm test ${args.join(' ')}: exit ${code}, ${summary}`);
+await new Promise<void>((resolve) => log.end(resolve));
+console.log(`npm test ${args.join(' ')}: exit ${code}, ${summary} (output: ${logPath})`);
 console.log(`wall ${wallS.toFixed(1)} s; machine busy ${busyS.toFixed(1)} CPU-s (${(busyS / wallS).toFixed(2)} of ${readdirSync('/sys/devices/system/cpu').filter((d) => /^cpu\d+$/.test(d)).length} cores)`);
 console.log(`${'kind of process'.padEnd(52)} ${'CPU-s'.padStart(8)} ${'share'.padStart(7)}`);
 for (const r of rows.slice(0, 25)) console.log(`${r.group.slice(0, 52).padEnd(52)} ${r.cpuS.toFixed(1).padStart(8)} ${pct(r.cpuS)}`);
