@@ -30,7 +30,7 @@ interface Sample {
 }
 
 /** The kind of a process, from its name and command line (read once, when first seen). */
-export function classify(comm: string, argv: string[]): string {
+function classify(comm: string, argv: string[]): string {
   const line = argv.join(' ');
   if (/chrom/i.test(comm) || /(^|\/)chromium?(\s|$)/.test(argv[0] ?? '')) {
     const type = /--type=(\S+)/.exec(line)?.[1] ?? 'browser';
@@ -137,7 +137,7 @@ const rest = rows.slice(25).reduce((s, r) => s + r.cpuS, 0);
 if (rest > 0) console.log(`${'(the other kinds)'.padEnd(52)} ${rest.toFixed(1).padStart(8)} ${pct(rest)}`);
 const unattributed = busyS - attributed - benchS;
 console.log(`${'unattributed (ended between samples, kernel)'.padEnd(52)} ${unattributed.toFixed(1).padStart(8)} ${pct(unattributed)}`);
-console.log(`${'this bench (sampling every 250 ms)'.padEnd(52)} ${benchS.toFixed(1).padStart(8)} ${pct(benchS)}`);
+console.log(`${`this bench (sampling every ${INTERVAL_MS} ms)`.padEnd(52)} ${benchS.toFixed(1).padStart(8)} ${pct(benchS)}`);
 console.log(
   JSON.stringify({
     bench: 'suite-cpu',

@@ -43,8 +43,10 @@ function walk(dir) {
 }
 const tsconfig = JSON.parse(readFileSync(config, 'utf8'));
 for (const pattern of tsconfig.include ?? []) {
-  // The folder part of the pattern, before its first wildcard.
-  const base = pattern.split('/').filter((part, i, all) => !all.slice(0, i + 1).some((p) => p.includes('*'))).join('/');
+  // The folder part of the pattern: its segments before the first one with a wildcard.
+  const parts = pattern.split('/');
+  const wildcard = parts.findIndex((part) => part.includes('*'));
+  const base = (wildcard < 0 ? parts : parts.slice(0, wildcard)).join('/');
   const path = resolve(dirname(config), base);
   if (existsSync(path) && statSync(path).isDirectory()) walk(path);
   else files.add(path);
