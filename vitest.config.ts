@@ -32,6 +32,10 @@ export default defineConfig({
     reporters: ['default', './test/fixtures/summaryReporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll gives up after 1 s by default: a page or a session that needs a network round
+    // trip and a render can take longer than that on a busy machine. Every poll waits for its
+    // value up to 10 s (as the desktop suites' waitUntil does); a value that never comes still fails.
+    expect: { poll: { timeout: 10_000 } },
     // Two files at a time on the two cores (vitest's default leaves one core idle): most files
     // wait on servers, child processes and databases rather than computing. The server-side projects run
     // in worker threads rather than child processes (less CPU time, see sharedGraph above);

@@ -40,7 +40,7 @@ describe('bulk actions on a filtered task list', () => {
     });
     expect(platform.callsOf('management.bulk')[0]).not.toHaveProperty('filter.page');
     expect(wrapper.find('[data-testid="bulk-message"]').text()).toContain('3 done');
-    await vi.waitFor(() => expect(platform.callsOf('tasks.list').length).toBeGreaterThan(listsBefore));
+    await vi.waitFor(() => expect(platform.callsOf('tasks.list').length).toBeGreaterThan(listsBefore), { timeout: 5000 });
   });
 
   it('progress follows the BulkProgress events while the live connection is up; GET /management/bulk/{id} is polled only while it is down', async () => {
