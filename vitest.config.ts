@@ -36,6 +36,10 @@ export default defineConfig({
     // trip and a render can take longer than that on a busy machine. Every poll waits for its
     // value up to 10 s (as the desktop suites' waitUntil does); a value that never comes still fails.
     expect: { poll: { timeout: 10_000 } },
+    // Transformed modules are kept on disk (node_modules/.experimental-vitest-cache, keyed by each
+    // file's content and the config) and shared by the projects: the server sources are
+    // transformed once for all eight server-side projects, and not again on the next run.
+    experimental: { fsModuleCache: true },
     // Two files at a time on the two cores (vitest's default leaves one core idle): most files
     // wait on servers, child processes and databases rather than computing. The server-side projects run
     // in worker threads rather than child processes (less CPU time, see sharedGraph above);
