@@ -39,8 +39,24 @@ export async function createTestDatabase(prefix = 'svc_test', exactName?: string
   return {
     name,
     connectionString: testDatabaseUrl(name),
-    drop: () => withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () => dropDatabase(name),
   };
+}
+
+/** Drops a database, its connections closed first; nothing when it is not there. */
+export async function dropDatabase(name: string): Promise<void> {
+  await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** Whether a database of that name exists on the test server. */
+export async function databaseExists(name: string): Promise<boolean> {
+  const { rowCount } = await withAdmin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
+  return rowCount === 1;
+}
+
+/** Renames a database nobody is connected to. */
+export async function renameDatabase(from: string, to: string): Promise<void> {
+  await withAdmin((c) => c.query(`ALTER DATABASE "${from}" RENAME TO "${to}"`));
 }
 
 /** `<prefix>_<time>_<random>`: unique on a server shared by concurrent runs. */
