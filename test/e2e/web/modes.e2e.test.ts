@@ -46,6 +46,8 @@ describe('authentication off, and the standalone registration (serve)', () => {
       page.on('response', (r) => {
         if (r.url().includes('/svc-monitoring/hub')) negotiate.push(r.status());
       });
+      // The page's clock is Playwright's: it runs as the real one, and the test moves it on to the next poll.
+      await page.clock.install();
       await page.goto(`${standalone.base}/tasks?pageSize=50`);
       await page.waitForSelector('[data-testid="task-table"]');
       await page.waitForSelector('[data-testid="connection-indicator"][data-state="unavailable"]', { timeout: 15_000 });
@@ -55,6 +57,7 @@ describe('authentication off, and the standalone registration (serve)', () => {
       page.on('framenavigated', (f) => navigations.push(f.url()));
       // The demo (another process) writes into the shared database; polling alone must show it.
       const id = await demoDispatch(demo.port, 'fast');
+      await page.clock.fastForward(5_000); // the next poll, now rather than up to 5 s later
       await page.waitForSelector(`[data-testid="task-table"] tr[data-task-id="${id}"]`, { timeout: 12_000 });
       expect(navigations).toEqual([]);
     } finally {
