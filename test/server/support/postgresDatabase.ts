@@ -48,10 +48,10 @@ export async function dropDatabase(name: string): Promise<void> {
   await withAdmin((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
 }
 
-/** Whether a database of that name exists on the test server. */
-export async function databaseExists(name: string): Promise<boolean> {
-  const { rowCount } = await withAdmin((c) => c.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]));
-  return rowCount === 1;
+/** Which of these databases exist on the test server, read in one statement (one snapshot). */
+export async function existingDatabases(names: string[]): Promise<Set<string>> {
+  const { rows } = await withAdmin((c) => c.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname = ANY($1)', [names]));
+  return new Set(rows.map((r) => r.datname));
 }
 
 /** Renames a database nobody is connected to. */
