@@ -1,7 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
-import { E2eLastSequencer } from './test/fixtures/e2eLastSequencer.js';
 
 // The server-side projects share one module graph per worker (isolate: false): a worker loads
 // the server sources once and runs file after file on them, instead of loading them again for
@@ -40,16 +39,24 @@ export default defineConfig({
     // file's content and the config) and shared by the projects: the server sources are
     // transformed once for all eight server-side projects, and not again on the next run.
     experimental: { fsModuleCache: true },
-    // Two files at a time on the two cores (vitest's default leaves one core idle): most files
-    // wait on servers, child processes and databases rather than computing. The server-side projects run
-    // in worker threads rather than child processes (less CPU time, see sharedGraph above);
-    // main, renderer and e2e keep processes (Electron-like globals, keytar, browsers).
-    maxWorkers: 2,
-    // The e2e files after the others' (test/fixtures/e2eLastSequencer.ts), still in the same pool,
-    // so that the other core keeps working while they run.
-    sequence: { sequencer: E2eLastSequencer },
+    // The run goes in four groups, one after the other (sequence.groupOrder), each with as many
+    // files at a time as keeps the two cores busy without queueing on them:
+    //   0. the engine suites over the other stores, the monitoring suites on PostgreSQL, main and
+    //      renderer: 3 at a time (they wait on PostgreSQL and on child processes);
+    //   1. server: 4 at a time (its longest files mostly wait: npm pack and install, child
+    //      engines on PostgreSQL, hub keep-alive and token-expiry timers);
+    //   2. e2e: 2 at a time (Chromium keeps both cores busy; more only lengthens each file);
+    //   3. keychain (below).
+    // Measured (whole run, vitest's own figure, alternate A/B pairs in one sitting): one group of
+    // 2 at a time 152 and 154 s, these groups 135 and 134 s. Not taken: 4 at a time in groups 0
+    // and 1 (every extra worker loads its own module graph), server at 5, e2e at 3 or in the
+    // server's group (CPU-bound there).
+    // The server-side projects run in worker threads rather than child processes (less CPU time,
+    // see sharedGraph above); main, renderer and e2e keep processes (Electron-like globals,
+    // keytar, browsers).
+    maxWorkers: 3,
     projects: [
-      ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'] }),
+      ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'], maxWorkers: 4, sequence: { groupOrder: 1 } }),
       // The engine and schedule suites again, over a store whose every call resolves on a later tick.
       // Only files that get their store from test/server/engine/fixtures/storeUnderTest.ts (directly
       // or through the engine and schedule harnesses) run differently there; the excluded files build
@@ -142,7 +149,7 @@ export default defineConfig({
       // every other file, as a group of their own, so that neither sees the other's accounts.
       {
         extends: true,
-        test: { name: 'keychain', environment: 'node', include: [KEYCHAIN_FILE], sequence: { groupOrder: 1 } },
+        test: { name: 'keychain', environment: 'node', include: [KEYCHAIN_FILE], sequence: { groupOrder: 3 } },
       },
       {
         extends: true,
@@ -158,14 +165,16 @@ export default defineConfig({
       // is brought up to date and the desktop bundles are built once per run, the latter in the
       // background while the other projects' files run (test/fixtures/buildOnce.ts);
       // one Chromium serves every file, a fresh browser context per page (test/fixtures/sharedChromium.ts).
-      // Its files run two at a time in the same pool as the other projects' files, queued last (a
-      // file waiting for the desktop build may wait up to the build's own time limit in its beforeAll).
+      // Its files run two at a time, after every other project's (a file waiting for the desktop
+      // build may wait up to the build's own time limit in its beforeAll).
       {
         extends: true,
         test: {
           name: 'e2e',
           environment: 'node',
           isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 2 },
           include: ['test/e2e/**/*.test.ts'],
           hookTimeout: 300_000,
           globalSetup: ['./test/fixtures/buildOnce.ts', './test/fixtures/sharedChromium.ts'],
