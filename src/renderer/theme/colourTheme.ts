@@ -1,4 +1,5 @@
 import { computed, ref } from 'vue';
+import { mediaQueryMatches } from './mediaQuery.js';
 
 export type ThemePreference = 'system' | 'light' | 'dark';
 const KEY = 'svc-monitoring.theme';
@@ -25,12 +26,7 @@ function readPreference(): ThemePreference {
  * recolours both, charts included. Follows the system until the user picks one.
  */
 export const themePreference = ref<ThemePreference>(typeof window !== 'undefined' ? readPreference() : 'system');
-const media = typeof window !== 'undefined' && window.matchMedia ? window.matchMedia('(prefers-color-scheme: dark)') : null;
-const systemDark = ref(media?.matches ?? false);
-media?.addEventListener?.('change', (e) => {
-  systemDark.value = e.matches;
-  applyTheme();
-});
+const systemDark = mediaQueryMatches('(prefers-color-scheme: dark)', () => applyTheme());
 
 export const effectiveTheme = computed<'light' | 'dark'>(() => (themePreference.value === 'system' ? (systemDark.value ? 'dark' : 'light') : themePreference.value));
 
