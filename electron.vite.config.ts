@@ -14,11 +14,12 @@ export default defineConfig({
       // keytar is native and @microsoft/signalr loads its Node transports (ws, eventsource,
       // fetch-cookie, tough-cookie, node-fetch, abort-controller) with a require hidden from
       // bundlers: both stay packages (production dependencies, packed into app.asar); so does
-      // ws, whose optional native helpers a bundle would ask for by name. The rest is bundled.
-      externalizeDeps: { include: ['keytar', '@microsoft/signalr', 'ws'] },
+      // ws, whose optional native helpers a bundle would ask for by name; and electron-updater,
+      // which picks its platform updater and Electron's modules with lazy requires. The rest is bundled.
+      externalizeDeps: { include: ['keytar', '@microsoft/signalr', 'ws', 'electron-updater'] },
       rolldownOptions: {
         input: { index: resolve(import.meta.dirname, 'src/main/index.ts') },
-        external: ['electron', 'keytar', '@microsoft/signalr', 'ws'],
+        external: ['electron', 'keytar', '@microsoft/signalr', 'ws', 'electron-updater'],
       },
     },
   },

@@ -3,9 +3,11 @@
  *   node --import tsx build/generate-icons.ts
  * Writes build/icon.png (512 px, electron-builder derives the platform formats from it),
  * build/tray/tray.png, build/tray/tray-unread.png (32 px, with a red dot) and
- * build/tray/tray-warning.png (with an amber triangle).
+ * build/tray/tray-warning.png (with an amber triangle), and for the macOS menu bar the same
+ * three as template images (black and alpha only, so macOS draws them in the bar's own colour,
+ * light or dark): build/tray/macos/<name>Template.png at 16 px and <name>Template@2x.png at 32 px.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { crc32, deflateSync } from 'node:zlib';
@@ -59,7 +61,8 @@ function roundedBox(x: number, y: number, size: number, radius: number): number 
 }
 
 /** A pulse line (monitoring) on a rounded square. */
-function icon(size: number, options: { background: boolean; dot: boolean; warning?: boolean }): Buffer {
+function icon(size: number, options: { background: boolean; dot: boolean; warning?: boolean; template?: boolean }): Buffer {
+  const ink = (rgba: Rgba): Rgba => (options.template ? [0, 0, 0, 255] : rgba);
   const s = size / 32;
   const pulse: Array<[number, number]> = [
     [4, 17], [10, 17], [13, 9], [17, 24], [20, 14], [22, 17], [28, 17],
@@ -73,16 +76,16 @@ function icon(size: number, options: { background: boolean; dot: boolean; warnin
     }
     let d = Infinity;
     for (let i = 0; i + 1 < pulse.length; i++) d = Math.min(d, segDist(x, y, ...pulse[i]!, ...pulse[i + 1]!));
-    c = over(c, options.background ? [56, 189, 248, 255] : [226, 232, 240, 255], stroke / 2 - d + 0.5);
+    c = over(c, ink(options.background ? [56, 189, 248, 255] : [226, 232, 240, 255]), stroke / 2 - d + 0.5);
     if (options.dot) {
       const dd = Math.hypot(x - 25 * s, y - 7 * s) - 6 * s;
-      c = over(c, [239, 68, 68, 255], 0.5 - dd);
+      c = over(c, ink([239, 68, 68, 255]), 0.5 - dd);
     }
     if (options.warning) {
-      // An amber triangle with a dark bar: some environment is not watched.
+      // An amber triangle with a dark bar (a bar cut out of a template): some environment is not watched.
       const inside = Math.min(y - 1 * s, 13 * s - y, (y - 1 * s) * 0.58 - Math.abs(x - 25 * s));
-      c = over(c, [245, 158, 11, 255], inside + 0.5);
-      if (Math.abs(x - 25 * s) < 0.9 * s && y > 5 * s && y < 10 * s) c = over(c, [30, 41, 59, 255], 1);
+      c = over(c, ink([245, 158, 11, 255]), inside + 0.5);
+      if (Math.abs(x - 25 * s) < 0.9 * s && y > 5 * s && y < 10 * s) c = options.template ? [0, 0, 0, 0] : over(c, [30, 41, 59, 255], 1);
     }
     return c;
   });
@@ -93,4 +96,9 @@ writeFileSync(join(here, 'icon.png'), icon(512, { background: true, dot: false }
 writeFileSync(join(here, 'tray', 'tray.png'), icon(32, { background: false, dot: false }));
 writeFileSync(join(here, 'tray', 'tray-unread.png'), icon(32, { background: false, dot: true }));
 writeFileSync(join(here, 'tray', 'tray-warning.png'), icon(32, { background: false, dot: false, warning: true }));
-console.log('wrote build/icon.png, build/tray/tray.png, build/tray/tray-unread.png, build/tray/tray-warning.png');
+mkdirSync(join(here, 'tray', 'macos'), { recursive: true });
+for (const [name, options] of [['tray', {}], ['tray-unread', { dot: true }], ['tray-warning', { warning: true }]] as const) {
+  writeFileSync(join(here, 'tray', 'macos', `${name}Template.png`), icon(16, { background: false, dot: false, ...options, template: true }));
+  writeFileSync(join(here, 'tray', 'macos', `${name}Template@2x.png`), icon(32, { background: false, dot: false, ...options, template: true }));
+}
+console.log('wrote build/icon.png, build/tray/tray{,-unread,-warning}.png and build/tray/macos/tray{,-unread,-warning}Template{,@2x}.png');

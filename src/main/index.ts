@@ -2,7 +2,9 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, dialog, Menu, net, powerMonitor, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
+import electronUpdater from 'electron-updater';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
@@ -13,6 +15,7 @@ import { wireIpc } from './electron/ipcWiring.js';
 import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
 import { TrayController } from './electron/trayAndBadge.js';
+import { trayIconPaths } from './tray/trayIcons.js';
 import { LogFile } from './logging/LogFile.js';
 import { electronNetwork } from './network/electronNetwork.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
@@ -20,6 +23,9 @@ import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins } from './window/navigationPolicy.js';
+import { ElectronAppUpdater } from './update/ElectronAppUpdater.js';
+import { restartPromptListener } from './update/restartPrompt.js';
+import { resolveUpdateFeed } from './update/updateFeed.js';
 
 /** Must equal electron-builder's appId: Windows ties notifications and taskbar to it. */
 const APP_USER_MODEL_ID = 'dev.svc-monitor.console';
@@ -47,6 +53,24 @@ if (!app.requestSingleInstanceLock()) {
   let pendingLink = findDeepLinkArgument(process.argv);
   let quitting = false;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
+  // Checks at start and every 12 hours; a downloaded version is installed on quit, or at once
+  // from the restart notice.
+  const updater = new ElectronAppUpdater({
+    currentVersion: app.getVersion(),
+    feed: resolveUpdateFeed({ packaged: app.isPackaged, env: process.env, resourcesPath: process.resourcesPath, exists: existsSync }),
+    createEngine: () => electronUpdater.autoUpdater,
+    log,
+  });
+  // Kept referenced while on screen: a collected Notification loses its click.
+  let restartNotice: Notification | undefined;
+  updater.onStatus(
+    restartPromptListener((notice) => {
+      if (!Notification.isSupported()) return;
+      restartNotice = new Notification({ ...notice, icon: assets('icon.png') });
+      restartNotice.on('click', () => updater.restartToUpdate());
+      restartNotice.show();
+    }),
+  );
 
   const show = () => {
     if (!window || window.isDestroyed()) return;
@@ -133,7 +157,7 @@ if (!app.requestSingleInstanceLock()) {
     const recovery = services.store.recovery;
     if (recovery) log.warn(`environment list unreadable, moved to ${recovery.movedTo}: ${recovery.reason}`);
     tray = new TrayController(
-      { normal: assets('tray/tray.png'), unread: assets('tray/tray-unread.png'), warning: assets('tray/tray-warning.png') },
+      trayIconPaths(process.platform, assets),
       {
         show,
         openEnvironment: (id) => open({ kind: 'environment', environmentId: id }),
@@ -173,11 +197,13 @@ if (!app.requestSingleInstanceLock()) {
     if (pendingLink) handleLink(pendingLink);
     pendingLink = undefined;
     log.info(`started with ${services.environments().length} environment(s)`);
+    updater.start();
   };
   app.whenReady().then(start).catch(failStart);
 
   app.on('before-quit', () => {
     quitting = true;
+    updater.dispose();
     void services?.dispose();
     tray?.destroy();
   });

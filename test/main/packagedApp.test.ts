@@ -19,6 +19,8 @@ const asar = require('@electron/asar') as {
   extractAll(archive: string, dest: string): void;
 };
 const run = promisify(execFile);
+const fuses = require('@electron/fuses') as typeof import('@electron/fuses');
+const yaml = require('js-yaml') as { load(text: string): unknown };
 
 /** The packaged app in a Node child process, driven over IPC (see support/packagedAppHarness.ts). */
 class PackagedApp {
@@ -158,6 +160,29 @@ describe('the packaged app (npm run package:dir)', () => {
     figures['asarModules'] = modules;
   });
 
+  it('has its fuses flipped in the binary and carries the update feed electron-builder wrote from publish', async () => {
+    const linux = join(work, 'release/linux-unpacked');
+    const wire = await fuses.getCurrentFuseWire(join(linux, 'svc-monitor'));
+    const F = fuses.FuseV1Options;
+    // A fuse is one byte of the wire: '1' on, '0' off.
+    const S = { ENABLE: '1'.charCodeAt(0), DISABLE: '0'.charCodeAt(0) };
+    expect(wire.version).toBe(fuses.FuseVersion.V1);
+    expect({
+      runAsNode: wire[F.RunAsNode],
+      nodeOptions: wire[F.EnableNodeOptionsEnvironmentVariable],
+      inspect: wire[F.EnableNodeCliInspectArguments],
+      asarIntegrity: wire[F.EnableEmbeddedAsarIntegrityValidation],
+      onlyAsar: wire[F.OnlyLoadAppFromAsar],
+      cookieEncryption: wire[F.EnableCookieEncryption],
+      fileProtocolPrivileges: wire[F.GrantFileProtocolExtraPrivileges],
+    }).toEqual({ runAsNode: S.DISABLE, nodeOptions: S.DISABLE, inspect: S.DISABLE, asarIntegrity: S.ENABLE, onlyAsar: S.ENABLE, cookieEncryption: S.ENABLE, fileProtocolPrivileges: S.DISABLE });
+    const config = yaml.load(await readFile(join(REPO, 'build/electron-builder.yml'), 'utf8')) as { publish: Array<{ url: string }> };
+    const feed = yaml.load(await readFile(join(linux, 'resources/app-update.yml'), 'utf8'));
+    expect(feed).toEqual({ provider: 'generic', url: config.publish[0]!.url, updaterCacheDirName: expect.stringMatching(/^svc-monitor-updater$/) });
+    // The updater is in the archive (a package: it picks its platform code at run time).
+    expect(files).toContain('/node_modules/electron-updater/package.json');
+  });
+
   it('holds every module the built main and preload bundles load at run time, with their dependencies', () => {
     const missing: string[] = [];
     const checked = new Set<string>();
@@ -192,6 +217,7 @@ describe('the packaged app (npm run package:dir)', () => {
     expect(checked).toContain('/node_modules/ws');
     expect(checked).toContain('/node_modules/eventsource');
     expect(checked).toContain('/node_modules/keytar'); // native: loaded at run time, not bundled
+    expect(checked).toContain('/node_modules/electron-updater');
   });
 
   it('keeps the preload a small sandbox-compatible CommonJS file and the renderer free of inline scripts', () => {
@@ -242,6 +268,17 @@ describe('the packaged app (npm run package:dir)', () => {
     const first = await waitForSnapshot(app, 'the window with the environment list', (s) => s.shownAt !== undefined && environmentsSent(s).some((e) => e.environments.length === 2));
     expect(first.loadedUrl).toBe('app://console/');
     expect(first.windowOptions?.['webPreferences']).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false, devTools: false });
+    // The preload the window names is the packaged one.
+    const preloadPath = (first.windowOptions?.['webPreferences'] as { preload: string }).preload;
+    expect(relative(appDir, preloadPath).split('\\').join('/')).toBe('out/preload/index.cjs');
+    expect(existsSync(preloadPath)).toBe(true);
+    // The vault says which store it uses: the OS keychain, or memory with the reason (this
+    // stand-in's safeStorage answers basic_text, which the vault refuses).
+    const vault = await app.invoke<{ storage: string; reason?: string }>('vault.status');
+    expect(vault.ok).toBe(true);
+    const store = (vault as { value: { storage: string; reason?: string } }).value;
+    expect(['keychain', 'memory']).toContain(store.storage);
+    if (store.storage === 'memory') expect(store.reason).toMatch(/keychain.*basic_text/s);
     const listed = environmentsSent(first).find((e) => e.environments.length === 2)!;
     expect(listed.environments.map((e) => e.name)).toEqual(['Staging', 'Production']);
     figures['windowWithEnvironmentsMs'] = Math.round(Math.max(first.shownAt!, listed.at));

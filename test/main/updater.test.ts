@@ -34,8 +34,8 @@ class LoopbackExecutor extends ElectronHttpExecutor {
   constructor() {
     super(null as never);
   }
-  override createRequest(options: RequestOptions, callback: (response: IncomingMessage) => void): ClientRequest {
-    return httpRequest(options, callback);
+  override createRequest(options: RequestOptions, callback: (response: IncomingMessage) => void): ReturnType<ElectronHttpExecutor['createRequest']> {
+    return httpRequest(options, callback) as ClientRequest as unknown as ReturnType<ElectronHttpExecutor['createRequest']>;
   }
 }
 
