@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
+import { registerAppImageProtocol } from './desktopIntegration/appImageProtocol.js';
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
 import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.js';
@@ -29,6 +30,8 @@ import { resolveUpdateFeed } from './update/updateFeed.js';
 
 /** Must equal electron-builder's appId: Windows ties notifications and taskbar to it. */
 const APP_USER_MODEL_ID = 'dev.svc-monitor.console';
+/** package.json desktopName without `.desktop`: the window class Linux docks group by. */
+const DESKTOP_WM_CLASS = 'svc-monitor';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const devServerUrl = process.env['ELECTRON_RENDERER_URL'];
@@ -198,6 +201,8 @@ if (!app.requestSingleInstanceLock()) {
     pendingLink = undefined;
     log.info(`started with ${services.environments().length} environment(s)`);
     updater.start();
+    // An AppImage declares svc-monitor: links itself (installers do it at install time).
+    void registerAppImageProtocol({ platform: process.platform, env: process.env, scheme: DEEP_LINK_SCHEME, wmClass: DESKTOP_WM_CLASS, log });
   };
   app.whenReady().then(start).catch(failStart);
 
