@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -30,11 +30,20 @@ async function home() {
 describe('the AppImage registers the svc-monitor: link handler on first run', () => {
   it('writes a hidden desktop entry that starts this AppImage with the link, and xdg-mime then names it the handler', async () => {
     const h = await home();
-    expect(await h.register('/home/ana/Apps/Svc Monitor-0.1.0.AppImage')).toBe('registered');
+    // Another handler of the scheme is the default so far (an older install, say).
+    await mkdir(join(h.env.XDG_DATA_HOME, 'applications'), { recursive: true });
+    await writeFile(join(h.env.XDG_DATA_HOME, 'applications', 'other.desktop'), '[Desktop Entry]\nType=Application\nName=Other\nExec=/bin/true %U\nMimeType=x-scheme-handler/svc-monitor;\n');
+    await run('xdg-mime', ['default', 'other.desktop', 'x-scheme-handler/svc-monitor'], { env: { ...process.env, ...h.env } });
+    expect(await h.handler()).toBe('other.desktop');
+    // xdg-mime only names a handler whose program exists: a real file stands for the AppImage.
+    const appImage = join(h.env.HOME, 'Apps', 'svc-monitor-0.1.0-x86_64.AppImage');
+    await mkdir(join(h.env.HOME, 'Apps'));
+    await writeFile(appImage, '#!/bin/sh\n', { mode: 0o755 });
+    expect(await h.register(appImage)).toBe('registered');
     expect(await h.handler()).toBe(APPIMAGE_DESKTOP_FILE);
     const text = await h.entry();
     expect(text).toMatch(/^\[Desktop Entry\]\n/);
-    expect(text).toContain('Exec="/home/ana/Apps/Svc Monitor-0.1.0.AppImage" %U\n');
+    expect(text).toContain(`Exec=${appImage} %U\n`);
     expect(text).toContain('MimeType=x-scheme-handler/svc-monitor;\n');
     expect(text).toContain('NoDisplay=true\n');
     expect(text).toContain('StartupWMClass=svc-monitor\n');
@@ -46,7 +55,8 @@ describe('the AppImage registers the svc-monitor: link handler on first run', ()
     await h.register('/opt/a/svc.AppImage');
     expect(await h.register('/opt/a/svc.AppImage')).toBe('unchanged');
     expect(await h.register('/opt/b/svc $HOME "x" 100%.AppImage')).toBe('registered');
-    // Quoting by the desktop entry rules: " ` $ \ escaped, backslashes doubled again, % doubled.
+    // A path with reserved characters is quoted by the desktop entry rules: " ` $ \ escaped,
+    // backslashes doubled again, % doubled.
     expect(await h.entry()).toContain('Exec="/opt/b/svc \\\\$HOME \\\\"x\\\\" 100%%.AppImage" %U\n');
     expect(await h.handler()).toBe(APPIMAGE_DESKTOP_FILE);
   });

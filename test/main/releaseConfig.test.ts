@@ -32,6 +32,8 @@ describe('shipping configuration (build/electron-builder.yml)', () => {
     });
     expect(config['publish']).toEqual([{ provider: 'generic', url: expect.stringMatching(/^https:\/\//) }]);
     expect(config['mac']).toMatchObject({ target: ['dmg', 'zip'], hardenedRuntime: true, entitlements: 'build/entitlements.mac.plist' });
+    // The AppImage's file name has no space (Exec of its link handler, URLs of the feed).
+    expect(config['appImage']?.['artifactName']).toBe('svc-monitor-${version}-${arch}.${ext}');
     const plist = await readFile('build/entitlements.mac.plist', 'utf8');
     expect(plist).toMatch(/<key>com\.apple\.security\.cs\.allow-jit<\/key>\s*<true\/>/);
   });

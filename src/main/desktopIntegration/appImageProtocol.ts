@@ -55,10 +55,13 @@ export async function registerAppImageProtocol(options: AppImageProtocolOptions)
 }
 
 /**
- * A path as one argument of a desktop entry's Exec key: quoted, with " ` $ \\ escaped by a
- * backslash, then the backslashes doubled again (Exec is a string value) and % doubled.
+ * A path as one argument of a desktop entry's Exec key. Plain when it has no reserved
+ * character (simple parsers, xdg-utils' among them, do not undo quotes); otherwise quoted, with
+ * " ` $ \ escaped by a backslash, then the backslashes doubled again (Exec is a string value).
+ * % is doubled either way.
  */
-function execQuoted(path: string): string {
+function execArgument(path: string): string {
+  if (!/[\s"'\\><~|&;$*?#()`]/.test(path)) return path.replace(/%/g, '%%');
   const quoted = `"${path.replace(/[\\"`$]/g, (c) => `\\${c}`)}"`;
   return quoted.replace(/\\/g, '\\\\').replace(/%/g, '%%');
 }
@@ -69,7 +72,7 @@ function desktopEntry(appImage: string, scheme: string, wmClass: string): string
     'Type=Application',
     'Name=Svc Monitor',
     'Comment=Opens svc-monitor: task links in the Svc Monitor console (AppImage)',
-    `Exec=${execQuoted(appImage)} %U`,
+    `Exec=${execArgument(appImage)} %U`,
     'Terminal=false',
     'NoDisplay=true',
     `MimeType=x-scheme-handler/${scheme};`,
