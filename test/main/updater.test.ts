@@ -10,6 +10,7 @@ import type { AppAdapter } from 'electron-updater/out/AppAdapter.js';
 import { ElectronHttpExecutor } from 'electron-updater/out/electronHttpExecutor.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ElectronAppUpdater } from '../../src/main/update/ElectronAppUpdater.js';
+import { restartPromptListener, type RestartNotice } from '../../src/main/update/restartPrompt.js';
 import { resolveUpdateFeed, UPDATE_URL_VARIABLE, type UpdateFeed } from '../../src/main/update/updateFeed.js';
 import type { UpdateStatus } from '../../src/main/update/UpdateStatus.js';
 import { makeTempDir } from './support/tempDir.js';
@@ -127,6 +128,8 @@ describe('the console updater (electron-updater, generic feed on loopback)', () 
     const { updater, cacheDir } = app;
     const seen: string[] = [];
     updater.onStatus((s) => seen.push(s.state));
+    const notices: RestartNotice[] = [];
+    updater.onStatus(restartPromptListener((n) => notices.push(n)));
     const afterCheck = await updater.checkNow({ manual: false });
     expect(afterCheck).toMatchObject({ state: 'downloading', currentVersion: '0.1.0', availableVersion: '0.2.0' });
     const done = await settled(updater, ['downloaded', 'error']);
@@ -138,8 +141,11 @@ describe('the console updater (electron-updater, generic feed on loopback)', () 
     expect(deb).toBeDefined();
     expect((await readFile(join(cacheDir, String(deb)))).equals(artifact)).toBe(true);
     expect(app.quitHandlers).toBe(1);
-    // A later check does not download again.
+    // One restart notice for the version.
+    expect(notices).toEqual([{ title: 'Svc Monitor 0.2.0 is ready', body: expect.stringMatching(/restart now.*installed the next time you quit/) }]);
+    // A later check does not download again, nor ask again.
     expect((await updater.checkNow({ manual: true })).state).toBe('downloaded');
+    expect(notices).toHaveLength(1);
     expect(requested.filter((p) => p.endsWith('.deb'))).toHaveLength(1);
   });
 
