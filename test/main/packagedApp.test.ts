@@ -148,7 +148,7 @@ describe('the packaged app (npm run package:dir)', () => {
     expect(pkg).toMatchObject({ main: 'out/main/index.js', type: 'module', desktopName: 'svc-monitor.desktop', author: { email: expect.stringMatching(/@/) } });
     expect(typeof pkg['homepage']).toBe('string');
     expect(pkg['devDependencies']).toBeUndefined();
-    for (const f of ['/out/main/index.js', '/out/preload/index.cjs', '/out/renderer/index.html', '/build/icon.png', '/build/tray/tray.png', '/build/tray/tray-unread.png']) expect(files, f).toContain(f);
+    for (const f of ['/out/main/index.js', '/out/preload/index.cjs', '/out/renderer/index.html', '/build/icon.png', '/build/tray/tray.png', '/build/tray/tray-unread.png', '/build/tray/macos/trayTemplate.png', '/build/tray/macos/trayTemplate@2x.png']) expect(files, f).toContain(f);
     // Production dependencies only: no dev tool, no build tool in the archive.
     for (const dev of ['vite', 'vitest', 'electron', 'typescript', 'vue', 'zod']) expect(files.has(`/node_modules/${dev}/package.json`), dev).toBe(false);
     // keytar's native binary is outside the archive (a .node cannot load from inside it).
