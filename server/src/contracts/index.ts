@@ -7,3 +7,4 @@ export * from './apiRoutes.js';
 export * from './apiRequest.js';
 export * from './apiProblem.js';
 export * from './liveConnection.js';
+export * from './problemDetails.js';
