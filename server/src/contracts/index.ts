@@ -8,3 +8,4 @@ export * from './apiRequest.js';
 export * from './apiProblem.js';
 export * from './liveConnection.js';
 export * from './problemDetails.js';
+export * from './monitoringEngine.js';
