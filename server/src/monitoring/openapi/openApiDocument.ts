@@ -9,11 +9,21 @@ import {
   type ApiRouteSpec,
   type QueryParamSpec,
 } from '../../contracts/index.js';
+import {
+  componentSchema,
+  loginRequestSchema,
+  loginResponseSchema,
+  magicResponseSchema,
+  queueMetricsSchema,
+  taskCountsSchema,
+  validateResponseSchema,
+} from './answerSchemas.js';
 
 /**
  * OpenAPI 3.1 description of every endpoint, parameter and schema (API group "svc-monitoring").
  * Paths, methods, parameters and security come from the route catalogue; this file adds the
- * schemas and the answers of each operation.
+ * schemas and the answers of each operation. The schemas of `answerSchemas.ts` are derived from
+ * the zod schemas the handlers use; the others are written here.
  */
 type Json = Record<string, unknown>;
 
@@ -138,7 +148,7 @@ const schemas: Record<string, Json> = {
     ['id', 'parentTaskId', 'status', 'occurrence', 'createdAtUtc'],
   ),
   OccurrencePage: obj({ occurrences: arr(ref('OccurrenceListItem')), totalCount: int, skip: int, take: int }, ['occurrences', 'totalCount', 'skip', 'take']),
-  TaskCounts: obj({ all: int, standard: int, recurring: int, failed: int, occurrences: int }, ['all', 'standard', 'recurring', 'failed', 'occurrences']),
+  TaskCounts: componentSchema(taskCountsSchema),
   TasksOverTimePoint: obj({ timestamp: ts, completed: int, failed: int, total: int }, ['timestamp', 'completed', 'failed', 'total']),
   QueueSummary: obj(
     {
@@ -179,10 +189,7 @@ const schemas: Record<string, Json> = {
     ['totalTasksToday', 'totalTasksWeek', 'successRate', 'failedCount', 'avgExecutionTimeMs', 'statusDistribution', 'tasksOverTime', 'queueSummaries', 'throttledTasks', 'catchUpBacklog'],
   ),
   RecentActivityItem: obj({ taskId: guid, taskType: str, status: ref('TaskStatus'), timestamp: ts, message: str }, ['taskId', 'taskType', 'status', 'timestamp', 'message']),
-  QueueMetrics: obj(
-    { queueName: str, totalTasks: int, queuedTasks: int, inProgressTasks: int, completedTasks: int, failedTasks: int, cancelledTasks: int, successRate: num },
-    ['queueName', 'totalTasks', 'queuedTasks', 'inProgressTasks', 'completedTasks', 'failedTasks', 'cancelledTasks', 'successRate'],
-  ),
+  QueueMetrics: componentSchema(queueMetricsSchema),
   SuccessRatePoint: obj({ timestamp: ts, successRate: num, totalTasks: int, successfulTasks: int, failedTasks: int }, ['timestamp', 'successRate', 'totalTasks', 'successfulTasks', 'failedTasks']),
   SuccessRateTrend: obj({ period: { type: 'string', enum: [...TREND_PERIODS] }, dataPoints: arr(ref('SuccessRatePoint')) }, ['period', 'dataPoints']),
   TaskTypesDistribution: { type: 'object', additionalProperties: int, description: 'Full task type name → tasks created in the range.' },
@@ -226,12 +233,12 @@ const schemas: Record<string, Json> = {
     },
     ['range', 'groups'],
   ),
-  LoginRequest: obj({ username: str, password: str }, ['username', 'password']),
-  LoginResponse: obj({ token: str, expiresAt: ts, username: str, canManage: bool }, ['token', 'expiresAt', 'username', 'canManage']),
+  LoginRequest: componentSchema(loginRequestSchema),
+  LoginResponse: componentSchema(loginResponseSchema),
   MagicRequest: obj({ token: str }, ['token']),
-  MagicResponse: obj({ token: str, expiresAt: ts, username: str }, ['token', 'expiresAt', 'username']),
+  MagicResponse: componentSchema(magicResponseSchema),
   ValidateRequest: obj({ token: str }),
-  ValidateResponse: obj({ isValid: bool, username: str, expiresAt: ts, canManage: bool }, ['isValid', 'username', 'canManage']),
+  ValidateResponse: componentSchema(validateResponseSchema),
   ManagementResponse: obj(
     { status: { type: 'string', enum: ['Succeeded', 'NotFound', 'Conflict', 'NotSupported', 'Unavailable'] }, message: str, taskId: guid, nextRunUtc: ts, releasedHalt: bool },
     ['status', 'message', 'taskId'],
