@@ -20,6 +20,9 @@ describe('the OpenAPI document describes the fields real answers carry', () => {
     const id = await h.engine.dispatch('Power.Works');
     await until(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 'the dispatched task to complete');
     await h.insert({ type: 'Power.NobodyHandles', status: 'Queued', queue: 'default' });
+    // A row due later and a durable schedule with failed occurrences: the optional summary fields.
+    await h.insert({ type: 'Power.Later', status: 'Pending', scheduled_at: Date.now() + 3_600_000 });
+    await h.schedule(2, 'Failed');
   });
   afterAll(async () => h?.close());
 
@@ -45,6 +48,13 @@ describe('the OpenAPI document describes the fields real answers carry', () => {
     const byName = new Map((queues.body as { queueName: string }[]).map((q) => [q.queueName, q]));
     expect(keysOf([byName.get('default')!])).toEqual(documented('QueueMetrics'));
     expect(documented('QueueMetrics')).toEqual(expect.arrayContaining(['oldestQueuedAgeMs', 'finishedLastMinute']));
+  });
+
+  it('the task list: every documented summary field is carried by some row', async () => {
+    const page = await getJson(`${h.s.api}/tasks?pageSize=100`, h.read);
+    expect(page.status).toBe(200);
+    expect(keysOf([page.body])).toEqual(documented('TaskPage'));
+    expect(keysOf(page.body.items as object[])).toEqual(documented('TaskSummary'));
   });
 
   it('the login body is parsed by the schema the document prints: each refused field is named', async () => {

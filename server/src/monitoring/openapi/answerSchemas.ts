@@ -5,13 +5,51 @@
  * its contract type) and then appears in both.
  */
 import { z } from 'zod';
-import type { LoginRequest, LoginResponse, MagicResponse, QueueMetrics, TaskCounts, ValidateResponse } from '../../contracts/index.js';
+import {
+  TASK_STATUSES,
+  type LoginRequest,
+  type LoginResponse,
+  type MagicResponse,
+  type QueueMetrics,
+  type TaskCounts,
+  type TaskPage,
+  type TaskSummary,
+  type ValidateResponse,
+} from '../../contracts/index.js';
 
 /** True when A and B are the same type (not merely assignable one way). */
 type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 
 const isoTimestamp = z.string().meta({ format: 'date-time' });
 const count = z.int().min(0);
+const guid = z.string().meta({ format: 'uuid' });
+
+export const taskSummarySchema = z.object({
+  id: guid,
+  type: z.string().meta({ description: 'Short type name in lists; full name in the detail.' }),
+  status: z.enum(TASK_STATUSES),
+  queueName: z.string(),
+  createdAtUtc: isoTimestamp,
+  lastExecutionUtc: isoTimestamp.optional().meta({ description: 'End of the last run.' }),
+  startedAtUtc: isoTimestamp.optional().meta({ description: 'Start of the last (or current) run; absent when the row never ran.' }),
+  scheduledExecutionUtc: isoTimestamp.optional(),
+  isRecurring: z.boolean(),
+  executionTimeMs: z.number().optional(),
+  parentTaskId: guid.optional(),
+  occurrenceMode: z.literal('Durable').optional(),
+  misfirePolicy: z.enum(['ReplayAll', 'SkipOldest', 'Collapse', 'Skip']).optional(),
+  timeZoneId: z.string().optional(),
+  scheduleVersion: z.int().optional(),
+  nominalSlotUtc: isoTimestamp.optional(),
+  misfireKind: z.enum(['OnTime', 'CatchUp']).optional(),
+  runDurationMs: z.number().optional().meta({
+    description:
+      'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
+  }),
+  errorSummary: z.string().optional().meta({ description: 'Additive: first line of the last error (at most 200 characters), on a row that has one.' }),
+});
+
+export const taskPageSchema = z.object({ items: z.array(taskSummarySchema), totalCount: count, page: z.int().min(1), pageSize: z.int().min(1), totalPages: count });
 
 export const loginRequestSchema = z.object({
   username: z.string({ error: 'The username is required.' }).min(1, { error: 'The username is required.' }),
@@ -58,11 +96,25 @@ export type SchemasMatchContracts = [
   Check<Same<z.output<typeof validateResponseSchema>, ValidateResponse>>,
   Check<Same<z.output<typeof taskCountsSchema>, TaskCounts>>,
   Check<Same<z.output<typeof queueMetricsSchema>, QueueMetrics>>,
+  Check<Same<z.output<typeof taskSummarySchema>, TaskSummary>>,
+  Check<Same<z.output<typeof taskPageSchema>, TaskPage>>,
 ];
 
-/** A schema as an OpenAPI component: its JSON Schema without the dialect line. */
+/** Schemas printed as a reference to their own component wherever another schema holds them. */
+const COMPONENTS = new Map<unknown, string>([[taskSummarySchema, 'TaskSummary']]);
+
+/** A schema as an OpenAPI component: its JSON Schema without the dialect line, nested components as references. */
 export function componentSchema(schema: z.ZodType): Record<string, unknown> {
-  const { $schema: _dialect, ...component } = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
+  const json = z.toJSONSchema(schema, {
+    io: 'output',
+    override: (ctx) => {
+      const name = COMPONENTS.get(ctx.zodSchema);
+      if (name === undefined || (ctx.zodSchema as unknown) === schema) return;
+      for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];
+      (ctx.jsonSchema as Record<string, unknown>).$ref = `#/components/schemas/${name}`;
+    },
+  }) as Record<string, unknown>;
+  const { $schema: _dialect, ...component } = json;
   return component;
 }
 

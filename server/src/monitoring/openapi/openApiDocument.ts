@@ -16,6 +16,8 @@ import {
   magicResponseSchema,
   queueMetricsSchema,
   taskCountsSchema,
+  taskPageSchema,
+  taskSummarySchema,
   validateResponseSchema,
 } from './answerSchemas.js';
 
@@ -38,31 +40,8 @@ const arr = (items: Json): Json => ({ type: 'array', items });
 const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required, additionalProperties: false });
 
 
-const summaryProps: Record<string, Json> = {
-  id: guid,
-  type: { type: 'string', description: 'Short type name in lists; full name in the detail.' },
-  status: ref('TaskStatus'),
-  queueName: str,
-  createdAtUtc: ts,
-  lastExecutionUtc: { ...ts, description: 'End of the last run.' },
-  startedAtUtc: { ...ts, description: 'Start of the last (or current) run; absent when the row never ran.' },
-  scheduledExecutionUtc: ts,
-  isRecurring: bool,
-  executionTimeMs: num,
-  parentTaskId: guid,
-  occurrenceMode: { type: 'string', enum: ['Durable'] },
-  misfirePolicy: { type: 'string', enum: ['ReplayAll', 'SkipOldest', 'Collapse', 'Skip'] },
-  timeZoneId: str,
-  scheduleVersion: int,
-  nominalSlotUtc: ts,
-  misfireKind: { type: 'string', enum: ['OnTime', 'CatchUp'] },
-  runDurationMs: {
-    ...num,
-    description:
-      'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
-  },
-  errorSummary: { ...str, description: 'Additive: first line of the last error (at most 200 characters), on a row that has one.' },
-};
+/** The summary's properties, which the detail repeats. */
+const summaryProps = componentSchema(taskSummarySchema).properties as Record<string, Json>;
 
 const schemas: Record<string, Json> = {
   TaskStatus: { type: 'string', enum: [...TASK_STATUSES] },
@@ -72,8 +51,8 @@ const schemas: Record<string, Json> = {
     properties: { type: str, title: str, status: int, detail: str, instance: str, errors: { type: 'object', additionalProperties: arr(str) } },
     required: ['type', 'title', 'status'],
   },
-  TaskSummary: obj(summaryProps, ['id', 'type', 'status', 'queueName', 'createdAtUtc', 'isRecurring']),
-  TaskPage: obj({ items: arr(ref('TaskSummary')), totalCount: int, page: int, pageSize: int, totalPages: int }, ['items', 'totalCount', 'page', 'pageSize', 'totalPages']),
+  TaskSummary: componentSchema(taskSummarySchema),
+  TaskPage: componentSchema(taskPageSchema),
   StatusAuditEntry: obj({ id: int, queuedTaskId: guid, updatedAtUtc: ts, newStatus: ref('TaskStatus'), exception: str }, ['id', 'queuedTaskId', 'updatedAtUtc', 'newStatus']),
   RunsAuditEntry: obj(
     { id: int, queuedTaskId: guid, executedAt: ts, executionTimeMs: num, status: { type: 'string', enum: ['Completed', 'Failed'] }, exception: str },
