@@ -1,48 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import ts from 'typescript';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ROOT, specifiersOf, underDir, violations, type Rule } from '../fixtures/importGraph.js';
 
 // The renderer reaches main only through the preload bridge, and both read the types that
 // cross it from src/shared; src/shared stays free of main, Node, Electron and zod so that the
 // renderer's DOM-only type-check and the sandboxed preload can read it.
-
-const ROOT = resolve(import.meta.dirname, '../..');
-
-async function sourceFiles(dir: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await sourceFiles(path)));
-    else if (/\.(ts|mts|vue)$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
-
-/** Every module a file names: static imports and re-exports (type-only ones too), dynamic imports, require. */
-function specifiersOf(path: string, text: string): string[] {
-  const code = path.endsWith('.vue') ? [...text.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => m[1]).join('\n') : text;
-  return ts.preProcessFile(code, true, true).importedFiles.map((f) => f.fileName);
-}
-
-/** What a file may not import, as a sentence, or undefined when the import is fine. */
-type Rule = (target: string) => string | undefined;
-
-function underDir(target: string, dir: string): boolean {
-  const rel = relative(join(ROOT, dir), target);
-  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel);
-}
-
-async function violations(dir: string, rule: Rule, bareRule?: (specifier: string) => string | undefined): Promise<string[]> {
-  const found: string[] = [];
-  for (const file of await sourceFiles(join(ROOT, dir))) {
-    for (const specifier of specifiersOf(file, await readFile(file, 'utf8'))) {
-      const why = specifier.startsWith('.') ? rule(resolve(dirname(file), specifier)) : bareRule?.(specifier);
-      if (why) found.push(`${relative(ROOT, file)} imports "${specifier}": ${why}`);
-    }
-  }
-  return found;
-}
 
 const noMain: Rule = (target) => (underDir(target, 'src/main') ? 'src/main is reachable only through the preload bridge; import the type from src/shared' : undefined);
 

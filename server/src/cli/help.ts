@@ -1,4 +1,4 @@
-import { MONITORING_OPTIONS } from '../monitoring/options.js';
+import { defaultLabel, MONITORING_OPTIONS, type MonitoringOptionSpec } from '../monitoring/options.js';
 import { CLI_OPTION_KINDS } from './serveSettings.js';
 import { camelToEnv, camelToKebab } from './parseFlags.js';
 
@@ -34,7 +34,9 @@ export function helpText(): string {
   ];
   for (const [name, kind] of Object.entries(CLI_OPTION_KINDS)) {
     const flag = `--${camelToKebab(name)}${VALUE_OF_KIND[kind] ?? ` <${kind}>`}`;
-    const description = MONITORING_OPTIONS[name as keyof typeof MONITORING_OPTIONS].description;
+    const spec: MonitoringOptionSpec = MONITORING_OPTIONS[name as keyof typeof MONITORING_OPTIONS];
+    const label = defaultLabel(spec);
+    const description = label === undefined ? spec.description : `${spec.description} (default ${label})`;
     lines.push(`  ${flag.padEnd(44)} ${camelToEnv(name).padEnd(42)} ${description}`);
   }
   lines.push(

@@ -7,3 +7,5 @@ export * from './apiRoutes.js';
 export * from './apiRequest.js';
 export * from './apiProblem.js';
 export * from './liveConnection.js';
+export * from './problemDetails.js';
+export * from './monitoringEngine.js';

@@ -1,9 +1,15 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
+import { PROBLEM_CONTENT_TYPE, problemDetails, problemInstance } from '../contracts/problemDetails.js';
 
-function problem(status: number, detail: string): string {
-  return JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, detail });
+/** Mounted under an express app the request's own url lost the mount path; `originalUrl` keeps it. */
+function requestPath(req: (IncomingMessage & { originalUrl?: string }) | undefined): string | undefined {
+  return problemInstance(req?.originalUrl ?? req?.url);
+}
+
+function problemBody(status: number, detail: string, req: IncomingMessage | undefined): string {
+  return JSON.stringify(problemDetails(status, detail, undefined, requestPath(req)));
 }
 
 /** A problem-details answer on a hub HTTP request (401 adds `WWW-Authenticate: Bearer`). */
@@ -12,9 +18,9 @@ export function sendHubError(res: ServerResponse, status: number, detail: string
     res.end();
     return;
   }
-  const body = problem(status, detail);
+  const body = problemBody(status, detail, res.req);
   const headers: Record<string, string | number> = {
-    'Content-Type': 'application/problem+json; charset=utf-8',
+    'Content-Type': PROBLEM_CONTENT_TYPE,
     'Content-Length': Buffer.byteLength(body),
     'Cache-Control': 'no-store',
   };
@@ -24,13 +30,13 @@ export function sendHubError(res: ServerResponse, status: number, detail: string
 }
 
 /** The same answer written on a raw socket, for refused WebSocket upgrades. */
-export function rejectUpgrade(socket: Duplex, status: number, detail: string): void {
+export function rejectUpgrade(socket: Duplex, status: number, detail: string, req?: IncomingMessage): void {
   if (socket.destroyed) return;
-  const body = problem(status, detail);
+  const body = problemBody(status, detail, req);
   const lines = [
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}`,
     'Connection: close',
-    'Content-Type: application/problem+json; charset=utf-8',
+    `Content-Type: ${PROBLEM_CONTENT_TYPE}`,
     `Content-Length: ${Buffer.byteLength(body)}`,
   ];
   if (status === 401) lines.push('WWW-Authenticate: Bearer');

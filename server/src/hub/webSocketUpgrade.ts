@@ -14,12 +14,12 @@ export function createUpgradeHandler(ctx: HubContext, wss: WebSocketServer) {
     const { pathname, query } = parseUrl(req.url);
     if (pathname !== ctx.options.path) return false;
     if (ctx.isClosed()) {
-      rejectUpgrade(socket, 503, 'The hub is shutting down.');
+      rejectUpgrade(socket, 503, 'The hub is shutting down.', req);
       return true;
     }
     const decision = authorize(ctx, req, query);
     if (!decision.ok) {
-      rejectUpgrade(socket, decision.status, decision.message);
+      rejectUpgrade(socket, decision.status, decision.message, req);
       return true;
     }
     const id = query.get('id');
@@ -27,19 +27,19 @@ export function createUpgradeHandler(ctx: HubContext, wss: WebSocketServer) {
     if (id === null || id === '') {
       const created = ctx.registry.create(false, clientKey(ctx, req));
       if (!created.ok) {
-        rejectUpgrade(socket, created.status, created.message);
+        rejectUpgrade(socket, created.status, created.message, req);
         return true;
       }
       connection = created.connection;
     } else connection = ctx.registry.get(id);
     if (!connection) {
-      rejectUpgrade(socket, 404, 'No connection with this id.');
+      rejectUpgrade(socket, 404, 'No connection with this id.', req);
       return true;
     }
     if (connection.isBound) {
       // TransportProtocols.md: a second WebSocket for the connection is a 409 Conflict.
       const second = connection.transportKind === 'WebSockets';
-      rejectUpgrade(socket, second ? 409 : 400, second ? 'The connection already has a WebSocket.' : 'Cannot change transports mid-connection.');
+      rejectUpgrade(socket, second ? 409 : 400, second ? 'The connection already has a WebSocket.' : 'Cannot change transports mid-connection.', req);
       return true;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {

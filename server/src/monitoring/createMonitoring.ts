@@ -143,7 +143,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
         // Outside the base path the host's own upgrade listeners (if any) answer; with none, the
         // socket would stay open forever, so it is refused here.
         if (!underBase && server.listenerCount('upgrade') > 1) return;
-        rejectUpgrade(socket, 404, onHubPath ? 'No event hub: this is a standalone registration (poll the API).' : 'No WebSocket endpoint here.');
+        rejectUpgrade(socket, 404, onHubPath ? 'No event hub: this is a standalone registration (poll the API).' : 'No WebSocket endpoint here.', req);
       };
       upgradeListeners.set(server, onUpgrade);
       server.on('upgrade', onUpgrade);

@@ -99,55 +99,76 @@ export const MONITORING_OWNER = 'createMonitoring';
 
 export interface MonitoringOptionSpec {
   kind: OptionKind;
-  /** One line for --help and the README (the default in parentheses). */
+  /** One line for --help and the README (the help adds the default). */
   description: string;
+  /** The value the resolver uses when the option is not given (null: none). */
+  default?: boolean | number | string | null | readonly string[];
+  /** How the help names a default that is computed or not a plain value. */
+  defaultText?: string;
   /** A secret: the CLI warns when it is passed as a flag (visible in the process list). */
   secret?: boolean;
 }
 
+const DEFAULT_LOGIN_LIMIT = { limit: 5, windowMs: 15 * 60 * 1000, maxClients: 10_000 };
+
 /**
- * Every monitoring option: its kind and what it does. `resolveOptions` reads them with these
- * kinds, the CLI coerces flags, environment variables and config files by them, and `--help`
- * lists them (all but functions and objects, which only code hosts can pass).
+ * Every monitoring option: its kind, what it does and its default. `resolveOptions` reads them
+ * with these kinds and defaults, the CLI coerces flags, environment variables and config files by
+ * them, and `--help` lists them (all but functions and objects, which only code hosts can pass).
  */
 export const MONITORING_OPTIONS = {
-  enableUI: { kind: 'boolean', description: 'serve the dashboard at /svc-monitoring (default true)' },
-  enableOpenApiDocument: { kind: 'boolean', description: 'serve /svc-monitoring/openapi/svc-monitoring.json (default false)' },
-  enableScalar: { kind: 'boolean', description: 'serve the Scalar API reference at /svc-monitoring/scalar; enables the document' },
+  enableUI: { kind: 'boolean', description: 'serve the dashboard at /svc-monitoring', default: true },
+  enableOpenApiDocument: { kind: 'boolean', description: 'serve /svc-monitoring/openapi/svc-monitoring.json', default: false },
+  enableScalar: { kind: 'boolean', description: 'serve the Scalar API reference at /svc-monitoring/scalar; enables the document', default: false },
   enableSwagger: { kind: 'boolean', description: 'obsolete no-op since 4.0.0 (warns)' },
-  username: { kind: 'string', description: 'read credential user (default admin)' },
-  password: { kind: 'string', description: 'read credential password (default admin)', secret: true },
-  jwtSecret: { kind: 'string', description: 'HS256 secret (default: random per process; tokens die at restart)', secret: true },
-  jwtIssuer: { kind: 'string', description: 'JWT issuer (default Svc.Monitor.Api)' },
-  jwtAudience: { kind: 'string', description: 'JWT audience (default Svc.Monitor.Api)' },
-  jwtExpirationHours: { kind: 'number', description: 'token lifetime in hours (default 8)' },
-  enableAuthentication: { kind: 'boolean', description: 'require a JWT on the API (default true)' },
-  enableCors: { kind: 'boolean', description: 'CORS policy under /svc-monitoring (default true)' },
-  corsAllowedOrigins: { kind: 'strings', description: 'allowed origins, comma-separated (default: all)' },
-  allowedIpAddresses: { kind: 'strings', description: 'IP allow-list: IPv4, IPv6, CIDR, comma-separated (default: all)' },
-  magicLinkToken: { kind: 'string', description: 'magic-link token, at least 32 characters (default none)', secret: true },
-  eventDebounceMs: { kind: 'integer', description: 'dashboard cache-invalidation debounce (default 1000)' },
-  enableManagementEndpoints: { kind: 'boolean', description: 'expose the management actions (default false; needs an engine)' },
-  managementUsername: { kind: 'string', description: 'operate credential user (no default)' },
-  managementPassword: { kind: 'string', description: 'operate credential password (no default)', secret: true },
-  managementAuthorization: { kind: 'function', description: '(req) => boolean: replaces the operate-role check' },
-  includeExecutionLogs: { kind: 'boolean', description: 'include execution logs in hub events (default false)' },
-  trustForwardedFor: { kind: 'boolean', description: 'read X-Forwarded-For from trusted proxies (default true; false trusts none)' },
-  trustedProxies: { kind: 'strings', description: 'proxies whose X-Forwarded-For is believed: IPs, CIDRs, comma-separated (default: loopback)' },
-  hubMaxConnectionsPerClient: { kind: 'integer', description: 'concurrent hub connections per client address (default 20; beyond: 429)' },
-  hubMaxConnections: { kind: 'integer', description: 'concurrent hub connections in total (default 1000; beyond: 503)' },
-  loginRateLimit: { kind: 'boolean|object', description: 'true | false | {"limit":5,"windowMs":900000} (default true)' },
-  webRoot: { kind: 'string', description: 'folder of the built dashboard (default: the package web folder)' },
-  logger: { kind: 'object', description: '{ info(message), warn(message) } (default: console)' },
-  now: { kind: 'function', description: 'clock in ms, for tests (default Date.now)' },
+  username: { kind: 'string', description: 'read credential user', default: 'admin' },
+  password: { kind: 'string', description: 'read credential password', default: 'admin', secret: true },
+  jwtSecret: { kind: 'string', description: 'HS256 secret', default: null, defaultText: 'random per process; tokens die at restart', secret: true },
+  jwtIssuer: { kind: 'string', description: 'JWT issuer', default: 'Svc.Monitor.Api' },
+  jwtAudience: { kind: 'string', description: 'JWT audience', default: 'Svc.Monitor.Api' },
+  jwtExpirationHours: { kind: 'number', description: 'token lifetime in hours', default: 8 },
+  enableAuthentication: { kind: 'boolean', description: 'require a JWT on the API', default: true },
+  enableCors: { kind: 'boolean', description: 'CORS policy under /svc-monitoring', default: true },
+  corsAllowedOrigins: { kind: 'strings', description: 'allowed origins, comma-separated', default: [], defaultText: 'all' },
+  allowedIpAddresses: { kind: 'strings', description: 'IP allow-list: IPv4, IPv6, CIDR, comma-separated', default: [], defaultText: 'all' },
+  magicLinkToken: { kind: 'string', description: 'magic-link token, at least 32 characters', default: null, secret: true },
+  eventDebounceMs: { kind: 'integer', description: 'dashboard cache-invalidation debounce', default: 1000 },
+  enableManagementEndpoints: { kind: 'boolean', description: 'expose the management actions (they need an engine)', default: false },
+  managementUsername: { kind: 'string', description: 'operate credential user', default: null },
+  managementPassword: { kind: 'string', description: 'operate credential password', default: null, secret: true },
+  managementAuthorization: { kind: 'function', description: '(req) => boolean: replaces the operate-role check', default: null },
+  includeExecutionLogs: { kind: 'boolean', description: 'include execution logs in hub events', default: false },
+  trustForwardedFor: { kind: 'boolean', description: 'read X-Forwarded-For from trusted proxies (false trusts none)', default: true },
+  trustedProxies: { kind: 'strings', description: 'proxies whose X-Forwarded-For is believed: IPs, CIDRs, comma-separated', default: DEFAULT_TRUSTED_PROXIES, defaultText: 'loopback' },
+  hubMaxConnectionsPerClient: { kind: 'integer', description: 'concurrent hub connections per client address (beyond: 429)', default: 20 },
+  hubMaxConnections: { kind: 'integer', description: 'concurrent hub connections in total (beyond: 503)', default: 1000 },
+  loginRateLimit: { kind: 'boolean|object', description: 'true | false | {"limit":5,"windowMs":900000}', default: true, defaultText: `true: ${DEFAULT_LOGIN_LIMIT.limit} per ${DEFAULT_LOGIN_LIMIT.windowMs / 60_000} min` },
+  webRoot: { kind: 'string', description: 'folder of the built dashboard', default: null, defaultText: 'the package web folder' },
+  logger: { kind: 'object', description: '{ info(message), warn(message) }', defaultText: 'console' },
+  now: { kind: 'function', description: 'clock in ms, for tests', defaultText: 'Date.now' },
 } as const satisfies Record<keyof MonitoringOptions, MonitoringOptionSpec>;
+
+type OptionName = keyof typeof MONITORING_OPTIONS;
+type DefaultOf<K extends OptionName> = (typeof MONITORING_OPTIONS)[K] extends { default: infer D } ? D : never;
+
+/** An option's default as the table writes it. */
+function defaultOf<K extends OptionName>(name: K): DefaultOf<K> {
+  return (MONITORING_OPTIONS[name] as MonitoringOptionSpec).default as DefaultOf<K>;
+}
+
+/** How --help names an option's default, or undefined when it has none to state. */
+export function defaultLabel(spec: MonitoringOptionSpec): string | undefined {
+  if (spec.defaultText !== undefined) return spec.defaultText;
+  if (spec.default === undefined) return undefined;
+  if (spec.default === null) return 'none';
+  return Array.isArray(spec.default) ? spec.default.join(',') : String(spec.default);
+}
 
 /** Every option name with its kind. */
 export const OPTION_KINDS = Object.fromEntries(Object.entries(MONITORING_OPTIONS).map(([name, spec]) => [name, spec.kind])) as {
   [K in keyof typeof MONITORING_OPTIONS]: (typeof MONITORING_OPTIONS)[K]['kind'];
 };
 
-const DEFAULT_LOGIN_LIMIT = { limit: 5, windowMs: 15 * 60 * 1000, maxClients: 10_000 };
 /** A magic-link token is a long-lived bearer secret: shorter ones are guessable. */
 const MIN_MAGIC_LINK_TOKEN_LENGTH = 32;
 /** The obsolete-option warning is said once per process, however many monitorings a host creates. */
@@ -180,9 +201,9 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     return entries;
   };
   const allowedIpAddresses = addressRanges('allowedIpAddresses');
-  const trustForwardedFor = bool('trustForwardedFor', true);
+  const trustForwardedFor = bool('trustForwardedFor', defaultOf('trustForwardedFor'));
   const trustedProxiesGiven = raw.trustedProxies === undefined ? null : addressRanges('trustedProxies');
-  const trustedProxies = trustForwardedFor ? (trustedProxiesGiven ?? [...DEFAULT_TRUSTED_PROXIES]) : [];
+  const trustedProxies = trustForwardedFor ? (trustedProxiesGiven ?? [...defaultOf('trustedProxies')]) : [];
   const corsAllowedOrigins = strings('corsAllowedOrigins');
   for (const origin of corsAllowedOrigins) {
     if (origin !== '*' && !/^https?:\/\/[^/\s]+$/i.test(origin)) {
@@ -206,47 +227,47 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     };
   }
 
-  const managementUsername = str('managementUsername', null);
-  const managementPassword = str('managementPassword', null);
-  const jwtSecretGiven = str('jwtSecret', null);
+  const managementUsername = str('managementUsername', defaultOf('managementUsername'));
+  const managementPassword = str('managementPassword', defaultOf('managementPassword'));
+  const jwtSecretGiven = str('jwtSecret', defaultOf('jwtSecret'));
   if (jwtSecretGiven !== null && Buffer.byteLength(jwtSecretGiven) < 32) {
     logger.warn('svc-monitoring: "jwtSecret" is shorter than 32 bytes; at least 256 bits are recommended.');
   }
-  const magicLinkToken = str('magicLinkToken', null);
+  const magicLinkToken = str('magicLinkToken', defaultOf('magicLinkToken'));
   if (magicLinkToken !== null && magicLinkToken.length < MIN_MAGIC_LINK_TOKEN_LENGTH) {
     throw read.fail('magicLinkToken', `must be at least ${MIN_MAGIC_LINK_TOKEN_LENGTH} characters (it is a bearer secret that never expires)`);
   }
-  const enableScalar = bool('enableScalar', false);
+  const enableScalar = bool('enableScalar', defaultOf('enableScalar'));
   const now = fn<() => number>('now') ?? Date.now;
 
   return {
-    enableUI: bool('enableUI', true),
-    enableOpenApiDocument: bool('enableOpenApiDocument', false) || enableScalar,
+    enableUI: bool('enableUI', defaultOf('enableUI')),
+    enableOpenApiDocument: bool('enableOpenApiDocument', defaultOf('enableOpenApiDocument')) || enableScalar,
     enableScalar,
-    username: str('username', 'admin') as string,
-    password: str('password', 'admin') as string,
+    username: str('username', defaultOf('username')) as string,
+    password: str('password', defaultOf('password')) as string,
     jwtSecret: jwtSecretGiven ?? randomBytes(64).toString('base64url'),
     jwtSecretGenerated: jwtSecretGiven === null,
-    jwtIssuer: str('jwtIssuer', 'Svc.Monitor.Api') as string,
-    jwtAudience: str('jwtAudience', 'Svc.Monitor.Api') as string,
-    jwtExpirationHours: read.number('jwtExpirationHours', 8, { min: 0, above: true }),
-    enableAuthentication: bool('enableAuthentication', true),
-    enableCors: bool('enableCors', true),
+    jwtIssuer: str('jwtIssuer', defaultOf('jwtIssuer')) as string,
+    jwtAudience: str('jwtAudience', defaultOf('jwtAudience')) as string,
+    jwtExpirationHours: read.number('jwtExpirationHours', defaultOf('jwtExpirationHours'), { min: 0, above: true }),
+    enableAuthentication: bool('enableAuthentication', defaultOf('enableAuthentication')),
+    enableCors: bool('enableCors', defaultOf('enableCors')),
     corsAllowedOrigins,
     allowedIpAddresses,
     magicLinkToken,
-    eventDebounceMs: read.integer('eventDebounceMs', 1000, { min: 0 }),
-    enableManagementEndpoints: bool('enableManagementEndpoints', false),
+    eventDebounceMs: read.integer('eventDebounceMs', defaultOf('eventDebounceMs'), { min: 0 }),
+    enableManagementEndpoints: bool('enableManagementEndpoints', defaultOf('enableManagementEndpoints')),
     managementUsername,
     managementPassword,
     managementAuthorization: fn('managementAuthorization'),
-    includeExecutionLogs: bool('includeExecutionLogs', false),
+    includeExecutionLogs: bool('includeExecutionLogs', defaultOf('includeExecutionLogs')),
     trustForwardedFor,
     trustedProxies,
-    hubMaxConnectionsPerClient: read.integer('hubMaxConnectionsPerClient', 20, { min: 1 }),
-    hubMaxConnections: read.integer('hubMaxConnections', 1000, { min: 1 }),
+    hubMaxConnectionsPerClient: read.integer('hubMaxConnectionsPerClient', defaultOf('hubMaxConnectionsPerClient'), { min: 1 }),
+    hubMaxConnections: read.integer('hubMaxConnections', defaultOf('hubMaxConnections'), { min: 1 }),
     loginRateLimit,
-    webRoot: str('webRoot', null),
+    webRoot: str('webRoot', defaultOf('webRoot')),
     logger,
     now,
   };

@@ -9,7 +9,7 @@ import { createMonitoring, type Monitoring } from '../../../server/src/monitorin
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
 import { openMonitoredStore } from '../monitoring/monitoredStore.js';
 import { collectEvents, sampleEvent } from './hubFixture.js';
-import { upgradeStatus } from './rawClient.js';
+import { upgradeRefusal, upgradeStatus } from './rawClient.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -87,6 +87,27 @@ describe('hub wired by createMonitoring (JWT from /auth/login, IP allow-list)', 
     expect(await upgradeStatus(m.hubUrl.replace('http', 'ws'))).toBe(401);
     const forged = await fetch(`${m.hubUrl}/negotiate?negotiateVersion=1`, { method: 'POST', headers: { Authorization: 'Bearer a.b.c' } });
     expect(forged.status).toBe(401);
+  });
+
+  it('answers a 401 from the hub, its upgrade and the API in one problem-details shape', async () => {
+    const api = await fetch(`${m.base}/api/tasks?page=1`);
+    const hub = await fetch(`${m.hubUrl}/negotiate?negotiateVersion=1`, { method: 'POST' });
+    const upgrade = await upgradeRefusal(`${m.hubUrl.replace('http', 'ws')}?id=x`);
+    const unauthorized = {
+      type: 'https://www.rfc-editor.org/rfc/rfc9110#section-15.5.2',
+      title: 'Unauthorized',
+      status: 401,
+      detail: expect.any(String) as string,
+    };
+    expect(api.status).toBe(401);
+    expect(hub.status).toBe(401);
+    expect(upgrade.status).toBe(401);
+    for (const contentType of [api.headers.get('content-type'), hub.headers.get('content-type'), upgrade.headers['content-type']]) {
+      expect(contentType).toBe('application/problem+json; charset=utf-8');
+    }
+    expect(await api.json()).toEqual({ ...unauthorized, instance: '/svc-monitoring/api/tasks' });
+    expect(await hub.json()).toEqual({ ...unauthorized, instance: '/svc-monitoring/hub/negotiate' });
+    expect(JSON.parse(upgrade.body)).toEqual({ ...unauthorized, instance: '/svc-monitoring/hub' });
   });
 
   it('refuses a client address outside allowedIpAddresses with 403, even with a valid token', async () => {

@@ -80,6 +80,27 @@ export class RawClient {
 }
 
 /** The status of a refused WebSocket upgrade. */
+/** A refused WebSocket upgrade: its status, headers and body. */
+export function upgradeRefusal(url: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+        ws.terminate();
+      });
+    });
+    ws.once('open', () => {
+      ws.terminate();
+      reject(new Error('upgrade accepted'));
+    });
+    ws.once('error', () => undefined);
+  });
+}
+
 export function upgradeStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers });

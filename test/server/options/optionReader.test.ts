@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { helpText } from '../../../server/src/cli/help.js';
 import { CLI_OPTION_KINDS, resolveServeSettings } from '../../../server/src/cli/serveSettings.js';
 import { createHub } from '../../../server/src/hub/createHub.js';
-import { MONITORING_OPTIONS, resolveOptions } from '../../../server/src/monitoring/options.js';
+import { MONITORING_OPTIONS, resolveOptions, type MonitoringOptionSpec } from '../../../server/src/monitoring/options.js';
 import { OptionError } from '../../../server/src/options/OptionError.js';
 import { OptionReader } from '../../../server/src/options/OptionReader.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
@@ -77,6 +77,21 @@ describe('the monitoring options table', () => {
     }
     expect(help).not.toContain('--now');
     expect(help).not.toContain('--logger');
+  });
+
+  it('writes each default once: the resolver applies the value --help states', () => {
+    const help = helpText();
+    const resolved = resolveOptions({ jwtSecret: 'x'.repeat(32), logger: { info: () => undefined, warn: () => undefined } }) as unknown as Record<string, unknown>;
+    let plain = 0;
+    for (const [name, spec] of Object.entries(MONITORING_OPTIONS) as [string, MonitoringOptionSpec][]) {
+      if (spec.default === undefined || spec.defaultText !== undefined || name === 'jwtSecret') continue;
+      plain += 1;
+      expect(resolved[name], name).toEqual(spec.default);
+      if (spec.kind !== 'function') expect(help, name).toContain(`${spec.description} (default ${spec.default === null ? 'none' : String(spec.default)})`);
+    }
+    expect(plain).toBeGreaterThan(15);
+    expect(resolved.trustedProxies).toEqual([...MONITORING_OPTIONS.trustedProxies.default]);
+    expect(help).toContain('(default loopback)');
   });
 
   it('drives the CLI coercion: text from flags and the environment becomes the kind the table names', () => {

@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { BulkAction, BulkOperation, SvcEvent, TaskStatus } from '../../contracts/index.js';
+import type { BulkOperation, BulkStart, SvcEvent } from '../../contracts/index.js';
 import type { TaskManagementStore } from '../../storage/TaskManagementStore.js';
 import { buildEvent } from '../buildEvent.js';
 
-export interface BulkStart {
-  action: BulkAction;
-  /** The rows the filter matched when the user confirmed, in the order to process them. */
-  ids: readonly string[];
-  /** The filter's statuses: a row must still be in one of them. */
-  statuses?: readonly TaskStatus[];
-  /** Who asked (recorded in each row's status-audit entry). */
-  actor: string;
-}
+export type { BulkStart };
 
 export type BulkProgressListener = (progress: BulkOperation) => void;
 

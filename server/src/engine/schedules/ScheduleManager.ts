@@ -1,4 +1,4 @@
-import type { AuditLevel, ManagementStatus, MisfirePolicy } from '../../contracts/index.js';
+import type { AuditLevel, ManagementStatus, MisfirePolicy, OperationResult } from '../../contracts/index.js';
 
 /** Definition of a durable schedule: a keyed cron or interval series whose slots become occurrence rows. */
 export interface DurableScheduleDefinition {
@@ -20,14 +20,8 @@ export interface DurableScheduleDefinition {
   auditLevel?: AuditLevel;
 }
 
-export interface ScheduleOperationResult {
-  status: ManagementStatus;
-  message: string;
-  /** The schedule row's id (or the occurrence's, for requeue); absent on NotFound by key. */
-  taskId?: string;
-  nextRunUtc?: string;
-  releasedHalt?: boolean;
-}
+/** The answer of a schedule operation. */
+export type ScheduleOperationResult = OperationResult;
 
 /** The schedule manager (ITaskScheduleManager): how application code changes schedules, outside the HTTP API. */
 export interface ScheduleManager {

@@ -1,21 +1,19 @@
 import type { RequestHandler } from 'express';
-import type { LoginResponse } from '../../contracts/index.js';
+import type { LoginRequest, LoginResponse } from '../../contracts/index.js';
 import { toIso } from '../../storage/time.js';
 import { constantTimeEquals } from '../auth/constantTimeEquals.js';
 import { BadRequestError, sendProblem } from '../http/problem.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
+import { fieldErrors, loginRequestSchema } from '../openapi/answerSchemas.js';
 
-export function readCredentials(body: unknown): { username: string; password: string } {
+export function readCredentials(body: unknown): LoginRequest {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw BadRequestError.of('body', 'A JSON object {username, password} is required.');
   }
-  const { username, password } = body as Record<string, unknown>;
-  const errors: Record<string, string[]> = {};
-  if (typeof username !== 'string' || username === '') errors.username = ['The username is required.'];
-  if (typeof password !== 'string') errors.password = ['The password is required.'];
-  if (Object.keys(errors).length > 0) throw new BadRequestError(errors);
-  return { username: username as string, password: password as string };
+  const parsed = loginRequestSchema.safeParse(body);
+  if (!parsed.success) throw new BadRequestError(fieldErrors(parsed.error));
+  return parsed.data;
 }
 
 /** POST /auth/login: the read credentials, or the second credential, the only one granting the operate role. */

@@ -9,11 +9,23 @@ import {
   type ApiRouteSpec,
   type QueryParamSpec,
 } from '../../contracts/index.js';
+import {
+  componentSchema,
+  loginRequestSchema,
+  loginResponseSchema,
+  magicResponseSchema,
+  queueMetricsSchema,
+  taskCountsSchema,
+  taskPageSchema,
+  taskSummarySchema,
+  validateResponseSchema,
+} from './answerSchemas.js';
 
 /**
  * OpenAPI 3.1 description of every endpoint, parameter and schema (API group "svc-monitoring").
  * Paths, methods, parameters and security come from the route catalogue; this file adds the
- * schemas and the answers of each operation.
+ * schemas and the answers of each operation. The schemas of `answerSchemas.ts` are derived from
+ * the zod schemas the handlers use; the others are written here.
  */
 type Json = Record<string, unknown>;
 
@@ -28,31 +40,8 @@ const arr = (items: Json): Json => ({ type: 'array', items });
 const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required, additionalProperties: false });
 
 
-const summaryProps: Record<string, Json> = {
-  id: guid,
-  type: { type: 'string', description: 'Short type name in lists; full name in the detail.' },
-  status: ref('TaskStatus'),
-  queueName: str,
-  createdAtUtc: ts,
-  lastExecutionUtc: { ...ts, description: 'End of the last run.' },
-  startedAtUtc: { ...ts, description: 'Start of the last (or current) run; absent when the row never ran.' },
-  scheduledExecutionUtc: ts,
-  isRecurring: bool,
-  executionTimeMs: num,
-  parentTaskId: guid,
-  occurrenceMode: { type: 'string', enum: ['Durable'] },
-  misfirePolicy: { type: 'string', enum: ['ReplayAll', 'SkipOldest', 'Collapse', 'Skip'] },
-  timeZoneId: str,
-  scheduleVersion: int,
-  nominalSlotUtc: ts,
-  misfireKind: { type: 'string', enum: ['OnTime', 'CatchUp'] },
-  runDurationMs: {
-    ...num,
-    description:
-      'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
-  },
-  errorSummary: { ...str, description: 'Additive: first line of the last error (at most 200 characters), on a row that has one.' },
-};
+/** The summary's properties, which the detail repeats. */
+const summaryProps = componentSchema(taskSummarySchema).properties as Record<string, Json>;
 
 const schemas: Record<string, Json> = {
   TaskStatus: { type: 'string', enum: [...TASK_STATUSES] },
@@ -62,8 +51,8 @@ const schemas: Record<string, Json> = {
     properties: { type: str, title: str, status: int, detail: str, instance: str, errors: { type: 'object', additionalProperties: arr(str) } },
     required: ['type', 'title', 'status'],
   },
-  TaskSummary: obj(summaryProps, ['id', 'type', 'status', 'queueName', 'createdAtUtc', 'isRecurring']),
-  TaskPage: obj({ items: arr(ref('TaskSummary')), totalCount: int, page: int, pageSize: int, totalPages: int }, ['items', 'totalCount', 'page', 'pageSize', 'totalPages']),
+  TaskSummary: componentSchema(taskSummarySchema),
+  TaskPage: componentSchema(taskPageSchema),
   StatusAuditEntry: obj({ id: int, queuedTaskId: guid, updatedAtUtc: ts, newStatus: ref('TaskStatus'), exception: str }, ['id', 'queuedTaskId', 'updatedAtUtc', 'newStatus']),
   RunsAuditEntry: obj(
     { id: int, queuedTaskId: guid, executedAt: ts, executionTimeMs: num, status: { type: 'string', enum: ['Completed', 'Failed'] }, exception: str },
@@ -138,7 +127,7 @@ const schemas: Record<string, Json> = {
     ['id', 'parentTaskId', 'status', 'occurrence', 'createdAtUtc'],
   ),
   OccurrencePage: obj({ occurrences: arr(ref('OccurrenceListItem')), totalCount: int, skip: int, take: int }, ['occurrences', 'totalCount', 'skip', 'take']),
-  TaskCounts: obj({ all: int, standard: int, recurring: int, failed: int, occurrences: int }, ['all', 'standard', 'recurring', 'failed', 'occurrences']),
+  TaskCounts: componentSchema(taskCountsSchema),
   TasksOverTimePoint: obj({ timestamp: ts, completed: int, failed: int, total: int }, ['timestamp', 'completed', 'failed', 'total']),
   QueueSummary: obj(
     {
@@ -179,10 +168,7 @@ const schemas: Record<string, Json> = {
     ['totalTasksToday', 'totalTasksWeek', 'successRate', 'failedCount', 'avgExecutionTimeMs', 'statusDistribution', 'tasksOverTime', 'queueSummaries', 'throttledTasks', 'catchUpBacklog'],
   ),
   RecentActivityItem: obj({ taskId: guid, taskType: str, status: ref('TaskStatus'), timestamp: ts, message: str }, ['taskId', 'taskType', 'status', 'timestamp', 'message']),
-  QueueMetrics: obj(
-    { queueName: str, totalTasks: int, queuedTasks: int, inProgressTasks: int, completedTasks: int, failedTasks: int, cancelledTasks: int, successRate: num },
-    ['queueName', 'totalTasks', 'queuedTasks', 'inProgressTasks', 'completedTasks', 'failedTasks', 'cancelledTasks', 'successRate'],
-  ),
+  QueueMetrics: componentSchema(queueMetricsSchema),
   SuccessRatePoint: obj({ timestamp: ts, successRate: num, totalTasks: int, successfulTasks: int, failedTasks: int }, ['timestamp', 'successRate', 'totalTasks', 'successfulTasks', 'failedTasks']),
   SuccessRateTrend: obj({ period: { type: 'string', enum: [...TREND_PERIODS] }, dataPoints: arr(ref('SuccessRatePoint')) }, ['period', 'dataPoints']),
   TaskTypesDistribution: { type: 'object', additionalProperties: int, description: 'Full task type name → tasks created in the range.' },
@@ -226,12 +212,12 @@ const schemas: Record<string, Json> = {
     },
     ['range', 'groups'],
   ),
-  LoginRequest: obj({ username: str, password: str }, ['username', 'password']),
-  LoginResponse: obj({ token: str, expiresAt: ts, username: str, canManage: bool }, ['token', 'expiresAt', 'username', 'canManage']),
+  LoginRequest: componentSchema(loginRequestSchema),
+  LoginResponse: componentSchema(loginResponseSchema),
   MagicRequest: obj({ token: str }, ['token']),
-  MagicResponse: obj({ token: str, expiresAt: ts, username: str }, ['token', 'expiresAt', 'username']),
+  MagicResponse: componentSchema(magicResponseSchema),
   ValidateRequest: obj({ token: str }),
-  ValidateResponse: obj({ isValid: bool, username: str, expiresAt: ts, canManage: bool }, ['isValid', 'username', 'canManage']),
+  ValidateResponse: componentSchema(validateResponseSchema),
   ManagementResponse: obj(
     { status: { type: 'string', enum: ['Succeeded', 'NotFound', 'Conflict', 'NotSupported', 'Unavailable'] }, message: str, taskId: guid, nextRunUtc: ts, releasedHalt: bool },
     ['status', 'message', 'taskId'],

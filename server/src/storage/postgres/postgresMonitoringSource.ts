@@ -1,5 +1,4 @@
-import type { SvcEvent } from '../../contracts/index.js';
-import type { MonitoringEngine } from '../../monitoring/MonitoringContext.js';
+import type { MonitoringEngine, SvcEvent } from '../../contracts/index.js';
 import type { MonitoringStore } from '../MonitoringStore.js';
 import { createPostgresScheduleOperations, type StorageScheduleOperations } from './management/createPostgresScheduleOperations.js';
 import type { PostgresStorage } from './PostgresStorage.js';

@@ -13,6 +13,8 @@ export interface SchemaFeatures {
   searchRowOrder: boolean;
   /** Migration 10: search rows carry their task's status. */
   searchRowStatus: boolean;
+  /** Migration 6: status-audit rows name who changed the status. */
+  statusAuditChangedBy: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
@@ -28,5 +30,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     searchRows: (has.get('task_key_fts') as number) > 0,
     searchRowOrder: (has.get('search_row_order') as number) > 0,
     searchRowStatus: (has.get('tr_tasks_search_row_status') as number) > 0,
+    statusAuditChangedBy: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('status_audit') WHERE name = 'changed_by'`).pluck().get() as number) > 0,
   };
 }

@@ -1,13 +1,7 @@
-import type { ManagementStatus } from '../../../contracts/index.js';
+import type { OperationResult } from '../../../contracts/index.js';
 
 /** The answer of a management operation (same shape as the schedule manager's). */
-export interface StorageOperationResult {
-  status: ManagementStatus;
-  message: string;
-  taskId?: string;
-  nextRunUtc?: string;
-  releasedHalt?: boolean;
-}
+export type StorageOperationResult = OperationResult;
 
 /** The columns the operations read, locked with FOR UPDATE inside their transaction. */
 export const OPERATION_COLUMNS = `id, status, task_key, audit_level, is_recurring, occurrence_mode, parent_task_id, halt, scheduled_at`;

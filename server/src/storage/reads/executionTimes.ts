@@ -1,10 +1,10 @@
-import type { DashboardRange, ExecutionTimesItem } from '../../../contracts/index.js';
-import { zonedRangeStart } from '../../queries/zonedCalendar.js';
-import { rangeStartMs, round2 } from '../../queries/timeRanges.js';
-import type { PgRunsInRange } from './runsInRange.js';
+import type { DashboardRange, ExecutionTimesItem } from '../../contracts/index.js';
+import { rangeStartMs, round2 } from '../queries/timeRanges.js';
+import { zonedRangeStart } from '../queries/zonedCalendar.js';
+import type { RunsInRange } from './runsInRange.js';
 
 /** Execution times by type: measured durations of completed runs ended in the range. */
-export function pgExecutionTimes(runsInRange: PgRunsInRange) {
+export function createExecutionTimes(runsInRange: RunsInRange) {
   return async function executionTimes(range: DashboardRange, nowMs: number, timeZone?: string): Promise<ExecutionTimesItem[]> {
     return (await runsInRange.byType(timeZone === undefined ? rangeStartMs(range, nowMs) : zonedRangeStart(range, nowMs, timeZone)))
       .filter((r) => r.durCount > 0)

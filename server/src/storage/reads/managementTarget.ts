@@ -1,12 +1,12 @@
-import type { TaskStatus } from '../../../contracts/index.js';
-import type { ManagementTarget } from '../../MonitoringStore.js';
-import type { PgQuery } from './PgQuery.js';
+import type { TaskStatus } from '../../contracts/index.js';
+import type { ManagementTarget } from '../MonitoringStore.js';
+import type { ReadDb } from './ReadDb.js';
 
 /** The facts a management endpoint checks before addressing the schedule operations. */
-export function pgManagementTarget(q: PgQuery) {
+export function createManagementTarget(db: ReadDb) {
   return async function managementTarget(id: string): Promise<ManagementTarget | undefined> {
-    const [r] = await q<{ id: string; task_key: string | null; occurrence_mode: string | null; parent_task_id: string | null; status: TaskStatus }>(
-      `SELECT id, task_key, occurrence_mode, parent_task_id, status FROM tasks WHERE id = $1`,
+    const [r] = await db.query<{ id: string; task_key: string | null; occurrence_mode: string | null; parent_task_id: string | null; status: TaskStatus }>(
+      `SELECT id, task_key, occurrence_mode, parent_task_id, status FROM tasks WHERE id = ?`,
       [id],
     );
     if (!r) return undefined;

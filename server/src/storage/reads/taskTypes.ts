@@ -1,10 +1,10 @@
-import type { DashboardRange, TaskTypesDistribution } from '../../../contracts/index.js';
-import { zonedRangeStart } from '../../queries/zonedCalendar.js';
-import { rangeStartMs } from '../../queries/timeRanges.js';
-import type { PgCreatedInRange } from './createdInRange.js';
+import type { DashboardRange, TaskTypesDistribution } from '../../contracts/index.js';
+import { rangeStartMs } from '../queries/timeRanges.js';
+import { zonedRangeStart } from '../queries/zonedCalendar.js';
+import type { CreatedInRange } from './createdInRange.js';
 
-/** Tasks created in the range by full type name. */
-export function pgTaskTypes(createdInRange: PgCreatedInRange) {
+/** Task types distribution: tasks created in the range by full type name. */
+export function createTaskTypes(createdInRange: CreatedInRange) {
   return async function taskTypes(range: DashboardRange, nowMs: number, timeZone?: string): Promise<TaskTypesDistribution> {
     const out: TaskTypesDistribution = {};
     const groups = (await createdInRange(timeZone === undefined ? rangeStartMs(range, nowMs) : zonedRangeStart(range, nowMs, timeZone))).sort((a, b) => a.type.localeCompare(b.type));

@@ -1,7 +1,7 @@
-import type { Database } from 'better-sqlite3';
 import type { RecentActivityItem, TaskStatus } from '../../contracts/index.js';
 import { toIso } from '../time.js';
-import { shortTypeName } from './taskRow.js';
+import { shortTypeName } from '../queries/taskRow.js';
+import type { ReadDb } from './ReadDb.js';
 
 export const ACTIVITY_MESSAGES: Record<TaskStatus, string> = {
   WaitingQueue: 'Task is waiting for room in its queue',
@@ -15,13 +15,14 @@ export const ACTIVITY_MESSAGES: Record<TaskStatus, string> = {
 };
 
 /** Recent activity: the newest status transitions (status audit, id descending: an index walk). */
-export function createRecentActivity(db: Database) {
-  const st = db.prepare(`
-    SELECT a.task_id, a.new_status, a.updated_at, a.exception, t.type
-      FROM status_audit a JOIN tasks t ON t.id = a.task_id
-     ORDER BY a.id DESC LIMIT ?`);
-  return function recentActivity(limit: number): RecentActivityItem[] {
-    const rows = st.all(limit) as { task_id: string; new_status: TaskStatus; updated_at: number; exception: string | null; type: string }[];
+export function createRecentActivity(db: ReadDb) {
+  return async function recentActivity(limit: number): Promise<RecentActivityItem[]> {
+    const rows = await db.query<{ task_id: string; new_status: TaskStatus; updated_at: number; exception: string | null; type: string }>(
+      `SELECT a.task_id, a.new_status, a.updated_at, a.exception, t.type
+         FROM status_audit a JOIN tasks t ON t.id = a.task_id
+        ORDER BY a.id DESC LIMIT ?`,
+      [limit],
+    );
     return rows.map((r) => ({
       taskId: r.task_id,
       taskType: shortTypeName(r.type),

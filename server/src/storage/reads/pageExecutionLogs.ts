@@ -1,7 +1,8 @@
-import type { Database } from 'better-sqlite3';
 import type { ExecutionLogEntry, ExecutionLogPage, LogLevel } from '../../contracts/index.js';
 import type { PageRequest } from '../MonitoringStore.js';
 import { toIso } from '../time.js';
+import { pagedRows } from './pagedRows.js';
+import type { ReadDb } from './ReadDb.js';
 
 interface Row {
   id: number;
@@ -24,15 +25,16 @@ export const toLog = (r: Row): ExecutionLogEntry => ({
 });
 
 /** Execution logs in sequence order (oldest first), paged like the audits. */
-export function createPageExecutionLogs(db: Database) {
-  const page = db.prepare(
-    `SELECT id, task_id, timestamp, level, message, exception_details, sequence_number FROM execution_logs
-     WHERE task_id = ? ORDER BY sequence_number, id LIMIT ? OFFSET ?`,
-  );
-  const count = db.prepare(`SELECT COUNT(*) FROM execution_logs WHERE task_id = ?`).pluck();
-  return function pageExecutionLogs(taskId: string, req: PageRequest): Omit<ExecutionLogPage, 'skip' | 'take'> {
-    const totalCount = count.get(taskId) as number;
-    const logs = req.take === 0 ? [] : (page.all(taskId, req.take, req.skip) as Row[]).map(toLog);
-    return { logs, totalCount };
+export function createPageExecutionLogs(db: ReadDb) {
+  return async function pageExecutionLogs(taskId: string, req: PageRequest): Promise<Omit<ExecutionLogPage, 'skip' | 'take'>> {
+    const { rows, totalCount } = await pagedRows<Row>(
+      db,
+      'id, task_id, timestamp, level, message, exception_details, sequence_number',
+      'FROM execution_logs WHERE task_id = ?',
+      'sequence_number, id',
+      [taskId],
+      req,
+    );
+    return { logs: rows.map(toLog), totalCount };
   };
 }

@@ -1,0 +1,50 @@
+/**
+ * What the monitoring needs from an engine, named here so that the monitoring, the hub and the
+ * storage backends that lend a local engine's parts to the monitoring share one vocabulary
+ * without importing each other.
+ */
+import type { SvcEvent } from './events.js';
+import type { BulkAction, BulkOperation } from './operations.js';
+import type { ManagementStatus, TaskStatus } from './task.js';
+
+/** The answer of a management operation on a schedule, an occurrence or a task. */
+export interface OperationResult {
+  status: ManagementStatus;
+  message: string;
+  /** The schedule row's id (or the occurrence's, for requeue); absent on NotFound by key. */
+  taskId?: string;
+  nextRunUtc?: string;
+  releasedHalt?: boolean;
+}
+
+/** A bulk action the user confirmed. */
+export interface BulkStart {
+  action: BulkAction;
+  /** The rows the filter matched when the user confirmed, in the order to process them. */
+  ids: readonly string[];
+  /** The filter's statuses: a row must still be in one of them. */
+  statuses?: readonly TaskStatus[];
+  /** Who asked (recorded in each row's status-audit entry). */
+  actor: string;
+}
+
+/** What the monitoring needs from an engine (full registration): schedule operations and events. */
+export interface MonitoringEngine {
+  schedules: {
+    requeue(occurrenceId: string): Promise<OperationResult>;
+    resume(key: string): Promise<OperationResult>;
+    cancel(key: string): Promise<OperationResult>;
+  };
+  on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  /** Whether the engine can write (GET /health); absent: reported as ok. */
+  health?(): { status: 'ok' | 'degraded' | 'failed' };
+  off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  /** Retry and bulk actions; absent on an engine without them (the endpoints answer NotSupported). */
+  tasks?: {
+    retry(id: string, actor: string): Promise<OperationResult>;
+    startBulk(input: BulkStart): BulkOperation;
+    bulkStatus(operationId: string): BulkOperation | undefined;
+    onBulkProgress(listener: (progress: BulkOperation) => void): void;
+    offBulkProgress(listener: (progress: BulkOperation) => void): void;
+  };
+}

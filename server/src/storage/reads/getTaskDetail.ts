@@ -1,0 +1,26 @@
+import type { TaskDetail } from '../../contracts/index.js';
+import { DETAIL_COLUMNS, DETAIL_PAGE, toTaskDetail, type TaskDetailRow } from '../queries/taskDetailRow.js';
+import type { createPageExecutionLogs } from './pageExecutionLogs.js';
+import type { createPageRunsAudits } from './pageRunsAudits.js';
+import type { createPageStatusAudits } from './pageStatusAudits.js';
+import type { ReadDb } from './ReadDb.js';
+
+/** The task detail with the first page (100) of every history block. */
+export function createGetTaskDetail(
+  db: ReadDb,
+  pages: {
+    statusAudits: ReturnType<typeof createPageStatusAudits>;
+    runsAudits: ReturnType<typeof createPageRunsAudits>;
+    executionLogs: ReturnType<typeof createPageExecutionLogs>;
+  },
+) {
+  return async function getTaskDetail(id: string): Promise<TaskDetail | undefined> {
+    const [[row], status, runs, logs] = await Promise.all([
+      db.query<TaskDetailRow>(`SELECT ${DETAIL_COLUMNS} FROM tasks WHERE id = ?`, [id]),
+      pages.statusAudits(id, DETAIL_PAGE),
+      pages.runsAudits(id, DETAIL_PAGE),
+      pages.executionLogs(id, DETAIL_PAGE),
+    ]);
+    return row ? toTaskDetail(row, status, runs, logs) : undefined;
+  };
+}

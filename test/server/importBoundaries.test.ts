@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ROOT, underDir, violations, type Rule } from '../fixtures/importGraph.js';
+
+// The layers of the server package, lowest first: the contracts are the shared vocabulary and
+// import no other folder; storage sits under the engine and knows nothing of the monitoring, the
+// hub or the command line; the engine knows no HTTP (the monitoring and the hub read through
+// storage and listen to engine events).
+
+function refusing(reason: string, ...dirs: string[]): Rule {
+  return (target) => (dirs.some((dir) => underDir(target, `server/src/${dir}`)) ? reason : undefined);
+}
+
+describe('import boundaries of the server package', () => {
+  it('a rule names the folder it refuses, and only that folder', () => {
+    const rule = refusing('no', 'monitoring');
+    expect(rule(`${ROOT}/server/src/monitoring/options.ts`)).toBe('no');
+    expect(rule(`${ROOT}/server/src/monitoringx/a.ts`)).toBeUndefined();
+  });
+
+  it('storage imports nothing from the monitoring, the hub or the command line', async () => {
+    const rule = refusing('storage is read by the monitoring and the hub, never the reverse; move the shared type to contracts or storage', 'monitoring', 'hub', 'cli');
+    expect(await violations('server/src/storage', rule)).toEqual([]);
+  });
+
+  it('the engine imports nothing from the monitoring, the hub or the command line', async () => {
+    const rule = refusing('the engine knows no HTTP; the monitoring and the hub listen to its events', 'monitoring', 'hub', 'cli');
+    expect(await violations('server/src/engine', rule)).toEqual([]);
+  });
+
+  it('the contracts import only the contracts', async () => {
+    const rule = refusing('the contracts are the shared vocabulary and import no other folder', 'engine', 'storage', 'monitoring', 'hub', 'cli', 'options');
+    expect(await violations('server/src/contracts', rule)).toEqual([]);
+  });
+});
