@@ -45,6 +45,7 @@ export class TaskEngine implements Engine {
   private rateLimits: ReadonlyMap<string, RateLimitSpec> = new Map();
   private readonly listeners = new Set<EngineEventListener>();
   private readonly errorListeners = new Set<EngineErrorListener>();
+  private readonly commitListeners = new Set<(seconds: number) => void>();
   /** Why the store cannot be written at all (its file deleted or replaced); null while it can. */
   private storeLost: Error | null = null;
   private locationTimer: NodeJS.Timeout | undefined;
@@ -86,6 +87,9 @@ export class TaskEngine implements Engine {
         this.emitError(err);
       },
       onError: this.o.onError,
+      committed: (seconds) => {
+        for (const l of this.commitListeners) l(seconds);
+      },
     });
     this.runs = new RunLifecycle({
       options: this.o,
@@ -154,6 +158,11 @@ export class TaskEngine implements Engine {
     if (event === 'event') this.listeners.delete(listener as EngineEventListener);
     else if (event === 'error') this.errorListeners.delete(listener as EngineErrorListener);
     return this;
+  }
+
+  observeCommits(listener: (seconds: number) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   health(): EngineHealth {

@@ -43,6 +43,12 @@ export interface MonitoringOptions {
   loginRateLimit?: boolean | { limit: number; windowMs: number; maxClients?: number };
   /** Folder of the built dashboard (default: the package's `web` folder). */
   webRoot?: string;
+  /** Serve Prometheus metrics at /svc-monitoring/metrics (default true). */
+  enableMetrics?: boolean;
+  /** A bearer secret that lets scrapers read /svc-monitoring/metrics without logging in (at least 16 characters). */
+  metricsToken?: string | null;
+  /** How many task types get their own `type` label value; the rest share `other` (default 20). */
+  metricsTypeLabelLimit?: number;
   /** Where startup notes and warnings go (default: console). */
   logger?: MonitoringLogger;
   /** Clock, for tests. */
@@ -83,6 +89,9 @@ export interface ResolvedOptions {
   hubMaxConnections: number;
   loginRateLimit: { limit: number; windowMs: number; maxClients: number } | null;
   webRoot: string | null;
+  enableMetrics: boolean;
+  metricsToken: string | null;
+  metricsTypeLabelLimit: number;
   logger: MonitoringLogger;
   now: () => number;
 }
@@ -138,6 +147,9 @@ export const MONITORING_OPTIONS = {
   hubMaxConnections: { kind: 'integer', description: 'concurrent hub connections in total (default 1000; beyond: 503)' },
   loginRateLimit: { kind: 'boolean|object', description: 'true | false | {"limit":5,"windowMs":900000} (default true)' },
   webRoot: { kind: 'string', description: 'folder of the built dashboard (default: the package web folder)' },
+  enableMetrics: { kind: 'boolean', description: 'serve Prometheus metrics at /svc-monitoring/metrics (default true)' },
+  metricsToken: { kind: 'string', description: 'bearer secret for scrapers of /svc-monitoring/metrics, at least 16 characters (default none)', secret: true },
+  metricsTypeLabelLimit: { kind: 'integer', description: 'task types with their own metrics label; the rest are "other" (default 20)' },
   logger: { kind: 'object', description: '{ info(message), warn(message) } (default: console)' },
   now: { kind: 'function', description: 'clock in ms, for tests (default Date.now)' },
 } as const satisfies Record<keyof MonitoringOptions, MonitoringOptionSpec>;
@@ -150,6 +162,8 @@ export const OPTION_KINDS = Object.fromEntries(Object.entries(MONITORING_OPTIONS
 const DEFAULT_LOGIN_LIMIT = { limit: 5, windowMs: 15 * 60 * 1000, maxClients: 10_000 };
 /** A magic-link token is a long-lived bearer secret: shorter ones are guessable. */
 const MIN_MAGIC_LINK_TOKEN_LENGTH = 32;
+/** The metrics token only reads aggregate figures, but is a bearer secret all the same. */
+const MIN_METRICS_TOKEN_LENGTH = 16;
 /** The obsolete-option warning is said once per process, however many monitorings a host creates. */
 let swaggerWarned = false;
 
@@ -216,6 +230,10 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   if (magicLinkToken !== null && magicLinkToken.length < MIN_MAGIC_LINK_TOKEN_LENGTH) {
     throw read.fail('magicLinkToken', `must be at least ${MIN_MAGIC_LINK_TOKEN_LENGTH} characters (it is a bearer secret that never expires)`);
   }
+  const metricsToken = str('metricsToken', null);
+  if (metricsToken !== null && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw read.fail('metricsToken', `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (it is a bearer secret)`);
+  }
   const enableScalar = bool('enableScalar', false);
   const now = fn<() => number>('now') ?? Date.now;
 
@@ -247,6 +265,9 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     hubMaxConnections: read.integer('hubMaxConnections', 1000, { min: 1 }),
     loginRateLimit,
     webRoot: str('webRoot', null),
+    enableMetrics: bool('enableMetrics', true),
+    metricsToken,
+    metricsTypeLabelLimit: read.integer('metricsTypeLabelLimit', 20, { min: 0 }),
     logger,
     now,
   };

@@ -18,6 +18,7 @@ import { createRunsInRange } from './runsInRange.js';
 import { createSelectTaskIds } from './selectTaskIds.js';
 import { createFailureGroups } from './failureGroups.js';
 import { detectSchemaFeatures } from './schemaFeatures.js';
+import { createScheduleStates } from './scheduleStates.js';
 import { createSuccessRateTrend } from './successRateTrend.js';
 import { createTaskCounts } from './taskCounts.js';
 import { createTaskTypes } from './taskTypes.js';
@@ -57,5 +58,6 @@ export function createSqliteMonitoringStore(db: Database): MonitoringStore {
     managementTarget: createManagementTarget(db),
     taskIds: createSelectTaskIds(db, resolver, features),
     failureGroups: createFailureGroups(db, features),
+    scheduleStates: createScheduleStates(db),
   });
 }

@@ -18,6 +18,7 @@ import { pgQueueMetrics } from './queueMetrics.js';
 import { pgRecentActivity } from './recentActivity.js';
 import { pgTypeResolver } from './resolveTypeNames.js';
 import { pgRunsInRange } from './runsInRange.js';
+import { pgScheduleStates } from './scheduleStates.js';
 import { pgSelectTaskIds } from './selectTaskIds.js';
 import { pgSuccessRateTrend } from './successRateTrend.js';
 import { pgTaskCounts } from './taskCounts.js';
@@ -57,5 +58,6 @@ export function createPostgresMonitoringStore(storage: Pick<PostgresStorage, 'qu
     managementTarget: pgManagementTarget(q),
     taskIds: pgSelectTaskIds(q, resolver),
     failureGroups: pgFailureGroups(q),
+    scheduleStates: pgScheduleStates(q),
   };
 }
