@@ -9,6 +9,7 @@ const VALUE_OF_KIND: Record<string, string> = {
   number: ' <n>',
   strings: ' <a,b,…>',
   'boolean|object': ' <true|false|json>',
+  json: ' <json>',
 };
 
 export function helpText(): string {

@@ -2,6 +2,7 @@ import type { BulkOperation, SvcEvent } from '../contracts/index.js';
 import type { BulkStart } from '../engine/operations/BulkRunner.js';
 import type { ScheduleOperationResult } from '../engine/schedules/ScheduleManager.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
+import type { DeliveryStats } from './alerts/WebhookSender.js';
 import type { TokenService } from './auth/TokenService.js';
 import type { ClientAddressResolver } from './network/clientAddress.js';
 import type { ResolvedOptions } from './options.js';
@@ -44,4 +45,6 @@ export interface MonitoringContext {
   hubEnabled: boolean;
   /** The client address of a request, as the allow-list, the login limit and logs see it. */
   clients: ClientAddressResolver;
+  /** Deliveries of alert messages (present when the host configured alert rules). */
+  alertStats?: () => DeliveryStats;
 }

@@ -7,6 +7,7 @@ import { createSqliteMonitoringStore } from '../storage/queries/createSqliteMoni
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
+import { createAlerting } from './alerts/createAlerting.js';
 import { createApiRouter } from './apiRouter.js';
 import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
@@ -120,6 +121,11 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const ready = Promise.resolve();
   // Per-process families read this process's engine only (on PostgreSQL the monitoring's engine
   // view also relays other instances' events); the gauges read the store.
+  const alerting =
+    options.alerts.length > 0
+      ? createAlerting({ rules: options.alerts, store, engine: source.engine, publicUrl: options.publicUrl, logger: options.logger, now: options.now })
+      : undefined;
+  if (alerting) ctx.alertStats = () => alerting.stats();
   metrics = options.enableMetrics
     ? createMetrics({ store, engine: source.engine, hub, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
     : undefined;
@@ -164,6 +170,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       upgradeListeners.clear();
       if (bulkProgress) engine?.tasks?.offBulkProgress(bulkProgress);
       metrics?.close();
+      alerting?.close();
       if (hub) await hub.close();
     },
   };

@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { randomBytes } from 'node:crypto';
 import { OptionError } from '../options/OptionError.js';
 import { OptionReader, type OptionKind } from '../options/OptionReader.js';
+import { resolveAlertRules, type AlertRule, type ResolvedAlertRule } from './alerts/alertRules.js';
 import { invalidAddressRange } from './network/AddressRanges.js';
 import { DEFAULT_TRUSTED_PROXIES } from './network/clientAddress.js';
 
@@ -49,6 +50,10 @@ export interface MonitoringOptions {
   metricsToken?: string | null;
   /** How many task types get their own `type` label value; the rest share `other` (default 20). */
   metricsTypeLabelLimit?: number;
+  /** Alert rules: webhooks posted when tasks fail, schedules halt, a queue backs up or the engine degrades. */
+  alerts?: AlertRule[];
+  /** The monitoring's address as people reach it (`https://ops.example.com`), for links in alert messages (default: paths only). */
+  publicUrl?: string;
   /** Where startup notes and warnings go (default: console). */
   logger?: MonitoringLogger;
   /** Clock, for tests. */
@@ -92,6 +97,8 @@ export interface ResolvedOptions {
   enableMetrics: boolean;
   metricsToken: string | null;
   metricsTypeLabelLimit: number;
+  alerts: ResolvedAlertRule[];
+  publicUrl: string | null;
   logger: MonitoringLogger;
   now: () => number;
 }
@@ -150,6 +157,8 @@ export const MONITORING_OPTIONS = {
   enableMetrics: { kind: 'boolean', description: 'serve Prometheus metrics at /svc-monitoring/metrics (default true)' },
   metricsToken: { kind: 'string', description: 'bearer secret for scrapers of /svc-monitoring/metrics, at least 16 characters (default none)', secret: true },
   metricsTypeLabelLimit: { kind: 'integer', description: 'task types with their own metrics label; the rest are "other" (default 20)' },
+  alerts: { kind: 'json', description: 'alert rules, a JSON array: [{"on":"TaskFailed","webhook":{"url":"https://…","secret":"…"}}] (default none)' },
+  publicUrl: { kind: 'string', description: 'the address people reach the monitoring at, for links in alerts (default: paths only)' },
   logger: { kind: 'object', description: '{ info(message), warn(message) } (default: console)' },
   now: { kind: 'function', description: 'clock in ms, for tests (default Date.now)' },
 } as const satisfies Record<keyof MonitoringOptions, MonitoringOptionSpec>;
@@ -234,6 +243,8 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   if (metricsToken !== null && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
     throw read.fail('metricsToken', `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (it is a bearer secret)`);
   }
+  const publicUrl = str('publicUrl', null);
+  if (publicUrl !== null && !/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(publicUrl)) throw read.fail('publicUrl', `must be an http(s) URL like https://ops.example.com (got "${publicUrl}")`);
   const enableScalar = bool('enableScalar', false);
   const now = fn<() => number>('now') ?? Date.now;
 
@@ -268,6 +279,8 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     enableMetrics: bool('enableMetrics', true),
     metricsToken,
     metricsTypeLabelLimit: read.integer('metricsTypeLabelLimit', 20, { min: 0 }),
+    alerts: resolveAlertRules(MONITORING_OWNER, raw.alerts),
+    publicUrl,
     logger,
     now,
   };
