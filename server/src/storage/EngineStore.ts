@@ -172,6 +172,9 @@ export interface NewTask {
   rateLimitKey: string | null;
   isRecurring: boolean;
   recurrence: string | null;
+  /** W3C trace context of the dispatch (absent or null: none). */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 /**
@@ -264,6 +267,9 @@ export interface RunnableTaskRow {
   parent_task_id: string | null;
   /** Highest execution-log sequence number of the task so far (0: none); numbering continues. */
   last_log_sequence: number;
+  /** W3C trace context stored at dispatch (null: none). */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 // ------------------------------------------------------------------ durable schedules
