@@ -42,7 +42,7 @@ export function createSqliteMonitoringStore(db: Database): MonitoringStore {
   // The contract is Promise-returning; SQLite answers synchronously inside.
   return asyncMonitoringStore({
     listTasks: createListTasks(db, resolver, features),
-    getTask: createGetTaskDetail(db, { statusAudits, runsAudits, executionLogs }),
+    getTask: createGetTaskDetail(db, features, { statusAudits, runsAudits, executionLogs }),
     statusAudits: (id, page) => paged(id, page, statusAudits),
     runsAudits: (id, page) => paged(id, page, runsAudits),
     executionLogs: (id, page) => paged(id, page, executionLogs),

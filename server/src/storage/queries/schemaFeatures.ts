@@ -13,6 +13,8 @@ export interface SchemaFeatures {
   searchRowOrder: boolean;
   /** Migration 10: search rows carry their task's status. */
   searchRowStatus: boolean;
+  /** Migration 14: tasks carry the trace context of their dispatch. */
+  traceContext: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
@@ -28,5 +30,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     searchRows: (has.get('task_key_fts') as number) > 0,
     searchRowOrder: (has.get('search_row_order') as number) > 0,
     searchRowStatus: (has.get('tr_tasks_search_row_status') as number) > 0,
+    traceContext: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'traceparent'`).pluck().get() as number) > 0,
   };
 }

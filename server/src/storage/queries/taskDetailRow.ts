@@ -20,6 +20,8 @@ export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
 /** The select list of a task detail row (placeholders differ per backend, so the WHERE clause is the caller's). */
 export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
             missed_from, missed_through, missed_count, missed_count_is_exact, traceparent`;
+/** The same on a database opened read-only from before the trace-context columns. */
+export const DETAIL_COLUMNS_WITHOUT_TRACE = DETAIL_COLUMNS.replace(/traceparent$/, 'NULL AS traceparent');
 
 /** The detail carries the first page (100 entries) of every history block, read through the paged queries. */
 export const DETAIL_PAGE = { skip: 0, take: 100 };
