@@ -1,3 +1,4 @@
+import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/signalr';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -95,6 +96,31 @@ describe('GET /svc-monitoring/metrics', () => {
     expect(sampleValue(samples, 'svc_http_requests_total', { route: 'login', status: '200' })).toBe(1);
     expect(sampleValue(samples, 'svc_http_requests_total', { route: 'getMetrics', status: '401' })).toBe(1);
     expect(samples.filter((s) => s.name === 'svc_http_requests_total').every((s) => !s.labels.route!.includes('/'))).toBe(true);
+  });
+
+  it('counts hub connections by transport and the messages the hub sent (a real SignalR client)', async () => {
+    const h = harness({ pollIntervalMs: 20 });
+    h.engine.handle('mail.send', async () => undefined);
+    await h.engine.start();
+    served = await serve({ engine: h.engine, storage: h.storage }, { enableAuthentication: false });
+    const client = new HubConnectionBuilder()
+      .withUrl(`${served.baseUrl}/svc-monitoring/hub`, { transport: HttpTransportType.ServerSentEvents })
+      .configureLogging(LogLevel.None)
+      .build();
+    let received = 0;
+    client.on('SvcEvent', () => void received++);
+    await client.start();
+    try {
+      await h.engine.dispatch('mail.send', {});
+      await waitFor(() => received >= 2, 5000, 'Started and Completed at the client');
+      const samples = parseSamples((await scrape(served)).text);
+      expect(sampleValue(samples, 'svc_hub_connections', { transport: 'ServerSentEvents' })).toBe(1);
+      expect(sampleValue(samples, 'svc_hub_connections', { transport: 'WebSockets' })).toBeUndefined();
+      expect(sampleValue(samples, 'svc_hub_messages_sent_total')).toBeGreaterThanOrEqual(received);
+    } finally {
+      await client.stop();
+    }
+    await waitFor(async () => sampleValue(parseSamples((await scrape(served!)).text), 'svc_hub_connections', { transport: 'ServerSentEvents' }) === undefined, 5000, 'the connection gone');
   });
 
   it('bounds the type label: types beyond the limit share "other"', async () => {
