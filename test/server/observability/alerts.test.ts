@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../server/src/monitoring/options.js';
 import { closeAll, harness, sleep, waitFor } from '../engine/helpers.js';
-import { serve, type Served } from '../monitoring/fixtures.js';
+import { insertTask, serve, tempDb, type Served } from '../monitoring/fixtures.js';
 import { webhookReceiver } from './webhookReceiver.js';
 
 let served: Served | undefined;
@@ -143,6 +143,41 @@ describe('alert webhooks', () => {
     release();
     await waitFor(() => slack.received.length === 2, 8000, 'resolved');
     expect(slack.received[1]!.json.text).toMatch(/^✅ \[resolved\] backlog/);
+  });
+
+  it('ScheduleHalted fires while a durable schedule is halted and resolves when it is resumed (read models, no engine needed)', async () => {
+    const hook = await receiver();
+    const db = tempDb();
+    try {
+      const id = insertTask(db.db, { status: 'Pending', is_recurring: 1, occurrence_mode: 'Durable', schedule_version: 1, halt: JSON.stringify({ reason: 'test' }) });
+      served = await serve({ storage: { db: db.db } }, { enableAuthentication: false, alerts: [{ on: 'ScheduleHalted', name: 'halts', webhook: { url: hook.url } }] });
+      await waitFor(() => hook.received.length === 1, 5000, 'firing');
+      expect(hook.received[0]!.json).toMatchObject({ rule: 'halts', on: 'ScheduleHalted', state: 'firing', count: 1 });
+      db.db.prepare(`UPDATE tasks SET halt = NULL WHERE id = ?`).run(id);
+      await waitFor(() => hook.received.length === 2, 5000, 'resolved');
+      expect(hook.received[1]!.json).toMatchObject({ state: 'resolved', count: 0 });
+    } finally {
+      await served?.close();
+      served = undefined;
+      db.cleanup();
+    }
+  });
+
+  it('EngineDegraded fires when the engine reports degraded and resolves when it is ok again', async () => {
+    const hook = await receiver();
+    const h = harness();
+    let status: 'ok' | 'degraded' = 'ok';
+    // The engine as the monitoring sees it, with its health under the test's control.
+    const engine = Object.create(h.engine, { health: { value: () => ({ status, unwrittenChanges: 0, oldestUnwrittenMs: 0 }) } }) as typeof h.engine;
+    served = await serve({ engine, storage: h.storage }, { enableAuthentication: false, alerts: [{ on: 'EngineDegraded', webhook: { url: hook.url } }] });
+    await sleep(1200);
+    expect(hook.received).toHaveLength(0);
+    status = 'degraded';
+    await waitFor(() => hook.received.length === 1, 5000, 'firing');
+    expect(hook.received[0]!.json).toMatchObject({ on: 'EngineDegraded', state: 'firing', summary: expect.stringMatching(/degraded/) });
+    status = 'ok';
+    await waitFor(() => hook.received.length === 2, 5000, 'resolved');
+    expect(hook.received[1]!.json.state).toBe('resolved');
   });
 
   it('refuses bad rules at startup, naming the rule and field', () => {
