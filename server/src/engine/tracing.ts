@@ -61,17 +61,17 @@ interface TaskIdentity {
 }
 
 /** A PRODUCER span for a dispatch, with the context to store with the task; undefined without tracing. */
-export function startDispatchSpan(otel: Api, task: TaskIdentity): DispatchSpan {
+export function startDispatchSpan(otel: Api, task: TaskIdentity, operation: 'send' | 'upsert' = 'send'): DispatchSpan {
   const span = otel.trace.getTracer(TRACER_NAME).startSpan(
-    `send ${task.queue}`,
+    operation === 'send' ? `send ${task.queue}` : `upsert schedule ${task.id}`,
     {
       kind: otel.SpanKind.PRODUCER,
       attributes: {
         'messaging.system': MESSAGING_SYSTEM,
         'messaging.destination.name': task.queue,
         'messaging.message.id': task.id,
-        'messaging.operation.type': 'send',
-        'messaging.operation.name': 'send',
+        'messaging.operation.type': operation === 'send' ? 'send' : 'create',
+        'messaging.operation.name': operation,
         'svc.task.type': task.type,
       },
     },
@@ -104,12 +104,17 @@ export interface RunSpan {
   end(error?: unknown): void;
 }
 
-/** A CONSUMER span for one attempt of a task, child of and linked to its dispatch; undefined without tracing. */
-export function startRunSpan(task: TaskIdentity & Partial<StoredTraceContext>, attempt: number): RunSpan | undefined {
+/**
+ * A CONSUMER span for one attempt of a task, child of and linked to its dispatch; undefined
+ * without tracing. An occurrence of a schedule starts a trace of its own, linked to the schedule's
+ * upsert (one trace per schedule would grow without end).
+ */
+export function startRunSpan(task: TaskIdentity & Partial<StoredTraceContext> & { parent_task_id?: string | null }, attempt: number): RunSpan | undefined {
   const otel = loadedTracing();
   if (!otel) return undefined;
   const origin = remoteContext(otel, task);
-  const parent = origin ? otel.trace.setSpanContext(otel.ROOT_CONTEXT, origin) : otel.ROOT_CONTEXT;
+  const occurrence = task.parent_task_id !== undefined && task.parent_task_id !== null;
+  const parent = origin && !occurrence ? otel.trace.setSpanContext(otel.ROOT_CONTEXT, origin) : otel.ROOT_CONTEXT;
   const span = otel.trace.getTracer(TRACER_NAME).startSpan(
     `process ${task.queue}`,
     {

@@ -121,6 +121,25 @@ describe('traces from dispatch to run', () => {
     }
   }, 60_000);
 
+  it("a schedule's occurrences start traces of their own, each linked to the schedule's upsert", async () => {
+    tracing = useInMemoryTracing();
+    const h = harness({ pollIntervalMs: 20 });
+    let runs = 0;
+    h.engine.handle('report.tick', async () => void runs++);
+    const scheduleId = await h.engine.schedules.upsert({ key: 'ticks', type: 'report.tick', every: '1s', misfire: { policy: 'Skip' } });
+    await h.engine.start();
+    await waitFor(() => tracing!.consumers().length >= 1, 10_000, 'an occurrence run');
+    const upsert = tracing.producers().find((s) => s.name === 'upsert schedule ticks');
+    expect(upsert, 'the upsert span').toBeDefined();
+    expect(upsert!.attributes['messaging.operation.type']).toBe('create');
+    const origin = upsert!.spanContext();
+    expect(fromTraceparent((await h.row(scheduleId)).traceparent as string)).toEqual({ traceId: origin.traceId, spanId: origin.spanId });
+    const run = tracing.consumers()[0]!;
+    expect(run.parentSpanContext).toBeUndefined();
+    expect(run.spanContext().traceId).not.toBe(origin.traceId);
+    expect(run.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId }))).toEqual([{ traceId: origin.traceId, spanId: origin.spanId }]);
+  });
+
   it('PostgreSQL: dispatched on one instance, run on another, in the same trace', async () => {
     tracing = useInMemoryTracing();
     const database = await createTestDatabase('svc_traces');
