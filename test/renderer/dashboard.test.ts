@@ -3,7 +3,7 @@ import { flushPromises, type VueWrapper } from '@vue/test-utils';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
 import { useLiveStore } from '../../src/renderer/stores/live.js';
 import { createFakePlatform } from './fakePlatform.js';
-import { FAILED_ID, SCHEDULE_ID, serveFixtures } from './fixtures.js';
+import { FAILED_DETAIL, FAILED_ID, SCHEDULE_ID, serveFixtures } from './fixtures.js';
 import { mountDashboard, settle } from './harness.js';
 
 const SIGNED_IN = { username: 'admin', canManage: false, token: 'jwt', expiresAt: '2099-01-01T00:00:00Z' };
@@ -190,6 +190,24 @@ describe('dashboard: pages', () => {
     expect(logs[1]?.classes()).toContain('log--error');
     expect(logs[1]?.find('details pre').text()).toContain('card declined');
     expect(wrapper.find('[data-testid="occurrences"]').exists()).toBe(false);
+  });
+
+  it('task detail: the trace id of the dispatch with a copy button, and no trace row without one', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const platform = createFakePlatform({ session: SIGNED_IN });
+    serveFixtures(platform);
+    platform.handle('tasks.get', () => ({ ...FAILED_DETAIL, traceId }));
+    const { wrapper } = await open(platform, `/tasks/${FAILED_ID}`);
+    await settle();
+    const fields = wrapper.find('[data-testid="task-fields"]');
+    expect(fields.text()).toContain(`Trace id${traceId}`);
+    expect(fields.find('button[aria-label="Copy trace id"]').exists()).toBe(true);
+
+    const plain = createFakePlatform({ session: SIGNED_IN });
+    serveFixtures(plain);
+    const other = await open(plain, `/tasks/${FAILED_ID}`);
+    await settle();
+    expect(other.wrapper.find('[data-testid="task-fields"]').text()).not.toContain('Trace id');
   });
 
   it('schedule detail: halt block and occurrences paged with the non-terminal filter', async () => {

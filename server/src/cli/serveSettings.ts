@@ -65,6 +65,14 @@ function coerce(name: string, kind: string, raw: unknown, source: string): unkno
     }
     throw fail('must be true, false or an object');
   }
+  if (kind === 'json') {
+    if (typeof raw !== 'string') return raw;
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch (err) {
+      throw fail(`must be JSON (${(err as Error).message})`);
+    }
+  }
   return raw;
 }
 

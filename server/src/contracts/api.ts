@@ -58,6 +58,8 @@ export interface TaskQuery {
 export interface HealthReport {
   status: 'ok' | 'degraded' | 'failed';
   reason?: string;
+  /** Additive, with alert rules only: alert messages delivered, given up after their retries (or dropped), and waiting. */
+  alerts?: { delivered: number; failed: number; waiting: number; lastFailureUtc?: string };
 }
 
 export interface PageQuery {

@@ -299,6 +299,24 @@ export const API_ROUTES = {
 
 export const API_OPERATIONS = Object.keys(API_ROUTES) as ApiOperation[];
 
+/**
+ * Routes of the monitoring outside the API base: their paths lie directly under `/svc-monitoring`.
+ * The metrics scrape answers with the bearer of the read role, with the `metricsToken` option's
+ * secret, or with nothing when the host turns authentication off.
+ */
+export const BASE_ROUTES = {
+  'metrics.scrape': {
+    method: 'GET',
+    path: '/metrics',
+    auth: 'bearer',
+    management: false,
+    query: [],
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it).',
+  },
+} as const satisfies Record<string, ApiRouteSpec>;
+export type BaseOperation = keyof typeof BASE_ROUTES;
+
 /** The names of a route's path parameters, in order (`/tasks/{id}` → `['id']`). */
 export function pathParamsOf(path: string): string[] {
   return [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1] as string);

@@ -28,6 +28,8 @@ export interface SvcEvent {
   /** Run-scoped facts (not in the spec's list, documented in docs/decisions.md). */
   executionTimeMs?: number;
   attempt?: number;
+  /** Started only: how long the task waited between becoming due and its handler starting (ms). */
+  waitTimeMs?: number;
   // OccurrenceSkipped only:
   reason?: SkipReason;
   skippedCount?: number;

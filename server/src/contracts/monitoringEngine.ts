@@ -37,7 +37,9 @@ export interface MonitoringEngine {
   };
   on(event: 'event', listener: (e: SvcEvent) => void): unknown;
   /** Whether the engine can write (GET /health); absent: reported as ok. */
-  health?(): { status: 'ok' | 'degraded' | 'failed' };
+  health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number };
+  /** Durations of the engine's store commits (metrics); absent on an engine without them. */
+  observeCommits?(listener: (seconds: number) => void): () => void;
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
   /** Retry and bulk actions; absent on an engine without them (the endpoints answer NotSupported). */
   tasks?: {

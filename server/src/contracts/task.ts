@@ -137,6 +137,8 @@ export interface TaskDetail extends TaskSummary {
   auditLevel: AuditLevel;
   /** Additive (not in the spec): the definition of a durable schedule, on its schedule row. */
   scheduleDefinition?: ScheduleDefinitionView;
+  /** Additive: the OpenTelemetry trace id of the dispatch that created the task (with a tracer provider at dispatch). */
+  traceId?: string;
   /** Additive: on a halted schedule, what resume would do now given the definition. */
   resumeOutlook?: ResumeOutlook;
 }

@@ -17,6 +17,7 @@ import type {
   RecurringOptions, StopOptions, TaskHandler,
 } from './types.js';
 import { assertKnownKeys, assertPlainObject, checkInt, errorMessage } from './validation.js';
+import { loadTracing, providerRegistered, startDispatchSpan } from './tracing.js';
 import { WakeTimer } from './WakeTimer.js';
 
 /** How long stop() keeps trying to write what is queued when the store is unavailable (when not given). */
@@ -45,6 +46,7 @@ export class TaskEngine implements Engine {
   private rateLimits: ReadonlyMap<string, RateLimitSpec> = new Map();
   private readonly listeners = new Set<EngineEventListener>();
   private readonly errorListeners = new Set<EngineErrorListener>();
+  private readonly commitListeners = new Set<(seconds: number) => void>();
   /** Why the store cannot be written at all (its file deleted or replaced); null while it can. */
   private storeLost: Error | null = null;
   private locationTimer: NodeJS.Timeout | undefined;
@@ -86,6 +88,9 @@ export class TaskEngine implements Engine {
         this.emitError(err);
       },
       onError: this.o.onError,
+      committed: (seconds) => {
+        for (const l of this.commitListeners) l(seconds);
+      },
     });
     this.runs = new RunLifecycle({
       options: this.o,
@@ -156,6 +161,11 @@ export class TaskEngine implements Engine {
     return this;
   }
 
+  observeCommits(listener: (seconds: number) => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
+  }
+
   health(): EngineHealth {
     const now = this.o.clock();
     const base = { unwrittenChanges: this.commit.unwritten, oldestUnwrittenMs: this.commit.oldestUnwrittenMs(now) };
@@ -224,7 +234,17 @@ export class TaskEngine implements Engine {
 
   async dispatch(type: string, request?: unknown, options: DispatchOptions = {}): Promise<string> {
     const plan = planDispatch(this.planning, type, request, options);
-    return (await this.commit.insert(newTask(plan, false))).id;
+    const otel = providerRegistered() ? await loadTracing() : undefined;
+    if (!otel) return (await this.commit.insert(newTask(plan, false))).id;
+    const span = startDispatchSpan(otel, plan);
+    try {
+      const { id } = await this.commit.insert({ ...newTask(plan, false), traceparent: span.traceparent, tracestate: span.tracestate });
+      span.end();
+      return id;
+    } catch (err) {
+      span.end(err);
+      throw err;
+    }
   }
 
   async recurring(type: string, request?: unknown, options: RecurringOptions = {}): Promise<string> {
@@ -248,6 +268,8 @@ export class TaskEngine implements Engine {
     if (this.stopping) await this.stopping;
     if (this.running) return;
     if (this.storage?.closed) throw new Error('start: the storage is closed');
+    // Runs never wait for the tracing API: it is loaded before the first claim when a provider exists.
+    await loadTracing();
     this.running = true;
     this.wakeTimer.lookNow();
     const unlimitedQueues = [...this.runs.queues.values()].filter((q) => q.capacity === Infinity).map((q) => q.name);

@@ -65,6 +65,8 @@ export interface GroupCommitHooks {
   /** A commit failed or succeeded again after failing. */
   writeState(failing: unknown | null): void;
   onError(err: unknown, where: string): void;
+  /** After each successful store commit: how long the store took (seconds). */
+  committed?(seconds: number): void;
 }
 
 /**
@@ -286,8 +288,10 @@ export class GroupCommit {
       dispatching,
     };
     let out: CommitOutcome;
+    const t0 = performance.now();
     try {
       out = await this.store.commit(batch);
+      this.hooks.committed?.((performance.now() - t0) / 1000);
     } catch (err) {
       if (err instanceof StoreUnavailableError) {
         this.requeue(changes);

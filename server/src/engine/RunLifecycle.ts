@@ -11,6 +11,7 @@ import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './RetryPolic
 import { RunLog } from './RunLog.js';
 import { runEvent, startedEvent } from './runEvents.js';
 import { ServiceStoppingError, TaskCancelledError, TaskTimeoutError } from './runErrors.js';
+import { startRunSpan, type RunSpan } from './tracing.js';
 import type { CancelResult, TaskContext } from './types.js';
 import { errorMessage, errorText } from './validation.js';
 
@@ -42,6 +43,8 @@ export interface ActiveRun {
   cancelRequested: boolean;
   t0: number;
   timer: NodeJS.Timeout | undefined;
+  /** The current attempt's trace span (with a tracer provider only). */
+  span?: RunSpan;
 }
 
 /** How a delivery ended, as handed to `finish`. */
@@ -239,6 +242,8 @@ export class RunLifecycle {
     if (run.phase === 'running') {
       run.queue.running--;
       run.controller.abort(new ServiceStoppingError('The engine is stopping'));
+      run.span?.end(new ServiceStoppingError('The engine is stopping'));
+      run.span = undefined;
     }
     this.leaveRetryWait(run);
     run.log.close();
@@ -260,6 +265,7 @@ export class RunLifecycle {
     run.queue.running++;
     run.controller = new AttemptSignal();
     const attemptSignal = run.controller;
+    run.span = startRunSpan(run.row, run.attempt);
     if (token === 1) this.d.emit(startedEvent(this.d.options.clock(), run));
     let request: unknown;
     try {
@@ -294,7 +300,7 @@ export class RunLifecycle {
     run.t0 = performance.now();
     let result: unknown;
     try {
-      result = run.reg.handler(request, ctx);
+      result = run.span ? run.span.within(() => run.reg.handler(request, ctx)) : run.reg.handler(request, ctx);
     } catch (err) {
       this.settle(run, token, false, err);
       return;
@@ -312,6 +318,8 @@ export class RunLifecycle {
   /** The attempt ended (resolved, threw, or timed out). */
   private settle(run: ActiveRun, token: number, ok: boolean, err: unknown, timedOut = false): void {
     if (run.token !== token || run.phase !== 'running') return;
+    run.span?.end(ok ? undefined : err);
+    run.span = undefined;
     const elapsed = performance.now() - run.t0;
     const duration = roundMs(elapsed);
     const q = run.queue;

@@ -14,6 +14,7 @@ export interface EventExtras {
   executionLogs?: ExecutionLogEntry[];
   executionTimeMs?: number;
   attempt?: number;
+  waitTimeMs?: number;
 }
 
 /** An engine event, the one argument of the hub's `SvcEvent` invocation, with null fields omitted. */
@@ -34,5 +35,6 @@ export function buildEvent(kind: SvcEventKind, at: number, task: EventSubject, m
   if (extras.executionLogs !== undefined) e.executionLogs = extras.executionLogs.map((l) => ({ ...l }));
   if (extras.executionTimeMs !== undefined) e.executionTimeMs = extras.executionTimeMs;
   if (extras.attempt !== undefined) e.attempt = extras.attempt;
+  if (extras.waitTimeMs !== undefined) e.waitTimeMs = extras.waitTimeMs;
   return e;
 }

@@ -2,9 +2,11 @@ import type { SvcEvent, SvcEventKind } from '../contracts/index.js';
 import { buildEvent } from './buildEvent.js';
 import type { ActiveRun } from './RunLifecycle.js';
 
-/** The Started event of an attempt's delivery. */
+/** The Started event of an attempt's delivery, with the time the task waited since it became due. */
 export function startedEvent(at: number, run: ActiveRun): SvcEvent {
-  return buildEvent('Started', at, run.row, `Task started (attempt ${run.attempt})`, { attempt: run.attempt });
+  const dueAt = run.row.scheduled_at ?? run.row.created_at;
+  const waitTimeMs = Math.max(0, at - dueAt);
+  return buildEvent('Started', at, run.row, `Task started (attempt ${run.attempt})`, { attempt: run.attempt, waitTimeMs });
 }
 
 /**

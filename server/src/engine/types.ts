@@ -174,6 +174,8 @@ export interface Engine {
   off(event: 'error', listener: EngineErrorListener): Engine;
   /** Whether the engine can write, and what is waiting to be written. */
   health(): EngineHealth;
+  /** Calls `listener` with the duration (seconds) of every successful store commit; returns the unsubscribe. */
+  observeCommits(listener: (seconds: number) => void): () => void;
   /** Whether start() has run and stop() has not. */
   isRunning(): boolean;
   readonly queueNames: readonly string[];

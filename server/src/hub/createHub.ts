@@ -53,8 +53,15 @@ export interface Hub {
   /** Sends one invocation of another client method (e.g. `BulkProgress`) to every connection, batched like events. */
   broadcastInvocation(target: string, payload: unknown): void;
   connectionCount(): number;
+  /** Open connections by transport, and hub messages written to connections since creation (for metrics). */
+  stats(): HubStats;
   /** Sends Close to all, ends transports, stops timers. */
   close(): Promise<void>;
+}
+
+export interface HubStats {
+  connectionsByTransport: Record<string, number>;
+  messagesSent: number;
 }
 
 const CLOSE_WAIT_MS = 2_000;
@@ -87,15 +94,19 @@ export function createHub(options: HubOptions): Hub {
   let pending: string[] = [];
   let flushTimer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   let lastFlushMs = 0;
+  let messagesSent = 0;
   const flush = () => {
     flushTimer = undefined;
     lastFlushMs = performance.now();
     if (pending.length === 0) return;
     const text = pending.length === 1 ? pending[0] : pending.join('');
+    const frames = pending.length;
     pending = [];
     const utf8 = Buffer.from(text, 'utf8');
     for (const connection of registry.connections()) {
-      if (connection.isOpen) connection.send(text, utf8);
+      if (!connection.isOpen) continue;
+      connection.send(text, utf8);
+      messagesSent += frames;
     }
   };
   const broadcast = (event: SvcEvent) => enqueue(eventFrame(event, resolved.includeExecutionLogs));
@@ -114,6 +125,14 @@ export function createHub(options: HubOptions): Hub {
     broadcast,
     broadcastInvocation: (target, payload) => enqueue(invocationFrame(target, [payload], omitNulls)),
     connectionCount: () => registry.openCount(),
+    stats() {
+      const connectionsByTransport: Record<string, number> = {};
+      for (const c of registry.connections()) {
+        if (!c.isOpen || c.transportKind === undefined) continue;
+        connectionsByTransport[c.transportKind] = (connectionsByTransport[c.transportKind] ?? 0) + 1;
+      }
+      return { connectionsByTransport, messagesSent };
+    },
     async close() {
       if (closed) return;
       if (flushTimer !== undefined) {

@@ -1,5 +1,6 @@
 import type { MonitoringEngine } from '../contracts/index.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
+import type { DeliveryStats } from './alerts/WebhookSender.js';
 import type { TokenService } from './auth/TokenService.js';
 import type { ClientAddressResolver } from './network/clientAddress.js';
 import type { ResolvedOptions } from './options.js';
@@ -21,4 +22,6 @@ export interface MonitoringContext {
   hubEnabled: boolean;
   /** The client address of a request, as the allow-list, the login limit and logs see it. */
   clients: ClientAddressResolver;
+  /** Deliveries of alert messages (present when the host configured alert rules). */
+  alertStats?: () => DeliveryStats;
 }

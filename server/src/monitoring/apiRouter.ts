@@ -16,7 +16,10 @@ export function expressPath(path: string): string {
 }
 
 /** Everything under /svc-monitoring/api, mounted from the route catalogue. */
-export function createApiRouter(ctx: MonitoringContext): { router: Router; close(): void } {
+export function createApiRouter(
+  ctx: MonitoringContext,
+  countRequest: (route: string, status: number) => void = () => undefined,
+): { router: Router; close(): void } {
   const router = Router();
   const limiter = createLoginRateLimiter(ctx.options.loginRateLimit, ctx.clients, ctx.options.logger);
   const auth = requireBearer(ctx.tokens, ctx.options.enableAuthentication);
@@ -28,6 +31,11 @@ export function createApiRouter(ctx: MonitoringContext): { router: Router; close
     'optional-bearer': [],
   };
 
+  // Every answer is counted under its catalogue name once it is sent (a refusal by a guard too).
+  const counted = (route: string): RequestHandler => (_req, res, next) => {
+    res.on('finish', () => countRequest(route, res.statusCode));
+    next();
+  };
   router.use(express.json({ limit: '64kb', strict: false }));
 
   const management = Router();
@@ -38,9 +46,9 @@ export function createApiRouter(ctx: MonitoringContext): { router: Router; close
     if (route.management) {
       if (!route.path.startsWith(`${MANAGEMENT_PREFIX}/`)) throw new Error(`${operation}: a management route must lie under ${MANAGEMENT_PREFIX}/`);
       // The management gate authenticates (with the operate role) for every path under the prefix.
-      management[method](expressPath(route.path.slice(MANAGEMENT_PREFIX.length)), handler);
+      management[method](expressPath(route.path.slice(MANAGEMENT_PREFIX.length)), counted(route.operationId), handler);
     } else {
-      router[method](expressPath(route.path), ...guards[route.auth], handler);
+      router[method](expressPath(route.path), counted(route.operationId), ...guards[route.auth], handler);
     }
   }
   router.use(MANAGEMENT_PREFIX, management);

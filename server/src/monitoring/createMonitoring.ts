@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import { BULK_PROGRESS_TARGET, type BulkOperation } from '../contracts/index.js';
+import { BASE_ROUTES, BULK_PROGRESS_TARGET, type BulkOperation } from '../contracts/index.js';
 import { Router } from 'express';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -7,6 +7,7 @@ import { createSqliteMonitoringStore } from '../storage/queries/createSqliteMoni
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
+import { createAlerting } from './alerts/createAlerting.js';
 import { createApiRouter } from './apiRouter.js';
 import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
@@ -20,6 +21,8 @@ import { corsPolicy } from './network/corsPolicy.js';
 import { noStore, securityHeaders } from './network/securityHeaders.js';
 import { IpAllowList } from './network/IpAllowList.js';
 import { ipAllowListMiddleware } from './network/ipAllowListMiddleware.js';
+import { createMetrics, type MonitoringMetrics } from './metrics/createMetrics.js';
+import { metricsRouter } from './metrics/metricsRouter.js';
 import { openApiRouter } from './openapi/openApiRouter.js';
 import { MonitoringOptionError, resolveOptions, type MonitoringOptions } from './options.js';
 import { dashboardRouter, defaultWebRoot } from './ui/serveDashboard.js';
@@ -79,7 +82,8 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
     );
   }
 
-  const api = createApiRouter(ctx);
+  let metrics: MonitoringMetrics | undefined;
+  const api = createApiRouter(ctx, (route, status) => metrics?.countRequest(route, status));
   const base = Router();
   base.use(securityHeaders());
   if (options.enableCors) base.use(corsPolicy(options.corsAllowedOrigins));
@@ -115,12 +119,24 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const bulkProgress = hub ? (progress: BulkOperation) => hub.broadcastInvocation(BULK_PROGRESS_TARGET, progress) : undefined;
   if (bulkProgress) engine?.tasks?.onBulkProgress(bulkProgress);
   const ready = Promise.resolve();
+  // Per-process families read this process's engine only (on PostgreSQL the monitoring's engine
+  // view also relays other instances' events); the gauges read the store.
+  const alerting =
+    options.alerts.length > 0
+      ? createAlerting({ rules: options.alerts, store, engine: source.engine, publicUrl: options.publicUrl, logger: options.logger, now: options.now })
+      : undefined;
+  if (alerting) ctx.alertStats = () => alerting.stats();
+  metrics = options.enableMetrics
+    ? createMetrics({ store, engine: source.engine, hub, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
+    : undefined;
 
   base.use('/hub', (req, res, next) => {
     if (hub) return hub.router(req, res, next);
     sendProblem(res, 404, 'No event hub: this is a standalone registration (poll the API).');
   });
   base.use('/api', api.router);
+  if (metrics) base.use(metricsRouter(metrics, tokens, options));
+  else base.use(BASE_ROUTES['metrics.scrape'].path, (_req, res) => sendProblem(res, 404, 'Metrics are turned off on this host (enableMetrics).'));
   if (options.enableOpenApiDocument) base.use(openApiRouter(options.enableScalar));
   if (options.enableUI) base.use(dashboardRouter(options.webRoot ?? defaultWebRoot()));
   base.use((req, res) => sendProblem(res, 404, `Nothing at ${req.originalUrl.split('?')[0]}.`));
@@ -153,6 +169,8 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       for (const [server, listener] of upgradeListeners) server.off('upgrade', listener);
       upgradeListeners.clear();
       if (bulkProgress) engine?.tasks?.offBulkProgress(bulkProgress);
+      metrics?.close();
+      alerting?.close();
       if (hub) await hub.close();
     },
   };

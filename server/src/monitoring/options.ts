@@ -2,6 +2,7 @@ import type { Request } from 'express';
 import { randomBytes } from 'node:crypto';
 import { OptionError } from '../options/OptionError.js';
 import { OptionReader, type OptionKind } from '../options/OptionReader.js';
+import { resolveAlertRules, type AlertRule, type ResolvedAlertRule } from './alerts/alertRules.js';
 import { invalidAddressRange } from './network/AddressRanges.js';
 import { DEFAULT_TRUSTED_PROXIES } from './network/clientAddress.js';
 
@@ -43,6 +44,16 @@ export interface MonitoringOptions {
   loginRateLimit?: boolean | { limit: number; windowMs: number; maxClients?: number };
   /** Folder of the built dashboard (default: the package's `web` folder). */
   webRoot?: string;
+  /** Serve Prometheus metrics at /svc-monitoring/metrics (default true). */
+  enableMetrics?: boolean;
+  /** A bearer secret that lets scrapers read /svc-monitoring/metrics without logging in (at least 16 characters). */
+  metricsToken?: string | null;
+  /** How many task types get their own `type` label value; the rest share `other` (default 20). */
+  metricsTypeLabelLimit?: number;
+  /** Alert rules: webhooks posted when tasks fail, schedules halt, a queue backs up or the engine degrades. */
+  alerts?: AlertRule[];
+  /** The monitoring's address as people reach it (`https://ops.example.com`), for links in alert messages (default: paths only). */
+  publicUrl?: string;
   /** Where startup notes and warnings go (default: console). */
   logger?: MonitoringLogger;
   /** Clock, for tests. */
@@ -83,6 +94,11 @@ export interface ResolvedOptions {
   hubMaxConnections: number;
   loginRateLimit: { limit: number; windowMs: number; maxClients: number } | null;
   webRoot: string | null;
+  enableMetrics: boolean;
+  metricsToken: string | null;
+  metricsTypeLabelLimit: number;
+  alerts: ResolvedAlertRule[];
+  publicUrl: string | null;
   logger: MonitoringLogger;
   now: () => number;
 }
@@ -144,6 +160,11 @@ export const MONITORING_OPTIONS = {
   hubMaxConnections: { kind: 'integer', description: 'concurrent hub connections in total (beyond: 503)', default: 1000 },
   loginRateLimit: { kind: 'boolean|object', description: 'true | false | {"limit":5,"windowMs":900000}', default: true, defaultText: `true: ${DEFAULT_LOGIN_LIMIT.limit} per ${DEFAULT_LOGIN_LIMIT.windowMs / 60_000} min` },
   webRoot: { kind: 'string', description: 'folder of the built dashboard', default: null, defaultText: 'the package web folder' },
+  enableMetrics: { kind: 'boolean', description: 'serve Prometheus metrics at /svc-monitoring/metrics', default: true },
+  metricsToken: { kind: 'string', description: 'bearer secret for scrapers of /svc-monitoring/metrics, at least 16 characters', default: null, secret: true },
+  metricsTypeLabelLimit: { kind: 'integer', description: 'task types with their own metrics label; the rest are "other"', default: 20 },
+  alerts: { kind: 'json', description: 'alert rules, a JSON array: [{"on":"TaskFailed","webhook":{"url":"https://…","secret":"…"}}]', defaultText: 'none' },
+  publicUrl: { kind: 'string', description: 'the address people reach the monitoring at, for links in alerts', default: null, defaultText: 'paths only' },
   logger: { kind: 'object', description: '{ info(message), warn(message) }', defaultText: 'console' },
   now: { kind: 'function', description: 'clock in ms, for tests', defaultText: 'Date.now' },
 } as const satisfies Record<keyof MonitoringOptions, MonitoringOptionSpec>;
@@ -171,6 +192,8 @@ export const OPTION_KINDS = Object.fromEntries(Object.entries(MONITORING_OPTIONS
 
 /** A magic-link token is a long-lived bearer secret: shorter ones are guessable. */
 const MIN_MAGIC_LINK_TOKEN_LENGTH = 32;
+/** The metrics token only reads aggregate figures, but is a bearer secret all the same. */
+const MIN_METRICS_TOKEN_LENGTH = 16;
 /** The obsolete-option warning is said once per process, however many monitorings a host creates. */
 let swaggerWarned = false;
 
@@ -237,6 +260,12 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   if (magicLinkToken !== null && magicLinkToken.length < MIN_MAGIC_LINK_TOKEN_LENGTH) {
     throw read.fail('magicLinkToken', `must be at least ${MIN_MAGIC_LINK_TOKEN_LENGTH} characters (it is a bearer secret that never expires)`);
   }
+  const metricsToken = str('metricsToken', defaultOf('metricsToken'));
+  if (metricsToken !== null && metricsToken.length < MIN_METRICS_TOKEN_LENGTH) {
+    throw read.fail('metricsToken', `must be at least ${MIN_METRICS_TOKEN_LENGTH} characters (it is a bearer secret)`);
+  }
+  const publicUrl = str('publicUrl', defaultOf('publicUrl'));
+  if (publicUrl !== null && !/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(publicUrl)) throw read.fail('publicUrl', `must be an http(s) URL like https://ops.example.com (got "${publicUrl}")`);
   const enableScalar = bool('enableScalar', defaultOf('enableScalar'));
   const now = fn<() => number>('now') ?? Date.now;
 
@@ -268,6 +297,11 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     hubMaxConnections: read.integer('hubMaxConnections', defaultOf('hubMaxConnections'), { min: 1 }),
     loginRateLimit,
     webRoot: str('webRoot', defaultOf('webRoot')),
+    enableMetrics: bool('enableMetrics', defaultOf('enableMetrics')),
+    metricsToken,
+    metricsTypeLabelLimit: read.integer('metricsTypeLabelLimit', defaultOf('metricsTypeLabelLimit'), { min: 0 }),
+    alerts: resolveAlertRules(MONITORING_OWNER, raw.alerts),
+    publicUrl,
     logger,
     now,
   };

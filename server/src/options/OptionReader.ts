@@ -1,7 +1,7 @@
 import { OptionError } from './OptionError.js';
 
 /** The kinds of option values, as tables and `--help` name them. */
-export type OptionKind = 'boolean' | 'string' | 'integer' | 'number' | 'strings' | 'function' | 'object' | 'boolean|object';
+export type OptionKind = 'boolean' | 'string' | 'integer' | 'number' | 'strings' | 'function' | 'object' | 'boolean|object' | 'json';
 
 export interface NumberBounds {
   /** Smallest accepted value (inclusive unless `above`). */

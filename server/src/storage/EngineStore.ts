@@ -172,6 +172,9 @@ export interface NewTask {
   rateLimitKey: string | null;
   isRecurring: boolean;
   recurrence: string | null;
+  /** W3C trace context of the dispatch (absent or null: none). */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 /**
@@ -264,6 +267,9 @@ export interface RunnableTaskRow {
   parent_task_id: string | null;
   /** Highest execution-log sequence number of the task so far (0: none); numbering continues. */
   last_log_sequence: number;
+  /** W3C trace context stored at dispatch (null: none). */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 // ------------------------------------------------------------------ durable schedules
@@ -287,6 +293,8 @@ export interface ScheduleRow {
   parent_task_id: string | null;
   scheduled_at: number | null;
   created_at: number;
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 /** Halt block of a schedule, stored as JSON with UTC ISO timestamps. */
@@ -317,6 +325,9 @@ export interface NewOccurrence {
   missedThrough: number | null;
   missedCount: number | null;
   missedCountIsExact: number | null;
+  /** The schedule's trace context (its last upsert's), which the occurrence's runs link to. */
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 /** What one planning pass writes for one schedule. */
@@ -367,6 +378,9 @@ export interface NewScheduleRow {
   timeZoneId: string;
   definitionJson: string;
   cursorAt: number;
+  /** W3C trace context (see NewTask): the upsert's, copied to every occurrence. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 export interface ScheduleDefinitionChange {
@@ -382,6 +396,9 @@ export interface ScheduleDefinitionChange {
   timeZoneId: string;
   scheduleVersion: number;
   definitionJson: string;
+  /** W3C trace context (see NewTask): the upsert's, copied to every occurrence. */
+  traceparent: string | null;
+  tracestate: string | null;
 }
 
 export interface OpenOccurrence {

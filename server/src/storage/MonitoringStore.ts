@@ -68,6 +68,12 @@ export interface ManagementTarget {
   status: TaskStatus;
 }
 
+/** Durable schedules by state: materializing, or halted over their catch-up cap. */
+export interface ScheduleStates {
+  active: number;
+  halted: number;
+}
+
 export interface MonitoringStore {
   listTasks(query: TaskListQuery): Promise<TaskPage>;
   getTask(id: string): Promise<TaskDetail | undefined>;
@@ -93,6 +99,8 @@ export interface MonitoringStore {
   taskIds(filter: TaskListFilter, limit: number): Promise<string[]>;
   /** Failed runs grouped by task type and exception fingerprint, over the read model. */
   failureGroups(range: DashboardRange, nowMs: number): Promise<FailureGroups>;
+  /** Durable schedules by state (metrics gauges), over partial indexes. */
+  scheduleStates(): Promise<ScheduleStates>;
 }
 
 /** The same contract answered synchronously (how SQLite implements it inside). */

@@ -228,6 +228,8 @@ export class OccurrenceMaterializer {
       missedThrough: o.collapse?.throughMs ?? null,
       missedCount: o.collapse?.count ?? null,
       missedCountIsExact: o.collapse ? (o.collapse.exact ? 1 : 0) : null,
+      traceparent: row.traceparent ?? null,
+      tracestate: row.tracestate ?? null,
     }));
     const eventSource = {
       scheduleId: row.id,

@@ -1,3 +1,4 @@
+import { loadTracing, providerRegistered, startDispatchSpan } from '../tracing.js';
 import { uuidV7 } from '../uuidV7.js';
 import type { UpsertDecision } from '../../storage/EngineStore.js';
 import type { EngineInternals } from '../EngineInternals.js';
@@ -24,61 +25,77 @@ export async function upsertSchedule(internals: EngineInternals, input: DurableS
   const queue = internals.resolveQueue(def.queue ?? undefined);
   const auditLevel = def.auditLevel ?? internals.defaultAuditLevel;
   const definitionJson = JSON.stringify(def);
+  // The upsert is the schedule's origin: its occurrences' runs link to this span.
+  const otel = providerRegistered() ? await loadTracing() : undefined;
+  const span = otel ? startDispatchSpan(otel, { id: input.key, type: def.type, queue }, 'upsert') : undefined;
+  const trace = { traceparent: span?.traceparent ?? null, tracestate: span?.tracestate ?? null };
+  try {
+    const id = await upsertRow();
+    span?.end();
+    return id;
+  } catch (err) {
+    span?.end(err);
+    throw err;
+  }
 
-  return schedules.upsert({
-    key: input.key,
-    now,
-    decide: (existing, lastRun): UpsertDecision => {
-      if (!existing) {
-        const cursorAt = def.startAtMs !== null && def.startAtMs > now ? def.startAtMs - 1 : now;
+  function upsertRow(): Promise<string> {
+    return schedules.upsert({
+      key: input.key,
+      now,
+      decide: (existing, lastRun): UpsertDecision => {
+        if (!existing) {
+          const cursorAt = def.startAtMs !== null && def.startAtMs > now ? def.startAtMs - 1 : now;
+          return {
+            kind: 'insert',
+            row: {
+              id: uuidV7(),
+              type: def.type,
+              handler,
+              request: def.request,
+              queue,
+              taskKey: input.key,
+              auditLevel,
+              createdAt: now,
+              nextSlotAt: source.firstAfter(cursorAt),
+              misfirePolicy: def.misfire.policy,
+              timeZoneId: def.timeZone,
+              definitionJson,
+              cursorAt,
+              ...trace,
+            },
+          };
+        }
+        if (existing.status === 'Cancelled') {
+          throw new ScheduleOperationError(
+            'Conflict',
+            `Schedule "${input.key}" was cancelled; a cancelled schedule cannot be brought back (use a new key).`,
+          );
+        }
+        const old = parseStoredDefinition(existing.schedule_definition!);
+        if (sameDefinition(old, def)) return { kind: 'keep', id: existing.id };
+        const version = existing.schedule_version! + 1;
+        const nextSlot = source.firstAfter(existing.cursor_at!);
+        const exhausted = nextSlot === null || (def.maxRuns !== null && lastRun >= def.maxRuns);
         return {
-          kind: 'insert',
-          row: {
-            id: uuidV7(),
+          kind: 'update',
+          change: {
+            id: existing.id,
             type: def.type,
             handler,
             request: def.request,
             queue,
-            taskKey: input.key,
             auditLevel,
-            createdAt: now,
-            nextSlotAt: source.firstAfter(cursorAt),
+            status: exhausted ? 'Completed' : 'Pending',
+            nextSlotAt: exhausted ? null : nextSlot,
             misfirePolicy: def.misfire.policy,
             timeZoneId: def.timeZone,
+            scheduleVersion: version,
             definitionJson,
-            cursorAt,
+            ...trace,
           },
+          cancelOccurrence: (o) => o.schedule_version < version && !source.produces(o.nominal_slot_at),
         };
-      }
-      if (existing.status === 'Cancelled') {
-        throw new ScheduleOperationError(
-          'Conflict',
-          `Schedule "${input.key}" was cancelled; a cancelled schedule cannot be brought back (use a new key).`,
-        );
-      }
-      const old = parseStoredDefinition(existing.schedule_definition!);
-      if (sameDefinition(old, def)) return { kind: 'keep', id: existing.id };
-      const version = existing.schedule_version! + 1;
-      const nextSlot = source.firstAfter(existing.cursor_at!);
-      const exhausted = nextSlot === null || (def.maxRuns !== null && lastRun >= def.maxRuns);
-      return {
-        kind: 'update',
-        change: {
-          id: existing.id,
-          type: def.type,
-          handler,
-          request: def.request,
-          queue,
-          auditLevel,
-          status: exhausted ? 'Completed' : 'Pending',
-          nextSlotAt: exhausted ? null : nextSlot,
-          misfirePolicy: def.misfire.policy,
-          timeZoneId: def.timeZone,
-          scheduleVersion: version,
-          definitionJson,
-        },
-        cancelOccurrence: (o) => o.schedule_version < version && !source.produces(o.nominal_slot_at),
-      };
-    },
-  });
+      },
+    });
+  }
 }

@@ -1,4 +1,5 @@
 import type { RequestHandler } from 'express';
+import type { HealthReport } from '../../contracts/index.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
@@ -10,11 +11,19 @@ const REASONS = {
 
 /**
  * GET /health, no authentication: `{ status: 'ok' | 'degraded' | 'failed', reason? }` from the
- * engine's own health (a monitoring without a local engine answers ok).
+ * engine's own health (a monitoring without a local engine answers ok), and with alert rules
+ * the count of alert messages delivered, given up and waiting.
  */
 export function getHealthHandler(ctx: MonitoringContext): RequestHandler {
   return (_req, res) => {
     const status = ctx.engine?.health?.().status ?? 'ok';
-    sendJson(res, 200, status === 'ok' ? { status } : { status, reason: REASONS[status] });
+    const report: HealthReport = status === 'ok' ? { status } : { status, reason: REASONS[status] };
+    const deliveries = ctx.alertStats?.();
+    if (deliveries) {
+      // Counts only: the route needs no authentication, so webhook addresses and errors stay out.
+      report.alerts = { delivered: deliveries.delivered, failed: deliveries.failed, waiting: deliveries.waiting };
+      if (deliveries.lastFailure) report.alerts.lastFailureUtc = deliveries.lastFailure.atUtc;
+    }
+    sendJson(res, 200, report);
   };
 }

@@ -1,5 +1,6 @@
 import {
   API_ROUTES,
+  BASE_ROUTES,
   BULK_ACTIONS,
   DASHBOARD_RANGES,
   pathParamsOf,
@@ -114,6 +115,7 @@ const schemas: Record<string, Json> = {
       throttledUntilUtc: ts,
       auditLevel: { type: 'string', enum: ['Full', 'ErrorsOnly', 'None'] },
       scheduleDefinition: { ...ref('ScheduleDefinitionView'), description: 'Additive (not in the spec): the definition of a durable schedule, on its schedule row.' },
+      traceId: { ...str, description: 'Additive: the OpenTelemetry trace id of the dispatch that created the task (stored when a tracer provider was registered).' },
       resumeOutlook: { ...ref('ResumeOutlook'), description: 'Additive: on a halted schedule, a dry run of resume against the current definition.' },
     },
     ['id', 'type', 'status', 'queueName', 'createdAtUtc', 'isRecurring', 'handler', 'request', 'statusAudits', 'runsAudits', 'statusAuditsTotalCount', 'runsAuditsTotalCount', 'executionLogs', 'executionLogsTotalCount', 'auditLevel'],
@@ -420,13 +422,33 @@ function operationObject(operation: ApiOperation, route: ApiRouteSpec, documente
 }
 
 /** The `paths` object: one entry per documented path, one operation per method. */
-function buildPaths(): Record<string, Record<string, Json>> {
-  const paths: Record<string, Record<string, Json>> = {};
+function buildPaths(): Record<string, Json> {
+  const paths: Record<string, Json> = {};
   for (const [operation, route] of Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>) {
     for (const documented of documentedPathsOf(route)) {
       const item = (paths[documented.path] ??= {});
       item[route.method.toLowerCase()] = operationObject(operation, route, documented);
     }
+  }
+  // Routes outside the API base name their own server (the monitoring's base path).
+  for (const route of Object.values(BASE_ROUTES)) {
+    paths[route.path] = {
+      servers: [{ url: '/svc-monitoring' }],
+      [route.method.toLowerCase()]: {
+        tags: ['svc-monitoring'],
+        operationId: route.operationId,
+        summary: route.summary,
+        description:
+          'Counters and histograms are per process (label engine_instance); gauges read from the store are global. The bearer is a login token or the metricsToken option; with authentication off the allow-list alone applies.',
+        security: [{ bearer: [] }],
+        responses: {
+          '200': { description: 'The scrape.', content: { 'text/plain': { schema: str }, 'application/openmetrics-text': { schema: str } } },
+          '401': problem('Missing or invalid bearer (login token or metrics token).', wwwAuth),
+          '403': refused403,
+          '404': problem('Metrics are turned off (enableMetrics false).'),
+        },
+      },
+    };
   }
   return paths;
 }

@@ -42,6 +42,7 @@ export function postgresReadDb(storage: Pick<PostgresStorage, 'query'>): ReadDb 
       searchRowOrder: true,
       searchRowStatus: true,
       statusAuditChangedBy: true,
+      traceContext: true,
     },
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       let text = numbered.get(sql);

@@ -15,6 +15,8 @@ export interface SchemaFeatures {
   searchRowStatus: boolean;
   /** Migration 6: status-audit rows name who changed the status. */
   statusAuditChangedBy: boolean;
+  /** Migration 14: tasks carry the trace context of their dispatch. */
+  traceContext: boolean;
 }
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
@@ -31,5 +33,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     searchRowOrder: (has.get('search_row_order') as number) > 0,
     searchRowStatus: (has.get('tr_tasks_search_row_status') as number) > 0,
     statusAuditChangedBy: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('status_audit') WHERE name = 'changed_by'`).pluck().get() as number) > 0,
+    traceContext: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'traceparent'`).pluck().get() as number) > 0,
   };
 }

@@ -14,6 +14,7 @@ import { createQueueMetrics } from './queueMetrics.js';
 import type { ReadDb } from './ReadDb.js';
 import { createRecentActivity } from './recentActivity.js';
 import { createRunsInRange } from './runsInRange.js';
+import { createScheduleStates } from './scheduleStates.js';
 import { createSuccessRateTrend } from './successRateTrend.js';
 import { createTaskCounts } from './taskCounts.js';
 import { createTaskTypes } from './taskTypes.js';
@@ -51,5 +52,6 @@ export function createMonitoringStore(db: ReadDb, own: BackendReads): Monitoring
     executionTimes: createExecutionTimes(runsInRange),
     managementTarget: createManagementTarget(db),
     failureGroups: createFailureGroups(db),
+    scheduleStates: createScheduleStates(db),
   };
 }

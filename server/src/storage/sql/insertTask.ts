@@ -19,18 +19,20 @@ export interface NewTaskRow {
   rateLimitKey: string | null;
   isRecurring: boolean;
   recurrence: string | null;
+  traceparent?: string | null;
+  tracestate?: string | null;
 }
 
 /** Inserts a new task row and its first status-audit row (same transaction as the caller's), recording it in `deltas`. */
 export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row: NewTaskRow, deltas: ReadModelDeltas) => void {
   const stmt = db.prepare(`INSERT INTO tasks
     (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
-     retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+     retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, traceparent, tracestate)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return (r, deltas) => {
     stmt.run(
       r.id, r.type, r.handler, r.request, r.queue, r.status, r.taskKey, r.auditLevel, r.createdAt, r.scheduledAt,
-      r.retryPolicy, r.timeoutMs, r.rateLimitKey, r.isRecurring ? 1 : 0, r.recurrence,
+      r.retryPolicy, r.timeoutMs, r.rateLimitKey, r.isRecurring ? 1 : 0, r.recurrence, r.traceparent ?? null, r.tracestate ?? null,
     );
     audit(r.id, r.auditLevel, r.createdAt, r.status);
     deltas.inserted({

@@ -192,6 +192,8 @@ function insertTask(sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, 
     rateLimitKey: t.rateLimitKey,
     isRecurring: t.isRecurring,
     recurrence: t.recurrence,
+    traceparent: t.traceparent ?? null,
+    tracestate: t.tracestate ?? null,
   }, deltas);
   return { id: t.id, existing: false, status };
 }

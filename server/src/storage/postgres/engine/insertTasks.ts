@@ -82,14 +82,16 @@ async function insertRows(c: PoolClient, rows: readonly { t: NewTask; status: st
   const col = <T>(f: (t: NewTask) => T) => rows.map((r) => f(r.t));
   const res = await c.query(
     `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
-                        retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence)
+                        retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, traceparent, tracestate)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                          $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::text[], $14::int[], $15::text[])
+                          $9::bigint[], $10::bigint[], $11::text[], $12::bigint[], $13::text[], $14::int[], $15::text[],
+                          $16::text[], $17::text[])
      ${onKeyConflict ? `ON CONFLICT (task_key) WHERE ${OPEN_KEY_PREDICATE} DO NOTHING` : ''}`,
     [
       col((t) => t.id), col((t) => t.type), col((t) => t.handler), col((t) => t.request), col((t) => t.queue), rows.map((r) => r.status),
       col((t) => t.taskKey), col((t) => t.auditLevel), col((t) => t.createdAt), col((t) => t.scheduledAt), col((t) => t.retryPolicy),
       col((t) => t.timeoutMs), col((t) => t.rateLimitKey), col((t) => (t.isRecurring ? 1 : 0)), col((t) => t.recurrence),
+      col((t) => t.traceparent ?? null), col((t) => t.tracestate ?? null),
     ],
   );
   return (res.rowCount ?? 0) === rows.length;

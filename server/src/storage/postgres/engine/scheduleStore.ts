@@ -7,7 +7,7 @@ import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from './statusAudits.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
-  schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at`;
+  schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
 const IS_SCHEDULE = `is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`;
 const isScheduleRow = (r: ScheduleRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
 
@@ -29,13 +29,14 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     const { rows } = await c.query<{ id: string }>(
       `INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, is_recurring, occurrence_mode,
                           time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number, misfire_kind, missed_from,
-                          missed_through, missed_count, missed_count_is_exact)
+                          missed_through, missed_count, missed_count_is_exact, traceparent, tracestate)
        SELECT id, type, handler, request, queue, 'Pending', audit_level, created_at, scheduled_at, 0, 'Durable', tz, version, parent,
-              slot, run_number, kind, mfrom, mthrough, mcount, mexact
+              slot, run_number, kind, mfrom, mthrough, mcount, mexact, tparent, tstate
          FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[], $8::bigint[], $9::text[],
-                     $10::int[], $11::text[], $12::bigint[], $13::int[], $14::text[], $15::bigint[], $16::bigint[], $17::int[], $18::int[])
+                     $10::int[], $11::text[], $12::bigint[], $13::int[], $14::text[], $15::bigint[], $16::bigint[], $17::int[], $18::int[],
+                     $19::text[], $20::text[])
               WITH ORDINALITY AS o(id, type, handler, request, queue, audit_level, created_at, scheduled_at, tz, version, parent, slot,
-                                   run_number, kind, mfrom, mthrough, mcount, mexact, ord)
+                                   run_number, kind, mfrom, mthrough, mcount, mexact, tparent, tstate, ord)
         ORDER BY ord
        ON CONFLICT (parent_task_id, nominal_slot_at) WHERE parent_task_id IS NOT NULL DO NOTHING
        RETURNING id`,
@@ -43,7 +44,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         col((o) => o.id), col((o) => o.type), col((o) => o.handler), col((o) => o.request), col((o) => o.queue), col((o) => o.auditLevel),
         col((o) => o.createdAt), col((o) => o.scheduledAt), col((o) => o.timeZoneId), col((o) => o.scheduleVersion), col((o) => o.parentTaskId),
         col((o) => o.nominalSlotAt), col((o) => o.runNumber), col((o) => o.misfireKind), col((o) => o.missedFrom), col((o) => o.missedThrough),
-        col((o) => o.missedCount), col((o) => o.missedCountIsExact),
+        col((o) => o.missedCount), col((o) => o.missedCountIsExact), col((o) => o.traceparent ?? null), col((o) => o.tracestate ?? null),
       ],
     );
     const levelOf = new Map(occ.map((o) => [o.id, o.auditLevel]));
@@ -125,9 +126,9 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           const r = decision.row;
           await c.query(
             `INSERT INTO tasks (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at, is_recurring,
-                                occurrence_mode, misfire_policy, time_zone_id, schedule_version, schedule_definition, cursor_at)
-             VALUES ($1, $2, $3, $4, $5, 'Pending', $6, $7, $8, $9, 1, 'Durable', $10, $11, 1, $12, $13)`,
-            [r.id, r.type, r.handler, r.request, r.queue, r.taskKey, r.auditLevel, r.createdAt, r.nextSlotAt, r.misfirePolicy, r.timeZoneId, r.definitionJson, r.cursorAt],
+                                occurrence_mode, misfire_policy, time_zone_id, schedule_version, schedule_definition, cursor_at, traceparent, tracestate)
+             VALUES ($1, $2, $3, $4, $5, 'Pending', $6, $7, $8, $9, 1, 'Durable', $10, $11, 1, $12, $13, $14, $15)`,
+            [r.id, r.type, r.handler, r.request, r.queue, r.taskKey, r.auditLevel, r.createdAt, r.nextSlotAt, r.misfirePolicy, r.timeZoneId, r.definitionJson, r.cursorAt, r.traceparent, r.tracestate],
           );
           await insertStatusAudits(c, [{ taskId: r.id, level: r.auditLevel, at: input.now, status: 'Pending' }]);
           return r.id;
@@ -135,8 +136,9 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         const ch = decision.change;
         await c.query(
           `UPDATE tasks SET type = $1, handler = $2, request = $3, queue = $4, audit_level = $5, status = $6, scheduled_at = $7,
-                  misfire_policy = $8, time_zone_id = $9, schedule_version = $10, schedule_definition = $11, halt = NULL WHERE id = $12`,
-          [ch.type, ch.handler, ch.request, ch.queue, ch.auditLevel, ch.status, ch.nextSlotAt, ch.misfirePolicy, ch.timeZoneId, ch.scheduleVersion, ch.definitionJson, ch.id],
+                  misfire_policy = $8, time_zone_id = $9, schedule_version = $10, schedule_definition = $11, halt = NULL,
+                  traceparent = $13, tracestate = $14 WHERE id = $12`,
+          [ch.type, ch.handler, ch.request, ch.queue, ch.auditLevel, ch.status, ch.nextSlotAt, ch.misfirePolicy, ch.timeZoneId, ch.scheduleVersion, ch.definitionJson, ch.id, ch.traceparent, ch.tracestate],
         );
         if (existing && ch.status !== existing.status) await insertStatusAudits(c, [{ taskId: ch.id, level: ch.auditLevel, at: input.now, status: ch.status }]);
         await cancelOpenOccurrences(c, ch.id, input.now, decision.cancelOccurrence);

@@ -10,8 +10,8 @@ export interface NewOccurrenceRow extends NewOccurrence {
 
 const COLUMNS = `(id, type, handler, request, queue, status, audit_level, created_at, scheduled_at,
   is_recurring, occurrence_mode, time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number,
-  misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact)`;
-const ROW = `(?, ?, ?, ?, ?, 'Pending', ?, ?, ?, 0, 'Durable', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+  misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact, traceparent, tracestate)`;
+const ROW = `(?, ?, ?, ?, ?, 'Pending', ?, ?, ?, 0, 'Durable', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 const CHUNK = 64;
 
 function statementFor(db: Database, rows: number): Statement {
@@ -36,7 +36,7 @@ export function insertOccurrences(db: Database, rows: readonly NewOccurrenceRow[
       params.push(
         r.id, r.type, r.handler, r.request, r.queue, r.auditLevel, r.createdAt, r.scheduledAt, r.timeZoneId,
         r.scheduleVersion, r.parentTaskId, r.nominalSlotAt, r.runNumber, r.misfireKind,
-        r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact,
+        r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact, r.traceparent ?? null, r.tracestate ?? null,
       );
     }
     for (const id of statementFor(db, chunk.length).pluck().all(params) as string[]) written.push(id);

@@ -11,7 +11,8 @@ export function updateScheduleDefinition(db: Database, change: ScheduleDefinitio
     db,
     `UPDATE tasks SET type = @type, handler = @handler, request = @request, queue = @queue, audit_level = @auditLevel,
         status = @status, scheduled_at = @nextSlotAt, misfire_policy = @misfirePolicy, time_zone_id = @timeZoneId,
-        schedule_version = @scheduleVersion, schedule_definition = @definitionJson, halt = NULL
+        schedule_version = @scheduleVersion, schedule_definition = @definitionJson, halt = NULL,
+        traceparent = @traceparent, tracestate = @tracestate
       WHERE id = @id`,
   ).run(change);
 }

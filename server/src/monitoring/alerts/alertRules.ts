@@ -1,0 +1,90 @@
+import { OptionReader } from '../../options/OptionReader.js';
+
+/** What a rule watches: failed tasks (events), halted schedules, a queue's backlog, the engine's health (read models and health). */
+export const ALERT_KINDS = ['TaskFailed', 'ScheduleHalted', 'QueueBacklog', 'EngineDegraded'] as const;
+export type AlertKind = (typeof ALERT_KINDS)[number];
+/** Body shapes: the plain JSON document, or a chat service's incoming-webhook form. */
+export const WEBHOOK_PRESETS = ['json', 'slack', 'teams'] as const;
+export type WebhookPreset = (typeof WEBHOOK_PRESETS)[number];
+
+export interface AlertWebhook {
+  url: string;
+  /** Signs each body: `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the body>`. */
+  secret?: string;
+  /** Default `json`. */
+  preset?: WebhookPreset;
+  /** One delivery attempt's limit (default 5000 ms). */
+  timeoutMs?: number;
+  /** Attempts per message, the first included (default 5); 5xx, 429, timeouts and network errors are retried. */
+  attempts?: number;
+  /** Delay before the first retry, doubled for each next one (default 1000 ms). */
+  backoffMs?: number;
+}
+
+export interface AlertRule {
+  on: AlertKind;
+  /** A name for the messages (default: `on` and the rule's position). */
+  name?: string;
+  /** TaskFailed: only these task types (exact names). */
+  types?: string[];
+  /** TaskFailed and QueueBacklog: only these queues. */
+  queues?: string[];
+  /** TaskFailed: failures in a window that fire the rule (default 1); QueueBacklog: Queued tasks above which it fires (default 1000). */
+  threshold?: number;
+  /** One message per rule per window at most (default 60000 ms); a window without a new match resolves a TaskFailed rule. */
+  windowMs?: number;
+  webhook: AlertWebhook;
+}
+
+export interface ResolvedAlertRule {
+  on: AlertKind;
+  name: string;
+  types: ReadonlySet<string> | null;
+  queues: ReadonlySet<string> | null;
+  threshold: number;
+  windowMs: number;
+  webhook: Required<Omit<AlertWebhook, 'secret'>> & { secret: string | null };
+}
+
+const RULE_KEYS = ['on', 'name', 'types', 'queues', 'threshold', 'windowMs', 'webhook'];
+const WEBHOOK_KEYS = ['url', 'secret', 'preset', 'timeoutMs', 'attempts', 'backoffMs'];
+const DEFAULT_BACKLOG = 1000;
+
+/** Validates the `alerts` option; every error names the rule's path (`alerts[1].webhook.url`). */
+export function resolveAlertRules(owner: string, raw: unknown): ResolvedAlertRule[] {
+  if (raw === undefined || raw === null) return [];
+  if (!Array.isArray(raw)) throw new OptionReader(owner, {}).fail('alerts', 'must be an array of rules like [{"on":"TaskFailed","webhook":{"url":"https://…"}}]');
+  return raw.map((item, i) => {
+    const rule = new OptionReader(owner, item, RULE_KEYS, `alerts[${i}]`);
+    if (!rule.has('on')) throw rule.fail('on', `is required (one of ${ALERT_KINDS.join(', ')})`);
+    const kind = rule.oneOf('on', ALERT_KINDS, 'TaskFailed');
+    const hook = rule.child('webhook', WEBHOOK_KEYS);
+    const url = hook.string('url', null);
+    if (url === null) throw hook.fail('url', 'is required');
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw hook.fail('url', `is not an absolute URL (got "${url}")`);
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw hook.fail('url', 'must be an http or https URL');
+    const preset = hook.oneOf('preset', WEBHOOK_PRESETS, 'json');
+    const list = (name: 'types' | 'queues') => (rule.has(name) ? new Set(rule.strings(name)) : null);
+    return {
+      on: kind,
+      name: rule.string('name', `${kind} #${i + 1}`) as string,
+      types: list('types'),
+      queues: list('queues'),
+      threshold: rule.integer('threshold', kind === 'QueueBacklog' ? DEFAULT_BACKLOG : 1, { min: kind === 'QueueBacklog' ? 0 : 1 }),
+      windowMs: rule.integer('windowMs', 60_000, { min: 1 }),
+      webhook: {
+        url,
+        secret: hook.string('secret', null),
+        preset,
+        timeoutMs: hook.integer('timeoutMs', 5000, { min: 1 }),
+        attempts: hook.integer('attempts', 5, { min: 1, max: 20 }),
+        backoffMs: hook.integer('backoffMs', 1000, { min: 0 }),
+      },
+    };
+  });
+}

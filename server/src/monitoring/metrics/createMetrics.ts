@@ -1,0 +1,92 @@
+import { hostname } from 'node:os';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import type { HubStats } from '../../hub/createHub.js';
+import type { MonitoringStore } from '../../storage/MonitoringStore.js';
+import { registerEngineMetrics, type MeteredEngine } from './engineMetrics.js';
+import { METRICS_PREFIX } from './metricFamilies.js';
+import { openMetricsText } from './openMetricsText.js';
+import { registerReadModelGauges } from './readModelGauges.js';
+
+export interface MetricsSources {
+  store: MonitoringStore;
+  /** The engine of this process (none: a standalone registration exports the global gauges only). */
+  engine?: MeteredEngine & { store?: unknown };
+  hub?: { stats(): HubStats };
+  typeLabelLimit: number;
+  now: () => number;
+}
+
+export interface MonitoringMetrics {
+  /** The scrape in the format the `Accept` header asks for (OpenMetrics or the Prometheus text format). */
+  scrape(accept: string | undefined): Promise<{ contentType: string; body: string }>;
+  /** Counts one answered HTTP request by its catalogue route name and status. */
+  countRequest(route: string, status: number): void;
+  close(): void;
+}
+
+/** The engine's instance id when its store has one (PostgreSQL), else this host and process. */
+function instanceOf(engine: { store?: unknown }): string {
+  const store = engine.store as { instanceId?: unknown } | undefined;
+  return typeof store?.instanceId === 'string' ? store.instanceId : `${hostname()}/${process.pid}`;
+}
+
+/** The monitoring's own Prometheus registry (never prom-client's global one) with every family. */
+export function createMetrics(sources: MetricsSources): MonitoringMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
+  // prom-client also writes a few gauges as `…_total` (duplicates of gauges without the suffix);
+  // `_total` is the counters' suffix, so they go (promtool's lint refuses them).
+  for (const metric of registry.getMetricsAsArray()) {
+    if (String(metric.type) !== 'counter' && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name);
+  }
+  registerReadModelGauges(registers, sources.store, sources.now);
+  const stopEngine = sources.engine
+    ? registerEngineMetrics(registers, sources.engine, instanceOf(sources.engine), sources.typeLabelLimit)
+    : () => undefined;
+
+  const hub = sources.hub;
+  if (hub) {
+    new Gauge({
+      name: 'svc_hub_connections',
+      help: 'Open connections of the live-event hub, by transport. Per process.',
+      labelNames: ['transport'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [transport, n] of Object.entries(hub.stats().connectionsByTransport)) this.set({ transport }, n);
+      },
+    });
+    new Counter({
+      name: 'svc_hub_messages_sent_total',
+      help: 'Hub messages (events and invocations) written to connections. Per process.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(hub.stats().messagesSent);
+      },
+    });
+  }
+  const requests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'Answered monitoring HTTP requests by route (the route catalogue name) and status. Per process.',
+    labelNames: ['route', 'status'],
+    registers,
+  });
+
+  return {
+    async scrape(accept) {
+      if (accept !== undefined && accept.includes('application/openmetrics-text')) {
+        return { contentType: Registry.OPENMETRICS_CONTENT_TYPE, body: await openMetricsText(registry) };
+      }
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+    countRequest(route, status) {
+      requests.inc({ route, status: String(status) });
+    },
+    close() {
+      stopEngine();
+      registry.clear();
+    },
+  };
+}

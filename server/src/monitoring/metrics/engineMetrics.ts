@@ -1,0 +1,120 @@
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { SvcEvent } from '../../contracts/index.js';
+import { BoundedLabel } from './boundedLabel.js';
+import { COMMIT_SECONDS_BUCKETS, TASK_SECONDS_BUCKETS, type FinishOutcome } from './metricFamilies.js';
+
+/** What the per-process families read from the local engine. */
+export interface MeteredEngine {
+  on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number };
+  observeCommits?(listener: (seconds: number) => void): () => void;
+}
+
+const HEALTH_STATES = ['ok', 'degraded', 'failed'] as const;
+/** Runs whose start time is kept for the run-time histogram at most (far above any worker count). */
+const MAX_TRACKED_RUNS = 100_000;
+const PER_PROCESS = 'Per process (label engine_instance).';
+
+/**
+ * The per-process families: counters and histograms fed by the engine's events and commits, and
+ * the engine's health read at scrape time. Returns the unsubscribe.
+ */
+export function registerEngineMetrics(registers: Registry[], engine: MeteredEngine, instance: string, typeLimit: number): () => void {
+  const types = new BoundedLabel(typeLimit);
+  const finished = new Counter({
+    name: 'svc_tasks_finished_total',
+    help: `Tasks that ended (a delivery's last attempt, or a cancel), by queue, type and outcome. ${PER_PROCESS}`,
+    labelNames: ['engine_instance', 'queue', 'type', 'outcome'],
+    registers,
+  });
+  const runSeconds = new Histogram({
+    name: 'svc_task_run_seconds',
+    help: `Time from a delivery's start to its end (all attempts), seconds. ${PER_PROCESS}`,
+    labelNames: ['engine_instance', 'queue', 'type'],
+    buckets: TASK_SECONDS_BUCKETS,
+    registers,
+  });
+  const waitSeconds = new Histogram({
+    name: 'svc_task_wait_seconds',
+    help: `Time a task waited between becoming due and its handler starting, seconds. ${PER_PROCESS}`,
+    labelNames: ['engine_instance', 'queue'],
+    buckets: TASK_SECONDS_BUCKETS,
+    registers,
+  });
+  const missedSlots = new Counter({
+    name: 'svc_schedule_missed_slots_total',
+    help: `Schedule slots skipped (not run) by the materializer. ${PER_PROCESS}`,
+    labelNames: ['engine_instance'],
+    registers,
+  });
+  const commitSeconds = new Histogram({
+    name: 'svc_engine_commit_seconds',
+    help: `Duration of the engine's store commits (one transaction each), seconds. ${PER_PROCESS}`,
+    labelNames: ['engine_instance'],
+    buckets: COMMIT_SECONDS_BUCKETS,
+    registers,
+  });
+  new Gauge({
+    name: 'svc_engine_health',
+    help: `1 for the engine's current health state (ok, degraded: writes failing or late, failed: cannot write), else 0. ${PER_PROCESS}`,
+    labelNames: ['engine_instance', 'state'],
+    registers,
+    collect() {
+      const status = engine.health?.().status ?? 'ok';
+      for (const state of HEALTH_STATES) this.set({ engine_instance: instance, state }, state === status ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_engine_unwritten_changes',
+    help: `Changes the engine holds in memory, not yet written to the store. ${PER_PROCESS}`,
+    labelNames: ['engine_instance'],
+    registers,
+    collect() {
+      this.set({ engine_instance: instance }, engine.health?.().unwrittenChanges ?? 0);
+    },
+  });
+
+  const startedAt = new Map<string, number>();
+  // A final attempt that timed out emits Timeout and then Failed in the same turn; a Timeout of an
+  // attempt that is retried stands alone. So a mark lives until the end of the current turn.
+  const timedOut = new Set<string>();
+  const end = (e: SvcEvent, outcome: FinishOutcome) => {
+    const queue = e.queueName ?? 'default';
+    const type = types.of(e.taskType);
+    finished.inc({ engine_instance: instance, queue, type, outcome });
+    const began = startedAt.get(e.taskId);
+    startedAt.delete(e.taskId);
+    const seconds = e.kind === 'Completed' && e.executionTimeMs !== undefined ? e.executionTimeMs / 1000 : began === undefined ? undefined : (Date.parse(e.eventDateUtc) - began) / 1000;
+    if (seconds !== undefined && seconds >= 0) runSeconds.observe({ engine_instance: instance, queue, type }, seconds);
+  };
+  const onEvent = (e: SvcEvent) => {
+    switch (e.kind) {
+      case 'Started':
+        // Runs given up at a stop never end here: the map stays bounded all the same.
+        if (startedAt.size >= MAX_TRACKED_RUNS) startedAt.clear();
+        startedAt.set(e.taskId, Date.parse(e.eventDateUtc));
+        if (e.waitTimeMs !== undefined) waitSeconds.observe({ engine_instance: instance, queue: e.queueName ?? 'default' }, e.waitTimeMs / 1000);
+        return;
+      case 'Completed':
+        return end(e, 'completed');
+      case 'Failed':
+        return end(e, timedOut.has(e.taskId) ? 'timed_out' : 'failed');
+      case 'Cancelled':
+        return end(e, 'cancelled');
+      case 'Timeout':
+        timedOut.add(e.taskId);
+        queueMicrotask(() => timedOut.delete(e.taskId));
+        return;
+      case 'OccurrenceSkipped':
+        missedSlots.inc({ engine_instance: instance }, e.skippedCount ?? 1);
+        return;
+    }
+  };
+  engine.on('event', onEvent);
+  const stopCommits = engine.observeCommits?.((seconds) => commitSeconds.observe({ engine_instance: instance }, seconds));
+  return () => {
+    engine.off('event', onEvent);
+    stopCommits?.();
+  };
+}

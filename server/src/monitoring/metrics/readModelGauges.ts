@@ -1,0 +1,75 @@
+import { Gauge, type Registry } from 'prom-client';
+import type { QueueMetrics } from '../../contracts/index.js';
+import type { MonitoringStore, ScheduleStates } from '../../storage/MonitoringStore.js';
+
+const GLOBAL = 'Global: read from the shared store, the same on every instance.';
+/** Scrapes closer together than this share one read of the store. */
+const READ_REUSE_MS = 250;
+
+const STATUS_FIELDS = {
+  Queued: 'queuedTasks',
+  InProgress: 'inProgressTasks',
+  Completed: 'completedTasks',
+  Failed: 'failedTasks',
+  Cancelled: 'cancelledTasks',
+} as const satisfies Record<string, keyof QueueMetrics>;
+
+interface ReadModels {
+  queues: QueueMetrics[];
+  schedules: ScheduleStates;
+}
+
+/**
+ * The global gauges: task counts by queue and status, the oldest waiting task of each queue and
+ * the schedules by state, read from the store's read models at scrape time (O(groups)).
+ */
+export function registerReadModelGauges(registers: Registry[], store: MonitoringStore, now: () => number): void {
+  let last: { at: number; read: Promise<ReadModels> } | undefined;
+  const read = (): Promise<ReadModels> => {
+    const at = now();
+    if (last === undefined || at - last.at > READ_REUSE_MS) {
+      const p = Promise.all([store.queueMetrics(at), store.scheduleStates()]).then(([queues, schedules]) => ({ queues, schedules }));
+      last = { at, read: p };
+      p.catch(() => {
+        if (last?.read === p) last = undefined;
+      });
+    }
+    return last.read;
+  };
+
+  new Gauge({
+    name: 'svc_tasks',
+    help: `Tasks by queue and status. ${GLOBAL}`,
+    labelNames: ['queue', 'status'],
+    registers,
+    async collect() {
+      const { queues } = await read();
+      this.reset();
+      for (const q of queues) {
+        for (const [status, field] of Object.entries(STATUS_FIELDS)) this.set({ queue: q.queueName, status }, q[field]);
+      }
+    },
+  });
+  new Gauge({
+    name: 'svc_queue_oldest_waiting_seconds',
+    help: `How long the next Queued task of each queue has waited since it became due, seconds (0: none waits). ${GLOBAL}`,
+    labelNames: ['queue'],
+    registers,
+    async collect() {
+      const { queues } = await read();
+      this.reset();
+      for (const q of queues) this.set({ queue: q.queueName }, (q.oldestQueuedAgeMs ?? 0) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'svc_schedules',
+    help: `Durable schedules by state: active (materializing) or halted (over their catch-up cap, waiting for a resume). ${GLOBAL}`,
+    labelNames: ['state'],
+    registers,
+    async collect() {
+      const { schedules } = await read();
+      this.set({ state: 'active' }, schedules.active);
+      this.set({ state: 'halted' }, schedules.halted);
+    },
+  });
+}

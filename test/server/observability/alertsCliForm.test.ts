@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { resolveServeSettings } from '../../../server/src/cli/serveSettings.js';
+import { resolveOptions } from '../../../server/src/monitoring/options.js';
+
+const RULES = [{ on: 'TaskFailed', types: ['Billing.Charge'], webhook: { url: 'https://hooks.example.com/x', preset: 'slack' } }];
+const quiet = () => undefined;
+
+describe('the alerts option from the CLI and the environment', () => {
+  it('takes the rules as JSON from SVC_MONITOR_ALERTS and from --alerts (the flag winning)', () => {
+    const fromEnv = resolveServeSettings([], { SVC_MONITOR_ALERTS: JSON.stringify(RULES) }, { port: 0 }, {}, quiet);
+    expect(fromEnv.options.alerts).toEqual(RULES);
+    const resolved = resolveOptions({ ...fromEnv.options, logger: { info: quiet, warn: quiet } });
+    expect(resolved.alerts[0]).toMatchObject({ on: 'TaskFailed', webhook: { url: 'https://hooks.example.com/x', preset: 'slack' } });
+    const other = [{ on: 'EngineDegraded', webhook: { url: 'https://hooks.example.com/y' } }];
+    const fromFlag = resolveServeSettings(['--alerts', JSON.stringify(other)], { SVC_MONITOR_ALERTS: JSON.stringify(RULES) }, { port: 0 }, {}, quiet);
+    expect(fromFlag.options.alerts).toEqual(other);
+  });
+
+  it('refuses text that is not JSON, naming the variable', () => {
+    expect(() => resolveServeSettings([], { SVC_MONITOR_ALERTS: '[{on: TaskFailed}' }, { port: 0 }, {}, quiet)).toThrow(/SVC_MONITOR_ALERTS.*alerts.*must be JSON/);
+  });
+});
