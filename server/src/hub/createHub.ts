@@ -59,7 +59,7 @@ export interface Hub {
 
 const CLOSE_WAIT_MS = 2_000;
 /** Minimum spacing of broadcast flushes (events in between are batched into one write). */
-const BROADCAST_FLUSH_INTERVAL_MS = 20;
+export const BROADCAST_FLUSH_INTERVAL_MS = 20;
 /** How long a closed long-polling connection still answers polls (Close frame, then 204). */
 const RETIRED_LONG_POLL_MS = 30_000;
 
