@@ -125,6 +125,7 @@ export function createHub(options: HubOptions): Hub {
       stopKeepAlive();
       options.events?.off('event', broadcast);
       for (const connection of [...registry.connections()]) connection.close(undefined, true);
+      registry.stopTimers();
       const deadline = Date.now() + CLOSE_WAIT_MS;
       while (wss.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const ws of wss.clients) ws.terminate();
