@@ -13,7 +13,7 @@
 //           plain sockets. RECEIVING of them time every event; the others (`--clients` beyond
 //           RECEIVING) are idle connections: they keep the connection alive and count what they
 //           get, timing nothing (the hub sends every event to every connection).
-// Rounds alternate hub, floor, hub, floor… (BENCH_HUB_ROUNDS pairs, default 3): the machine's load
+// Rounds alternate hub, floor, floor, hub, hub, floor… (BENCH_HUB_ROUNDS pairs, default 3): the machine's load
 // moves both alike, so hub p99 / floor p99 of a pair compares within one run; the ratio is the
 // median of the pairs'. Latency = receipt time - emit time over every (event, receiving client)
 // pair, in a 0.1 ms histogram. The 10 real clients (4 WebSockets, 3 SSE, 3 long polling) stay
@@ -394,7 +394,9 @@ async function runParent(): Promise<void> {
   };
 
   for (let round = 0; round < ROUNDS * 2; round++) {
-    const side: Side = round % 2 === 0 ? 'hub' : 'floor';
+    // pairs in the order hub-floor, floor-hub, hub-floor…: whatever the first round of a process pays (compiling) falls on either side
+    const pair = Math.floor(round / 2);
+    const side: Side = (round % 2 === 0) === (pair % 2 === 0) ? 'hub' : 'floor';
     const t0 = performance.now();
     await Promise.all(
       clientProcs.map((c, i) => {
