@@ -1,7 +1,23 @@
 import { accessSync, constants, existsSync } from 'node:fs';
+import { resolveOptions, type MonitoringOptions } from '../monitoring/options.js';
 import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
 import { resolveServeSettings } from './serveSettings.js';
+
+/**
+ * The monitoring options' own checks, run before the database is opened and the server loaded, so
+ * that a bad value answers at once. createMonitoring checks them again and is the one that warns
+ * (a short JWT secret, the obsolete enableSwagger), so this check is silent and leaves that option to it.
+ */
+function checkMonitoringOptions(options: MonitoringOptions): void {
+  const { enableSwagger: _warnedByCreateMonitoring, ...rest } = options;
+  try {
+    resolveOptions({ ...rest, logger: { info: () => undefined, warn: () => undefined } });
+  } catch (err) {
+    if (err instanceof OptionError) throw new CliError(err.message);
+    throw err;
+  }
+}
 
 /**
  * `serve --db file`: standalone monitoring (read-only) of a SQLite database written by another
@@ -13,6 +29,7 @@ import { resolveServeSettings } from './serveSettings.js';
  */
 export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<void> {
   const settings = resolveServeSettings(argv, env, { port: 5080 });
+  checkMonitoringOptions(settings.options);
   if (settings.database !== undefined && settings.db !== undefined) {
     throw new CliError('serve takes either --db <file> (SQLite) or --database postgres://… (PostgreSQL), not both.');
   }

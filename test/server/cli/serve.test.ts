@@ -57,6 +57,8 @@ describe('svc-monitor-server serve', () => {
     ['unknown config key', () => ['serve', '--db', db, '--config', writeFile('unknown.json', '{ "usrname": "x" }')], {}, /unknown option "usrname"/],
     ['non-database file', () => ['serve', '--db', writeFile('not.db', 'hello, this is not sqlite')], {}, /Cannot open/],
     ['bad environment value', () => ['serve', '--db', db], { SVC_MONITOR_ENABLE_CORS: 'perhaps' }, /SVC_MONITOR_ENABLE_CORS/],
+    // options are checked before the database is opened (and before the server's modules load)
+    ['bad option and a non-database file', () => ['serve', '--db', writeFile('not2.db', 'not sqlite either'), '--allowed-ip-addresses', '10.0.0.0/99'], {}, /"allowedIpAddresses"/],
   ] as const)('%s → exit 2 with a clear message', async (_case, args, env, message) => {
     const r = await runCli(args(), env);
     expect(r.code).toBe(2);
