@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { ExpirySchedule } from './ExpirySchedule.js';
 import { HubConnection, type ConnectionLimits } from './HubConnection.js';
 import type { TransportSink } from './TransportSink.js';
 
@@ -24,6 +25,8 @@ export class ConnectionRegistry {
   private readonly retired = new Map<string, { sink: TransportSink; untilMs: number }>();
   private readonly clientOf = new Map<HubConnection, string>();
   private readonly perClient = new Map<string, number>();
+  /** One timer for the token expiries of all connections. */
+  private readonly expiries = new ExpirySchedule<HubConnection>((c) => c.expire());
 
   constructor(
     private readonly limits: ConnectionLimits,
@@ -49,7 +52,7 @@ export class ConnectionRegistry {
     }
     const connectionId = newId();
     const token = withToken ? newId() : connectionId;
-    const connection = new HubConnection(connectionId, token, this.limits, (c) => this.onClosed(c));
+    const connection = new HubConnection(connectionId, token, this.limits, (c) => this.onClosed(c), this.expiries);
     this.live.set(token, connection);
     this.clientOf.set(connection, client);
     this.perClient.set(client, held + 1);
@@ -77,6 +80,11 @@ export class ConnectionRegistry {
     let n = 0;
     for (const c of this.live.values()) if (c.isOpen) n++;
     return n;
+  }
+
+  /** Stops the expiry timer (the hub is closing). */
+  stopTimers(): void {
+    this.expiries.stop();
   }
 
   dropExpiredRetired(nowMs: number): void {

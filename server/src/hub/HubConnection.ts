@@ -1,4 +1,5 @@
 import { TOKEN_EXPIRED_CLOSE } from '../contracts/liveConnection.js';
+import type { ExpirySchedule } from './ExpirySchedule.js';
 import type { TransportKind, TransportSink } from './TransportSink.js';
 import { RecordReader } from './RecordReader.js';
 import {
@@ -17,19 +18,18 @@ export interface ConnectionLimits {
 
 export const METHOD_DOES_NOT_EXIST = 'Method does not exist';
 export const TOKEN_EXPIRED = TOKEN_EXPIRED_CLOSE;
-const MAX_TIMER_MS = 2_147_483_647;
 
 type State = 'negotiated' | 'handshaking' | 'open' | 'closed';
 
 /**
  * One logical SignalR connection: handshake, incoming messages, outgoing frames through a
- * bounded transport buffer, Close, and the token expiry timer. Transport-agnostic.
+ * bounded transport buffer, Close, and the token's expiry (on the hub's one expiry timer).
+ * Transport-agnostic.
  */
 export class HubConnection {
   private state: State = 'negotiated';
   private sink: TransportSink | undefined;
   private readonly reader: RecordReader;
-  private expiryTimer: NodeJS.Timeout | undefined;
   readonly createdAtMs = Date.now();
   lastReceivedAtMs = this.createdAtMs;
   lastSentAtMs = this.createdAtMs;
@@ -40,6 +40,7 @@ export class HubConnection {
     readonly token: string,
     private readonly limits: ConnectionLimits,
     private readonly onClosed: (connection: HubConnection) => void,
+    private readonly expiries: ExpirySchedule<HubConnection>,
   ) {
     this.reader = new RecordReader(limits.maxMessageBytes);
   }
@@ -75,17 +76,13 @@ export class HubConnection {
   /** At `expiresAtMs` the client gets Close "Token expired" (allowReconnect) and is dropped. */
   expireAt(expiresAtMs: number | undefined): void {
     if (expiresAtMs === undefined || this.state === 'closed') return;
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    const delay = expiresAtMs - Date.now();
-    if (delay <= 0) {
-      this.close(TOKEN_EXPIRED, true);
-      return;
-    }
-    this.expiryTimer = setTimeout(() => {
-      this.expiryTimer = undefined;
-      this.expireAt(expiresAtMs);
-    }, Math.min(delay, MAX_TIMER_MS));
-    this.expiryTimer.unref();
+    if (expiresAtMs <= Date.now()) this.expire();
+    else this.expiries.set(this, expiresAtMs);
+  }
+
+  /** The token's time is up (called by the hub's expiry timer). */
+  expire(): void {
+    this.close(TOKEN_EXPIRED, true);
   }
 
   /** Text from the client (a WebSocket frame or a POST body); returns an error text when it closed the connection. */
@@ -154,8 +151,7 @@ export class HubConnection {
   }
 
   private clearTimer(): void {
-    if (this.expiryTimer) clearTimeout(this.expiryTimer);
-    this.expiryTimer = undefined;
+    this.expiries.delete(this);
   }
 
   private failHandshake(error: string): string {

@@ -66,7 +66,7 @@ export interface HubStats {
 
 const CLOSE_WAIT_MS = 2_000;
 /** Minimum spacing of broadcast flushes (events in between are batched into one write). */
-const BROADCAST_FLUSH_INTERVAL_MS = 20;
+export const BROADCAST_FLUSH_INTERVAL_MS = 20;
 /** How long a closed long-polling connection still answers polls (Close frame, then 204). */
 const RETIRED_LONG_POLL_MS = 30_000;
 
@@ -144,6 +144,7 @@ export function createHub(options: HubOptions): Hub {
       stopKeepAlive();
       options.events?.off('event', broadcast);
       for (const connection of [...registry.connections()]) connection.close(undefined, true);
+      registry.stopTimers();
       const deadline = Date.now() + CLOSE_WAIT_MS;
       while (wss.clients.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
       for (const ws of wss.clients) ws.terminate();

@@ -18,6 +18,11 @@ describe('svc-monitor-server serve', () => {
   const db = join(dir, 'tasks.db');
   beforeAll(() => writeDatabaseInChildProcess(db));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const writeFile = (name: string, text: string): string => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
 
   it('--help lists every option with its flag and environment variable', async () => {
     const r = await runCli(['--help']);
@@ -45,24 +50,20 @@ describe('svc-monitor-server serve', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('malformed config, unknown config key, non-database file → exit 2', async () => {
-    const bad = join(dir, 'bad.json');
-    writeFileSync(bad, '{ "username": ');
-    const unknown = join(dir, 'unknown.json');
-    writeFileSync(unknown, '{ "usrname": "x" }');
-    const notDb = join(dir, 'not.db');
-    writeFileSync(notDb, 'hello, this is not sqlite');
-    expect((await runCli(['serve', '--db', db, '--config', bad])).stderr).toMatch(/not valid JSON/);
-    expect((await runCli(['serve', '--db', db, '--config', bad])).code).toBe(2);
-    const r2 = await runCli(['serve', '--db', db, '--config', unknown]);
-    expect(r2.code).toBe(2);
-    expect(r2.stderr).toMatch(/unknown option "usrname"/);
-    const r3 = await runCli(['serve', '--db', notDb]);
-    expect(r3.code).toBe(2);
-    expect(r3.stderr).toMatch(/Cannot open/);
-    const r4 = await runCli(['serve', '--db', db], { SVC_MONITOR_ENABLE_CORS: 'perhaps' });
-    expect(r4.code).toBe(2);
-    expect(r4.stderr).toMatch(/SVC_MONITOR_ENABLE_CORS/);
+  // One CLI run per case: each starts a node process, and on a loaded machine several in one test
+  // added up to the test's time limit.
+  it.each([
+    ['malformed config', () => ['serve', '--db', db, '--config', writeFile('bad.json', '{ "username": ')], {}, /not valid JSON/],
+    ['unknown config key', () => ['serve', '--db', db, '--config', writeFile('unknown.json', '{ "usrname": "x" }')], {}, /unknown option "usrname"/],
+    ['non-database file', () => ['serve', '--db', writeFile('not.db', 'hello, this is not sqlite')], {}, /Cannot open/],
+    ['bad environment value', () => ['serve', '--db', db], { SVC_MONITOR_ENABLE_CORS: 'perhaps' }, /SVC_MONITOR_ENABLE_CORS/],
+    // options are checked before the database is opened (and before the server's modules load)
+    ['bad option and a non-database file', () => ['serve', '--db', writeFile('not2.db', 'not sqlite either'), '--allowed-ip-addresses', '10.0.0.0/99'], {}, /"allowedIpAddresses"/],
+  ] as const)('%s → exit 2 with a clear message', async (_case, args, env, message) => {
+    const r = await runCli(args(), env);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('serves the database standalone: config < env < flags; no hub; management NotSupported; SIGTERM stops', async () => {

@@ -15,9 +15,9 @@ export function signToken(claims: Record<string, unknown> = {}, expiresInSeconds
   return jwt.sign({ sub: 'tester', ...claims }, JWT_SECRET, { algorithm: 'HS256', expiresIn: expiresInSeconds });
 }
 
-/** A token expiring 1 to 2 s from now (JWT exp has whole seconds: a 1 s lifetime could already be over). */
-export function shortLivedToken(): string {
-  return jwt.sign({ sub: 'tester', exp: Math.floor(Date.now() / 1000) + 2 }, JWT_SECRET, { algorithm: 'HS256' });
+/** A token expiring `seconds` - 1 to `seconds` from now (JWT exp has whole seconds: a 1 s lifetime could already be over). */
+export function shortLivedToken(seconds = 2): string {
+  return jwt.sign({ sub: 'tester', exp: Math.floor(Date.now() / 1000) + seconds }, JWT_SECRET, { algorithm: 'HS256' });
 }
 
 /** The access function a host would write: HS256 JWT verification, 401 without/bad token, 403 for blocked. */

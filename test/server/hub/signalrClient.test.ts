@@ -16,7 +16,7 @@ import {
 describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (transportCase) => {
   let s: HubServer;
   beforeAll(async () => {
-    s = await startHubServer({ keepAliveIntervalMs: 200, clientTimeoutMs: 2_000 });
+    s = await startHubServer({ keepAliveIntervalMs: 200, clientTimeoutMs: 5_000 });
   });
   afterAll(async () => {
     await s.close();
@@ -84,22 +84,32 @@ describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (tra
   it('keeps an idle connection alive with pings shorter than the client timeout', async () => {
     const token = signToken();
     const client = buildClient(s.url, transportCase, () => token);
-    // The client expects a server message at least every serverTimeoutInMilliseconds.
-    client.serverTimeoutInMilliseconds = 1_000;
+    // The client expects a server message at least every serverTimeoutInMilliseconds; ten
+    // server pings fit in it, so that a loaded machine pausing this process for a while does not
+    // let the client's timer fire before the pings queued meanwhile are read.
+    client.serverTimeoutInMilliseconds = 2_000;
     client.keepAliveIntervalInMilliseconds = 300;
     await client.start();
-    await new Promise((r) => setTimeout(r, 2_200));
+    await new Promise((r) => setTimeout(r, 4_200));
     expect(client.state).toBe(HubConnectionState.Connected);
     await client.stop();
   });
 
   it('sends Close "Token expired" at the token exp and the error reaches onclose', async () => {
-    const token = shortLivedToken();
-    const client = buildClient(s.url, transportCase, () => token);
-    const closed = new Promise<Error | undefined>((resolve) => client.onclose((err) => resolve(err)));
-    await client.start();
-    const error = await closed;
-    expect(error?.message).toContain('Token expired');
-    await waitFor(() => s.hub.connectionCount() === 0, 5_000, 'server side drop');
+    // A hub of its own with the default client timeout, so that only the token can end the
+    // connection (a long-polling client slow to poll again on a loaded machine is not dropped
+    // first); the token lives long enough for the client's start there.
+    const own = await startHubServer();
+    try {
+      const token = shortLivedToken(3);
+      const client = buildClient(own.url, transportCase, () => token);
+      const closed = new Promise<Error | undefined>((resolve) => client.onclose((err) => resolve(err)));
+      await client.start();
+      const error = await closed;
+      expect(error?.message).toContain('Token expired');
+      await waitFor(() => own.hub.connectionCount() === 0, 5_000, 'server side drop');
+    } finally {
+      await own.close();
+    }
   });
 });
