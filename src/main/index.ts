@@ -46,6 +46,8 @@ if (!app.requestSingleInstanceLock()) {
   let tray: TrayController | undefined;
   let pendingLink = findDeepLinkArgument(process.argv);
   let quitting = false;
+  /** The last unread count: the inbox of the last run is restored before the tray exists. */
+  let unread = 0;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
 
   const show = () => {
@@ -127,7 +129,12 @@ if (!app.requestSingleInstanceLock()) {
       // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
       network: electronNetwork({ net, session }),
       notifications,
-      badge: { setUnreadCount: (n) => tray?.setUnreadCount(n) },
+      badge: {
+        setUnreadCount: (n) => {
+          unread = n;
+          tray?.setUnreadCount(n);
+        },
+      },
       hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
     });
     const recovery = services.store.recovery;
@@ -149,6 +156,8 @@ if (!app.requestSingleInstanceLock()) {
     renderMenu();
     wireIpc(services, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
     window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
+    // The tray and the taskbar overlay exist now: show the unread failures kept from the last run.
+    tray.setUnreadCount(unread);
     window.on('close', (event) => {
       const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
       if (action === 'hide') {
@@ -176,10 +185,25 @@ if (!app.requestSingleInstanceLock()) {
   };
   app.whenReady().then(start).catch(failStart);
 
-  app.on('before-quit', () => {
+  // Quit holds back once until the services are stopped: the inbox's delayed write and the
+  // hubs' close frames finish before the process ends.
+  let stopping: Promise<void> | undefined;
+  let stopped = false;
+  app.on('before-quit', (event) => {
     quitting = true;
-    void services?.dispose();
-    tray?.destroy();
+    if (stopped || !services) {
+      tray?.destroy();
+      return;
+    }
+    event.preventDefault();
+    stopping ??= services
+      .dispose()
+      .catch((err: unknown) => log.error('stopping the services failed', err))
+      .finally(() => {
+        stopped = true;
+        tray?.destroy();
+        app.quit();
+      });
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();

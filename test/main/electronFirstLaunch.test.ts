@@ -27,7 +27,7 @@ async function launch(options: { packaged?: boolean; files?: Record<string, stri
   await import('../../src/main/index.js');
   rec.emitReady();
   cleanups.push(async () => {
-    rec.appEmitter.emit('before-quit');
+    rec.emitBeforeQuit();
     await new Promise((r) => setTimeout(r, 50));
     await cleanup();
   });
@@ -138,6 +138,50 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
     expect(rec.calls).toContain('app.releaseSingleInstanceLock');
     expect(rec.calls).toContain('app.exit:1');
     expect(await readFile(logPath, 'utf8')).toMatch(/ERROR Svc Monitor could not start: no display available/);
+  });
+});
+
+/** An inbox file of an earlier run: `unread` unread failures and one read, in environment "stg". */
+function storedInbox(unread: number): string {
+  const item = (i: number, read: boolean) => ({
+    id: `f${i}`,
+    environmentId: 'stg',
+    environmentName: 'Staging',
+    isProduction: false,
+    taskId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    taskType: 'Billing.Invoice',
+    kind: 'Failed',
+    message: `boom ${i}`,
+    eventDateUtc: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    burstId: 'b-earlier-1',
+    read,
+  });
+  return JSON.stringify({ version: 1, items: [...Array.from({ length: unread }, (_, i) => item(i + 1, false)), item(unread + 1, true)], seenUntil: {} });
+}
+
+describe('a restart and a quit (src/main/index.ts against a recording electron)', () => {
+  it('after a restart the tray and the dock badge show the unread failures kept from the last run, before any new one arrives', async () => {
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(3) } });
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    await waitUntil('the tray tooltip with 3 unread', () => rec.trays[0]!.tooltip.startsWith('Svc Monitor — 3 unread failures'));
+    expect(rec.calls).toContain('badge:3');
+    expect(rec.trays[0]!.images.at(-1)).toEqual({ path: join(process.cwd(), 'build/tray/tray-unread.png') });
+  });
+
+  it('Quit waits until the inbox\'s delayed write is on disk, then quits', async () => {
+    const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(2) } });
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined);
+    const markRead = rec.ipcHandlers.get('svc-monitor:inbox.markRead')!;
+    expect(await markRead({ senderFrame: { url: 'app://console/', parent: null } }, { ids: ['f1'] })).toEqual({ ok: true, value: 1 });
+    // The write is delayed (several changes make one); Quit comes right after the change.
+    const held = rec.emitBeforeQuit();
+    expect(held).toBe(true);
+    expect(rec.calls).not.toContain('app.quit');
+    await waitUntil('the quit once the services are stopped', () => rec.calls.includes('app.quit'));
+    const saved = JSON.parse(await readFile(join(userData, 'inbox.json'), 'utf8')) as { items: Array<{ id: string; read: boolean }> };
+    expect(saved.items.find((i) => i.id === 'f1')?.read).toBe(true);
+    // The second before-quit (from that app.quit) goes through.
+    expect(rec.emitBeforeQuit()).toBe(false);
   });
 });
 

@@ -24,7 +24,7 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     }
   });
   afterAll(async () => {
-    rec.appEmitter.emit('before-quit');
+    rec.emitBeforeQuit();
     await new Promise((r) => setTimeout(r, 50));
     await rm(dir, { recursive: true, force: true });
   });

@@ -84,7 +84,7 @@ async function answer(request: HarnessRequest): Promise<unknown> {
       return true;
     }
     case 'quit':
-      rec.appEmitter.emit('before-quit');
+      rec.emitBeforeQuit();
       setTimeout(() => process.exit(0), 300);
       return true;
   }

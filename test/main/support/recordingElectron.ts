@@ -225,5 +225,14 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     },
     shell: { openExternal: async (url: string) => void opened.push(url) },
   };
-  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), appEmitter };
+  /**
+   * What Electron does on Quit: emits before-quit with an event a handler may cancel (to finish
+   * its work first and call app.quit() again). Resolves with whether the quit was held back.
+   */
+  const emitBeforeQuit = (): boolean => {
+    let prevented = false;
+    appEmitter.emit('before-quit', { preventDefault: () => (prevented = true) });
+    return prevented;
+  };
+  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), emitBeforeQuit, appEmitter };
 }
