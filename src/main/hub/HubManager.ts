@@ -96,7 +96,14 @@ export class HubManager {
     const id = entry.session.environmentId;
     if (entry.retryTimer) clearTimeout(entry.retryTimer);
     entry.retryTimer = undefined;
-    const url = entry.session.hubUrl();
+    let url;
+    try {
+      url = entry.session.hubUrl();
+    } catch (err) {
+      // A hub address the console refuses: say so; trying again would not change it.
+      this.setState(entry, 'error', err instanceof Error ? err.message : String(err));
+      return;
+    }
     if (!url) return;
     const delays = this.options.reconnectDelaysMs ?? [0, 2_000, 5_000, 10_000, 30_000];
     let transport;
