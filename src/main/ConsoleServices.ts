@@ -58,6 +58,7 @@ export class ConsoleServices {
   private readonly backfilling = new Map<string, Promise<number>>();
   private readonly pollTimer: NodeJS.Timeout;
   private updatingWatch = false;
+  private pendingOpen: NotificationTarget | undefined;
 
   private constructor(
     readonly store: EnvironmentStore,
@@ -215,7 +216,23 @@ export class ConsoleServices {
 
   /** A notification was clicked: tell the renderer what to open (reading is the user's action). */
   open(target: NotificationTarget): void {
+    this.pendingOpen = target;
     this.emit({ type: 'open', target });
+  }
+
+  /**
+   * What was last asked to open since the page (re)started loading: a renderer that was not
+   * listening yet takes it once it has started, instead of its remembered environment.
+   */
+  takePendingOpen(): NotificationTarget | undefined {
+    const target = this.pendingOpen;
+    this.pendingOpen = undefined;
+    return target;
+  }
+
+  /** The window's page starts loading (first load, reload after a crash): nothing is pending for it yet. */
+  rendererLoading(): void {
+    this.pendingOpen = undefined;
   }
 
   /** `svc-monitor://<environment>/tasks/<id>` or `/<page>?<filters>` → an `open` event for the renderer. */
@@ -229,7 +246,7 @@ export class ConsoleServices {
     const env = this.store.find(link.environment);
     if (!env) throw new ConsoleError('not-found', `deep link: no environment named "${link.environment}"`);
     const target: NotificationTarget = 'taskId' in link ? { kind: 'task', environmentId: env.id, taskId: link.taskId } : { kind: 'route', environmentId: env.id, path: link.path };
-    this.emit({ type: 'open', target });
+    this.open(target);
     return target;
   }
 

@@ -156,6 +156,8 @@ if (!app.requestSingleInstanceLock()) {
     renderMenu();
     wireIpc(services, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
     window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
+    // A reload (after a crash or a hang) starts a new page: it opens what it is told from then on.
+    window.webContents.on('did-start-loading', () => services?.rendererLoading());
     // The tray and the taskbar overlay exist now: show the unread failures kept from the last run.
     tray.setUnreadCount(unread);
     window.on('close', (event) => {

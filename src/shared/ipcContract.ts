@@ -44,6 +44,8 @@ export const IPC_CHANNELS = {
   'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
   'vault.status': channel<[], VaultStatus>(),
   'deepLink.open': channel<[url: string], NotificationTarget>(),
+  /** The renderer has started: what to open that arrived before it listened (a deep link, a notification click), if anything. */
+  'window.ready': channel<[], NotificationTarget | null>(),
   'shell.openExternal': channel<[url: string], null>(),
 } as const;
 

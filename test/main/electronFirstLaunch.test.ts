@@ -168,6 +168,17 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     expect(rec.trays[0]!.images.at(-1)).toEqual({ path: join(process.cwd(), 'build/tray/tray-unread.png') });
   });
 
+  it('a deep link that comes while the renderer starts is kept for it: the page asks once it listens', async () => {
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.menus.length > 0);
+    const ready = rec.ipcHandlers.get('svc-monitor:window.ready')!;
+    const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
+    rec.appEmitter.emit('second-instance', {}, ['svc-monitor', 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000001']);
+    expect(await ready(appFrame)).toEqual({ ok: true, value: { kind: 'task', environmentId: 'prd', taskId: '7d3c2a1e-0000-4000-8000-000000000001' } });
+    // Taken once: a later start of the page (a reload) does not open it again.
+    expect(await ready(appFrame)).toEqual({ ok: true, value: null });
+  });
+
   it('Quit waits until the inbox\'s delayed write is on disk, then quits', async () => {
     const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(2) } });
     await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined);

@@ -80,6 +80,7 @@ export const IPC_CHANNEL_TABLE = {
   'notifications.setSettings': { args: z.tuple([notificationSettingsSchema]), handle: async ({ services }, settings) => (await services.setNotificationSettings(settings), null) },
   'vault.status': { args: z.tuple([]), handle: ({ services }) => services.vault.status() },
   'deepLink.open': { args: z.tuple([z.string().max(2048)]), handle: ({ services }, url) => services.openDeepLink(url) },
+  'window.ready': { args: z.tuple([]), handle: ({ services }) => services.takePendingOpen() ?? null },
   'shell.openExternal': { args: z.tuple([httpUrl]), handle: async ({ openExternal }, url) => (await openExternal(url), null) },
 } as const satisfies IpcChannelTable;
 

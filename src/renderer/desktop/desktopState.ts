@@ -89,6 +89,8 @@ export function createDesktopState(bridge: DesktopBridge) {
   }
 
   async function start(): Promise<void> {
+    /** A link or notification click that came while starting wins over the remembered environment. */
+    let opened = false;
     bridge.onEvent((e) => {
       switch (e.type) {
         case 'environments':
@@ -105,6 +107,7 @@ export function createDesktopState(bridge: DesktopBridge) {
           void refreshInbox();
           break;
         case 'open':
+          opened = true;
           open(e.target);
           break;
         case 'vault':
@@ -120,6 +123,13 @@ export function createDesktopState(bridge: DesktopBridge) {
     state.vault = await invoke(bridge, 'vault.status');
     state.settings = await invoke(bridge, 'notifications.getSettings');
     await refreshInbox();
+    // What main was asked to open before this page listened (a link that started the app).
+    const pending = await invoke(bridge, 'window.ready');
+    if (opened) return;
+    if (pending) {
+      open(pending);
+      return;
+    }
     let remembered: string | null = null;
     try {
       remembered = localStorage.getItem('svc-monitor.desktop.active');

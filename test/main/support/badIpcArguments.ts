@@ -69,6 +69,7 @@ export const BAD_ARGUMENTS: Record<IpcChannelName, BadArguments[]> = {
     [[{}], /argument 1: .*expected string/],
     [['x'.repeat(3000)], /argument 1: Too big/],
   ],
+  'window.ready': [[['x'], /expects 0 arguments, received 1/]],
   'shell.openExternal': [
     [['file:///etc/passwd'], /argument 1: must be an http\(s\) URL/],
     [['javascript:alert(1)'], /argument 1: must be an http\(s\) URL/],
