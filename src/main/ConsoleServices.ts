@@ -9,6 +9,7 @@ import type { NetworkFor } from './network/environmentNetwork.js';
 import { FailureInbox } from './notifications/FailureInbox.js';
 import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
+import type { TaskSummary } from '../../server/src/contracts/task.js';
 import { FailureNotifier, type BadgeSink, type NotificationSink } from './notifications/FailureNotifier.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
 import { notifies } from './notifications/notificationSettings.js';
@@ -35,9 +36,18 @@ export interface ConsoleServicesOptions {
   pollFailuresEveryMs?: number;
   /** A live connection down this long counts as "not watching" (default 30 s). */
   watchGraceMs?: number;
+  /** Failures one back-fill adds at most; past it a notification points to the Tasks page (default 1,000). */
+  backfillCap?: number;
 }
 
 type Listener = (event: RendererEvent) => void;
+
+/** Failures asked for per page by a back-fill. */
+const BACKFILL_PAGE_SIZE = 100;
+/** Before any failure: an environment without one back-fills everything that fails later. */
+const EPOCH = new Date(0).toISOString();
+/** When a task failed, by the server's clock. */
+const failedAt = (task: TaskSummary): string => task.lastExecutionUtc ?? task.createdAtUtc;
 
 /**
  * The console's main-process services wired together, without Electron: the store, vault,
@@ -59,6 +69,7 @@ export class ConsoleServices {
   private readonly pollTimer: NodeJS.Timeout;
   private updatingWatch = false;
   private pendingOpen: NotificationTarget | undefined;
+  private readonly backfillCap: number;
 
   private constructor(
     readonly store: EnvironmentStore,
@@ -69,6 +80,7 @@ export class ConsoleServices {
     storedInbox: StoredInbox,
     private readonly options: ConsoleServicesOptions,
   ) {
+    this.backfillCap = options.backfillCap ?? 1_000;
     this.inbox.restore(storedInbox.items);
     for (const [id, at] of Object.entries(storedInbox.seenUntil)) this.seenUntil.set(id, at);
     this.pollTimer = setInterval(() => this.backfillPolling(), options.pollFailuresEveryMs ?? 60_000);
@@ -273,17 +285,30 @@ export class ConsoleServices {
   private async doBackfill(environmentId: string): Promise<number> {
     const session = this.sessions.get(environmentId);
     if (!session || session.view().auth !== 'authenticated') return 0;
-    const startedAt = new Date().toISOString();
     const since = this.seenUntil.get(environmentId);
+    // Newest failure first, a page at a time, until one seen before (or the cap). Times are
+    // the server's: the desktop's clock may be off.
+    const found: TaskSummary[] = [];
+    let capped = false;
+    for (let page = 1; ; page++) {
+      const result = await this.proxy.call(environmentId, 'tasks.list', { statuses: ['Failed'], sortBy: 'LastExecutionUtc', sortDescending: true, page, pageSize: since === undefined ? 1 : BACKFILL_PAGE_SIZE });
+      const newer = result.items.filter((t) => since === undefined || failedAt(t) > since);
+      found.push(...newer);
+      if (since === undefined || newer.length < result.items.length || result.items.length < BACKFILL_PAGE_SIZE || page >= result.totalPages) break;
+      if (found.length >= this.backfillCap) {
+        capped = true;
+        break;
+      }
+    }
     if (since === undefined) {
-      this.markSeen(environmentId, startedAt);
+      // The first time an environment is seen only starts the clock: at its newest failure.
+      this.markSeen(environmentId, found[0] ? failedAt(found[0]) : EPOCH);
       return 0;
     }
-    const page = await this.proxy.call(environmentId, 'tasks.list', { statuses: ['Failed'], sortBy: 'LastExecutionUtc', sortDescending: true, pageSize: 100 });
     let added = 0;
-    for (const task of [...page.items].reverse()) {
-      const at = task.lastExecutionUtc ?? task.createdAtUtc;
-      if (at <= since || this.inbox.list({ environmentId }).some((i) => i.taskId === task.id && i.eventDateUtc >= since)) continue;
+    for (const task of found.slice(0, this.backfillCap).reverse()) {
+      const at = failedAt(task);
+      if (this.inbox.has(environmentId, task.id, at)) continue;
       const event: SvcEvent = {
         kind: 'Failed',
         taskId: task.id,
@@ -294,10 +319,28 @@ export class ConsoleServices {
         message: task.errorSummary ?? 'Failed while the console was not watching',
       };
       this.notifier.handle(environmentId, event, true);
+      this.markSeen(environmentId, at);
       added++;
     }
-    this.markSeen(environmentId, startedAt);
+    if (capped) this.notifyBackfillCapped(environmentId);
     return added;
+  }
+
+  /** A back-fill stopped at its cap: the older failures are on the environment's Tasks page, not in the inbox. */
+  private notifyBackfillCapped(environmentId: string): void {
+    const env = this.store.get(environmentId);
+    if (!env) return;
+    const message = `more than ${this.backfillCap} tasks failed while the console was not watching; the inbox has the newest ${this.backfillCap}, the Tasks page lists them all`;
+    this.options.hub?.log?.(environmentId, 'warn', `back-fill: ${message}`);
+    this.options.notifications.show({
+      environmentId,
+      burstId: `backfill-${environmentId}`,
+      isProduction: env.isProduction,
+      count: 0,
+      title: `${env.isProduction ? '⚠ PRODUCTION · ' : ''}Back-fill stopped at ${this.backfillCap} failures in ${env.name}`,
+      body: `${message[0]!.toUpperCase()}${message.slice(1)}.`.slice(0, 240),
+      target: { kind: 'route', environmentId, path: '/tasks?status=Failed' },
+    });
   }
 
   private statusOf(env: Environment): EnvironmentStatusView {
