@@ -36,6 +36,8 @@ export interface ConsoleServicesOptions {
   pollFailuresEveryMs?: number;
   /** A live connection down this long counts as "not watching" (default 30 s). */
   watchGraceMs?: number;
+  /** Where the services' own problems are written (the log file in the app). */
+  log?: (level: 'warn' | 'error', message: string) => void;
   /** Failures one back-fill adds at most; past it a notification points to the Tasks page (default 1,000). */
   backfillCap?: number;
 }
@@ -46,6 +48,7 @@ type Listener = (event: RendererEvent) => void;
 const BACKFILL_PAGE_SIZE = 100;
 /** Before any failure: an environment without one back-fills everything that fails later. */
 const EPOCH = new Date(0).toISOString();
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 /** When a task failed, by the server's clock. */
 const failedAt = (task: TaskSummary): string => task.lastExecutionUtc ?? task.createdAtUtc;
 
@@ -120,7 +123,8 @@ export class ConsoleServices {
       this.saveInbox();
       this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length });
     });
-    store.onChange(() => void this.syncSessions());
+    // Errors are logged by syncSessions; a change made through the methods below also reports them to its caller.
+    store.onChange(() => void this.syncSessions().catch(() => undefined));
   }
 
   static async create(options: ConsoleServicesOptions): Promise<ConsoleServices> {
@@ -331,7 +335,7 @@ export class ConsoleServices {
     const env = this.store.get(environmentId);
     if (!env) return;
     const message = `more than ${this.backfillCap} tasks failed while the console was not watching; the inbox has the newest ${this.backfillCap}, the Tasks page lists them all`;
-    this.options.hub?.log?.(environmentId, 'warn', `back-fill: ${message}`);
+    this.options.log?.('warn', `${env.name}: back-fill: ${message}`);
     this.options.notifications.show({
       environmentId,
       burstId: `backfill-${environmentId}`,
@@ -395,9 +399,11 @@ export class ConsoleServices {
 
   private syncing: Promise<void> = Promise.resolve();
 
+  /** Brings the sessions in line with the store, one sync at a time; a failed sync is logged and rejects its caller. */
   private syncSessions(): Promise<void> {
-    this.syncing = this.syncing.then(() => this.doSync()).catch(() => undefined);
-    return this.syncing;
+    const run = this.syncing.then(() => this.doSync());
+    this.syncing = run.catch((err: unknown) => this.options.log?.('error', `updating the sessions failed: ${messageOf(err)}`));
+    return run;
   }
 
   private async doSync(): Promise<void> {
@@ -424,7 +430,8 @@ export class ConsoleServices {
         continue;
       }
       if (existing) {
-        void existing.replaceEnvironment(env);
+        // Same address, other settings: the session checks the host again in the background.
+        void existing.replaceEnvironment(env).catch((err: unknown) => this.options.log?.('error', `${env.name}: applying the changed settings failed: ${messageOf(err)}`));
         continue;
       }
       const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault, ...(this.options.network ? { network: this.options.network } : {}) });

@@ -136,6 +136,7 @@ if (!app.requestSingleInstanceLock()) {
         },
       },
       hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
+      log: (level, message) => log.write(level, message),
     });
     const recovery = services.store.recovery;
     if (recovery) log.warn(`environment list unreadable, moved to ${recovery.movedTo}: ${recovery.reason}`);
