@@ -17,6 +17,7 @@ import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
 import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
 import type { Environment, EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from '../shared/environment.js';
 import type { EnvironmentStatusView } from '../shared/environmentStatus.js';
+import type { InboxChange } from '../shared/inbox.js';
 import type { NotificationSettings, NotificationTarget } from '../shared/notifications.js';
 import type { RendererEvent } from '../shared/rendererEvents.js';
 import type { SessionView } from '../shared/session.js';
@@ -38,6 +39,8 @@ export interface ConsoleServicesOptions {
   watchGraceMs?: number;
   /** Where the services' own problems are written (the log file in the app). */
   log?: (level: 'warn' | 'error', message: string) => void;
+  /** The inbox's changes reach the renderer gathered over this long (default 100 ms). */
+  inboxEventDelayMs?: number;
   /** Failures one back-fill adds at most; past it a notification points to the Tasks page (default 1,000). */
   backfillCap?: number;
 }
@@ -72,6 +75,8 @@ export class ConsoleServices {
   private readonly pollTimer: NodeJS.Timeout;
   private updatingWatch = false;
   private pendingOpen: NotificationTarget | undefined;
+  private inboxChanges: InboxChange[] = [];
+  private inboxEventTimer: NodeJS.Timeout | undefined;
   private readonly backfillCap: number;
 
   private constructor(
@@ -99,11 +104,7 @@ export class ConsoleServices {
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
     this.hub = new HubManager({
       ...options.hub,
-      onEvent: (environmentId, event) => {
-        this.emit({ type: 'svcEvent', environmentId, event });
-        this.notifier.handle(environmentId, event);
-        this.markSeen(environmentId, event.eventDateUtc);
-      },
+      onEvent: (environmentId, event) => this.receive(environmentId, event),
       onBulkProgress: (environmentId, progress) => this.emit({ type: 'bulkProgress', environmentId, progress }),
       onState: (environmentId, state) => {
         this.emitStatus(environmentId);
@@ -119,9 +120,9 @@ export class ConsoleServices {
       settings,
       ...(options.burstWindowMs !== undefined ? { burstWindowMs: options.burstWindowMs } : {}),
     });
-    this.inbox.onChange(() => {
+    this.inbox.onChange((change) => {
       this.saveInbox();
-      this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length });
+      this.queueInboxChange(change);
     });
     // Errors are logged by syncSessions; a change made through the methods below also reports them to its caller.
     store.onChange(() => void this.syncSessions().catch(() => undefined));
@@ -148,6 +149,7 @@ export class ConsoleServices {
   async dispose(): Promise<void> {
     await this.syncing;
     clearInterval(this.pollTimer);
+    this.sendInboxChanges();
     await Promise.all([...this.backfilling.values()].map((p) => p.catch(() => 0)));
     this.watch.dispose();
     this.notifier.dispose();
@@ -230,6 +232,13 @@ export class ConsoleServices {
     await Promise.all(this.store.list().map((e) => this.backfill(e.id).catch(() => 0)));
   }
 
+  /** An event from an environment's hub: to the renderer, the notifier and the back-fill clock. */
+  receive(environmentId: string, event: SvcEvent): void {
+    this.emit({ type: 'svcEvent', environmentId, event });
+    this.notifier.handle(environmentId, event);
+    this.markSeen(environmentId, event.eventDateUtc);
+  }
+
   /** A notification was clicked: tell the renderer what to open (reading is the user's action). */
   open(target: NotificationTarget): void {
     this.pendingOpen = target;
@@ -267,6 +276,30 @@ export class ConsoleServices {
   }
 
   // ---- internals ----------------------------------------------------------------------
+
+  /**
+   * The renderer gets the inbox's changes, gathered for a moment: a storm of failures is a few
+   * messages a second with the new items, never the whole inbox per failure.
+   */
+  private queueInboxChange(change: InboxChange): void {
+    const last = this.inboxChanges.at(-1);
+    if (change.kind === 'added' && last?.kind === 'added') {
+      last.items.unshift(...change.items);
+      last.dropped.push(...change.dropped);
+    } else this.inboxChanges.push(change.kind === 'added' ? { ...change, items: [...change.items], dropped: [...change.dropped] } : change);
+    if (this.inboxEventTimer) return;
+    this.inboxEventTimer = setTimeout(() => this.sendInboxChanges(), this.options.inboxEventDelayMs ?? 100);
+    this.inboxEventTimer.unref?.();
+  }
+
+  private sendInboxChanges(): void {
+    if (this.inboxEventTimer) clearTimeout(this.inboxEventTimer);
+    this.inboxEventTimer = undefined;
+    if (this.inboxChanges.length === 0) return;
+    const changes = this.inboxChanges;
+    this.inboxChanges = [];
+    this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.size, changes });
+  }
 
   private saveInbox(): void {
     this.inboxFile.schedule(() => ({ items: this.inbox.snapshot(), seenUntil: Object.fromEntries(this.seenUntil) }));

@@ -83,3 +83,38 @@ describe('desktop state at start', () => {
     expect(controller.state.pendingRoute).toBeNull();
   });
 });
+
+describe('desktop state during a failure storm', () => {
+  const item = (n: number, read = false) => ({
+    id: `f${n}`,
+    environmentId: 'prd',
+    environmentName: 'Production',
+    isProduction: true,
+    taskId: `t-${n}`,
+    taskType: 'Billing.Invoice',
+    kind: 'Failed' as const,
+    message: `boom ${n}`,
+    eventDateUtc: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
+    burstId: 'b1',
+    read,
+  });
+
+  it('applies the inbox changes main sends (new items in date order, read ids, dropped oldest) without fetching the whole inbox', async () => {
+    const { bridge, release, push, calls } = slowBridge();
+    release();
+    const controller = createDesktopState(bridge);
+    await controller.start();
+    const fetchedBefore = calls.filter((c) => c === 'inbox.list').length;
+    push({ type: 'inbox', unread: 2, total: 2, changes: [{ kind: 'added', items: [item(3), item(1)], dropped: [] }] });
+    push({ type: 'inbox', unread: 2, total: 2, changes: [{ kind: 'added', items: [item(2)], dropped: ['f1'] }, { kind: 'read', ids: ['f3'] }] });
+    expect(controller.state.inbox.map((i) => [i.id, i.read])).toEqual([
+      ['f3', true],
+      ['f2', false],
+    ]);
+    expect(controller.state.unread).toBe(1);
+    expect(calls.filter((c) => c === 'inbox.list').length).toBe(fetchedBefore);
+    // A reset (the inbox of an earlier run put back) fetches the list again.
+    push({ type: 'inbox', unread: 0, total: 0, changes: [{ kind: 'reset' }] });
+    expect(calls.filter((c) => c === 'inbox.list').length).toBe(fetchedBefore + 1);
+  });
+});

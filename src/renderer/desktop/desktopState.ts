@@ -1,6 +1,6 @@
 import { reactive } from 'vue';
 import type { EnvironmentStatusView } from '../../shared/environmentStatus.js';
-import type { InboxItem } from '../../shared/inbox.js';
+import { applyInboxChanges, type InboxItem } from '../../shared/inbox.js';
 import type { DesktopBridge } from '../../shared/ipcContract.js';
 import type { NotificationSettings, NotificationTarget } from '../../shared/notifications.js';
 import type { VaultStatus } from '../../shared/vault.js';
@@ -103,9 +103,14 @@ export function createDesktopState(bridge: DesktopBridge) {
         case 'status':
           upsert(e.environment);
           break;
-        case 'inbox':
-          void refreshInbox();
+        case 'inbox': {
+          const next = applyInboxChanges(state.inbox, e.changes);
+          if (next) {
+            state.inbox = next;
+            state.unread = next.filter((i) => !i.read).length;
+          } else void refreshInbox();
           break;
+        }
         case 'open':
           opened = true;
           open(e.target);
