@@ -21,6 +21,8 @@ import type { InboxChange } from '../shared/inbox.js';
 import type { NotificationSettings, NotificationTarget } from '../shared/notifications.js';
 import type { RendererEvent } from '../shared/rendererEvents.js';
 import type { SessionView } from '../shared/session.js';
+import { isManagementAction, type ManagementAction, type ProxiedOperation } from '../shared/proxiedOperations.js';
+import type { ApiResult } from '../../server/src/contracts/api.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -204,6 +206,30 @@ export class ConsoleServices {
     const s = this.sessions.get(environmentId);
     if (!s) throw new ConsoleError('not-found', `Unknown environment "${environmentId}"`);
     return s;
+  }
+
+  // ---- API calls from the renderer ------------------------------------------------------
+
+  /** A read (or any call) from the renderer; a management action on a production environment must come through `manage`. */
+  callApi<Op extends ProxiedOperation>(environmentId: string, operation: Op, params: unknown): Promise<ApiResult<Op>> {
+    if (isManagementAction(operation) && this.store.get(environmentId)?.isProduction) {
+      return Promise.reject(new ConsoleError('forbidden', `${operation} on a production environment needs the typed confirmation`));
+    }
+    return this.proxy.call(environmentId, operation, params);
+  }
+
+  /**
+   * A management action the user confirmed. On a production environment main checks the
+   * confirmation itself: the environment's name, typed by the user (a renderer that skipped its
+   * dialog gets nothing done).
+   */
+  manage(environmentId: string, operation: ManagementAction, params: unknown, confirmation: string): Promise<ApiResult<ManagementAction>> {
+    const env = this.store.get(environmentId);
+    if (!env) return Promise.reject(new ConsoleError('not-found', `Unknown environment "${environmentId}"`));
+    if (env.isProduction && confirmation.trim() !== env.name) {
+      return Promise.reject(new ConsoleError('forbidden', `${env.name} is a production environment: type its name to confirm ${operation}`));
+    }
+    return this.proxy.call(environmentId, operation, params);
   }
 
   // ---- inbox, notifications, deep links ------------------------------------------------------

@@ -4,7 +4,7 @@ import type { EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } fro
 import type { EnvironmentStatusView } from './environmentStatus.js';
 import type { InboxFilter, InboxItem, InboxMarkRead } from './inbox.js';
 import type { NotificationSettings, NotificationTarget } from './notifications.js';
-import type { ProxiedOperation } from './proxiedOperations.js';
+import type { ManagementAction, ProxiedOperation } from './proxiedOperations.js';
 import type { PasswordLogin, SessionView } from './session.js';
 import type { RendererEvent } from './rendererEvents.js';
 import type { VaultStatus } from './vault.js';
@@ -38,6 +38,8 @@ export const IPC_CHANNELS = {
   'session.logout': channel<[environmentId: string], SessionView>(),
   'session.retry': channel<[environmentId: string], SessionView>(),
   'api.call': channel<[environmentId: string, operation: ProxiedOperation, params: Record<string, unknown>], ApiResult<ProxiedOperation>>(),
+  /** A management action the user confirmed; for a production environment `confirmation` is the name they typed. */
+  'api.manage': channel<[environmentId: string, operation: ManagementAction, params: Record<string, unknown>, confirmation: string], ApiResult<ProxiedOperation>>(),
   'inbox.list': channel<[filter: InboxFilter], InboxItem[]>(),
   'inbox.markRead': channel<[which: InboxMarkRead], number>(),
   'notifications.getSettings': channel<[], NotificationSettings>(),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { IpcArgs, IpcChannelName, IpcValue } from '../../shared/ipcContract.js';
 import { PROXIED_OPERATIONS } from '../api/operationParams.js';
+import { MANAGEMENT_ACTIONS } from '../../shared/proxiedOperations.js';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { environmentInputSchema, environmentPatchSchema } from '../environments/environment.js';
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
@@ -66,7 +67,11 @@ export const IPC_CHANNEL_TABLE = {
   // The operation's own parameters are validated by the proxy against its schema.
   'api.call': {
     args: z.tuple([environmentId, z.enum(PROXIED_OPERATIONS), z.record(z.string(), z.unknown())]),
-    handle: ({ services }, id, operation, params) => services.proxy.call(id, operation, params),
+    handle: ({ services }, id, operation, params) => services.callApi(id, operation, params),
+  },
+  'api.manage': {
+    args: z.tuple([environmentId, z.enum(MANAGEMENT_ACTIONS), z.record(z.string(), z.unknown()), z.string().max(200)]),
+    handle: ({ services }, id, operation, params, confirmation) => services.manage(id, operation, params, confirmation),
   },
   'inbox.list': {
     args: z.tuple([z.strictObject({ environmentId: environmentId.optional(), burstId: burstId.optional(), unreadOnly: z.boolean().optional() })]),

@@ -19,7 +19,8 @@ export interface DesktopState {
   inboxOpen: boolean;
   inboxFilter: { environmentId?: string; burstId?: string };
   editor: { mode: 'add' } | { mode: 'edit'; id: string } | { mode: 'import-export' } | null;
-  confirmation: (ManagementConfirmation & { resolve: (ok: boolean) => void }) | null;
+  /** The management action waiting for the user: resolves with what they typed to confirm, or null (cancelled). */
+  confirmation: (ManagementConfirmation & { resolve: (confirmation: string | null) => void }) | null;
   /** A route the dashboard should show once mounted (deep link, inbox jump). */
   pendingRoute: string | null;
   /** The dashboard's current route with its query (what "Copy link" links to). */
@@ -145,9 +146,9 @@ export function createDesktopState(bridge: DesktopBridge) {
     if (first) select(first.id);
   }
 
-  function confirm(request: ManagementConfirmation): Promise<boolean> {
+  function confirm(request: ManagementConfirmation): Promise<string | null> {
     return new Promise((resolve) => {
-      state.confirmation?.resolve(false);
+      state.confirmation?.resolve(null);
       state.confirmation = { ...request, resolve };
     });
   }

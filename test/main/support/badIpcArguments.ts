@@ -50,6 +50,11 @@ export const BAD_ARGUMENTS: Record<IpcChannelName, BadArguments[]> = {
     [['abc', 'not.an.operation', {}], /argument 2: /],
     [['abc', 'tasks.list'], /expects 3 arguments, received 2/],
   ],
+  'api.manage': [
+    [['abc', 'tasks.list', {}, 'Production'], /argument 2: /],
+    [['abc', 'management.cancel', {}], /expects 4 arguments, received 3/],
+    [['abc', 'management.cancel', {}, 7], /argument 4: .*expected string/],
+  ],
   'inbox.list': [
     [[], /expects 1 argument, received 0/],
     [[{ environmentId: 5 }], /argument 1 environmentId: .*expected string/],
