@@ -1,7 +1,7 @@
 import { ApiProxy } from './api/ApiProxy.js';
 import { ConsoleError } from './ConsoleError.js';
 import { CredentialVault, type CredentialVaultOptions } from './credentials/CredentialVault.js';
-import { DeepLinkError, parseDeepLink } from './deepLinks/parseDeepLink.js';
+import { DeepLinkError, formatTargetLink, parseDeepLink } from './deepLinks/parseDeepLink.js';
 import { EnvironmentStore } from './environments/EnvironmentStore.js';
 import { liveStatusOf } from './environmentStatus.js';
 import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
@@ -296,9 +296,20 @@ export class ConsoleServices {
     }
     const env = this.store.find(link.environment);
     if (!env) throw new ConsoleError('not-found', `deep link: no environment named "${link.environment}"`);
-    const target: NotificationTarget = 'taskId' in link ? { kind: 'task', environmentId: env.id, taskId: link.taskId } : { kind: 'route', environmentId: env.id, path: link.path };
+    const target: NotificationTarget =
+      'taskId' in link
+        ? { kind: 'task', environmentId: env.id, taskId: link.taskId }
+        : 'inbox' in link
+          ? { kind: 'inbox', environmentId: env.id, ...link.inbox }
+          : { kind: 'route', environmentId: env.id, path: link.path };
     this.open(target);
     return target;
+  }
+
+  /** The `svc-monitor:` link that opens `target` (undefined for a target without an environment). */
+  linkFor(target: NotificationTarget): string | undefined {
+    const env = 'environmentId' in target && target.environmentId ? this.store.get(target.environmentId) : undefined;
+    return env ? formatTargetLink(env.name, target) : undefined;
   }
 
   // ---- internals ----------------------------------------------------------------------

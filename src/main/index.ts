@@ -121,7 +121,7 @@ if (!app.requestSingleInstanceLock()) {
   const start = async () => {
     await preferences.load();
     if (!devServerUrl) serveRenderer(join(here, '../renderer'));
-    const notifications = createNativeNotificationSink(open, assets('icon.png'));
+    const notifications = createNativeNotificationSink(open, assets('icon.png'), (target) => services?.linkFor(target));
     services = await ConsoleServices.create({
       userDataDir: app.getPath('userData'),
       loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,

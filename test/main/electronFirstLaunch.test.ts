@@ -237,6 +237,43 @@ describe('Windows identity and native notifications', () => {
   });
 });
 
+describe('Windows toasts open their target through the svc-monitor: link', () => {
+  it('a toast carries its target\'s link (escaped) and opens it by protocol activation, from the Action Center too', async () => {
+    const rec = createRecordingElectron('/nowhere', process.cwd());
+    vi.resetModules();
+    vi.doMock('electron', () => rec.electron);
+    const { createNativeNotificationSink } = await import('../../src/main/electron/nativeNotifications.js');
+    const { formatTargetLink, parseDeepLink } = await import('../../src/main/deepLinks/parseDeepLink.js');
+    const opened: unknown[] = [];
+    const sink = createNativeNotificationSink((target) => opened.push(target), undefined, (target) => formatTargetLink('Prod & Co', target));
+    const taskId = '7d3c2a1e-0000-4000-8000-000000000009';
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      sink.show({ environmentId: 'prd', burstId: 'b1', isProduction: true, count: 1, title: 'Task failed in Prod & Co', body: 'Invoice: <503>', target: { kind: 'task', environmentId: 'prd', taskId } });
+      sink.show({ environmentId: 'prd', burstId: 'b1-2', isProduction: true, count: 3, title: '3 tasks failed', body: 'x', target: { kind: 'inbox', environmentId: 'prd', burstId: 'b1-2' } });
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    const [task, inbox] = rec.notifications;
+    expect(task!.toastXml).toBe(
+      `<toast activationType="protocol" launch="svc-monitor://Prod%20%26%20Co/tasks/${taskId}" scenario="urgent"><visual><binding template="ToastGeneric"><text>Task failed in Prod &amp; Co</text><text>Invoice: &lt;503&gt;</text></binding></visual></toast>`,
+    );
+    // The links read back to the same targets (the second instance hands them to openDeepLink).
+    expect(parseDeepLink(`svc-monitor://Prod%20%26%20Co/tasks/${taskId}`)).toEqual({ environment: 'Prod & Co', taskId });
+    expect(/launch="([^"]+)"/.exec(inbox!.toastXml!)![1]).toBe('svc-monitor://Prod%20%26%20Co/inbox?burst=b1-2');
+    expect(parseDeepLink('svc-monitor://Prod%20%26%20Co/inbox?burst=b1-2')).toEqual({ environment: 'Prod & Co', inbox: { burstId: 'b1-2' } });
+    // The click itself opens nothing more (the protocol does): no double open.
+    task!.click();
+    expect(opened).toEqual([]);
+    // Elsewhere: no toast XML, the click handler opens the target.
+    sink.show({ environmentId: 'prd', burstId: 'b2', isProduction: false, count: 1, title: 't', body: 'b', target: { kind: 'task', environmentId: 'prd', taskId } });
+    expect(rec.notifications[2]!.toastXml).toBeUndefined();
+    rec.notifications[2]!.click();
+    expect(opened).toEqual([{ kind: 'task', environmentId: 'prd', taskId }]);
+  });
+});
+
 describe('close behaviour', () => {
   it('hides on macOS (the dock brings it back), follows the tray choice elsewhere, closes on Quit', () => {
     expect(decideClose({ quitting: false, platform: 'darwin', closeToTray: false })).toBe('hide');

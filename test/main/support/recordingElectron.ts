@@ -20,6 +20,8 @@ export interface RecordedNotification {
   title: string;
   body: string;
   urgency?: string;
+  /** The Windows toast's XML, when the app gave one. */
+  toastXml?: string;
   /** performance.now() when shown. */
   at: number;
   /** Does what a click on the notification does. */
@@ -163,12 +165,12 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     nativeImage: { createFromPath: (p: string) => ({ path: p }) },
     Notification: class extends EventEmitter {
       static isSupported = () => true;
-      constructor(private readonly options: { title: string; body: string; urgency?: string }) {
+      constructor(private readonly options: { title: string; body: string; urgency?: string; toastXml?: string }) {
         super();
       }
       show() {
-        const { title, body, urgency } = this.options;
-        notifications.push({ title, body, ...(urgency ? { urgency } : {}), at: performance.now(), click: () => this.emit('click'), close: () => this.emit('close') });
+        const { title, body, urgency, toastXml } = this.options;
+        notifications.push({ title, body, ...(urgency ? { urgency } : {}), ...(toastXml ? { toastXml } : {}), at: performance.now(), click: () => this.emit('click'), close: () => this.emit('close') });
       }
     },
     ipcMain: {
