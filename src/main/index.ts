@@ -121,23 +121,52 @@ if (!app.requestSingleInstanceLock()) {
   const start = async () => {
     await preferences.load();
     if (!devServerUrl) serveRenderer(join(here, '../renderer'));
-    const notifications = createNativeNotificationSink(open, assets('icon.png'), (target) => services?.linkFor(target));
-    services = await ConsoleServices.create({
-      userDataDir: app.getPath('userData'),
-      loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
-      safeStorage,
-      // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
-      network: electronNetwork({ net, session }),
-      notifications,
-      badge: {
-        setUnreadCount: (n) => {
-          unread = n;
-          tray?.setUnreadCount(n);
-        },
-      },
-      hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
-      log: (level, message) => log.write(level, message),
+    // The window first: unlocking the keychain may show a system prompt or wait for a slow
+    // Secret Service, and the user sees "unlocking the keychain…" meanwhile. The window's
+    // calls wait for the services.
+    let servicesReady: (s: ConsoleServices) => void = () => undefined;
+    let servicesFailed: (err: unknown) => void = () => undefined;
+    const starting = new Promise<ConsoleServices>((resolve, reject) => {
+      servicesReady = resolve;
+      servicesFailed = reject;
     });
+    starting.catch(() => undefined);
+    wireIpc(starting, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
+    renderMenu();
+    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
+    window.on('close', (event) => {
+      const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
+      if (action === 'hide') {
+        event.preventDefault();
+        window?.hide();
+      } else if (action === 'quit') {
+        quitting = true;
+        app.quit();
+      }
+    });
+    const notifications = createNativeNotificationSink(open, assets('icon.png'), (target) => services?.linkFor(target));
+    try {
+      services = await ConsoleServices.create({
+        userDataDir: app.getPath('userData'),
+        loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
+        safeStorage,
+        // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
+        network: electronNetwork({ net, session }),
+        notifications,
+        badge: {
+          setUnreadCount: (n) => {
+            unread = n;
+            tray?.setUnreadCount(n);
+          },
+        },
+        hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
+        log: (level, message) => log.write(level, message),
+      });
+    } catch (err) {
+      servicesFailed(err);
+      throw err;
+    }
+    servicesReady(services);
     const recovery = services.store.recovery;
     if (recovery) log.warn(`environment list unreadable, moved to ${recovery.movedTo}: ${recovery.reason}`);
     tray = new TrayController(
@@ -155,22 +184,10 @@ if (!app.requestSingleInstanceLock()) {
       if (e.type === 'environments') renderMenu();
     });
     renderMenu();
-    wireIpc(services, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
-    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
     // A reload (after a crash or a hang) starts a new page: it opens what it is told from then on.
     window.webContents.on('did-start-loading', () => services?.rendererLoading());
     // The tray and the taskbar overlay exist now: show the unread failures kept from the last run.
     tray.setUnreadCount(unread);
-    window.on('close', (event) => {
-      const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
-      if (action === 'hide') {
-        event.preventDefault();
-        window?.hide();
-      } else if (action === 'quit') {
-        quitting = true;
-        app.quit();
-      }
-    });
     if (recovery) {
       void dialog.showMessageBox(window, {
         type: 'warning',

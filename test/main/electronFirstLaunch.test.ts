@@ -168,9 +168,36 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     expect(rec.trays[0]!.images.at(-1)).toEqual({ path: join(process.cwd(), 'build/tray/tray-unread.png') });
   });
 
+  it('the window shows first, saying it is unlocking the keychain, while a slow keychain answers; the page\'s calls wait for it', async () => {
+    let answer: () => void = () => undefined;
+    const unlocked = new Promise<void>((r) => (answer = r));
+    const slowKeychain = {
+      getPassword: async () => (await unlocked, null),
+      setPassword: async () => void (await unlocked),
+      deletePassword: async () => (await unlocked, false),
+      findCredentials: async () => (await unlocked, []),
+    };
+    vi.doMock('keytar', () => ({ default: slowKeychain }));
+    cleanups.push(async () => void vi.doUnmock('keytar'));
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window shown', () => rec.windows[0]?.shownAt !== undefined);
+    // The desktop page says what it waits for until the shell mounts (from source the app serves the web page).
+    expect(await readFile('src/renderer/desktop/index.html', 'utf8')).toContain('<div id="app"><p class="desk-starting" data-testid="starting">Starting Svc Monitor… unlocking the keychain…</p></div>');
+    const list = rec.ipcHandlers.get('svc-monitor:environments.list')!;
+    let listed: unknown;
+    void Promise.resolve(list({ senderFrame: { url: 'app://console/', parent: null } })).then((v) => (listed = v));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(listed).toBeUndefined();
+    answer();
+    await waitUntil('the environments once unlocked', () => listed !== undefined);
+    expect((listed as { ok: boolean; value: Array<{ name: string }> }).value.map((e) => e.name)).toEqual(['Staging', 'Production']);
+    const vault = (await rec.ipcHandlers.get('svc-monitor:vault.status')!({ senderFrame: { url: 'app://console/', parent: null } })) as { value: { storage: string } };
+    expect(vault.value.storage).toBe('keychain');
+  });
+
   it('a deep link that comes while the renderer starts is kept for it: the page asks once it listens', async () => {
     const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
-    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.menus.length > 0);
+    await waitUntil('the window and the services', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
     const ready = rec.ipcHandlers.get('svc-monitor:window.ready')!;
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     rec.appEmitter.emit('second-instance', {}, ['svc-monitor', 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000001']);

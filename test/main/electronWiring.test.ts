@@ -18,7 +18,8 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     await import('../../src/main/index.js');
     rec.emitReady();
     const deadline = Date.now() + 10_000;
-    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl) {
+    // The window comes first; the services (and the tray) once the keychain answered.
+    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl || rec.trays.length === 0) {
       if (Date.now() > deadline) throw new Error('the main window was not created');
       await new Promise((r) => setTimeout(r, 20));
     }

@@ -8,16 +8,29 @@ import { decideWindowOpen, originOf } from '../window/navigationPolicy.js';
 /**
  * One `ipcMain.handle` per channel; a call from any frame other than the app's own top
  * frame is refused; arguments are validated by the dispatcher. RendererEvents are pushed
- * on one channel.
+ * on one channel. The services may still be starting (the keychain being unlocked while the
+ * window already shows): calls wait for them.
  */
-export function wireIpc(services: ConsoleServices, allowedOrigins: readonly string[], openExternal: (url: string) => Promise<void>, window: () => BrowserWindow | undefined): () => void {
-  const dispatch = createIpcDispatcher({
-    services,
-    openExternal: async (url) => {
-      const d = decideWindowOpen(url);
-      if (d.action === 'open-external') await openExternal(d.url);
-    },
-  });
+export function wireIpc(
+  services: ConsoleServices | Promise<ConsoleServices>,
+  allowedOrigins: readonly string[],
+  openExternal: (url: string) => Promise<void>,
+  window: () => BrowserWindow | undefined,
+): () => void {
+  const dispatcher = Promise.resolve(services).then((s) =>
+    createIpcDispatcher({
+      services: s,
+      openExternal: async (url) => {
+        const d = decideWindowOpen(url);
+        if (d.action === 'open-external') await openExternal(d.url);
+      },
+    }),
+  );
+  const dispatch = (name: string, args: unknown[]) =>
+    dispatcher.then(
+      (d) => d(name, args),
+      (err: unknown) => ({ ok: false as const, error: { code: 'network' as const, message: `Svc Monitor could not start: ${err instanceof Error ? err.message : String(err)}` } }),
+    );
   const fromApp = (event: IpcMainInvokeEvent): boolean => {
     const frame = event.senderFrame;
     if (!frame || frame.parent !== null) return false;
@@ -30,11 +43,20 @@ export function wireIpc(services: ConsoleServices, allowedOrigins: readonly stri
       return dispatch(name, args);
     });
   }
-  const unsubscribe = services.onEvent((e) => {
-    const w = window();
-    if (w && !w.isDestroyed()) w.webContents.send(RENDERER_EVENT_CHANNEL, e);
-  });
+  let unsubscribe: () => void = () => undefined;
+  let unwired = false;
+  void Promise.resolve(services).then(
+    (s) => {
+      if (unwired) return;
+      unsubscribe = s.onEvent((e) => {
+        const w = window();
+        if (w && !w.isDestroyed()) w.webContents.send(RENDERER_EVENT_CHANNEL, e);
+      });
+    },
+    () => undefined,
+  );
   return () => {
+    unwired = true;
     unsubscribe();
     for (const name of IPC_TABLE_CHANNELS) ipcMain.removeHandler(IPC_PREFIX + name);
   };
