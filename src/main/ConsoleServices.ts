@@ -23,6 +23,7 @@ import type { RendererEvent } from '../shared/rendererEvents.js';
 import type { SessionView } from '../shared/session.js';
 import { isManagementAction, type ManagementAction, type ProxiedOperation } from '../shared/proxiedOperations.js';
 import type { ApiResult } from '../../server/src/contracts/api.js';
+import type { AppUpdater } from './update/UpdateStatus.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -39,6 +40,8 @@ export interface ConsoleServicesOptions {
   pollFailuresEveryMs?: number;
   /** A live connection down this long counts as "not watching" (default 30 s). */
   watchGraceMs?: number;
+  /** The app's updater, where this build has one (the About box and diagnostics show its state). */
+  updater?: AppUpdater;
   /** Where the services' own problems are written (the log file in the app). */
   log?: (level: 'warn' | 'error', message: string) => void;
   /** The inbox's changes reach the renderer gathered over this long (default 100 ms). */
@@ -141,6 +144,11 @@ export class ConsoleServices {
     const settings = await settingsFile.load();
     const inboxFile = new InboxFile(options.userDataDir);
     return new ConsoleServices(store, vault, settingsFile, settings, inboxFile, await inboxFile.load(), options);
+  }
+
+  /** The app's updater; undefined where this build has none. */
+  get updater(): AppUpdater | undefined {
+    return this.options.updater;
   }
 
   /** Starts a session (and its hub) for every environment. */

@@ -2,13 +2,15 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, dialog, Menu, net, powerMonitor, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, powerMonitor, safeStorage, session, shell } from 'electron';
+import { arch, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
 import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.js';
+import { reloadCrashedRenderer, reportUncaughtOnce, type CrashNotices } from './electron/crashHandling.js';
 import { wireIpc } from './electron/ipcWiring.js';
 import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
@@ -18,6 +20,7 @@ import { electronNetwork } from './network/electronNetwork.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
+import { aboutText, describeUpdate, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins } from './window/navigationPolicy.js';
 
@@ -33,8 +36,18 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   const log = new LogFile(join(app.getPath('userData'), 'logs'));
   log.info(`Svc Monitor ${app.getVersion?.() ?? ''} starting (${process.platform}, ${app.isPackaged ? 'packaged' : 'development'})`);
-  process.on('uncaughtException', (err) => log.error('uncaught exception', err));
-  process.on('unhandledRejection', (err) => log.error('unhandled rejection', err));
+  // Crash dumps stay on this machine (Copy diagnostics names the folder); nothing is uploaded.
+  crashReporter.start({ uploadToServer: false });
+  const notices: CrashNotices = {
+    log: (level, message) => log.write(level, message),
+    notice: (title, message) => {
+      const options = { type: 'warning' as const, title, message: title, detail: message };
+      void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).catch(() => undefined);
+    },
+  };
+  const uncaught = reportUncaughtOnce(notices);
+  process.on('uncaughtException', (err) => uncaught('uncaught exception', err));
+  process.on('unhandledRejection', (err) => uncaught('unhandled rejection', err));
 
   registerAppScheme();
   if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
@@ -76,6 +89,42 @@ if (!app.requestSingleInstanceLock()) {
       log.warn(`deep link refused: ${(err as Error).message}`);
     }
   };
+  const supportFacts = (): SupportFacts => {
+    const update = services?.updater?.status();
+    return {
+      appVersion: app.getVersion(),
+      packaged: app.isPackaged,
+      versions: { electron: process.versions['electron'], chrome: process.versions['chrome'], node: process.versions.node },
+      os: { platform: process.platform, release: release(), arch: arch() },
+      ...(update ? { update } : {}),
+    };
+  };
+  const info = (title: string, message: string, detail: string) => {
+    const options = { type: 'info' as const, title, message, detail };
+    void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).catch(() => undefined);
+  };
+  const helpActions = {
+    about: () => info('About Svc Monitor', 'Svc Monitor', aboutText(supportFacts())),
+    openLogsFolder: () => void shell.openPath(log.dir),
+    copyDiagnostics: () => {
+      clipboard.writeText(
+        diagnosticsReport({
+          ...supportFacts(),
+          environments: services?.environments() ?? [],
+          vault: services?.vault.status() ?? { storage: 'memory', reason: 'still starting', migrated: 0 },
+          lastErrors: log.recentErrors(),
+          logFolder: log.dir,
+          crashDumps: app.getPath('crashDumps'),
+        }),
+      );
+      info('Diagnostics copied', 'Diagnostics copied to the clipboard', 'Versions, system, environments and their states, and the last errors — no token, password or address credential. Paste them into your support ticket.');
+    },
+    checkForUpdates: () => {
+      const updater = services?.updater;
+      if (!updater) return info('Check for updates', 'Updates are unavailable', describeUpdate(undefined));
+      void updater.checkNow({ manual: true }).then((status) => info('Check for updates', status.state === 'up-to-date' ? 'Svc Monitor is up to date' : 'Update', describeUpdate(status)));
+    },
+  };
   const renderMenu = () => {
     const template = buildAppMenuTemplate(
       { platform: process.platform, packaged: app.isPackaged, environments: services?.environments() ?? [], closeToTray: preferences.get().closeToTray },
@@ -86,6 +135,7 @@ if (!app.requestSingleInstanceLock()) {
           void preferences.save({ closeToTray: value }).then(renderMenu, (err) => log.error('cannot save preferences', err));
         },
         quit,
+        ...helpActions,
       },
     );
     Menu.setApplicationMenu(Menu.buildFromTemplate(template));
@@ -134,6 +184,7 @@ if (!app.requestSingleInstanceLock()) {
     wireIpc(starting, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
     renderMenu();
     window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
+    reloadCrashedRenderer(window, notices);
     window.on('close', (event) => {
       const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
       if (action === 'hide') {

@@ -264,6 +264,62 @@ describe('Windows identity and native notifications', () => {
   });
 });
 
+describe('Help menu, crash reporting and a crashed or hung window', () => {
+  it('Help: About shows the versions and the update state, Open logs folder opens it, Copy diagnostics copies a report; crash dumps stay local', async () => {
+    const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window and the services', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    expect(rec.calls).toContain('crashReporter.start:{"uploadToServer":false}');
+    const help = (menuItems(rec.menus.at(-1)).find((i) => i.role === 'help')!.submenu as MenuItemConstructorOptions[]).filter((i) => i.label);
+    const click = (label: RegExp) => (help.find((i) => label.test(i.label!))!.click as () => void)();
+    expect(help.map((i) => i.label)).toEqual(
+      process.platform === 'darwin' ? ['Check for Updates…', 'Open Logs Folder', 'Copy Diagnostics'] : ['About Svc Monitor', 'Check for updates…', 'Open logs folder', 'Copy diagnostics'],
+    );
+    if (process.platform !== 'darwin') {
+      click(/^About/);
+      await waitUntil('the About box', () => rec.dialogs.some((d) => d.title === 'About Svc Monitor'));
+      expect(rec.dialogs.find((d) => d.title === 'About Svc Monitor')!.text).toMatch(/^Svc Monitor\nSvc Monitor 0\.1\.0 \(development\)\nElectron .* · Chromium .* · Node .*\n.*\nUpdates: unavailable in this build/);
+    }
+    click(/updates/i);
+    await waitUntil('the update answer', () => rec.dialogs.some((d) => d.title === 'Check for updates'));
+    expect(rec.dialogs.find((d) => d.title === 'Check for updates')!.text).toBe('Updates are unavailable\nUpdates: unavailable in this build');
+    click(/logs folder/i);
+    expect(rec.openedPaths).toEqual([join(userData, 'logs')]);
+    click(/diagnostics/i);
+    expect(rec.clipboardTexts).toHaveLength(1);
+    const report = rec.clipboardTexts[0]!;
+    expect(report).toContain('## Environments (2)');
+    expect(report).toMatch(/- Production <http:\/\/127\.0\.0\.1:9\/prod>: production; live: \w+/);
+    expect(report).toContain(`Crash dumps (local only, never uploaded): ${userData}/Crashpad`);
+    expect(report).toContain(`Logs: ${join(userData, 'logs')}`);
+  });
+
+  it('a crashed window is reloaded with a notice; a hung one after a grace period; an uncaught main error is logged every time and shown once', async () => {
+    const { rec, userData } = await launch();
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    const wc = rec.windows[0]!.webContents;
+    wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    expect(wc.reloads).toBe(1);
+    await waitUntil('the notice', () => rec.dialogs.some((d) => d.title === 'The window was reloaded'));
+    expect(rec.dialogs.find((d) => d.title === 'The window was reloaded')!.text).toMatch(/stopped \(crashed, exit code 139\) and was reloaded/);
+    wc.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
+    expect(wc.reloads).toBe(1);
+    // Hung, then answering again within the grace period: no reload.
+    wc.emit('unresponsive');
+    wc.emit('responsive');
+    const before = process.listeners('uncaughtException');
+    const mine = before.at(-1) as (err: Error) => void;
+    mine(new Error('first surprise'));
+    mine(new Error('second surprise'));
+    await waitUntil('the error notice', () => rec.dialogs.some((d) => d.title === 'Svc Monitor hit an unexpected error'));
+    expect(rec.dialogs.filter((d) => d.title === 'Svc Monitor hit an unexpected error')).toHaveLength(1);
+    const logText = await readFile(join(userData, 'logs/main.log'), 'utf8');
+    expect(logText).toMatch(/ERROR uncaught exception: first surprise/);
+    expect(logText).toMatch(/ERROR uncaught exception: second surprise/);
+    expect(logText).toMatch(/ERROR renderer stopped \(crashed, exit code 139\): reloading the window/);
+    expect(wc.reloads).toBe(1);
+  });
+});
+
 describe('Windows toasts open their target through the svc-monitor: link', () => {
   it('a toast carries its target\'s link (escaped) and opens it by protocol activation, from the Action Center too', async () => {
     const rec = createRecordingElectron('/nowhere', process.cwd());

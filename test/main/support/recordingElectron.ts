@@ -54,6 +54,9 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
   const protocolHandlers = new Map<string, (request: Request) => Promise<Response> | Response>();
   const windows: FakeWindow[] = [];
   const opened: string[] = [];
+  /** Everything written to the clipboard, and the folders opened in the file manager. */
+  const clipboardTexts: string[] = [];
+  const openedPaths: string[] = [];
   let readyResolve: () => void = () => undefined;
   const ready = new Promise<void>((r) => (readyResolve = r));
   const appEmitter = new EventEmitter();
@@ -66,6 +69,10 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     }
     /** performance.now() of each send, same order as `sent`. */
     sentAt: number[] = [];
+    reloads = 0;
+    reload() {
+      this.reloads++;
+    }
     send(channel: string, payload: unknown) {
       this.sent.push([channel, payload]);
       this.sentAt.push(performance.now());
@@ -140,7 +147,7 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
       setAppUserModelId: (id: string) => calls.push(`setAppUserModelId:${id}`),
       setAsDefaultProtocolClient: (scheme: string) => (calls.push(`setAsDefaultProtocolClient:${scheme}`), true),
       whenReady: () => ready,
-      getPath: (name: string) => (name === 'userData' ? userDataDir : appPath),
+      getPath: (name: string) => (name === 'userData' ? userDataDir : name === 'crashDumps' ? `${userDataDir}/Crashpad` : appPath),
       getAppPath: () => appPath,
       setBadgeCount: (n: number) => (calls.push(`badge:${n}`), true),
     }),
@@ -225,7 +232,9 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
         return session;
       },
     },
-    shell: { openExternal: async (url: string) => void opened.push(url) },
+    shell: { openExternal: async (url: string) => void opened.push(url), openPath: async (path: string) => (openedPaths.push(path), '') },
+    clipboard: { writeText: (text: string) => void clipboardTexts.push(text) },
+    crashReporter: { start: (options: Record<string, unknown>) => void calls.push(`crashReporter.start:${JSON.stringify(options)}`) },
   };
   /**
    * What Electron does on Quit: emits before-quit with an event a handler may cancel (to finish
@@ -236,5 +245,5 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     appEmitter.emit('before-quit', { preventDefault: () => (prevented = true) });
     return prevented;
   };
-  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), emitBeforeQuit, appEmitter };
+  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, clipboardTexts, openedPaths, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), emitBeforeQuit, appEmitter };
 }
