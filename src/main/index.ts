@@ -10,6 +10,7 @@ import { ConsoleServices } from './ConsoleServices.js';
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
 import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.js';
+import { applyStartAtLogin, startedAtLogin } from './electron/loginItem.js';
 import { reloadCrashedRenderer, reportUncaughtOnce, type CrashNotices } from './electron/crashHandling.js';
 import { wireIpc } from './electron/ipcWiring.js';
 import { createMainWindow } from './electron/mainWindow.js';
@@ -125,14 +126,23 @@ if (!app.requestSingleInstanceLock()) {
       void updater.checkNow({ manual: true }).then((status) => info('Check for updates', status.state === 'up-to-date' ? 'Svc Monitor is up to date' : 'Update', describeUpdate(status)));
     },
   };
+  const loginItemContext = () => ({ platform: process.platform, app, executable: process.env['APPIMAGE'] || process.execPath });
   const renderMenu = () => {
     const template = buildAppMenuTemplate(
-      { platform: process.platform, packaged: app.isPackaged, environments: services?.environments() ?? [], closeToTray: preferences.get().closeToTray },
+      { platform: process.platform, packaged: app.isPackaged, environments: services?.environments() ?? [], closeToTray: preferences.get().closeToTray, startAtLogin: preferences.get().startAtLogin === true },
       {
         openEnvironment: (id) => open({ kind: 'environment', environmentId: id }),
         openInbox: () => open({ kind: 'inbox' }),
         setCloseToTray: (value) => {
           void preferences.save({ closeToTray: value }).then(renderMenu, (err) => log.error('cannot save preferences', err));
+        },
+        setStartAtLogin: (value) => {
+          void applyStartAtLogin(value, loginItemContext())
+            .then(() => preferences.save({ startAtLogin: value }))
+            .then(renderMenu, (err) => {
+              log.error('cannot change the start at login', err);
+              info('Start at login', 'The start at login could not be changed', err instanceof Error ? err.message : String(err));
+            });
         },
         quit,
         ...helpActions,
@@ -183,7 +193,9 @@ if (!app.requestSingleInstanceLock()) {
     starting.catch(() => undefined);
     wireIpc(starting, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
     renderMenu();
-    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
+    // A start at login shows only the tray; the window waits for a click.
+    const hidden = startedAtLogin(process.argv, app, process.platform);
+    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, hidden, ...(devServerUrl ? { devServerUrl } : {}) });
     reloadCrashedRenderer(window, notices);
     window.on('close', (event) => {
       const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });

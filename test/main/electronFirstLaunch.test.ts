@@ -320,6 +320,54 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
   });
 });
 
+describe('start at login', () => {
+  it('a setting: on Linux an autostart entry that starts the console in the tray; elsewhere the system login item; a start with it shows only the tray', async () => {
+    const { dir: config, cleanup } = await makeTempDir('svc-autostart-');
+    cleanups.push(cleanup);
+    const previous = process.env['XDG_CONFIG_HOME'];
+    process.env['XDG_CONFIG_HOME'] = config;
+    cleanups.push(async () => {
+      if (previous === undefined) delete process.env['XDG_CONFIG_HOME'];
+      else process.env['XDG_CONFIG_HOME'] = previous;
+    });
+    const { rec, userData } = await launch({ prepare: () => expect(process.platform).toBe('linux') });
+    await waitUntil('the menu', () => rec.trays.length === 1 && rec.menus.length > 0);
+    const checkbox = () => menuItems(rec.menus.at(-1)).find((i) => i.label === 'Start at login (in the tray)')!;
+    expect(checkbox().checked).toBe(false);
+    (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
+    await waitUntil('the saved setting', () => checkbox().checked === true);
+    const entry = await readFile(join(config, 'autostart', 'svc-monitor.desktop'), 'utf8');
+    expect(entry).toContain(`Exec=${process.execPath.includes(' ') ? `"${process.execPath}"` : process.execPath} --hidden\n`);
+    expect(entry).toMatch(/^\[Desktop Entry\]\nType=Application\nName=Svc Monitor\n/);
+    expect(JSON.parse(await readFile(join(userData, 'preferences.json'), 'utf8'))).toMatchObject({ startAtLogin: true });
+    (checkbox().click as (item: { checked: boolean }) => void)({ checked: false });
+    await waitUntil('the entry removed', () => checkbox().checked === false);
+    await expect(readFile(join(config, 'autostart', 'svc-monitor.desktop'), 'utf8')).rejects.toThrow(/ENOENT/);
+
+    // Windows and macOS: the system's login item, opening hidden.
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    await waitUntil('the login item', () => rec.calls.some((c) => c.startsWith('setLoginItemSettings:')));
+    expect(rec.calls).toContain('setLoginItemSettings:{"openAtLogin":true,"openAsHidden":true,"args":["--hidden"]}');
+
+    // Started by the login item: the tray, no window on screen.
+    process.argv.push('--hidden');
+    try {
+      const { rec: atLogin } = await launch();
+      await waitUntil('the tray', () => atLogin.trays.length === 1 && atLogin.windows[0]?.loadedUrl !== undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(atLogin.windows[0]!.shownAt).toBeUndefined();
+    } finally {
+      process.argv.pop();
+    }
+  });
+});
+
 describe('Windows toasts open their target through the svc-monitor: link', () => {
   it('a toast carries its target\'s link (escaped) and opens it by protocol activation, from the Action Center too', async () => {
     const rec = createRecordingElectron('/nowhere', process.cwd());

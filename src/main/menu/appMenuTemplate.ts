@@ -6,12 +6,14 @@ export interface AppMenuInput {
   packaged: boolean;
   environments: ReadonlyArray<{ id: string; name: string; isProduction: boolean }>;
   closeToTray: boolean;
+  startAtLogin: boolean;
 }
 
 export interface AppMenuActions {
   openEnvironment(environmentId: string): void;
   openInbox(): void;
   setCloseToTray(value: boolean): void;
+  setStartAtLogin(value: boolean): void;
   quit(): void;
   about(): void;
   checkForUpdates(): void;
@@ -40,6 +42,12 @@ export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuAction
     checked: input.closeToTray,
     click: (item) => actions.setCloseToTray(item.checked),
   };
+  const startAtLogin: MenuItemConstructorOptions = {
+    label: mac ? 'Open at Login (in the Menu Bar)' : 'Start at login (in the tray)',
+    type: 'checkbox',
+    checked: input.startAtLogin,
+    click: (item) => actions.setStartAtLogin(item.checked),
+  };
   const quit: MenuItemConstructorOptions = { label: mac ? 'Quit Svc Monitor' : 'Quit', accelerator: 'CmdOrCtrl+Q', click: () => actions.quit() };
   const about: MenuItemConstructorOptions = { label: 'About Svc Monitor', click: () => actions.about() };
   const checkForUpdates: MenuItemConstructorOptions = { label: mac ? 'Check for Updates…' : 'Check for updates…', click: () => actions.checkForUpdates() };
@@ -63,8 +71,8 @@ export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuAction
     { role: 'togglefullscreen' },
   ];
   return [
-    ...(mac ? [{ label: 'Svc Monitor', submenu: [about, checkForUpdates, { type: 'separator' }, closeToTray, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, quit] } as MenuItemConstructorOptions] : []),
-    ...(mac ? [] : [{ label: '&File', submenu: [closeToTray, { type: 'separator' }, quit] } as MenuItemConstructorOptions]),
+    ...(mac ? [{ label: 'Svc Monitor', submenu: [about, checkForUpdates, { type: 'separator' }, closeToTray, startAtLogin, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, quit] } as MenuItemConstructorOptions] : []),
+    ...(mac ? [] : [{ label: '&File', submenu: [closeToTray, startAtLogin, { type: 'separator' }, quit] } as MenuItemConstructorOptions]),
     { label: mac ? 'Edit' : '&Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, { type: 'separator' }, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] },
     { label: mac ? 'View' : '&View', submenu: view },
     { label: mac ? 'Go' : '&Go', submenu: [...environments, { type: 'separator' }, { label: 'Failure Inbox', accelerator: 'CmdOrCtrl+I', click: () => actions.openInbox() }] },

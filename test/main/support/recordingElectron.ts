@@ -150,6 +150,8 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
       getPath: (name: string) => (name === 'userData' ? userDataDir : name === 'crashDumps' ? `${userDataDir}/Crashpad` : appPath),
       getAppPath: () => appPath,
       setBadgeCount: (n: number) => (calls.push(`badge:${n}`), true),
+      setLoginItemSettings: (settings: Record<string, unknown>) => void calls.push(`setLoginItemSettings:${JSON.stringify(settings)}`),
+      getLoginItemSettings: () => ({ wasOpenedAsHidden: false }),
     }),
     BrowserWindow: FakeWindow,
     Tray: class extends FakeTray {
