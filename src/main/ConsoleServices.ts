@@ -24,6 +24,8 @@ import type { SessionView } from '../shared/session.js';
 import { isManagementAction, type ManagementAction, type ProxiedOperation } from '../shared/proxiedOperations.js';
 import type { ApiResult } from '../../server/src/contracts/api.js';
 import type { AppUpdater } from './update/UpdateStatus.js';
+import { ProxyLogin } from './network/ProxyLogin.js';
+import type { ProxyLoginAnswer } from '../shared/proxyLogin.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -71,6 +73,9 @@ export class ConsoleServices {
   readonly proxy: ApiProxy;
   readonly hub: HubManager;
   readonly notifier: FailureNotifier;
+  /** Credentials for proxies that ask (407): the keychain, else a prompt in the window. */
+  readonly proxyLogin: ProxyLogin;
+  private readonly proxyPrompts = new Map<string, (answer: ProxyLoginAnswer | null) => void>();
   private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();
   private readonly watch: WatchGapTracker;
@@ -107,6 +112,15 @@ export class ConsoleServices {
       },
     });
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
+    this.proxyLogin = new ProxyLogin({
+      vault,
+      ask: (request) =>
+        new Promise((resolve) => {
+          this.proxyPrompts.set(request.id, resolve);
+          this.emit({ type: 'proxyLogin', request });
+        }),
+      log: (message) => options.log?.('warn', message),
+    });
     this.hub = new HubManager({
       ...options.hub,
       onEvent: (environmentId, event) => this.receive(environmentId, event),
@@ -159,6 +173,8 @@ export class ConsoleServices {
   async dispose(): Promise<void> {
     await this.syncing;
     clearInterval(this.pollTimer);
+    for (const resolve of this.proxyPrompts.values()) resolve(null);
+    this.proxyPrompts.clear();
     this.sendInboxChanges();
     await Promise.all([...this.backfilling.values()].map((p) => p.catch(() => 0)));
     this.watch.dispose();
@@ -271,6 +287,14 @@ export class ConsoleServices {
     this.emit({ type: 'svcEvent', environmentId, event });
     this.notifier.handle(environmentId, event);
     this.markSeen(environmentId, event.eventDateUtc);
+  }
+
+  /** The user answered a proxy's credential prompt (null: cancelled). */
+  answerProxyLogin(id: string, answer: ProxyLoginAnswer | null): void {
+    const resolve = this.proxyPrompts.get(id);
+    if (!resolve) throw new ConsoleError('not-found', `No proxy login prompt "${id}" is open`);
+    this.proxyPrompts.delete(id);
+    resolve(answer);
   }
 
   /** A notification was clicked: tell the renderer what to open (reading is the user's action). */

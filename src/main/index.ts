@@ -175,6 +175,20 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault();
     handleLink(url);
   });
+  // A proxy that asks for credentials (407): kept ones from the keychain, else a prompt naming it.
+  // A server's own login request is left to its default (cancelled): environments log in through the API.
+  app.on('login', (event, _contents, _details, authInfo, callback) => {
+    if (!authInfo.isProxy || !services) return;
+    event.preventDefault();
+    show();
+    services.proxyLogin.credentials(authInfo).then(
+      (c) => (c ? callback(c.username, c.password) : callback()),
+      (err: unknown) => {
+        log.error('proxy login failed', err);
+        callback();
+      },
+    );
+  });
   // macOS: a click on the dock icon brings the (hidden) window back.
   app.on('activate', () => show());
 

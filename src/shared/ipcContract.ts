@@ -7,6 +7,7 @@ import type { NotificationSettings, NotificationTarget } from './notifications.j
 import type { ManagementAction, ProxiedOperation } from './proxiedOperations.js';
 import type { PasswordLogin, SessionView } from './session.js';
 import type { RendererEvent } from './rendererEvents.js';
+import type { ProxyLoginAnswer } from './proxyLogin.js';
 import type { VaultStatus } from './vault.js';
 
 /** Argument tuple and result of one channel (types only; the value is an empty object). */
@@ -46,6 +47,8 @@ export const IPC_CHANNELS = {
   'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
   'vault.status': channel<[], VaultStatus>(),
   'deepLink.open': channel<[url: string], NotificationTarget>(),
+  /** The user's answer to a proxy's credential prompt (null: cancelled). */
+  'proxy.answer': channel<[id: string, answer: ProxyLoginAnswer | null], null>(),
   /** The renderer has started: what to open that arrived before it listened (a deep link, a notification click), if anything. */
   'window.ready': channel<[], NotificationTarget | null>(),
   'shell.openExternal': channel<[url: string], null>(),

@@ -368,6 +368,27 @@ describe('start at login', () => {
   });
 });
 
+describe('proxy credentials', () => {
+  it('app "login" for a proxy: the window is asked (naming the proxy) and the answer goes to Chromium; a server\'s own request is left alone', async () => {
+    const { rec } = await launch();
+    await waitUntil('the services', () => rec.trays.length === 1);
+    const answered: unknown[][] = [];
+    let prevented = 0;
+    rec.appEmitter.emit('login', { preventDefault: () => prevented++ }, {}, { url: 'https://h/' }, { isProxy: false, host: 'h', port: 443, scheme: 'basic', realm: '' }, (...a: unknown[]) => answered.push(a));
+    expect(prevented).toBe(0);
+    rec.appEmitter.emit('login', { preventDefault: () => prevented++ }, {}, { url: 'https://h/' }, { isProxy: true, host: 'proxy.corp', port: 8080, scheme: 'basic', realm: 'Corp' }, (...a: unknown[]) => answered.push(a));
+    expect(prevented).toBe(1);
+    const wc = rec.windows[0]!.webContents;
+    await waitUntil('the prompt event', () => wc.sent.some(([, e]) => (e as { type: string }).type === 'proxyLogin'));
+    const request = (wc.sent.find(([, e]) => (e as { type: string }).type === 'proxyLogin')![1] as { request: { id: string; proxy: string } }).request;
+    expect(request.proxy).toBe('proxy.corp:8080');
+    const answer = await rec.ipcHandlers.get('svc-monitor:proxy.answer')!({ senderFrame: { url: 'app://console/', parent: null } }, request.id, { username: 'jdoe', password: 'pw', remember: false });
+    expect(answer).toEqual({ ok: true, value: null });
+    await waitUntil('the callback', () => answered.length === 1);
+    expect(answered).toEqual([['jdoe', 'pw']]);
+  });
+});
+
 describe('Windows toasts open their target through the svc-monitor: link', () => {
   it('a toast carries its target\'s link (escaped) and opens it by protocol activation, from the Action Center too', async () => {
     const rec = createRecordingElectron('/nowhere', process.cwd());

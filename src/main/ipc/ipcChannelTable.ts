@@ -85,6 +85,10 @@ export const IPC_CHANNEL_TABLE = {
   'notifications.setSettings': { args: z.tuple([notificationSettingsSchema]), handle: async ({ services }, settings) => (await services.setNotificationSettings(settings), null) },
   'vault.status': { args: z.tuple([]), handle: ({ services }) => services.vault.status() },
   'deepLink.open': { args: z.tuple([z.string().max(2048)]), handle: ({ services }, url) => services.openDeepLink(url) },
+  'proxy.answer': {
+    args: z.tuple([z.string().max(40), z.strictObject({ username: z.string().min(1).max(200), password: z.string().max(1000), remember: z.boolean() }).nullable()]),
+    handle: ({ services }, id, answer) => (services.answerProxyLogin(id, answer), null),
+  },
   'window.ready': { args: z.tuple([]), handle: ({ services }) => services.takePendingOpen() ?? null },
   'shell.openExternal': { args: z.tuple([httpUrl]), handle: async ({ openExternal }, url) => (await openExternal(url), null) },
 } as const satisfies IpcChannelTable;

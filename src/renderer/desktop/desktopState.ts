@@ -3,6 +3,7 @@ import type { EnvironmentStatusView } from '../../shared/environmentStatus.js';
 import { applyInboxChanges, type InboxItem } from '../../shared/inbox.js';
 import type { DesktopBridge } from '../../shared/ipcContract.js';
 import type { NotificationSettings, NotificationTarget } from '../../shared/notifications.js';
+import type { ProxyLoginAnswer, ProxyLoginRequest } from '../../shared/proxyLogin.js';
 import type { VaultStatus } from '../../shared/vault.js';
 import { invoke } from '../platform/desktop/bridgeClient.js';
 import type { ManagementConfirmation } from '../platform/desktop/createDesktopPlatform.js';
@@ -27,6 +28,8 @@ export interface DesktopState {
   currentRoute: string;
   /** Bumped to remount the dashboard (environment switch, new session). */
   mountKey: number;
+  /** Proxies waiting for credentials, oldest first (the prompt shows the first). */
+  proxyLogins: ProxyLoginRequest[];
 }
 
 export function createDesktopState(bridge: DesktopBridge) {
@@ -45,6 +48,7 @@ export function createDesktopState(bridge: DesktopBridge) {
     pendingRoute: null,
     currentRoute: '/',
     mountKey: 0,
+    proxyLogins: [],
   });
 
   const active = (): EnvironmentStatusView | undefined => state.environments.find((e) => e.id === state.activeId);
@@ -119,6 +123,9 @@ export function createDesktopState(bridge: DesktopBridge) {
         case 'vault':
           state.vault = e.status;
           break;
+        case 'proxyLogin':
+          state.proxyLogins.push(e.request);
+          break;
         case 'svcEvent':
         case 'bulkProgress':
           // The dashboard of the environment follows these through its platform.
@@ -157,12 +164,18 @@ export function createDesktopState(bridge: DesktopBridge) {
     state.environments = await invoke(bridge, 'environments.list');
   }
 
+  /** Answers the first proxy prompt (null: cancel). */
+  async function answerProxyLogin(answer: ProxyLoginAnswer | null): Promise<void> {
+    const request = state.proxyLogins.shift();
+    if (request) await invoke(bridge, 'proxy.answer', request.id, answer);
+  }
+
   async function saveSettings(settings: NotificationSettings): Promise<void> {
     await invoke(bridge, 'notifications.setSettings', settings);
     state.settings = settings;
   }
 
-  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, bridge };
+  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, answerProxyLogin, bridge };
 }
 
 /** The dashboard is shown when the session is usable; otherwise the shell's login or error panel. */

@@ -74,6 +74,10 @@ export const BAD_ARGUMENTS: Record<IpcChannelName, BadArguments[]> = {
     [[{}], /argument 1: .*expected string/],
     [['x'.repeat(3000)], /argument 1: Too big/],
   ],
+  'proxy.answer': [
+    [['p1'], /expects 2 arguments, received 1/],
+    [['p1', { username: '', password: 'x', remember: false }], /argument 2 username: /],
+  ],
   'window.ready': [[['x'], /expects 0 arguments, received 1/]],
   'shell.openExternal': [
     [['file:///etc/passwd'], /argument 1: must be an http\(s\) URL/],
