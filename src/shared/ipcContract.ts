@@ -47,6 +47,12 @@ export const IPC_CHANNELS = {
   'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
   'vault.status': channel<[], VaultStatus>(),
   'deepLink.open': channel<[url: string], NotificationTarget>(),
+  /** A file picker for an environment's CA certificate: the chosen path, or null. */
+  'files.pickCaCertificate': channel<[], string | null>(),
+  /** A file picker for an exported environment list: its path and text, or null. */
+  'environments.importFile': channel<[], { path: string; text: string } | null>(),
+  /** A save dialog, then the environment list written there: the path, or null. */
+  'environments.exportFile': channel<[], string | null>(),
   /** The user's answer to a proxy's credential prompt (null: cancelled). */
   'proxy.answer': channel<[id: string, answer: ProxyLoginAnswer | null], null>(),
   /** The renderer has started: what to open that arrived before it listened (a deep link, a notification click), if anything. */

@@ -1,8 +1,8 @@
-import { ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
+import { dialog, ipcMain, type BrowserWindow, type IpcMainInvokeEvent } from 'electron';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { createIpcDispatcher } from '../ipc/ipcDispatcher.js';
 import { IPC_PREFIX, RENDERER_EVENT_CHANNEL } from '../../shared/ipcContract.js';
-import { IPC_TABLE_CHANNELS } from '../ipc/ipcChannelTable.js';
+import { IPC_TABLE_CHANNELS, type FileDialogs } from '../ipc/ipcChannelTable.js';
 import { decideWindowOpen, originOf } from '../window/navigationPolicy.js';
 
 /**
@@ -24,6 +24,7 @@ export function wireIpc(
         const d = decideWindowOpen(url);
         if (d.action === 'open-external') await openExternal(d.url);
       },
+      files: fileDialogs(window),
     }),
   );
   const dispatch = (name: string, args: unknown[]) =>
@@ -59,5 +60,27 @@ export function wireIpc(
     unwired = true;
     unsubscribe();
     for (const name of IPC_TABLE_CHANNELS) ipcMain.removeHandler(IPC_PREFIX + name);
+  };
+}
+
+/** Electron's open and save dialogs, attached to the window. */
+function fileDialogs(window: () => BrowserWindow | undefined): FileDialogs {
+  const FILTERS = {
+    'ca-certificate': [{ name: 'CA certificates (PEM)', extensions: ['pem', 'crt', 'cer'] }],
+    environments: [{ name: 'Environment lists', extensions: ['json'] }],
+  } as const;
+  return {
+    open: async (purpose) => {
+      const options = { properties: ['openFile' as const], filters: FILTERS[purpose].map((f) => ({ ...f, extensions: [...f.extensions] })) };
+      const w = window();
+      const r = await (w ? dialog.showOpenDialog(w, options) : dialog.showOpenDialog(options));
+      return r.canceled ? null : (r.filePaths[0] ?? null);
+    },
+    save: async (defaultName) => {
+      const options = { defaultPath: defaultName, filters: FILTERS.environments.map((f) => ({ ...f, extensions: [...f.extensions] })) };
+      const w = window();
+      const r = await (w ? dialog.showSaveDialog(w, options) : dialog.showSaveDialog(options));
+      return r.canceled || !r.filePath ? null : r.filePath;
+    },
   };
 }

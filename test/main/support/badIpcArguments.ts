@@ -74,6 +74,9 @@ export const BAD_ARGUMENTS: Record<IpcChannelName, BadArguments[]> = {
     [[{}], /argument 1: .*expected string/],
     [['x'.repeat(3000)], /argument 1: Too big/],
   ],
+  'files.pickCaCertificate': [[['x'], /expects 0 arguments, received 1/]],
+  'environments.importFile': [[['/etc/passwd'], /expects 0 arguments, received 1/]],
+  'environments.exportFile': [[['/tmp/x.json'], /expects 0 arguments, received 1/]],
   'proxy.answer': [
     [['p1'], /expects 2 arguments, received 1/],
     [['p1', { username: '', password: 'x', remember: false }], /argument 2 username: /],
