@@ -10,12 +10,11 @@
 // tray menu rebuilds and icon changes. Options: --failures N --seconds S --existing N.
 // Last line: one JSON object.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { register } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SvcEvent } from '../server/src/contracts/events.js';
-import { createRecordingElectron } from '../test/main/support/recordingElectron.js';
+import { createRecordingElectron, useAsElectronModule } from '../test/main/support/recordingElectron.js';
 
 const { values } = parseArgs({ options: { failures: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' }, existing: { type: 'string', default: '4000' } } });
 const FAILURES = Number(values.failures);
@@ -24,19 +23,7 @@ const EXISTING = Number(values.existing);
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-desktop-storm-'));
 const rec = createRecordingElectron(dir, process.cwd());
-(globalThis as { __svcRecordingElectron?: unknown }).__svcRecordingElectron = rec.electron;
-const source = `const e = globalThis.__svcRecordingElectron; export const { ${Object.keys(rec.electron).join(', ')} } = e; export default e;`;
-register(
-  `data:text/javascript,${encodeURIComponent(`
-export async function resolve(specifier, context, next) {
-  if (specifier === 'electron') return { url: 'svc-stand-in:electron', shortCircuit: true };
-  return next(specifier, context);
-}
-export async function load(url, context, next) {
-  if (url === 'svc-stand-in:electron') return { format: 'module', shortCircuit: true, source: ${JSON.stringify(source)} };
-  return next(url, context);
-}`)}`,
-);
+useAsElectronModule(rec.electron);
 
 const { ConsoleServices } = await import('../src/main/ConsoleServices.js');
 const { TrayController } = await import('../src/main/electron/trayAndBadge.js');

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { register } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -248,4 +249,24 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     return prevented;
   };
   return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, clipboardTexts, openedPaths, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), emitBeforeQuit, appEmitter };
+}
+
+/**
+ * Makes `import 'electron'` resolve to `electron` for every module loaded from now on in this
+ * Node process (a module loader hook): how the packaged-app harness and the desktop storm bench
+ * run the main process's code outside Electron.
+ */
+export function useAsElectronModule(electron: object): void {
+  (globalThis as { __svcRecordingElectron?: unknown }).__svcRecordingElectron = electron;
+  const source = `const e = globalThis.__svcRecordingElectron; export const { ${Object.keys(electron).join(', ')} } = e; export default e;`;
+  const hooks = `
+export async function resolve(specifier, context, next) {
+  if (specifier === 'electron') return { url: 'svc-stand-in:electron', shortCircuit: true };
+  return next(specifier, context);
+}
+export async function load(url, context, next) {
+  if (url === 'svc-stand-in:electron') return { format: 'module', shortCircuit: true, source: ${JSON.stringify(source)} };
+  return next(url, context);
+}`;
+  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }
