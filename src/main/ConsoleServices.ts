@@ -513,12 +513,13 @@ export class ConsoleServices {
     const ids = new Set(envs.map((e) => e.id));
     for (const [id, session] of this.sessions) {
       if (ids.has(id)) continue;
+      // The session is forgotten last: a clean-up that fails (a locked keychain) is tried again by the next sync.
       await session.stop();
-      this.sessions.delete(id);
       await this.hub.unwatch(id);
       await this.vault.delete(id);
       this.inbox.removeEnvironment(id);
       this.watch.remove(id);
+      this.sessions.delete(id);
     }
     const started: Promise<unknown>[] = [];
     for (const env of envs) {

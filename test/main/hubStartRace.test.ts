@@ -5,7 +5,8 @@ import { HubManager } from '../../src/main/hub/HubManager.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import type { EnvironmentSession } from '../../src/main/session/EnvironmentSession.js';
 import type { AuthState, SessionView } from '../../src/shared/session.js';
-import { waitUntil } from './support/consoleSuite.js';
+import { createConsole, waitUntil } from './support/consoleSuite.js';
+import { makeTempDir } from './support/tempDir.js';
 
 /** A host that records every request path and answers each with `status`. */
 async function hubHost(status: number) {
@@ -94,5 +95,22 @@ describe('hub start race: the environment changes while its transport is chosen'
     await waitUntil('the error state', () => hub.state('lab').state === 'error');
     expect(hub.state('lab').message).toBe('Renewing the session failed: Cannot reach the host');
     expect(logged).toContain('error Renewing the session failed: Cannot reach the host');
+  });
+});
+
+describe('session sync errors are not swallowed', () => {
+  it('a removal whose clean-up fails rejects for the caller (the IPC answer) and is logged; the next change still syncs', async () => {
+    const { dir, cleanup } = await makeTempDir();
+    const logged: string[] = [];
+    const { services } = await createConsole(dir, { log: (level, message) => logged.push(`${level} ${message}`) });
+    cleanups.push(cleanup, () => services.dispose());
+    const a = await services.addEnvironment({ name: 'A', baseUrl: 'http://127.0.0.1:9', colour: '#2563eb', isProduction: false });
+    const deleteSecret = services.vault.delete.bind(services.vault);
+    services.vault.delete = () => Promise.reject(new Error('the keychain is locked'));
+    await expect(services.removeEnvironment(a.id)).rejects.toThrow('the keychain is locked');
+    expect(logged).toContain('error updating the sessions failed: the keychain is locked');
+    services.vault.delete = deleteSecret;
+    const b = await services.addEnvironment({ name: 'B', baseUrl: 'http://127.0.0.1:9', colour: '#2563eb', isProduction: false });
+    expect(services.session(b.id)).toBeDefined();
   });
 });
