@@ -1,7 +1,7 @@
 import { ApiProxy } from './api/ApiProxy.js';
 import { ConsoleError } from './ConsoleError.js';
 import { CredentialVault, type CredentialVaultOptions } from './credentials/CredentialVault.js';
-import { DeepLinkError, parseDeepLink } from './deepLinks/parseDeepLink.js';
+import { DeepLinkError, formatTargetLink, parseDeepLink } from './deepLinks/parseDeepLink.js';
 import { EnvironmentStore } from './environments/EnvironmentStore.js';
 import { liveStatusOf } from './environmentStatus.js';
 import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
@@ -9,6 +9,7 @@ import type { NetworkFor } from './network/environmentNetwork.js';
 import { FailureInbox } from './notifications/FailureInbox.js';
 import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
+import type { TaskSummary } from '../../server/src/contracts/task.js';
 import { FailureNotifier, type BadgeSink, type NotificationSink } from './notifications/FailureNotifier.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
 import { notifies } from './notifications/notificationSettings.js';
@@ -16,9 +17,15 @@ import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
 import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
 import type { Environment, EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from '../shared/environment.js';
 import type { EnvironmentStatusView } from '../shared/environmentStatus.js';
+import type { InboxChange } from '../shared/inbox.js';
 import type { NotificationSettings, NotificationTarget } from '../shared/notifications.js';
 import type { RendererEvent } from '../shared/rendererEvents.js';
 import type { SessionView } from '../shared/session.js';
+import { isManagementAction, type ManagementAction, type ProxiedOperation } from '../shared/proxiedOperations.js';
+import type { ApiResult } from '../../server/src/contracts/api.js';
+import type { AppUpdater } from './update/UpdateStatus.js';
+import { ProxyLogin } from './network/ProxyLogin.js';
+import type { ProxyLoginAnswer } from '../shared/proxyLogin.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -35,9 +42,25 @@ export interface ConsoleServicesOptions {
   pollFailuresEveryMs?: number;
   /** A live connection down this long counts as "not watching" (default 30 s). */
   watchGraceMs?: number;
+  /** The app's updater, where this build has one (the About box and diagnostics show its state). */
+  updater?: AppUpdater;
+  /** Where the services' own problems are written (the log file in the app). */
+  log?: (level: 'warn' | 'error', message: string) => void;
+  /** The inbox's changes reach the renderer gathered over this long (default 100 ms). */
+  inboxEventDelayMs?: number;
+  /** Failures one back-fill adds at most; past it a notification points to the Tasks page (default 1,000). */
+  backfillCap?: number;
 }
 
 type Listener = (event: RendererEvent) => void;
+
+/** Failures asked for per page by a back-fill. */
+const BACKFILL_PAGE_SIZE = 100;
+/** Before any failure: an environment without one back-fills everything that fails later. */
+const EPOCH = new Date(0).toISOString();
+const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+/** When a task failed, by the server's clock. */
+const failedAt = (task: TaskSummary): string => task.lastExecutionUtc ?? task.createdAtUtc;
 
 /**
  * The console's main-process services wired together, without Electron: the store, vault,
@@ -50,6 +73,9 @@ export class ConsoleServices {
   readonly proxy: ApiProxy;
   readonly hub: HubManager;
   readonly notifier: FailureNotifier;
+  /** Credentials for proxies that ask (407): the keychain, else a prompt in the window. */
+  readonly proxyLogin: ProxyLogin;
+  private readonly proxyPrompts = new Map<string, (answer: ProxyLoginAnswer | null) => void>();
   private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();
   private readonly watch: WatchGapTracker;
@@ -58,6 +84,10 @@ export class ConsoleServices {
   private readonly backfilling = new Map<string, Promise<number>>();
   private readonly pollTimer: NodeJS.Timeout;
   private updatingWatch = false;
+  private pendingOpen: NotificationTarget | undefined;
+  private inboxChanges: InboxChange[] = [];
+  private inboxEventTimer: NodeJS.Timeout | undefined;
+  private readonly backfillCap: number;
 
   private constructor(
     readonly store: EnvironmentStore,
@@ -68,6 +98,7 @@ export class ConsoleServices {
     storedInbox: StoredInbox,
     private readonly options: ConsoleServicesOptions,
   ) {
+    this.backfillCap = options.backfillCap ?? 1_000;
     this.inbox.restore(storedInbox.items);
     for (const [id, at] of Object.entries(storedInbox.seenUntil)) this.seenUntil.set(id, at);
     this.pollTimer = setInterval(() => this.backfillPolling(), options.pollFailuresEveryMs ?? 60_000);
@@ -81,13 +112,18 @@ export class ConsoleServices {
       },
     });
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
+    this.proxyLogin = new ProxyLogin({
+      vault,
+      ask: (request) =>
+        new Promise((resolve) => {
+          this.proxyPrompts.set(request.id, resolve);
+          this.emit({ type: 'proxyLogin', request });
+        }),
+      log: (message) => options.log?.('warn', message),
+    });
     this.hub = new HubManager({
       ...options.hub,
-      onEvent: (environmentId, event) => {
-        this.emit({ type: 'svcEvent', environmentId, event });
-        this.notifier.handle(environmentId, event);
-        this.markSeen(environmentId, event.eventDateUtc);
-      },
+      onEvent: (environmentId, event) => this.receive(environmentId, event),
       onBulkProgress: (environmentId, progress) => this.emit({ type: 'bulkProgress', environmentId, progress }),
       onState: (environmentId, state) => {
         this.emitStatus(environmentId);
@@ -103,11 +139,12 @@ export class ConsoleServices {
       settings,
       ...(options.burstWindowMs !== undefined ? { burstWindowMs: options.burstWindowMs } : {}),
     });
-    this.inbox.onChange(() => {
+    this.inbox.onChange((change) => {
       this.saveInbox();
-      this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.list().length });
+      this.queueInboxChange(change);
     });
-    store.onChange(() => void this.syncSessions());
+    // Errors are logged by syncSessions; a change made through the methods below also reports them to its caller.
+    store.onChange(() => void this.syncSessions().catch(() => undefined));
   }
 
   static async create(options: ConsoleServicesOptions): Promise<ConsoleServices> {
@@ -123,6 +160,11 @@ export class ConsoleServices {
     return new ConsoleServices(store, vault, settingsFile, settings, inboxFile, await inboxFile.load(), options);
   }
 
+  /** The app's updater; undefined where this build has none. */
+  get updater(): AppUpdater | undefined {
+    return this.options.updater;
+  }
+
   /** Starts a session (and its hub) for every environment. */
   async start(): Promise<void> {
     await this.syncSessions();
@@ -131,6 +173,9 @@ export class ConsoleServices {
   async dispose(): Promise<void> {
     await this.syncing;
     clearInterval(this.pollTimer);
+    for (const resolve of this.proxyPrompts.values()) resolve(null);
+    this.proxyPrompts.clear();
+    this.sendInboxChanges();
     await Promise.all([...this.backfilling.values()].map((p) => p.catch(() => 0)));
     this.watch.dispose();
     this.notifier.dispose();
@@ -187,6 +232,30 @@ export class ConsoleServices {
     return s;
   }
 
+  // ---- API calls from the renderer ------------------------------------------------------
+
+  /** A read (or any call) from the renderer; a management action on a production environment must come through `manage`. */
+  callApi<Op extends ProxiedOperation>(environmentId: string, operation: Op, params: unknown): Promise<ApiResult<Op>> {
+    if (isManagementAction(operation) && this.store.get(environmentId)?.isProduction) {
+      return Promise.reject(new ConsoleError('forbidden', `${operation} on a production environment needs the typed confirmation`));
+    }
+    return this.proxy.call(environmentId, operation, params);
+  }
+
+  /**
+   * A management action the user confirmed. On a production environment main checks the
+   * confirmation itself: the environment's name, typed by the user (a renderer that skipped its
+   * dialog gets nothing done).
+   */
+  manage(environmentId: string, operation: ManagementAction, params: unknown, confirmation: string): Promise<ApiResult<ManagementAction>> {
+    const env = this.store.get(environmentId);
+    if (!env) return Promise.reject(new ConsoleError('not-found', `Unknown environment "${environmentId}"`));
+    if (env.isProduction && confirmation.trim() !== env.name) {
+      return Promise.reject(new ConsoleError('forbidden', `${env.name} is a production environment: type its name to confirm ${operation}`));
+    }
+    return this.proxy.call(environmentId, operation, params);
+  }
+
   // ---- inbox, notifications, deep links ------------------------------------------------------
 
   async setNotificationSettings(settings: NotificationSettings): Promise<void> {
@@ -213,9 +282,40 @@ export class ConsoleServices {
     await Promise.all(this.store.list().map((e) => this.backfill(e.id).catch(() => 0)));
   }
 
+  /** An event from an environment's hub: to the renderer, the notifier and the back-fill clock. */
+  receive(environmentId: string, event: SvcEvent): void {
+    this.emit({ type: 'svcEvent', environmentId, event });
+    this.notifier.handle(environmentId, event);
+    this.markSeen(environmentId, event.eventDateUtc);
+  }
+
+  /** The user answered a proxy's credential prompt (null: cancelled). */
+  answerProxyLogin(id: string, answer: ProxyLoginAnswer | null): void {
+    const resolve = this.proxyPrompts.get(id);
+    if (!resolve) throw new ConsoleError('not-found', `No proxy login prompt "${id}" is open`);
+    this.proxyPrompts.delete(id);
+    resolve(answer);
+  }
+
   /** A notification was clicked: tell the renderer what to open (reading is the user's action). */
   open(target: NotificationTarget): void {
+    this.pendingOpen = target;
     this.emit({ type: 'open', target });
+  }
+
+  /**
+   * What was last asked to open since the page (re)started loading: a renderer that was not
+   * listening yet takes it once it has started, instead of its remembered environment.
+   */
+  takePendingOpen(): NotificationTarget | undefined {
+    const target = this.pendingOpen;
+    this.pendingOpen = undefined;
+    return target;
+  }
+
+  /** The window's page starts loading (first load, reload after a crash): nothing is pending for it yet. */
+  rendererLoading(): void {
+    this.pendingOpen = undefined;
   }
 
   /** `svc-monitor://<environment>/tasks/<id>` or `/<page>?<filters>` → an `open` event for the renderer. */
@@ -228,12 +328,47 @@ export class ConsoleServices {
     }
     const env = this.store.find(link.environment);
     if (!env) throw new ConsoleError('not-found', `deep link: no environment named "${link.environment}"`);
-    const target: NotificationTarget = 'taskId' in link ? { kind: 'task', environmentId: env.id, taskId: link.taskId } : { kind: 'route', environmentId: env.id, path: link.path };
-    this.emit({ type: 'open', target });
+    const target: NotificationTarget =
+      'taskId' in link
+        ? { kind: 'task', environmentId: env.id, taskId: link.taskId }
+        : 'inbox' in link
+          ? { kind: 'inbox', environmentId: env.id, ...link.inbox }
+          : { kind: 'route', environmentId: env.id, path: link.path };
+    this.open(target);
     return target;
   }
 
+  /** The `svc-monitor:` link that opens `target` (undefined for a target without an environment). */
+  linkFor(target: NotificationTarget): string | undefined {
+    const env = 'environmentId' in target && target.environmentId ? this.store.get(target.environmentId) : undefined;
+    return env ? formatTargetLink(env.name, target) : undefined;
+  }
+
   // ---- internals ----------------------------------------------------------------------
+
+  /**
+   * The renderer gets the inbox's changes, gathered for a moment: a storm of failures is a few
+   * messages a second with the new items, never the whole inbox per failure.
+   */
+  private queueInboxChange(change: InboxChange): void {
+    const last = this.inboxChanges.at(-1);
+    if (change.kind === 'added' && last?.kind === 'added') {
+      last.items.unshift(...change.items);
+      last.dropped.push(...change.dropped);
+    } else this.inboxChanges.push(change.kind === 'added' ? { ...change, items: [...change.items], dropped: [...change.dropped] } : change);
+    if (this.inboxEventTimer) return;
+    this.inboxEventTimer = setTimeout(() => this.sendInboxChanges(), this.options.inboxEventDelayMs ?? 100);
+    this.inboxEventTimer.unref?.();
+  }
+
+  private sendInboxChanges(): void {
+    if (this.inboxEventTimer) clearTimeout(this.inboxEventTimer);
+    this.inboxEventTimer = undefined;
+    if (this.inboxChanges.length === 0) return;
+    const changes = this.inboxChanges;
+    this.inboxChanges = [];
+    this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.size, changes });
+  }
 
   private saveInbox(): void {
     this.inboxFile.schedule(() => ({ items: this.inbox.snapshot(), seenUntil: Object.fromEntries(this.seenUntil) }));
@@ -256,17 +391,30 @@ export class ConsoleServices {
   private async doBackfill(environmentId: string): Promise<number> {
     const session = this.sessions.get(environmentId);
     if (!session || session.view().auth !== 'authenticated') return 0;
-    const startedAt = new Date().toISOString();
     const since = this.seenUntil.get(environmentId);
+    // Newest failure first, a page at a time, until one seen before (or the cap). Times are
+    // the server's: the desktop's clock may be off.
+    const found: TaskSummary[] = [];
+    let capped = false;
+    for (let page = 1; ; page++) {
+      const result = await this.proxy.call(environmentId, 'tasks.list', { statuses: ['Failed'], sortBy: 'LastExecutionUtc', sortDescending: true, page, pageSize: since === undefined ? 1 : BACKFILL_PAGE_SIZE });
+      const newer = result.items.filter((t) => since === undefined || failedAt(t) > since);
+      found.push(...newer);
+      if (since === undefined || newer.length < result.items.length || result.items.length < BACKFILL_PAGE_SIZE || page >= result.totalPages) break;
+      if (found.length >= this.backfillCap) {
+        capped = true;
+        break;
+      }
+    }
     if (since === undefined) {
-      this.markSeen(environmentId, startedAt);
+      // The first time an environment is seen only starts the clock: at its newest failure.
+      this.markSeen(environmentId, found[0] ? failedAt(found[0]) : EPOCH);
       return 0;
     }
-    const page = await this.proxy.call(environmentId, 'tasks.list', { statuses: ['Failed'], sortBy: 'LastExecutionUtc', sortDescending: true, pageSize: 100 });
     let added = 0;
-    for (const task of [...page.items].reverse()) {
-      const at = task.lastExecutionUtc ?? task.createdAtUtc;
-      if (at <= since || this.inbox.list({ environmentId }).some((i) => i.taskId === task.id && i.eventDateUtc >= since)) continue;
+    for (const task of found.slice(0, this.backfillCap).reverse()) {
+      const at = failedAt(task);
+      if (this.inbox.has(environmentId, task.id, at)) continue;
       const event: SvcEvent = {
         kind: 'Failed',
         taskId: task.id,
@@ -277,10 +425,28 @@ export class ConsoleServices {
         message: task.errorSummary ?? 'Failed while the console was not watching',
       };
       this.notifier.handle(environmentId, event, true);
+      this.markSeen(environmentId, at);
       added++;
     }
-    this.markSeen(environmentId, startedAt);
+    if (capped) this.notifyBackfillCapped(environmentId);
     return added;
+  }
+
+  /** A back-fill stopped at its cap: the older failures are on the environment's Tasks page, not in the inbox. */
+  private notifyBackfillCapped(environmentId: string): void {
+    const env = this.store.get(environmentId);
+    if (!env) return;
+    const message = `more than ${this.backfillCap} tasks failed while the console was not watching; the inbox has the newest ${this.backfillCap}, the Tasks page lists them all`;
+    this.options.log?.('warn', `${env.name}: back-fill: ${message}`);
+    this.options.notifications.show({
+      environmentId,
+      burstId: `backfill-${environmentId}`,
+      isProduction: env.isProduction,
+      count: 0,
+      title: `${env.isProduction ? '⚠ PRODUCTION · ' : ''}Back-fill stopped at ${this.backfillCap} failures in ${env.name}`,
+      body: `${message[0]!.toUpperCase()}${message.slice(1)}.`.slice(0, 240),
+      target: { kind: 'route', environmentId, path: '/tasks?status=Failed' },
+    });
   }
 
   private statusOf(env: Environment): EnvironmentStatusView {
@@ -335,9 +501,11 @@ export class ConsoleServices {
 
   private syncing: Promise<void> = Promise.resolve();
 
+  /** Brings the sessions in line with the store, one sync at a time; a failed sync is logged and rejects its caller. */
   private syncSessions(): Promise<void> {
-    this.syncing = this.syncing.then(() => this.doSync()).catch(() => undefined);
-    return this.syncing;
+    const run = this.syncing.then(() => this.doSync());
+    this.syncing = run.catch((err: unknown) => this.options.log?.('error', `updating the sessions failed: ${messageOf(err)}`));
+    return run;
   }
 
   private async doSync(): Promise<void> {
@@ -345,12 +513,13 @@ export class ConsoleServices {
     const ids = new Set(envs.map((e) => e.id));
     for (const [id, session] of this.sessions) {
       if (ids.has(id)) continue;
+      // The session is forgotten last: a clean-up that fails (a locked keychain) is tried again by the next sync.
       await session.stop();
-      this.sessions.delete(id);
       await this.hub.unwatch(id);
       await this.vault.delete(id);
       this.inbox.removeEnvironment(id);
       this.watch.remove(id);
+      this.sessions.delete(id);
     }
     const started: Promise<unknown>[] = [];
     for (const env of envs) {
@@ -364,7 +533,8 @@ export class ConsoleServices {
         continue;
       }
       if (existing) {
-        void existing.replaceEnvironment(env);
+        // Same address, other settings: the session checks the host again in the background.
+        void existing.replaceEnvironment(env).catch((err: unknown) => this.options.log?.('error', `${env.name}: applying the changed settings failed: ${messageOf(err)}`));
         continue;
       }
       const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault, ...(this.options.network ? { network: this.options.network } : {}) });

@@ -2,9 +2,10 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
+import { app, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync } from 'node:fs';
+import { arch, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
@@ -12,6 +13,8 @@ import { registerAppImageProtocol } from './desktopIntegration/appImageProtocol.
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
 import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.js';
+import { applyStartAtLogin, startedAtLogin } from './electron/loginItem.js';
+import { reloadCrashedRenderer, reportUncaughtOnce, type CrashNotices } from './electron/crashHandling.js';
 import { wireIpc } from './electron/ipcWiring.js';
 import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
@@ -22,6 +25,7 @@ import { electronNetwork } from './network/electronNetwork.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
+import { aboutText, describeUpdate, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins } from './window/navigationPolicy.js';
 import { ElectronAppUpdater } from './update/ElectronAppUpdater.js';
@@ -42,8 +46,18 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   const log = new LogFile(join(app.getPath('userData'), 'logs'));
   log.info(`Svc Monitor ${app.getVersion?.() ?? ''} starting (${process.platform}, ${app.isPackaged ? 'packaged' : 'development'})`);
-  process.on('uncaughtException', (err) => log.error('uncaught exception', err));
-  process.on('unhandledRejection', (err) => log.error('unhandled rejection', err));
+  // Crash dumps stay on this machine (Copy diagnostics names the folder); nothing is uploaded.
+  crashReporter.start({ uploadToServer: false });
+  const notices: CrashNotices = {
+    log: (level, message) => log.write(level, message),
+    notice: (title, message) => {
+      const options = { type: 'warning' as const, title, message: title, detail: message };
+      void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).catch(() => undefined);
+    },
+  };
+  const uncaught = reportUncaughtOnce(notices);
+  process.on('uncaughtException', (err) => uncaught('uncaught exception', err));
+  process.on('unhandledRejection', (err) => uncaught('unhandled rejection', err));
 
   registerAppScheme();
   if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
@@ -55,6 +69,8 @@ if (!app.requestSingleInstanceLock()) {
   let tray: TrayController | undefined;
   let pendingLink = findDeepLinkArgument(process.argv);
   let quitting = false;
+  /** The last unread count: the inbox of the last run is restored before the tray exists. */
+  let unread = 0;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
   // Checks at start and every 12 hours; a downloaded version is installed on quit, or at once
   // from the restart notice.
@@ -101,16 +117,62 @@ if (!app.requestSingleInstanceLock()) {
       log.warn(`deep link refused: ${(err as Error).message}`);
     }
   };
+  const supportFacts = (): SupportFacts => {
+    const update = services?.updater?.status();
+    return {
+      appVersion: app.getVersion(),
+      packaged: app.isPackaged,
+      versions: { electron: process.versions['electron'], chrome: process.versions['chrome'], node: process.versions.node },
+      os: { platform: process.platform, release: release(), arch: arch() },
+      ...(update ? { update } : {}),
+    };
+  };
+  const info = (title: string, message: string, detail: string) => {
+    const options = { type: 'info' as const, title, message, detail };
+    void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).catch(() => undefined);
+  };
+  const helpActions = {
+    about: () => info('About Svc Monitor', 'Svc Monitor', aboutText(supportFacts())),
+    openLogsFolder: () => void shell.openPath(log.dir),
+    copyDiagnostics: () => {
+      clipboard.writeText(
+        diagnosticsReport({
+          ...supportFacts(),
+          environments: services?.environments() ?? [],
+          vault: services?.vault.status() ?? { storage: 'memory', reason: 'still starting', migrated: 0 },
+          lastErrors: log.recentErrors(),
+          logFolder: log.dir,
+          crashDumps: app.getPath('crashDumps'),
+        }),
+      );
+      info('Diagnostics copied', 'Diagnostics copied to the clipboard', 'Versions, system, environments and their states, and the last errors — no token, password or address credential. Paste them into your support ticket.');
+    },
+    checkForUpdates: () => {
+      const updater = services?.updater;
+      if (!updater) return info('Check for updates', 'Updates are unavailable', describeUpdate(undefined));
+      void updater.checkNow({ manual: true }).then((status) => info('Check for updates', status.state === 'up-to-date' ? 'Svc Monitor is up to date' : 'Update', describeUpdate(status)));
+    },
+  };
+  const loginItemContext = () => ({ platform: process.platform, app, executable: process.env['APPIMAGE'] || process.execPath });
   const renderMenu = () => {
     const template = buildAppMenuTemplate(
-      { platform: process.platform, packaged: app.isPackaged, environments: services?.environments() ?? [], closeToTray: preferences.get().closeToTray },
+      { platform: process.platform, packaged: app.isPackaged, environments: services?.environments() ?? [], closeToTray: preferences.get().closeToTray, startAtLogin: preferences.get().startAtLogin === true },
       {
         openEnvironment: (id) => open({ kind: 'environment', environmentId: id }),
         openInbox: () => open({ kind: 'inbox' }),
         setCloseToTray: (value) => {
           void preferences.save({ closeToTray: value }).then(renderMenu, (err) => log.error('cannot save preferences', err));
         },
+        setStartAtLogin: (value) => {
+          void applyStartAtLogin(value, loginItemContext())
+            .then(() => preferences.save({ startAtLogin: value }))
+            .then(renderMenu, (err) => {
+              log.error('cannot change the start at login', err);
+              info('Start at login', 'The start at login could not be changed', err instanceof Error ? err.message : String(err));
+            });
+        },
         quit,
+        ...helpActions,
       },
     );
     Menu.setApplicationMenu(Menu.buildFromTemplate(template));
@@ -140,23 +202,76 @@ if (!app.requestSingleInstanceLock()) {
     event.preventDefault();
     handleLink(url);
   });
+  // A proxy that asks for credentials (407): kept ones from the keychain, else a prompt naming it.
+  // A server's own login request is left to its default (cancelled): environments log in through the API.
+  app.on('login', (event, _contents, _details, authInfo, callback) => {
+    if (!authInfo.isProxy || !services) return;
+    event.preventDefault();
+    show();
+    services.proxyLogin.credentials(authInfo).then(
+      (c) => (c ? callback(c.username, c.password) : callback()),
+      (err: unknown) => {
+        log.error('proxy login failed', err);
+        callback();
+      },
+    );
+  });
   // macOS: a click on the dock icon brings the (hidden) window back.
   app.on('activate', () => show());
 
   const start = async () => {
     await preferences.load();
     if (!devServerUrl) serveRenderer(join(here, '../renderer'));
-    const notifications = createNativeNotificationSink(open, assets('icon.png'));
-    services = await ConsoleServices.create({
-      userDataDir: app.getPath('userData'),
-      loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
-      safeStorage,
-      // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
-      network: electronNetwork({ net, session }),
-      notifications,
-      badge: { setUnreadCount: (n) => tray?.setUnreadCount(n) },
-      hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
+    // The window first: unlocking the keychain may show a system prompt or wait for a slow
+    // Secret Service, and the user sees "unlocking the keychain…" meanwhile. The window's
+    // calls wait for the services.
+    let servicesReady: (s: ConsoleServices) => void = () => undefined;
+    let servicesFailed: (err: unknown) => void = () => undefined;
+    const starting = new Promise<ConsoleServices>((resolve, reject) => {
+      servicesReady = resolve;
+      servicesFailed = reject;
     });
+    starting.catch(() => undefined);
+    wireIpc(starting, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
+    renderMenu();
+    // A start at login shows only the tray; the window waits for a click.
+    const hidden = startedAtLogin(process.argv, app, process.platform);
+    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, hidden, ...(devServerUrl ? { devServerUrl } : {}) });
+    reloadCrashedRenderer(window, notices);
+    window.on('close', (event) => {
+      const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
+      if (action === 'hide') {
+        event.preventDefault();
+        window?.hide();
+      } else if (action === 'quit') {
+        quitting = true;
+        app.quit();
+      }
+    });
+    const notifications = createNativeNotificationSink(open, assets('icon.png'), (target) => services?.linkFor(target));
+    try {
+      services = await ConsoleServices.create({
+        userDataDir: app.getPath('userData'),
+        loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
+        safeStorage,
+        // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
+        network: electronNetwork({ net, session }),
+        notifications,
+        badge: {
+          setUnreadCount: (n) => {
+            unread = n;
+            tray?.setUnreadCount(n);
+          },
+        },
+        hub: { log: (environmentId, level, message) => log.write(level, `hub ${environmentId}: ${message}`) },
+        log: (level, message) => log.write(level, message),
+        updater,
+      });
+    } catch (err) {
+      servicesFailed(err);
+      throw err;
+    }
+    servicesReady(services);
     const recovery = services.store.recovery;
     if (recovery) log.warn(`environment list unreadable, moved to ${recovery.movedTo}: ${recovery.reason}`);
     tray = new TrayController(
@@ -174,18 +289,10 @@ if (!app.requestSingleInstanceLock()) {
       if (e.type === 'environments') renderMenu();
     });
     renderMenu();
-    wireIpc(services, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
-    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, ...(devServerUrl ? { devServerUrl } : {}) });
-    window.on('close', (event) => {
-      const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
-      if (action === 'hide') {
-        event.preventDefault();
-        window?.hide();
-      } else if (action === 'quit') {
-        quitting = true;
-        app.quit();
-      }
-    });
+    // A reload (after a crash or a hang) starts a new page: it opens what it is told from then on.
+    window.webContents.on('did-start-loading', () => services?.rendererLoading());
+    // The tray and the taskbar overlay exist now: show the unread failures kept from the last run.
+    tray.setUnreadCount(unread);
     if (recovery) {
       void dialog.showMessageBox(window, {
         type: 'warning',
@@ -206,11 +313,26 @@ if (!app.requestSingleInstanceLock()) {
   };
   app.whenReady().then(start).catch(failStart);
 
-  app.on('before-quit', () => {
+  // Quit holds back once until the services are stopped: the inbox's delayed write and the
+  // hubs' close frames finish before the process ends.
+  let stopping: Promise<void> | undefined;
+  let stopped = false;
+  app.on('before-quit', (event) => {
     quitting = true;
     updater.dispose();
-    void services?.dispose();
-    tray?.destroy();
+    if (stopped || !services) {
+      tray?.destroy();
+      return;
+    }
+    event.preventDefault();
+    stopping ??= services
+      .dispose()
+      .catch((err: unknown) => log.error('stopping the services failed', err))
+      .finally(() => {
+        stopped = true;
+        tray?.destroy();
+        app.quit();
+      });
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();

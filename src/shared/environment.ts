@@ -16,6 +16,27 @@ export interface Environment {
   caCertificatePath?: string;
   /** Accept the host's TLS certificate without verifying it; never for a production environment. */
   allowSelfSigned?: boolean;
+  /**
+   * A production environment at `http://` is refused unless the user typed its name here to
+   * accept that its password and token travel unencrypted (a rename asks again). Empty in an
+   * edit: remove it.
+   */
+  insecureHttpConfirmedName?: string;
+}
+
+/**
+ * A production environment reached over plain `http://` (shown as insecure). A loopback
+ * address does not count: what it is sent never leaves the machine.
+ */
+export function isInsecureProduction(environment: Pick<Environment, 'isProduction' | 'baseUrl'>): boolean {
+  if (!environment.isProduction) return false;
+  let url: URL;
+  try {
+    url = new URL(environment.baseUrl);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' && !/^(localhost|127(\.\d{1,3}){3}|\[::1\])$/i.test(url.hostname);
 }
 
 /** The fields a user edits (the id is assigned by the store). */

@@ -4,9 +4,10 @@ import type { EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } fro
 import type { EnvironmentStatusView } from './environmentStatus.js';
 import type { InboxFilter, InboxItem, InboxMarkRead } from './inbox.js';
 import type { NotificationSettings, NotificationTarget } from './notifications.js';
-import type { ProxiedOperation } from './proxiedOperations.js';
+import type { ManagementAction, ProxiedOperation } from './proxiedOperations.js';
 import type { PasswordLogin, SessionView } from './session.js';
 import type { RendererEvent } from './rendererEvents.js';
+import type { ProxyLoginAnswer } from './proxyLogin.js';
 import type { VaultStatus } from './vault.js';
 
 /** Argument tuple and result of one channel (types only; the value is an empty object). */
@@ -38,12 +39,24 @@ export const IPC_CHANNELS = {
   'session.logout': channel<[environmentId: string], SessionView>(),
   'session.retry': channel<[environmentId: string], SessionView>(),
   'api.call': channel<[environmentId: string, operation: ProxiedOperation, params: Record<string, unknown>], ApiResult<ProxiedOperation>>(),
+  /** A management action the user confirmed; for a production environment `confirmation` is the name they typed. */
+  'api.manage': channel<[environmentId: string, operation: ManagementAction, params: Record<string, unknown>, confirmation: string], ApiResult<ProxiedOperation>>(),
   'inbox.list': channel<[filter: InboxFilter], InboxItem[]>(),
   'inbox.markRead': channel<[which: InboxMarkRead], number>(),
   'notifications.getSettings': channel<[], NotificationSettings>(),
   'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
   'vault.status': channel<[], VaultStatus>(),
   'deepLink.open': channel<[url: string], NotificationTarget>(),
+  /** A file picker for an environment's CA certificate: the chosen path, or null. */
+  'files.pickCaCertificate': channel<[], string | null>(),
+  /** A file picker for an exported environment list: its path and text, or null. */
+  'environments.importFile': channel<[], { path: string; text: string } | null>(),
+  /** A save dialog, then the environment list written there: the path, or null. */
+  'environments.exportFile': channel<[], string | null>(),
+  /** The user's answer to a proxy's credential prompt (null: cancelled). */
+  'proxy.answer': channel<[id: string, answer: ProxyLoginAnswer | null], null>(),
+  /** The renderer has started: what to open that arrived before it listened (a deep link, a notification click), if anything. */
+  'window.ready': channel<[], NotificationTarget | null>(),
   'shell.openExternal': channel<[url: string], null>(),
 } as const;
 

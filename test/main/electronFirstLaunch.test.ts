@@ -27,7 +27,7 @@ async function launch(options: { packaged?: boolean; files?: Record<string, stri
   await import('../../src/main/index.js');
   rec.emitReady();
   cleanups.push(async () => {
-    rec.appEmitter.emit('before-quit');
+    rec.emitBeforeQuit();
     await new Promise((r) => setTimeout(r, 50));
     await cleanup();
   });
@@ -141,6 +141,88 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
   });
 });
 
+/** An inbox file of an earlier run: `unread` unread failures and one read, in environment "stg". */
+function storedInbox(unread: number): string {
+  const item = (i: number, read: boolean) => ({
+    id: `f${i}`,
+    environmentId: 'stg',
+    environmentName: 'Staging',
+    isProduction: false,
+    taskId: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+    taskType: 'Billing.Invoice',
+    kind: 'Failed',
+    message: `boom ${i}`,
+    eventDateUtc: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    burstId: 'b-earlier-1',
+    read,
+  });
+  return JSON.stringify({ version: 1, items: [...Array.from({ length: unread }, (_, i) => item(i + 1, false)), item(unread + 1, true)], seenUntil: {} });
+}
+
+describe('a restart and a quit (src/main/index.ts against a recording electron)', () => {
+  it('after a restart the tray and the dock badge show the unread failures kept from the last run, before any new one arrives', async () => {
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(3) } });
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    await waitUntil('the tray tooltip with 3 unread', () => rec.trays[0]!.tooltip.startsWith('Svc Monitor — 3 unread failures'));
+    expect(rec.calls).toContain('badge:3');
+    expect(rec.trays[0]!.images.at(-1)).toEqual({ path: join(process.cwd(), 'build/tray/tray-unread.png') });
+  });
+
+  it('the window shows first, saying it is unlocking the keychain, while a slow keychain answers; the page\'s calls wait for it', async () => {
+    let answer: () => void = () => undefined;
+    const unlocked = new Promise<void>((r) => (answer = r));
+    const slowKeychain = {
+      getPassword: async () => (await unlocked, null),
+      setPassword: async () => void (await unlocked),
+      deletePassword: async () => (await unlocked, false),
+      findCredentials: async () => (await unlocked, []),
+    };
+    vi.doMock('keytar', () => ({ default: slowKeychain }));
+    cleanups.push(async () => void vi.doUnmock('keytar'));
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window shown', () => rec.windows[0]?.shownAt !== undefined);
+    // The desktop page says what it waits for until the shell mounts (from source the app serves the web page).
+    expect(await readFile('src/renderer/desktop/index.html', 'utf8')).toContain('<div id="app"><p class="desk-starting" data-testid="starting">Starting Svc Monitor… unlocking the keychain…</p></div>');
+    const list = rec.ipcHandlers.get('svc-monitor:environments.list')!;
+    let listed: unknown;
+    void Promise.resolve(list({ senderFrame: { url: 'app://console/', parent: null } })).then((v) => (listed = v));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(listed).toBeUndefined();
+    answer();
+    await waitUntil('the environments once unlocked', () => listed !== undefined);
+    expect((listed as { ok: boolean; value: Array<{ name: string }> }).value.map((e) => e.name)).toEqual(['Staging', 'Production']);
+    const vault = (await rec.ipcHandlers.get('svc-monitor:vault.status')!({ senderFrame: { url: 'app://console/', parent: null } })) as { value: { storage: string } };
+    expect(vault.value.storage).toBe('keychain');
+  });
+
+  it('a deep link that comes while the renderer starts is kept for it: the page asks once it listens', async () => {
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window and the services', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    const ready = rec.ipcHandlers.get('svc-monitor:window.ready')!;
+    const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
+    rec.appEmitter.emit('second-instance', {}, ['svc-monitor', 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000001']);
+    expect(await ready(appFrame)).toEqual({ ok: true, value: { kind: 'task', environmentId: 'prd', taskId: '7d3c2a1e-0000-4000-8000-000000000001' } });
+    // Taken once: a later start of the page (a reload) does not open it again.
+    expect(await ready(appFrame)).toEqual({ ok: true, value: null });
+  });
+
+  it('Quit waits until the inbox\'s delayed write is on disk, then quits', async () => {
+    const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(2) } });
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined);
+    const markRead = rec.ipcHandlers.get('svc-monitor:inbox.markRead')!;
+    expect(await markRead({ senderFrame: { url: 'app://console/', parent: null } }, { ids: ['f1'] })).toEqual({ ok: true, value: 1 });
+    // The write is delayed (several changes make one); Quit comes right after the change.
+    const held = rec.emitBeforeQuit();
+    expect(held).toBe(true);
+    expect(rec.calls).not.toContain('app.quit');
+    await waitUntil('the quit once the services are stopped', () => rec.calls.includes('app.quit'));
+    const saved = JSON.parse(await readFile(join(userData, 'inbox.json'), 'utf8')) as { items: Array<{ id: string; read: boolean }> };
+    expect(saved.items.find((i) => i.id === 'f1')?.read).toBe(true);
+    // The second before-quit (from that app.quit) goes through.
+    expect(rec.emitBeforeQuit()).toBe(false);
+  });
+});
+
 describe('Windows identity and native notifications', () => {
   it('on Windows the app sets its AppUserModelID (the appId electron-builder installs it under) at start', async () => {
     const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
@@ -179,6 +261,168 @@ describe('Windows identity and native notifications', () => {
     rec.notifications[1]!.click();
     expect(sink.showing.size).toBe(0);
     expect(opened).toEqual([{ kind: 'task', environmentId: 'prd', taskId: 'b' }]);
+  });
+});
+
+describe('Help menu, crash reporting and a crashed or hung window', () => {
+  it('Help: About shows the versions and the update state, Open logs folder opens it, Copy diagnostics copies a report; crash dumps stay local', async () => {
+    const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitUntil('the window and the services', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    expect(rec.calls).toContain('crashReporter.start:{"uploadToServer":false}');
+    const help = (menuItems(rec.menus.at(-1)).find((i) => i.role === 'help')!.submenu as MenuItemConstructorOptions[]).filter((i) => i.label);
+    const click = (label: RegExp) => (help.find((i) => label.test(i.label!))!.click as () => void)();
+    expect(help.map((i) => i.label)).toEqual(
+      process.platform === 'darwin' ? ['Check for Updates…', 'Open Logs Folder', 'Copy Diagnostics'] : ['About Svc Monitor', 'Check for updates…', 'Open logs folder', 'Copy diagnostics'],
+    );
+    if (process.platform !== 'darwin') {
+      click(/^About/);
+      await waitUntil('the About box', () => rec.dialogs.some((d) => d.title === 'About Svc Monitor'));
+      expect(rec.dialogs.find((d) => d.title === 'About Svc Monitor')!.text).toMatch(/^Svc Monitor\nSvc Monitor 0\.1\.0 \(development\)\nElectron .* · Chromium .* · Node .*\n.*\nUpdates: unavailable in this build/);
+    }
+    click(/updates/i);
+    await waitUntil('the update answer', () => rec.dialogs.some((d) => d.title === 'Check for updates'));
+    expect(rec.dialogs.find((d) => d.title === 'Check for updates')!.text).toBe('Updates are unavailable\nUpdates: unavailable in this build');
+    click(/logs folder/i);
+    expect(rec.openedPaths).toEqual([join(userData, 'logs')]);
+    click(/diagnostics/i);
+    expect(rec.clipboardTexts).toHaveLength(1);
+    const report = rec.clipboardTexts[0]!;
+    expect(report).toContain('## Environments (2)');
+    expect(report).toMatch(/- Production <http:\/\/127\.0\.0\.1:9\/prod>: production; live: \w+/);
+    expect(report).toContain(`Crash dumps (local only, never uploaded): ${userData}/Crashpad`);
+    expect(report).toContain(`Logs: ${join(userData, 'logs')}`);
+  });
+
+  it('a crashed window is reloaded with a notice; a hung one after a grace period; an uncaught main error is logged every time and shown once', async () => {
+    const { rec, userData } = await launch();
+    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    const wc = rec.windows[0]!.webContents;
+    wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    expect(wc.reloads).toBe(1);
+    await waitUntil('the notice', () => rec.dialogs.some((d) => d.title === 'The window was reloaded'));
+    expect(rec.dialogs.find((d) => d.title === 'The window was reloaded')!.text).toMatch(/stopped \(crashed, exit code 139\) and was reloaded/);
+    wc.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
+    expect(wc.reloads).toBe(1);
+    // Hung, then answering again within the grace period: no reload.
+    wc.emit('unresponsive');
+    wc.emit('responsive');
+    const before = process.listeners('uncaughtException');
+    const mine = before.at(-1) as (err: Error) => void;
+    mine(new Error('first surprise'));
+    mine(new Error('second surprise'));
+    await waitUntil('the error notice', () => rec.dialogs.some((d) => d.title === 'Svc Monitor hit an unexpected error'));
+    expect(rec.dialogs.filter((d) => d.title === 'Svc Monitor hit an unexpected error')).toHaveLength(1);
+    const logText = await readFile(join(userData, 'logs/main.log'), 'utf8');
+    expect(logText).toMatch(/ERROR uncaught exception: first surprise/);
+    expect(logText).toMatch(/ERROR uncaught exception: second surprise/);
+    expect(logText).toMatch(/ERROR renderer stopped \(crashed, exit code 139\): reloading the window/);
+    expect(wc.reloads).toBe(1);
+  });
+});
+
+describe('start at login', () => {
+  it('a setting: on Linux an autostart entry that starts the console in the tray; elsewhere the system login item; a start with it shows only the tray', async () => {
+    const { dir: config, cleanup } = await makeTempDir('svc-autostart-');
+    cleanups.push(cleanup);
+    const previous = process.env['XDG_CONFIG_HOME'];
+    process.env['XDG_CONFIG_HOME'] = config;
+    cleanups.push(async () => {
+      if (previous === undefined) delete process.env['XDG_CONFIG_HOME'];
+      else process.env['XDG_CONFIG_HOME'] = previous;
+    });
+    const { rec, userData } = await launch({ prepare: () => expect(process.platform).toBe('linux') });
+    await waitUntil('the menu', () => rec.trays.length === 1 && rec.menus.length > 0);
+    const checkbox = () => menuItems(rec.menus.at(-1)).find((i) => i.label === 'Start at login (in the tray)')!;
+    expect(checkbox().checked).toBe(false);
+    (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
+    await waitUntil('the saved setting', () => checkbox().checked === true);
+    const entry = await readFile(join(config, 'autostart', 'svc-monitor.desktop'), 'utf8');
+    expect(entry).toContain(`Exec=${process.execPath.includes(' ') ? `"${process.execPath}"` : process.execPath} --hidden\n`);
+    expect(entry).toMatch(/^\[Desktop Entry\]\nType=Application\nName=Svc Monitor\n/);
+    expect(JSON.parse(await readFile(join(userData, 'preferences.json'), 'utf8'))).toMatchObject({ startAtLogin: true });
+    (checkbox().click as (item: { checked: boolean }) => void)({ checked: false });
+    await waitUntil('the entry removed', () => checkbox().checked === false);
+    await expect(readFile(join(config, 'autostart', 'svc-monitor.desktop'), 'utf8')).rejects.toThrow(/ENOENT/);
+
+    // Windows and macOS: the system's login item, opening hidden.
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    await waitUntil('the login item', () => rec.calls.some((c) => c.startsWith('setLoginItemSettings:')));
+    expect(rec.calls).toContain('setLoginItemSettings:{"openAtLogin":true,"openAsHidden":true,"args":["--hidden"]}');
+
+    // Started by the login item: the tray, no window on screen.
+    process.argv.push('--hidden');
+    try {
+      const { rec: atLogin } = await launch();
+      await waitUntil('the tray', () => atLogin.trays.length === 1 && atLogin.windows[0]?.loadedUrl !== undefined);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(atLogin.windows[0]!.shownAt).toBeUndefined();
+    } finally {
+      process.argv.pop();
+    }
+  });
+});
+
+describe('proxy credentials', () => {
+  it('app "login" for a proxy: the window is asked (naming the proxy) and the answer goes to Chromium; a server\'s own request is left alone', async () => {
+    const { rec } = await launch();
+    await waitUntil('the services', () => rec.trays.length === 1);
+    const answered: unknown[][] = [];
+    let prevented = 0;
+    rec.appEmitter.emit('login', { preventDefault: () => prevented++ }, {}, { url: 'https://h/' }, { isProxy: false, host: 'h', port: 443, scheme: 'basic', realm: '' }, (...a: unknown[]) => answered.push(a));
+    expect(prevented).toBe(0);
+    rec.appEmitter.emit('login', { preventDefault: () => prevented++ }, {}, { url: 'https://h/' }, { isProxy: true, host: 'proxy.corp', port: 8080, scheme: 'basic', realm: 'Corp' }, (...a: unknown[]) => answered.push(a));
+    expect(prevented).toBe(1);
+    const wc = rec.windows[0]!.webContents;
+    await waitUntil('the prompt event', () => wc.sent.some(([, e]) => (e as { type: string }).type === 'proxyLogin'));
+    const request = (wc.sent.find(([, e]) => (e as { type: string }).type === 'proxyLogin')![1] as { request: { id: string; proxy: string } }).request;
+    expect(request.proxy).toBe('proxy.corp:8080');
+    const answer = await rec.ipcHandlers.get('svc-monitor:proxy.answer')!({ senderFrame: { url: 'app://console/', parent: null } }, request.id, { username: 'jdoe', password: 'pw', remember: false });
+    expect(answer).toEqual({ ok: true, value: null });
+    await waitUntil('the callback', () => answered.length === 1);
+    expect(answered).toEqual([['jdoe', 'pw']]);
+  });
+});
+
+describe('Windows toasts open their target through the svc-monitor: link', () => {
+  it('a toast carries its target\'s link (escaped) and opens it by protocol activation, from the Action Center too', async () => {
+    const rec = createRecordingElectron('/nowhere', process.cwd());
+    vi.resetModules();
+    vi.doMock('electron', () => rec.electron);
+    const { createNativeNotificationSink } = await import('../../src/main/electron/nativeNotifications.js');
+    const { formatTargetLink, parseDeepLink } = await import('../../src/main/deepLinks/parseDeepLink.js');
+    const opened: unknown[] = [];
+    const sink = createNativeNotificationSink((target) => opened.push(target), undefined, (target) => formatTargetLink('Prod & Co', target));
+    const taskId = '7d3c2a1e-0000-4000-8000-000000000009';
+    const platform = Object.getOwnPropertyDescriptor(process, 'platform')!;
+    Object.defineProperty(process, 'platform', { ...platform, value: 'win32' });
+    try {
+      sink.show({ environmentId: 'prd', burstId: 'b1', isProduction: true, count: 1, title: 'Task failed in Prod & Co', body: 'Invoice: <503>', target: { kind: 'task', environmentId: 'prd', taskId } });
+      sink.show({ environmentId: 'prd', burstId: 'b1-2', isProduction: true, count: 3, title: '3 tasks failed', body: 'x', target: { kind: 'inbox', environmentId: 'prd', burstId: 'b1-2' } });
+    } finally {
+      Object.defineProperty(process, 'platform', platform);
+    }
+    const [task, inbox] = rec.notifications;
+    expect(task!.toastXml).toBe(
+      `<toast activationType="protocol" launch="svc-monitor://Prod%20%26%20Co/tasks/${taskId}" scenario="urgent"><visual><binding template="ToastGeneric"><text>Task failed in Prod &amp; Co</text><text>Invoice: &lt;503&gt;</text></binding></visual></toast>`,
+    );
+    // The links read back to the same targets (the second instance hands them to openDeepLink).
+    expect(parseDeepLink(`svc-monitor://Prod%20%26%20Co/tasks/${taskId}`)).toEqual({ environment: 'Prod & Co', taskId });
+    expect(/launch="([^"]+)"/.exec(inbox!.toastXml!)![1]).toBe('svc-monitor://Prod%20%26%20Co/inbox?burst=b1-2');
+    expect(parseDeepLink('svc-monitor://Prod%20%26%20Co/inbox?burst=b1-2')).toEqual({ environment: 'Prod & Co', inbox: { burstId: 'b1-2' } });
+    // The click itself opens nothing more (the protocol does): no double open.
+    task!.click();
+    expect(opened).toEqual([]);
+    // Elsewhere: no toast XML, the click handler opens the target.
+    sink.show({ environmentId: 'prd', burstId: 'b2', isProduction: false, count: 1, title: 't', body: 'b', target: { kind: 'task', environmentId: 'prd', taskId } });
+    expect(rec.notifications[2]!.toastXml).toBeUndefined();
+    rec.notifications[2]!.click();
+    expect(opened).toEqual([{ kind: 'task', environmentId: 'prd', taskId }]);
   });
 });
 

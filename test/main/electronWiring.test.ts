@@ -18,13 +18,14 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     await import('../../src/main/index.js');
     rec.emitReady();
     const deadline = Date.now() + 10_000;
-    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl) {
+    // The window comes first; the services (and the tray) once the keychain answered.
+    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl || rec.trays.length === 0) {
       if (Date.now() > deadline) throw new Error('the main window was not created');
       await new Promise((r) => setTimeout(r, 20));
     }
   });
   afterAll(async () => {
-    rec.appEmitter.emit('before-quit');
+    rec.emitBeforeQuit();
     await new Promise((r) => setTimeout(r, 50));
     await rm(dir, { recursive: true, force: true });
   });
@@ -71,7 +72,7 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
 
   it('handles every bridge channel, validates arguments and refuses calls from other frames', async () => {
     expect([...rec.ipcHandlers.keys()].every((c) => c.startsWith('svc-monitor:'))).toBe(true);
-    expect(rec.ipcHandlers.size).toBe(20);
+    expect(rec.ipcHandlers.size).toBe(26);
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     const add = rec.ipcHandlers.get('svc-monitor:environments.add')!;
     const ok = (await add(appFrame, { name: 'Local', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false })) as { ok: boolean };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENVIRONMENTS_FILE, EnvironmentStore } from '../../src/main/environments/EnvironmentStore.js';
 import { NOTIFICATION_SETTINGS_FILE, NotificationSettingsFile } from '../../src/main/notifications/NotificationSettingsFile.js';
+import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import { makeTempDir } from './support/tempDir.js';
 
 const prod = { name: 'Production', baseUrl: 'https://ops.example.com/', colour: '#C0392B', isProduction: true };
@@ -50,6 +51,24 @@ describe('EnvironmentStore', () => {
     await expect(store.reorder([s.id])).rejects.toThrow(/every environment id exactly once/);
     await expect(store.update('nope', { name: 'x' })).rejects.toThrow(/unknown environment/);
     expect(store.list()).toHaveLength(2);
+  });
+
+  it('refuses a production environment at http:// unless its name is typed to allow it; a rename asks again; the network refuses a hand-edited one', async () => {
+    const store = await EnvironmentStore.open(dir);
+    const plain = { ...prod, baseUrl: 'http://ops.example.com' };
+    const reason = 'baseUrl: a production environment at http:// sends its password and token unencrypted; use https://, or type the environment\'s name "Production" to allow it (insecureHttpConfirmedName)';
+    await expect(store.add(plain)).rejects.toThrow(reason);
+    await expect(store.add({ ...plain, insecureHttpConfirmedName: 'production' })).rejects.toThrow(reason);
+    const allowed = await store.add({ ...plain, insecureHttpConfirmedName: ' Production ' });
+    expect(allowed).toMatchObject({ baseUrl: 'http://ops.example.com', insecureHttpConfirmedName: 'Production' });
+    await expect(store.update(allowed.id, { name: 'Prod EU' })).rejects.toThrow(/type the environment's name "Prod EU"/);
+    // Staging at http://, and production on a loopback address (nothing leaves the machine), need nothing.
+    const s = await store.add({ ...staging, baseUrl: 'http://staging.example.com' });
+    await expect(store.update(s.id, { isProduction: true })).rejects.toThrow(/type the environment's name "Staging"/);
+    await store.add({ ...prod, name: 'Local', baseUrl: 'http://127.0.0.1:5080' });
+    // A file edited by hand still loads, but nothing is sent to the host.
+    const network = nodeNetwork({ id: 'x', ...plain });
+    await expect(network.hub('http://ops.example.com/svc-monitoring/hub')).rejects.toThrow(reason);
   });
 
   it('exports without ids or secrets and imports by merge or replace', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { SvcEvent } from '../../server/src/contracts/events.js';
+import type { SvcEvent, SvcEventKind, SvcEventSeverity } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { FailureNotifier, type FailureNotification } from '../../src/main/notifications/FailureNotifier.js';
 import { DEFAULT_NOTIFICATION_SETTINGS, notificationSettingsSchema } from '../../src/main/notifications/notificationSettings.js';
@@ -73,6 +73,24 @@ describe('FailureNotifier and the failure inbox', () => {
     vi.advanceTimersByTime(120);
     expect(shown).toHaveLength(3);
     expect(shown[2]!.burstId).not.toBe(prod.burstId);
+  });
+
+  it('only Failed and Timeout notify or count on the badge: every other kind at every severity stays silent', () => {
+    const kinds: SvcEventKind[] = ['Started', 'Completed', 'Failed', 'Cancelled', 'Timeout', 'OccurrenceSkipped'];
+    const severities: SvcEventSeverity[] = ['Information', 'Warning', 'Error'];
+    const { inbox, shown, badge, notifier } = setup();
+    for (const kind of kinds) {
+      for (const severity of severities) {
+        const before = { shown: shown.length, inbox: inbox.list().length };
+        // Two environments, so the cool-down (5 notifications per environment) is not reached.
+        notifier.handle(kind === 'Timeout' ? 'stg' : 'prod', { ...failed(), kind, severity, message: `${kind} at ${severity}` });
+        vi.advanceTimersByTime(60);
+        const notifies = kind === 'Failed' || kind === 'Timeout';
+        expect({ kind, severity, shown: shown.length - before.shown, inbox: inbox.list().length - before.inbox }).toEqual({ kind, severity, shown: notifies ? 1 : 0, inbox: notifies ? 1 : 0 });
+      }
+    }
+    expect(shown.map((x) => x.body.replace(/^Task\d+: /, ''))).toEqual(['Failed at Information', 'Failed at Warning', 'Failed at Error', 'Timeout at Information', 'Timeout at Warning', 'Timeout at Error']);
+    expect(badge.at(-1)).toBe(6);
   });
 
   it('keeps the inbox newest first and marks items, bursts or environments read', () => {

@@ -46,7 +46,7 @@ describe('the preload bridge against the real main process', () => {
     bridge = exposed.get(BRIDGE_GLOBAL) as DesktopBridge;
   });
   afterAll(async () => {
-    rec.appEmitter.emit('before-quit');
+    rec.emitBeforeQuit();
     await rm(dir, { recursive: true, force: true });
   });
 

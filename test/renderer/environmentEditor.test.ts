@@ -86,3 +86,18 @@ describe('environment editor: HTTPS certificate settings', () => {
     expect(controller.state.editor).toEqual({ mode: 'edit', id: 'lab' });
   });
 });
+
+describe('environment editor: production at http://', () => {
+  it('warns that it is not encrypted and sends the typed name for main to check; https needs nothing', async () => {
+    const { wrapper, updates } = editor(view({ baseUrl: 'http://ops.example.com', name: 'Prod' }));
+    expect(wrapper.find('[data-testid="env-insecure"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="env-production"]').setValue(true);
+    expect(wrapper.get('[data-testid="env-insecure"]').text()).toContain('Not encrypted.');
+    await wrapper.get('[data-testid="env-insecure-confirm"]').setValue(' Prod ');
+    await wrapper.get('form').trigger('submit');
+    await flushPromises();
+    expect(updates()[0]).toMatchObject({ isProduction: true, insecureHttpConfirmedName: 'Prod' });
+    await wrapper.get('[data-testid="env-url"]').setValue('https://ops.example.com');
+    expect(wrapper.find('[data-testid="env-insecure"]').exists()).toBe(false);
+  });
+});

@@ -1,3 +1,5 @@
+import type { NotificationTarget } from '../../shared/notifications.js';
+
 /** `svc-monitor://<environment>/tasks/<id>`: open a task of an environment. */
 export interface TaskDeepLink {
   /** Environment id or name, as written in the link (decoded). */
@@ -12,7 +14,13 @@ export interface PageDeepLink {
   path: string;
 }
 
-export type DeepLink = TaskDeepLink | PageDeepLink;
+/** `svc-monitor://<environment>/inbox?burst=<id>`: open the failure inbox at an environment (or one burst). */
+export interface InboxDeepLink {
+  environment: string;
+  inbox: { burstId?: string };
+}
+
+export type DeepLink = TaskDeepLink | PageDeepLink | InboxDeepLink;
 
 /** Pages a link may open (the dashboard's list pages). */
 export const LINKABLE_PAGES = ['', 'tasks', 'queues', 'failures', 'statistics', 'live'] as const;
@@ -36,6 +44,11 @@ export function parseDeepLink(url: string): DeepLink {
   if (!match) {
     const page = PAGE_SHAPE.exec(text);
     const name = page?.[2]?.toLowerCase();
+    if (page && name === 'inbox') {
+      const burstId = new URLSearchParams(page[3] ?? '').get('burst');
+      if (burstId !== null && !/^[A-Za-z0-9_-]{1,40}$/.test(burstId)) throw new DeepLinkError('deep link: invalid burst id');
+      return { environment: decodeEnvironment(page[1]!), inbox: burstId ? { burstId } : {} };
+    }
     if (!page || !(LINKABLE_PAGES as readonly string[]).includes(name!)) {
       throw new DeepLinkError('deep link: expected svc-monitor://<environment>/tasks/<task id> or svc-monitor://<environment>/<page>?<filters>');
     }
@@ -64,6 +77,24 @@ function decodeEnvironment(raw: string): string {
 /** Builds the link of a task (copy link action). */
 export function formatDeepLink(environmentName: string, taskId: string): string {
   return `${DEEP_LINK_SCHEME}://${encodeURIComponent(environmentName)}/tasks/${taskId}`;
+}
+
+/**
+ * The link that opens `target` (a Windows notification opens it when clicked, even from the
+ * Action Center, where the app's click handler is gone): parseDeepLink reads it back.
+ */
+export function formatTargetLink(environmentName: string, target: NotificationTarget): string {
+  const base = `${DEEP_LINK_SCHEME}://${encodeURIComponent(environmentName)}`;
+  switch (target.kind) {
+    case 'task':
+      return formatDeepLink(environmentName, target.taskId);
+    case 'route':
+      return `${base}${target.path.startsWith('/') ? target.path : `/${target.path}`}`;
+    case 'inbox':
+      return `${base}/inbox${target.burstId ? `?burst=${encodeURIComponent(target.burstId)}` : ''}`;
+    case 'environment':
+      return `${base}/`;
+  }
 }
 
 /** The deep link among command-line arguments (second instance on Windows/Linux). */

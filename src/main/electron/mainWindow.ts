@@ -11,6 +11,8 @@ export interface MainWindowInput {
   iconPath?: string;
   devServerUrl?: string;
   packaged?: boolean;
+  /** Started at login: the window is made but stays hidden (the tray shows it). */
+  hidden?: boolean;
 }
 
 /** The one window: hardened options, navigation denied, CSP, remembered bounds. */
@@ -55,7 +57,7 @@ export async function createMainWindow(input: MainWindowInput): Promise<BrowserW
   };
   for (const e of ['resize', 'move', 'maximize', 'unmaximize'] as const) win.on(e as 'resize', remember);
 
-  win.once('ready-to-show', () => win.show());
+  if (!input.hidden) win.once('ready-to-show', () => win.show());
   await win.loadURL(input.devServerUrl ?? `${APP_ORIGIN}/`);
   return win;
 }

@@ -18,8 +18,17 @@ export class TrayController implements BadgeSink {
   private readonly tray: Tray;
   private unread = 0;
   private environments: readonly EnvironmentStatusView[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  /** What the tray shows now: an unchanged state keeps its image, title and overlay. */
+  private shown: { state?: string; unread?: number; tooltip?: string; menu?: string } = { state: 'normal' };
 
-  constructor(private readonly icons: { normal: string; unread: string; warning: string }, private readonly actions: TrayActions, private readonly window: () => BrowserWindow | undefined) {
+  constructor(
+    private readonly icons: { normal: string; unread: string; warning: string },
+    private readonly actions: TrayActions,
+    private readonly window: () => BrowserWindow | undefined,
+    /** Changes within this long make one update of the icon, badge and menu (a storm of failures). */
+    private readonly coalesceMs = 250,
+  ) {
     this.tray = new Tray(nativeImage.createFromPath(icons.normal));
     this.tray.on('click', () => actions.show());
     this.render();
@@ -27,34 +36,47 @@ export class TrayController implements BadgeSink {
 
   setEnvironments(environments: readonly EnvironmentStatusView[]): void {
     this.environments = environments;
-    this.renderIcon();
-    this.render();
+    this.schedule();
   }
 
   setUnreadCount(count: number): void {
     this.unread = count;
-    app.setBadgeCount(count);
-    this.renderIcon();
-    const win = this.window();
-    if (process.platform === 'win32' && win) {
-      win.setOverlayIcon(count > 0 ? nativeImage.createFromPath(this.icons.unread) : null, count > 0 ? trayTooltip(count) : '');
-    }
-    this.render();
+    this.schedule();
   }
 
   destroy(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     this.tray.destroy();
   }
 
-  private renderIcon(): void {
-    const state = trayState(this.unread, this.environments);
-    this.tray.setImage(nativeImage.createFromPath(this.icons[state]));
-    if (process.platform === 'darwin') this.tray.setTitle(`${state === 'warning' ? '⚠' : ''}${this.unread > 0 ? String(this.unread) : ''}`);
+  private schedule(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.render();
+    }, this.coalesceMs);
   }
 
   private render(): void {
-    this.tray.setToolTip(trayTooltip(this.unread, this.environments));
-    this.tray.setContextMenu(Menu.buildFromTemplate(buildTrayMenuTemplate(this.environments, this.unread).map((i) => this.toElectron(i))));
+    const state = trayState(this.unread, this.environments);
+    if (state !== this.shown.state) this.tray.setImage(nativeImage.createFromPath(this.icons[state]));
+    if (process.platform === 'darwin' && (state !== this.shown.state || this.unread !== this.shown.unread)) {
+      this.tray.setTitle(`${state === 'warning' ? '⚠' : ''}${this.unread > 0 ? String(this.unread) : ''}`);
+    }
+    if (this.unread !== this.shown.unread) {
+      app.setBadgeCount(this.unread);
+      const win = this.window();
+      if (process.platform === 'win32' && win) {
+        win.setOverlayIcon(this.unread > 0 ? nativeImage.createFromPath(this.icons.unread) : null, this.unread > 0 ? trayTooltip(this.unread) : '');
+      }
+    }
+    const tooltip = trayTooltip(this.unread, this.environments);
+    if (tooltip !== this.shown.tooltip) this.tray.setToolTip(tooltip);
+    const template = buildTrayMenuTemplate(this.environments, this.unread);
+    const menu = JSON.stringify(template);
+    if (menu !== this.shown.menu) this.tray.setContextMenu(Menu.buildFromTemplate(template.map((i) => this.toElectron(i))));
+    this.shown = { state, unread: this.unread, tooltip, menu };
   }
 
   private toElectron(item: TrayMenuItem): MenuItemConstructorOptions {

@@ -12,6 +12,7 @@ import {
   environmentPatchSchema,
   environmentSchema,
   selfSignedRefusal,
+  insecureProductionRefusal,
 } from './environment.js';
 import type { Environment, EnvironmentInput } from '../../shared/environment.js';
 
@@ -240,11 +241,10 @@ export class EnvironmentStore {
   }
 }
 
-/** An empty CA path means "none": the field is dropped rather than stored empty. */
+/** An empty CA path or confirmation means "none": the field is dropped rather than stored empty. */
 function withoutEmptySettings(env: Environment): Environment {
-  if (env.caCertificatePath !== '') return env;
-  const { caCertificatePath: _none, ...rest } = env;
-  return rest;
+  const { caCertificatePath, insecureHttpConfirmedName, ...rest } = env;
+  return { ...rest, ...(caCertificatePath ? { caCertificatePath } : {}), ...(insecureHttpConfirmedName ? { insecureHttpConfirmedName } : {}) };
 }
 
 /**
@@ -252,7 +252,7 @@ function withoutEmptySettings(env: Environment): Environment {
  * file (when it is new or changed) must be readable and hold certificates.
  */
 function assertUsableTrust(env: Environment, previous?: Environment): void {
-  const refusal = selfSignedRefusal(env);
+  const refusal = selfSignedRefusal(env) ?? insecureProductionRefusal(env);
   if (refusal) throw new EnvironmentValidationError(refusal);
   if (env.caCertificatePath && env.caCertificatePath !== previous?.caCertificatePath) {
     try {

@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import type { Environment, EnvironmentInput, EnvironmentPatch } from '../../shared/environment.js';
+import { isInsecureProduction, type Environment, type EnvironmentInput, type EnvironmentPatch } from '../../shared/environment.js';
 import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
 
 export const ENVIRONMENT_NAME_MAX = 80;
@@ -37,6 +37,12 @@ export function selfSignedRefusal(environment: Pick<Environment, 'isProduction' 
   return environment.isProduction && environment.allowSelfSigned === true ? `allowSelfSigned: ${SELF_SIGNED_IN_PRODUCTION}` : undefined;
 }
 
+/** Why a production environment at http:// cannot be used, or undefined when it can (https, or confirmed by its typed name). */
+export function insecureProductionRefusal(environment: Pick<Environment, 'isProduction' | 'baseUrl' | 'name' | 'insecureHttpConfirmedName'>): string | undefined {
+  if (!isInsecureProduction(environment) || environment.insecureHttpConfirmedName === environment.name) return undefined;
+  return `baseUrl: a production environment at http:// sends its password and token unencrypted; use https://, or type the environment's name "${environment.name}" to allow it (insecureHttpConfirmedName)`;
+}
+
 const environmentFieldsSchema = z.strictObject({
   name: z
     .string()
@@ -60,6 +66,7 @@ const environmentFieldsSchema = z.strictObject({
     .refine((v) => v === '' || isAbsolute(v), 'caCertificatePath must be an absolute path')
     .optional(),
   allowSelfSigned: z.boolean().optional(),
+  insecureHttpConfirmedName: z.string().trim().max(ENVIRONMENT_NAME_MAX, `insecureHttpConfirmedName is longer than ${ENVIRONMENT_NAME_MAX} characters`).optional(),
 });
 
 const refuseSelfSignedProduction = (value: Pick<Environment, 'isProduction' | 'allowSelfSigned'>, ctx: z.RefinementCtx) => {

@@ -96,17 +96,28 @@ export class HubManager {
     const id = entry.session.environmentId;
     if (entry.retryTimer) clearTimeout(entry.retryTimer);
     entry.retryTimer = undefined;
-    const url = entry.session.hubUrl();
+    let url;
+    try {
+      url = entry.session.hubUrl();
+    } catch (err) {
+      // A hub address the console refuses: say so; trying again would not change it.
+      this.setState(entry, 'error', err instanceof Error ? err.message : String(err));
+      return;
+    }
     if (!url) return;
     const delays = this.options.reconnectDelaysMs ?? [0, 2_000, 5_000, 10_000, 30_000];
     let transport;
     try {
       transport = await entry.session.hubTransport(url);
     } catch (err) {
+      if (!this.stillWanted(entry)) return;
       this.setState(entry, 'error', err instanceof Error ? err.message : String(err));
       this.scheduleRetry(entry);
       return;
     }
+    // Choosing the transport takes a while (proxy, certificates): the environment may have been
+    // removed, or its session signed out, meanwhile. No connection for either.
+    if (!this.stillWanted(entry)) return;
     // The hub client reads `WebSocket` at run time; its option types leave it out.
     const options: IHttpConnectionOptions = { ...transport, accessTokenFactory: async () => (await entry.session.freshToken()) ?? '' };
     const connection = new HubConnectionBuilder()
@@ -126,7 +137,7 @@ export class HubManager {
       const failure = interpretHubFailure(error);
       if (failure.kind === 'token-expired') {
         this.setState(entry, 'reconnecting', failure.message);
-        void entry.session.handleRejected(failure.message).then((renewed) => {
+        void this.renew(entry, failure.message).then((renewed) => {
           // Without a new token the reconnect cannot succeed: stop; the session shows the prompt.
           if (!renewed && entry.connection === connection) void this.stopConnection(entry, 'idle');
         });
@@ -149,9 +160,9 @@ export class HubManager {
       const failure = interpretHubFailure(error ?? 'The live connection closed');
       if (failure.kind === 'token-expired' || failure.kind === 'unauthorized') {
         this.setState(entry, 'reconnecting', failure.message);
-        void entry.session.handleRejected(failure.message).then((renewed) => {
-          if (entry.connection !== undefined || !this.watched.has(entry.session.environmentId)) return;
-          if (renewed) void this.start(entry);
+        void this.renew(entry, failure.message).then((renewed) => {
+          if (entry.connection !== undefined || !this.stillWanted(entry, false)) return;
+          if (renewed) void this.ensureStarted(entry);
           else this.setState(entry, 'idle');
         });
         return;
@@ -163,6 +174,8 @@ export class HubManager {
     try {
       await connection.start();
       if (entry.connection === connection) this.setState(entry, 'connected');
+      // Removed while connecting: this connection has no owner any more.
+      else if (!this.watched.has(id) || this.watched.get(id) !== entry) await connection.stop().catch(() => undefined);
     } catch (err) {
       if (entry.connection !== connection) return;
       entry.connection = undefined;
@@ -172,13 +185,37 @@ export class HubManager {
         return;
       }
       if (failure.kind === 'unauthorized' || failure.kind === 'token-expired') {
-        const renewed = await entry.session.handleRejected('The hub rejected the session token');
-        if (renewed) return this.start(entry);
-        this.setState(entry, 'idle');
+        const renewed = await this.renew(entry, 'The hub rejected the session token');
+        if (renewed && this.stillWanted(entry)) return this.start(entry);
+        // Not renewed: the session asks for a login (idle), or the renewal failed (error, retried).
+        if (entry.state !== 'error' && this.stillWanted(entry, false)) this.setState(entry, 'idle');
         return;
       }
       this.setState(entry, 'error', failure.message);
       this.scheduleRetry(entry);
+    }
+  }
+
+  /** Whether `entry` is still the environment's watch (and, by default, its session signed in). */
+  private stillWanted(entry: Watched, signedIn = true): boolean {
+    return this.watched.get(entry.session.environmentId) === entry && (!signedIn || entry.session.view().auth === 'authenticated');
+  }
+
+  /**
+   * The hub refused the token: the session renews it (true) or asks for a login (false). A
+   * renewal that fails outright (the host unreachable) is an error state, retried later.
+   */
+  private async renew(entry: Watched, reason: string): Promise<boolean> {
+    try {
+      return await entry.session.handleRejected(reason);
+    } catch (err) {
+      const message = `Renewing the session failed: ${err instanceof Error ? err.message : String(err)}`;
+      this.options.log?.(entry.session.environmentId, 'error', message);
+      if (this.stillWanted(entry, false)) {
+        this.setState(entry, 'error', message);
+        this.scheduleRetry(entry);
+      }
+      return false;
     }
   }
 

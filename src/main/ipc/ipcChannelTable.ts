@@ -1,6 +1,10 @@
+import { readFile, stat } from 'node:fs/promises';
 import { z } from 'zod';
+import { ConsoleError } from '../ConsoleError.js';
+import { writeFileAtomic } from '../files/writeFileAtomic.js';
 import type { IpcArgs, IpcChannelName, IpcValue } from '../../shared/ipcContract.js';
 import { PROXIED_OPERATIONS } from '../api/operationParams.js';
+import { MANAGEMENT_ACTIONS } from '../../shared/proxiedOperations.js';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { environmentInputSchema, environmentPatchSchema } from '../environments/environment.js';
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
@@ -11,6 +15,22 @@ export interface IpcHandlerContext {
   services: ConsoleServices;
   /** Opens an http(s) address in the user's browser (Electron `shell.openExternal` behind the navigation policy). */
   openExternal(url: string): Promise<void>;
+  /** The system's file dialogs (Electron `dialog`); absent where there is no window (tests that do not need them). */
+  files?: FileDialogs;
+}
+
+/** The file dialogs the channels open: the chosen path, or null when cancelled. */
+export interface FileDialogs {
+  open(purpose: 'ca-certificate' | 'environments'): Promise<string | null>;
+  save(defaultName: string): Promise<string | null>;
+}
+
+/** An import file larger than this is refused (the same limit as a pasted list). */
+const IMPORT_MAX_BYTES = 1_000_000;
+
+function dialogs(context: IpcHandlerContext): FileDialogs {
+  if (!context.files) throw new ConsoleError('not-found', 'No file dialogs here');
+  return context.files;
 }
 
 /** One channel: the exact argument tuple main accepts, and what runs once it is accepted. */
@@ -66,7 +86,11 @@ export const IPC_CHANNEL_TABLE = {
   // The operation's own parameters are validated by the proxy against its schema.
   'api.call': {
     args: z.tuple([environmentId, z.enum(PROXIED_OPERATIONS), z.record(z.string(), z.unknown())]),
-    handle: ({ services }, id, operation, params) => services.proxy.call(id, operation, params),
+    handle: ({ services }, id, operation, params) => services.callApi(id, operation, params),
+  },
+  'api.manage': {
+    args: z.tuple([environmentId, z.enum(MANAGEMENT_ACTIONS), z.record(z.string(), z.unknown()), z.string().max(200)]),
+    handle: ({ services }, id, operation, params, confirmation) => services.manage(id, operation, params, confirmation),
   },
   'inbox.list': {
     args: z.tuple([z.strictObject({ environmentId: environmentId.optional(), burstId: burstId.optional(), unreadOnly: z.boolean().optional() })]),
@@ -80,6 +104,31 @@ export const IPC_CHANNEL_TABLE = {
   'notifications.setSettings': { args: z.tuple([notificationSettingsSchema]), handle: async ({ services }, settings) => (await services.setNotificationSettings(settings), null) },
   'vault.status': { args: z.tuple([]), handle: ({ services }) => services.vault.status() },
   'deepLink.open': { args: z.tuple([z.string().max(2048)]), handle: ({ services }, url) => services.openDeepLink(url) },
+  'files.pickCaCertificate': { args: z.tuple([]), handle: (context) => dialogs(context).open('ca-certificate') },
+  'environments.importFile': {
+    args: z.tuple([]),
+    handle: async (context) => {
+      const path = await dialogs(context).open('environments');
+      if (!path) return null;
+      const info = await stat(path);
+      if (info.size > IMPORT_MAX_BYTES) throw new ConsoleError('invalid-arguments', `${path}: import is larger than 1 MB`);
+      return { path, text: await readFile(path, 'utf8') };
+    },
+  },
+  'environments.exportFile': {
+    args: z.tuple([]),
+    handle: async (context) => {
+      const path = await dialogs(context).save('svc-monitor-environments.json');
+      if (!path) return null;
+      await writeFileAtomic(path, context.services.store.exportJson());
+      return path;
+    },
+  },
+  'proxy.answer': {
+    args: z.tuple([z.string().max(40), z.strictObject({ username: z.string().min(1).max(200), password: z.string().max(1000), remember: z.boolean() }).nullable()]),
+    handle: ({ services }, id, answer) => (services.answerProxyLogin(id, answer), null),
+  },
+  'window.ready': { args: z.tuple([]), handle: ({ services }) => services.takePendingOpen() ?? null },
   'shell.openExternal': { args: z.tuple([httpUrl]), handle: async ({ openExternal }, url) => (await openExternal(url), null) },
 } as const satisfies IpcChannelTable;
 

@@ -4,6 +4,9 @@ import { redactSecrets } from './redactSecrets.js';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 
+/** Error lines kept in memory for the diagnostics report. */
+const RECENT_ERRORS = 10;
+
 export interface LogFileOptions {
   /** Rotate when the file reaches this size (default 1 MiB). */
   maxBytes?: number;
@@ -23,6 +26,8 @@ export class LogFile {
   private readonly keep: number;
   private readonly now: () => Date;
   private size: number;
+  /** The latest error lines (redacted), newest last: what the diagnostics report lists. */
+  private readonly errors: string[] = [];
 
   constructor(readonly dir: string, options: LogFileOptions = {}) {
     this.path = join(dir, 'main.log');
@@ -50,6 +55,10 @@ export class LogFile {
 
   write(level: LogLevel, message: string): void {
     const line = `${this.now().toISOString()} ${level.toUpperCase()} ${redactSecrets(message)}\n`;
+    if (level === 'error') {
+      this.errors.push(line.trimEnd().split('\n')[0]!);
+      if (this.errors.length > RECENT_ERRORS) this.errors.shift();
+    }
     try {
       if (this.size + Buffer.byteLength(line) > this.maxBytes && this.size > 0) this.rotate();
       appendFileSync(this.path, line);
@@ -57,6 +66,11 @@ export class LogFile {
     } catch {
       // A log that cannot be written must not take the console down.
     }
+  }
+
+  /** The last error lines written (their first line each, redacted). */
+  recentErrors(): string[] {
+    return [...this.errors];
   }
 
   private rotate(): void {

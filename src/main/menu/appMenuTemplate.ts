@@ -6,19 +6,26 @@ export interface AppMenuInput {
   packaged: boolean;
   environments: ReadonlyArray<{ id: string; name: string; isProduction: boolean }>;
   closeToTray: boolean;
+  startAtLogin: boolean;
 }
 
 export interface AppMenuActions {
   openEnvironment(environmentId: string): void;
   openInbox(): void;
   setCloseToTray(value: boolean): void;
+  setStartAtLogin(value: boolean): void;
   quit(): void;
+  about(): void;
+  checkForUpdates(): void;
+  openLogsFolder(): void;
+  copyDiagnostics(): void;
 }
 
 /**
  * The application menu: standard edit roles (copy/paste shortcuts on macOS need them), the
  * first nine environments on Ctrl/⌘+1…9, the inbox on Ctrl/⌘+I, the close-to-tray choice,
- * and reload/developer tools only in development.
+ * reload/developer tools only in development, and Help: About, Check for updates, Open logs
+ * folder, Copy diagnostics.
  */
 export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuActions): MenuItemConstructorOptions[] {
   const mac = input.platform === 'darwin';
@@ -35,7 +42,26 @@ export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuAction
     checked: input.closeToTray,
     click: (item) => actions.setCloseToTray(item.checked),
   };
+  const startAtLogin: MenuItemConstructorOptions = {
+    label: mac ? 'Open at Login (in the Menu Bar)' : 'Start at login (in the tray)',
+    type: 'checkbox',
+    checked: input.startAtLogin,
+    click: (item) => actions.setStartAtLogin(item.checked),
+  };
   const quit: MenuItemConstructorOptions = { label: mac ? 'Quit Svc Monitor' : 'Quit', accelerator: 'CmdOrCtrl+Q', click: () => actions.quit() };
+  const about: MenuItemConstructorOptions = { label: 'About Svc Monitor', click: () => actions.about() };
+  const checkForUpdates: MenuItemConstructorOptions = { label: mac ? 'Check for Updates…' : 'Check for updates…', click: () => actions.checkForUpdates() };
+  const help: MenuItemConstructorOptions = {
+    label: mac ? 'Help' : '&Help',
+    role: 'help',
+    submenu: [
+      ...(mac ? [] : [about]),
+      checkForUpdates,
+      { type: 'separator' },
+      { label: mac ? 'Open Logs Folder' : 'Open logs folder', click: () => actions.openLogsFolder() },
+      { label: mac ? 'Copy Diagnostics' : 'Copy diagnostics', click: () => actions.copyDiagnostics() },
+    ],
+  };
   const view: MenuItemConstructorOptions[] = [
     ...(input.packaged ? [] : ([{ role: 'reload' }, { role: 'toggleDevTools' }, { type: 'separator' }] as MenuItemConstructorOptions[])),
     { role: 'resetZoom' },
@@ -45,11 +71,12 @@ export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuAction
     { role: 'togglefullscreen' },
   ];
   return [
-    ...(mac ? [{ label: 'Svc Monitor', submenu: [{ role: 'about' }, { type: 'separator' }, closeToTray, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, quit] } as MenuItemConstructorOptions] : []),
-    ...(mac ? [] : [{ label: '&File', submenu: [closeToTray, { type: 'separator' }, quit] } as MenuItemConstructorOptions]),
+    ...(mac ? [{ label: 'Svc Monitor', submenu: [about, checkForUpdates, { type: 'separator' }, closeToTray, startAtLogin, { type: 'separator' }, { role: 'hide' }, { role: 'hideOthers' }, { role: 'unhide' }, { type: 'separator' }, quit] } as MenuItemConstructorOptions] : []),
+    ...(mac ? [] : [{ label: '&File', submenu: [closeToTray, startAtLogin, { type: 'separator' }, quit] } as MenuItemConstructorOptions]),
     { label: mac ? 'Edit' : '&Edit', submenu: [{ role: 'undo' }, { role: 'redo' }, { type: 'separator' }, { role: 'cut' }, { role: 'copy' }, { role: 'paste' }, { role: 'selectAll' }] },
     { label: mac ? 'View' : '&View', submenu: view },
     { label: mac ? 'Go' : '&Go', submenu: [...environments, { type: 'separator' }, { label: 'Failure Inbox', accelerator: 'CmdOrCtrl+I', click: () => actions.openInbox() }] },
     { label: mac ? 'Window' : '&Window', submenu: [{ role: 'minimize' }, ...(mac ? [{ role: 'zoom' }, { role: 'front' }] : [{ role: 'close' }])] as MenuItemConstructorOptions[] },
+    help,
   ];
 }

@@ -1,3 +1,4 @@
+import { insecureProductionRefusal } from '../environments/environment.js';
 import { HttpTransportType } from '@microsoft/signalr';
 import type { Environment } from '../../shared/environment.js';
 import { AxiosHubHttpClient } from './AxiosHubHttpClient.js';
@@ -35,6 +36,8 @@ export const partitionOf = (environmentId: string) => `svc-monitor-environment-$
  */
 export function electronNetwork(electron: ElectronNetworkApi): (environment: Environment) => EnvironmentNetwork {
   return (environment) => {
+    const insecure = insecureProductionRefusal(environment);
+    if (insecure) return refusedNetwork(insecure);
     let trust: EnvironmentTrust = { allowSelfSigned: false };
     let fetch: Fetch = (input, init) => electron.net.fetch(input, init);
     let resolveProxy = (url: string) => electron.session.defaultSession.resolveProxy(url);

@@ -1,5 +1,6 @@
 import { Agent } from 'node:https';
 import type { Environment } from '../../shared/environment.js';
+import { insecureProductionRefusal } from '../environments/environment.js';
 import { AxiosHubHttpClient } from './AxiosHubHttpClient.js';
 import { HUB_TRANSPORTS, refusedNetwork, type EnvironmentNetwork, type HttpTransport } from './environmentNetwork.js';
 import { caListWith, environmentTrust, hasCustomTrust } from './environmentTrust.js';
@@ -11,6 +12,8 @@ import { trustedWebSocket, type WebSocketTls } from './trustedWebSocket.js';
  * roots; "allow self-signed" turns verification off. The API calls and the hub share it.
  */
 export function nodeNetwork(environment: Environment): EnvironmentNetwork {
+  const insecure = insecureProductionRefusal(environment);
+  if (insecure) return refusedNetwork(insecure);
   let tlsOptions: WebSocketTls = { rejectUnauthorized: true };
   if (hasCustomTrust(environment)) {
     try {

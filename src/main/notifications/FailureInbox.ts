@@ -1,8 +1,8 @@
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 
-import type { InboxFilter, InboxItem } from '../../shared/inbox.js';
+import { insertInboxItem, type InboxChange, type InboxFilter, type InboxItem } from '../../shared/inbox.js';
 
-type Listener = () => void;
+type Listener = (change: InboxChange) => void;
 
 /** Items kept at most; past this the oldest are dropped. */
 export const INBOX_CAPACITY = 5_000;
@@ -33,7 +33,7 @@ export class FailureInbox {
       const n = Number(/^f(\d+)$/.exec(i.id)?.[1] ?? 0);
       if (n > this.sequence) this.sequence = n;
     }
-    this.emit();
+    this.emit({ kind: 'reset' });
   }
 
   onChange(listener: Listener): () => void {
@@ -63,12 +63,9 @@ export class FailureInbox {
       ...(event.exception !== undefined ? { exception: event.exception } : {}),
       ...(event.queueName !== undefined ? { queueName: event.queueName } : {}),
     };
-    // Newest first by event date; equal dates keep arrival order (newest arrival first).
-    const at = this.items.findIndex((x) => x.eventDateUtc <= item.eventDateUtc);
-    if (at < 0) this.items.push(item);
-    else this.items.splice(at, 0, item);
-    if (this.items.length > this.capacity) this.items.length = this.capacity;
-    this.emit();
+    insertInboxItem(this.items, item);
+    const dropped = this.items.length > this.capacity ? this.items.splice(this.capacity).map((i) => i.id) : [];
+    this.emit({ kind: 'added', items: [{ ...item }], dropped });
     return { ...item };
   }
 
@@ -83,6 +80,11 @@ export class FailureInbox {
       .map((i) => ({ ...i }));
   }
 
+  /** How many items the inbox holds. */
+  get size(): number {
+    return this.items.length;
+  }
+
   unreadCount(include: (environmentId: string) => boolean = () => true): number {
     let n = 0;
     for (const i of this.items) if (!i.read && include(i.environmentId)) n++;
@@ -92,27 +94,27 @@ export class FailureInbox {
   /** Marks the given items (or, without ids, every item matching the filter) read. */
   markRead(ids?: readonly string[], filter: InboxFilter = {}): number {
     const wanted = ids ? new Set(ids) : undefined;
-    let changed = 0;
+    const changed: string[] = [];
     for (const i of this.items) {
       if (i.read) continue;
       if (wanted && !wanted.has(i.id)) continue;
       if (filter.environmentId !== undefined && i.environmentId !== filter.environmentId) continue;
       if (filter.burstId !== undefined && i.burstId !== filter.burstId) continue;
       i.read = true;
-      changed++;
+      changed.push(i.id);
     }
-    if (changed > 0) this.emit();
-    return changed;
+    if (changed.length > 0) this.emit({ kind: 'read', ids: changed });
+    return changed.length;
   }
 
   /** Forgets the items of a removed environment. */
   removeEnvironment(environmentId: string): void {
     const before = this.items.length;
     this.items = this.items.filter((i) => i.environmentId !== environmentId);
-    if (this.items.length !== before) this.emit();
+    if (this.items.length !== before) this.emit({ kind: 'removed', environmentId });
   }
 
-  private emit(): void {
-    for (const l of this.listeners) l();
+  private emit(change: InboxChange): void {
+    for (const l of this.listeners) l(change);
   }
 }

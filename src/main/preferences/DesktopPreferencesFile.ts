@@ -9,9 +9,11 @@ export const PREFERENCES_FILE = 'preferences.json';
 export interface DesktopPreferences {
   /** Closing the window keeps the console in the tray (true) or quits (false). */
   closeToTray: boolean;
+  /** Start with the system (in the tray, without the window); off unless chosen. */
+  startAtLogin?: boolean;
 }
 
-const schema = z.looseObject({ closeToTray: z.boolean().optional() });
+const schema = z.looseObject({ closeToTray: z.boolean().optional(), startAtLogin: z.boolean().optional() });
 
 /** Desktop-shell preferences under user-data; unknown fields are kept, a bad file means defaults. */
 export class DesktopPreferencesFile {
@@ -31,9 +33,9 @@ export class DesktopPreferencesFile {
   async load(): Promise<DesktopPreferences> {
     const parsed = schema.safeParse(await readJsonFile(this.file).catch(() => undefined));
     if (parsed.success) {
-      const { closeToTray, ...extras } = parsed.data;
+      const { closeToTray, startAtLogin, ...extras } = parsed.data;
       this.extras = extras;
-      this.current = { closeToTray: closeToTray ?? defaultCloseToTray(this.platform) };
+      this.current = { closeToTray: closeToTray ?? defaultCloseToTray(this.platform), ...(startAtLogin !== undefined ? { startAtLogin } : {}) };
     }
     return this.get();
   }

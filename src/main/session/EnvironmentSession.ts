@@ -95,10 +95,25 @@ export class EnvironmentSession {
     };
   }
 
-  /** Hub URL (absolute) once `/config` answered; under the environment's base path. */
+  /**
+   * Hub URL (absolute) once `/config` answered; under the environment's base path. The hub
+   * is sent the bearer token, so an absolute address from `/config` is accepted only at the
+   * environment's own origin (a ConsoleError names the other one).
+   */
   hubUrl(): string | undefined {
     if (!this.config) return undefined;
-    return joinUnderBase(this.environment.baseUrl, this.config.signalRHubPath);
+    const url = joinUnderBase(this.environment.baseUrl, this.config.signalRHubPath);
+    const own = new URL(this.environment.baseUrl).origin;
+    let origin: string;
+    try {
+      origin = new URL(url).origin;
+    } catch {
+      origin = url;
+    }
+    if (origin !== own) {
+      throw new ConsoleError('forbidden', `The service's /config names a live hub at ${origin}, not under this environment's own address: the console does not connect there`);
+    }
+    return url;
   }
 
   /** What the hub connection to `url` is built with: this environment's network and trust. */

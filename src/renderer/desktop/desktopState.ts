@@ -1,8 +1,9 @@
 import { reactive } from 'vue';
 import type { EnvironmentStatusView } from '../../shared/environmentStatus.js';
-import type { InboxItem } from '../../shared/inbox.js';
+import { applyInboxChanges, type InboxItem } from '../../shared/inbox.js';
 import type { DesktopBridge } from '../../shared/ipcContract.js';
 import type { NotificationSettings, NotificationTarget } from '../../shared/notifications.js';
+import type { ProxyLoginAnswer, ProxyLoginRequest } from '../../shared/proxyLogin.js';
 import type { VaultStatus } from '../../shared/vault.js';
 import { invoke } from '../platform/desktop/bridgeClient.js';
 import type { ManagementConfirmation } from '../platform/desktop/createDesktopPlatform.js';
@@ -19,13 +20,16 @@ export interface DesktopState {
   inboxOpen: boolean;
   inboxFilter: { environmentId?: string; burstId?: string };
   editor: { mode: 'add' } | { mode: 'edit'; id: string } | { mode: 'import-export' } | null;
-  confirmation: (ManagementConfirmation & { resolve: (ok: boolean) => void }) | null;
+  /** The management action waiting for the user: resolves with what they typed to confirm, or null (cancelled). */
+  confirmation: (ManagementConfirmation & { resolve: (confirmation: string | null) => void }) | null;
   /** A route the dashboard should show once mounted (deep link, inbox jump). */
   pendingRoute: string | null;
   /** The dashboard's current route with its query (what "Copy link" links to). */
   currentRoute: string;
   /** Bumped to remount the dashboard (environment switch, new session). */
   mountKey: number;
+  /** Proxies waiting for credentials, oldest first (the prompt shows the first). */
+  proxyLogins: ProxyLoginRequest[];
 }
 
 export function createDesktopState(bridge: DesktopBridge) {
@@ -44,6 +48,7 @@ export function createDesktopState(bridge: DesktopBridge) {
     pendingRoute: null,
     currentRoute: '/',
     mountKey: 0,
+    proxyLogins: [],
   });
 
   const active = (): EnvironmentStatusView | undefined => state.environments.find((e) => e.id === state.activeId);
@@ -89,6 +94,8 @@ export function createDesktopState(bridge: DesktopBridge) {
   }
 
   async function start(): Promise<void> {
+    /** A link or notification click that came while starting wins over the remembered environment. */
+    let opened = false;
     bridge.onEvent((e) => {
       switch (e.type) {
         case 'environments':
@@ -101,14 +108,23 @@ export function createDesktopState(bridge: DesktopBridge) {
         case 'status':
           upsert(e.environment);
           break;
-        case 'inbox':
-          void refreshInbox();
+        case 'inbox': {
+          const next = applyInboxChanges(state.inbox, e.changes);
+          if (next) {
+            state.inbox = next;
+            state.unread = next.filter((i) => !i.read).length;
+          } else void refreshInbox();
           break;
+        }
         case 'open':
+          opened = true;
           open(e.target);
           break;
         case 'vault':
           state.vault = e.status;
+          break;
+        case 'proxyLogin':
+          state.proxyLogins.push(e.request);
           break;
         case 'svcEvent':
         case 'bulkProgress':
@@ -120,6 +136,13 @@ export function createDesktopState(bridge: DesktopBridge) {
     state.vault = await invoke(bridge, 'vault.status');
     state.settings = await invoke(bridge, 'notifications.getSettings');
     await refreshInbox();
+    // What main was asked to open before this page listened (a link that started the app).
+    const pending = await invoke(bridge, 'window.ready');
+    if (opened) return;
+    if (pending) {
+      open(pending);
+      return;
+    }
     let remembered: string | null = null;
     try {
       remembered = localStorage.getItem('svc-monitor.desktop.active');
@@ -130,9 +153,9 @@ export function createDesktopState(bridge: DesktopBridge) {
     if (first) select(first.id);
   }
 
-  function confirm(request: ManagementConfirmation): Promise<boolean> {
+  function confirm(request: ManagementConfirmation): Promise<string | null> {
     return new Promise((resolve) => {
-      state.confirmation?.resolve(false);
+      state.confirmation?.resolve(null);
       state.confirmation = { ...request, resolve };
     });
   }
@@ -141,12 +164,18 @@ export function createDesktopState(bridge: DesktopBridge) {
     state.environments = await invoke(bridge, 'environments.list');
   }
 
+  /** Answers the first proxy prompt (null: cancel). */
+  async function answerProxyLogin(answer: ProxyLoginAnswer | null): Promise<void> {
+    const request = state.proxyLogins.shift();
+    if (request) await invoke(bridge, 'proxy.answer', request.id, answer);
+  }
+
   async function saveSettings(settings: NotificationSettings): Promise<void> {
     await invoke(bridge, 'notifications.setSettings', settings);
     state.settings = settings;
   }
 
-  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, bridge };
+  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, answerProxyLogin, bridge };
 }
 
 /** The dashboard is shown when the session is usable; otherwise the shell's login or error panel. */

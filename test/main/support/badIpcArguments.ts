@@ -50,6 +50,11 @@ export const BAD_ARGUMENTS: Record<IpcChannelName, BadArguments[]> = {
     [['abc', 'not.an.operation', {}], /argument 2: /],
     [['abc', 'tasks.list'], /expects 3 arguments, received 2/],
   ],
+  'api.manage': [
+    [['abc', 'tasks.list', {}, 'Production'], /argument 2: /],
+    [['abc', 'management.cancel', {}], /expects 4 arguments, received 3/],
+    [['abc', 'management.cancel', {}, 7], /argument 4: .*expected string/],
+  ],
   'inbox.list': [
     [[], /expects 1 argument, received 0/],
     [[{ environmentId: 5 }], /argument 1 environmentId: .*expected string/],
@@ -69,6 +74,14 @@ export const BAD_ARGUMENTS: Record<IpcChannelName, BadArguments[]> = {
     [[{}], /argument 1: .*expected string/],
     [['x'.repeat(3000)], /argument 1: Too big/],
   ],
+  'files.pickCaCertificate': [[['x'], /expects 0 arguments, received 1/]],
+  'environments.importFile': [[['/etc/passwd'], /expects 0 arguments, received 1/]],
+  'environments.exportFile': [[['/tmp/x.json'], /expects 0 arguments, received 1/]],
+  'proxy.answer': [
+    [['p1'], /expects 2 arguments, received 1/],
+    [['p1', { username: '', password: 'x', remember: false }], /argument 2 username: /],
+  ],
+  'window.ready': [[['x'], /expects 0 arguments, received 1/]],
   'shell.openExternal': [
     [['file:///etc/passwd'], /argument 1: must be an http\(s\) URL/],
     [['javascript:alert(1)'], /argument 1: must be an http\(s\) URL/],

@@ -9,10 +9,9 @@
  * Compiled by the test with TypeScript's transpiler: imports only Node builtins and the
  * recording electron module.
  */
-import { register } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createRecordingElectron } from './recordingElectron.js';
+import { createRecordingElectron, useAsElectronModule } from './recordingElectron.js';
 
 export type HarnessRequest =
   | { id: number; type: 'invoke'; channel: string; args: unknown[] }
@@ -34,19 +33,7 @@ export interface HarnessSnapshot {
 
 const [appDir, userDataDir] = process.argv.slice(2) as [string, string];
 const rec = createRecordingElectron(userDataDir, appDir, { packaged: true });
-(globalThis as { __svcRecordingElectron?: unknown }).__svcRecordingElectron = rec.electron;
-
-const source = `const e = globalThis.__svcRecordingElectron; export const { ${Object.keys(rec.electron).join(', ')} } = e; export default e;`;
-const hooks = `
-export async function resolve(specifier, context, next) {
-  if (specifier === 'electron') return { url: 'svc-stand-in:electron', shortCircuit: true };
-  return next(specifier, context);
-}
-export async function load(url, context, next) {
-  if (url === 'svc-stand-in:electron') return { format: 'module', shortCircuit: true, source: ${JSON.stringify(source)} };
-  return next(url, context);
-}`;
-register(`data:text/javascript,${encodeURIComponent(hooks)}`);
+useAsElectronModule(rec.electron);
 
 const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
 
@@ -84,7 +71,7 @@ async function answer(request: HarnessRequest): Promise<unknown> {
       return true;
     }
     case 'quit':
-      rec.appEmitter.emit('before-quit');
+      rec.emitBeforeQuit();
       setTimeout(() => process.exit(0), 300);
       return true;
   }

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { register } from 'node:module';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +21,8 @@ export interface RecordedNotification {
   title: string;
   body: string;
   urgency?: string;
+  /** The Windows toast's XML, when the app gave one. */
+  toastXml?: string;
   /** performance.now() when shown. */
   at: number;
   /** Does what a click on the notification does. */
@@ -52,6 +55,9 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
   const protocolHandlers = new Map<string, (request: Request) => Promise<Response> | Response>();
   const windows: FakeWindow[] = [];
   const opened: string[] = [];
+  /** Everything written to the clipboard, and the folders opened in the file manager. */
+  const clipboardTexts: string[] = [];
+  const openedPaths: string[] = [];
   let readyResolve: () => void = () => undefined;
   const ready = new Promise<void>((r) => (readyResolve = r));
   const appEmitter = new EventEmitter();
@@ -64,6 +70,10 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     }
     /** performance.now() of each send, same order as `sent`. */
     sentAt: number[] = [];
+    reloads = 0;
+    reload() {
+      this.reloads++;
+    }
     send(channel: string, payload: unknown) {
       this.sent.push([channel, payload]);
       this.sentAt.push(performance.now());
@@ -138,9 +148,11 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
       setAppUserModelId: (id: string) => calls.push(`setAppUserModelId:${id}`),
       setAsDefaultProtocolClient: (scheme: string) => (calls.push(`setAsDefaultProtocolClient:${scheme}`), true),
       whenReady: () => ready,
-      getPath: (name: string) => (name === 'userData' ? userDataDir : appPath),
+      getPath: (name: string) => (name === 'userData' ? userDataDir : name === 'crashDumps' ? `${userDataDir}/Crashpad` : appPath),
       getAppPath: () => appPath,
       setBadgeCount: (n: number) => (calls.push(`badge:${n}`), true),
+      setLoginItemSettings: (settings: Record<string, unknown>) => void calls.push(`setLoginItemSettings:${JSON.stringify(settings)}`),
+      getLoginItemSettings: () => ({ wasOpenedAsHidden: false }),
     }),
     BrowserWindow: FakeWindow,
     Tray: class extends FakeTray {
@@ -163,12 +175,12 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
     nativeImage: { createFromPath: (p: string) => ({ path: p }) },
     Notification: class extends EventEmitter {
       static isSupported = () => true;
-      constructor(private readonly options: { title: string; body: string; urgency?: string }) {
+      constructor(private readonly options: { title: string; body: string; urgency?: string; toastXml?: string }) {
         super();
       }
       show() {
-        const { title, body, urgency } = this.options;
-        notifications.push({ title, body, ...(urgency ? { urgency } : {}), at: performance.now(), click: () => this.emit('click'), close: () => this.emit('close') });
+        const { title, body, urgency, toastXml } = this.options;
+        notifications.push({ title, body, ...(urgency ? { urgency } : {}), ...(toastXml ? { toastXml } : {}), at: performance.now(), click: () => this.emit('click'), close: () => this.emit('close') });
       }
     },
     ipcMain: {
@@ -223,7 +235,38 @@ export function createRecordingElectron(userDataDir: string, appPath: string, op
         return session;
       },
     },
-    shell: { openExternal: async (url: string) => void opened.push(url) },
+    shell: { openExternal: async (url: string) => void opened.push(url), openPath: async (path: string) => (openedPaths.push(path), '') },
+    clipboard: { writeText: (text: string) => void clipboardTexts.push(text) },
+    crashReporter: { start: (options: Record<string, unknown>) => void calls.push(`crashReporter.start:${JSON.stringify(options)}`) },
   };
-  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), appEmitter };
+  /**
+   * What Electron does on Quit: emits before-quit with an event a handler may cancel (to finish
+   * its work first and call app.quit() again). Resolves with whether the quit was held back.
+   */
+  const emitBeforeQuit = (): boolean => {
+    let prevented = false;
+    appEmitter.emit('before-quit', { preventDefault: () => (prevented = true) });
+    return prevented;
+  };
+  return { electron, partitions, network, calls, ipcHandlers, protocolHandlers, windows, trays, opened, clipboardTexts, openedPaths, notifications, askPermission, dialogs, menus, emitReady: () => readyResolve(), emitBeforeQuit, appEmitter };
+}
+
+/**
+ * Makes `import 'electron'` resolve to `electron` for every module loaded from now on in this
+ * Node process (a module loader hook): how the packaged-app harness and the desktop storm bench
+ * run the main process's code outside Electron.
+ */
+export function useAsElectronModule(electron: object): void {
+  (globalThis as { __svcRecordingElectron?: unknown }).__svcRecordingElectron = electron;
+  const source = `const e = globalThis.__svcRecordingElectron; export const { ${Object.keys(electron).join(', ')} } = e; export default e;`;
+  const hooks = `
+export async function resolve(specifier, context, next) {
+  if (specifier === 'electron') return { url: 'svc-stand-in:electron', shortCircuit: true };
+  return next(specifier, context);
+}
+export async function load(url, context, next) {
+  if (url === 'svc-stand-in:electron') return { format: 'module', shortCircuit: true, source: ${JSON.stringify(source)} };
+  return next(url, context);
+}`;
+  register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 }

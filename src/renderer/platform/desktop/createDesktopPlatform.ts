@@ -1,6 +1,7 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../../../server/src/contracts/api.js';
 import type { BulkOperation } from '../../../../server/src/contracts/operations.js';
 import type { DesktopBridge } from '../../../shared/ipcContract.js';
+import type { ManagementAction } from '../../../shared/proxiedOperations.js';
 import type { SessionView } from '../../../shared/session.js';
 import type { LiveState } from '../../../../server/src/contracts/liveConnection.js';
 import type { LiveConnection, Platform, SessionInfo } from '../Platform.js';
@@ -8,7 +9,7 @@ import { invoke } from './bridgeClient.js';
 
 /** What a management action asks the user before it runs (the shell shows the dialog). */
 export interface ManagementConfirmation {
-  operation: 'management.requeue' | 'management.resume' | 'management.cancel' | 'management.retry' | 'management.bulk';
+  operation: ManagementAction;
   /** The task (single-row actions); empty for a bulk action. */
   taskId: string;
   /** A bulk action in words, e.g. "Requeue 1,234 failed occurrences". */
@@ -24,8 +25,11 @@ export interface DesktopPlatformOptions {
   isProduction: boolean;
   /** The session as main reported it when the dashboard was mounted. */
   session: SessionView;
-  /** Asks the user to confirm a management action; false cancels it. */
-  confirmManagement: (request: ManagementConfirmation) => Promise<boolean>;
+  /**
+   * Asks the user to confirm a management action: what they typed to confirm (the environment's
+   * name for production, main checks it; empty otherwise), or null when they cancelled.
+   */
+  confirmManagement: (request: ManagementConfirmation) => Promise<string | null>;
   /** A session change the dashboard made (login, logout) that the shell must follow. */
   onSessionChanged?: (view: SessionView) => void;
 }
@@ -79,26 +83,19 @@ export function createDesktopPlatform(options: DesktopPlatformOptions): Platform
       case 'management.requeue':
       case 'management.resume':
       case 'management.retry':
-      case 'management.cancel': {
-        const confirmed = await options.confirmManagement({
-          operation: op,
-          taskId: (params as { id: string }).id,
-          environmentName: options.environmentName,
-          isProduction: options.isProduction,
-        });
-        if (!confirmed) throw new ManagementCancelledError();
-        break;
-      }
+      case 'management.cancel':
       case 'management.bulk': {
-        const confirmed = await options.confirmManagement({
-          operation: op,
-          taskId: '',
-          summary: bulkSummary(params as ApiParams<'management.bulk'>),
+        const action = op as ManagementAction;
+        const bulk = action === 'management.bulk';
+        const confirmation = await options.confirmManagement({
+          operation: action,
+          taskId: bulk ? '' : (params as { id: string }).id,
+          ...(bulk ? { summary: bulkSummary(params as ApiParams<'management.bulk'>) } : {}),
           environmentName: options.environmentName,
           isProduction: options.isProduction,
         });
-        if (!confirmed) throw new ManagementCancelledError();
-        break;
+        if (confirmation === null) throw new ManagementCancelledError();
+        return (await invoke(bridge, 'api.manage', environmentId, action, params as Record<string, unknown>, confirmation)) as ApiResult<Op>;
       }
     }
     return (await invoke(bridge, 'api.call', environmentId, op as never, params as Record<string, unknown>)) as ApiResult<Op>;

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RendererEvent } from '../../src/shared/rendererEvents.js';
+import { aesSafeStorage } from './support/aesSafeStorage.js';
+import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
+import { makeTempDir } from './support/tempDir.js';
+
+describe('a proxy that asks for credentials (407)', () => {
+  let dir: { dir: string; cleanup: () => Promise<void> };
+  let recording: RecordingConsole;
+  const prompts: Array<Extract<RendererEvent, { type: 'proxyLogin' }>['request']> = [];
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    recording = await createConsole(dir.dir, { safeStorage: aesSafeStorage('gnome_libsecret') });
+    recording.services.onEvent((e) => e.type === 'proxyLogin' && prompts.push(e.request));
+  });
+  afterAll(async () => {
+    await recording?.services.dispose();
+    await dir?.cleanup();
+  });
+  const proxy = { host: 'proxy.corp', port: 3128, realm: 'Corp proxy', scheme: 'basic' };
+
+  it('prompts naming the proxy; two requests share the prompt; "remember" keeps the credentials in the vault', async () => {
+    const { services } = recording;
+    const first = services.proxyLogin.credentials(proxy);
+    const second = services.proxyLogin.credentials(proxy);
+    await waitUntil('the prompt', () => prompts.length === 1);
+    expect(prompts[0]).toEqual({ id: expect.any(String), proxy: 'proxy.corp:3128', realm: 'Corp proxy', scheme: 'basic', retry: false });
+    services.answerProxyLogin(prompts[0]!.id, { username: 'jdoe', password: 'pr0xy-pw', remember: true });
+    expect(await first).toEqual({ username: 'jdoe', password: 'pr0xy-pw' });
+    expect(await second).toEqual({ username: 'jdoe', password: 'pr0xy-pw' });
+    expect(await services.vault.get('proxy:proxy.corp:3128')).toMatchObject({ username: 'jdoe', password: 'pr0xy-pw' });
+  });
+
+  it('asks again, saying so, when the proxy refuses them (and forgets them); a cancel answers nothing', async () => {
+    const { services } = recording;
+    const again = services.proxyLogin.credentials(proxy);
+    await waitUntil('the second prompt', () => prompts.length === 2);
+    expect(prompts[1]).toMatchObject({ proxy: 'proxy.corp:3128', retry: true });
+    expect(await services.vault.get('proxy:proxy.corp:3128')).toBeUndefined();
+    services.answerProxyLogin(prompts[1]!.id, null);
+    expect(await again).toBeNull();
+    expect(() => services.answerProxyLogin('p999', null)).toThrow(/No proxy login prompt "p999" is open/);
+  });
+});
