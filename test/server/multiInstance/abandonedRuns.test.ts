@@ -26,7 +26,12 @@ function live(backend: 'sqlite' | 'postgres', location: string, attemptsFile: st
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  return new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, out })));
+  // A life that neither dies in its handler nor ends by itself (its row never run again) is ended here.
+  const stuck = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  return new Promise((resolve) => child.on('exit', (code, signal) => {
+    clearTimeout(stuck);
+    resolve({ code, signal, out });
+  }));
 }
 
 /** Restarts the process until a life ends other than by its handler's SIGKILL; returns every life. */

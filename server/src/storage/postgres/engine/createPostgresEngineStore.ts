@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
 import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../../abandonedRuns.js';
-import type { CommitBatch, CommitOutcome, EngineStore, RecoverInput } from '../../EngineStore.js';
+import type { CommitBatch, CommitOutcome, EngineStore, LeaseState, RecoverInput } from '../../EngineStore.js';
 import type { TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { admitWaiting } from './admitWaiting.js';
@@ -51,6 +51,8 @@ export interface PostgresEngineStore extends EngineStore {
   readonly management: TaskManagementStore;
   /** Renews the heartbeat and recovers expired leases now (the timer does it every heartbeatMs). Returns rows re-queued. */
   leaseTick(): Promise<number>;
+  /** Whether the heartbeat is failing and whether the lease has lapsed (see EngineStore.lease). */
+  lease(): LeaseState;
   /** Stops the heartbeat and removes this instance's row (its finished work stays). */
   dispose(): Promise<void>;
 }
