@@ -4,6 +4,7 @@ import type {
 } from '../storage/EngineStore.js';
 import { StoreUnavailableError } from '../storage/EngineStore.js';
 import type { PendingLog } from './RunLog.js';
+import { storableText } from './storableText.js';
 
 /** Inserts per commit; the rest waits for the next one (keeps a commit short). */
 const MAX_INSERTS_PER_COMMIT = 4000;
@@ -368,26 +369,36 @@ export class GroupCommit {
         else c.reject(r);
       } else c.resolve(r.cancelled[0]!);
     }
+    // A refused run change is written once more with a plain error text in place of its own;
+    // refused again, it is dropped and reported: one change never holds every later commit back.
     for (const f of failures) {
-      const r = await one({ attemptFailures: [f.failure] });
+      let r = await one({ attemptFailures: [f.failure] });
+      if (r instanceof Error && r !== unavailable) {
+        this.hooks.onError(r, `record failed attempt of task ${f.failure.id} (written again with a plain error text)`);
+        r = await one({ attemptFailures: [{ ...f.failure, exception: refusedText(r) }] });
+      }
       if (r instanceof Error) {
-        kept.failures.push(f);
-        if (r !== unavailable) this.hooks.onError(r, `record failed attempt of task ${f.failure.id}`);
+        if (r === unavailable) kept.failures.push(f);
+        else this.hooks.onError(r, `record failed attempt of task ${f.failure.id} (dropped: the store refuses it)`);
       } else f.after?.();
     }
     for (const f of finishes) {
-      const r = await one({ completeRuns: [f.run] });
+      let r = await one({ completeRuns: [f.run] });
+      if (r instanceof Error && r !== unavailable) {
+        this.hooks.onError(r, `record finished run of task ${f.run.id} (written again with a plain error text)`);
+        r = await one({ completeRuns: [{ ...f.run, exception: f.run.exception === null ? null : refusedText(r) }] });
+      }
       if (r instanceof Error) {
-        kept.finishes.push(f);
-        if (r !== unavailable) this.hooks.onError(r, `record finished run of task ${f.run.id}`);
+        if (r === unavailable) kept.finishes.push(f);
+        else this.hooks.onError(r, `record finished run of task ${f.run.id} (dropped: the store refuses it; recovered at the next start)`);
       } else if (r.finished[0]) f.after();
       else f.lost?.();
     }
     for (const s of stops) {
       const r = await one({ serviceStopped: [s] });
       if (r instanceof Error) {
-        kept.stops.push(s);
-        if (r !== unavailable) this.hooks.onError(r, `mark task ${s.id} ServiceStopped`);
+        if (r === unavailable) kept.stops.push(s);
+        else this.hooks.onError(r, `mark task ${s.id} ServiceStopped (dropped: the store refuses it; recovered at the next start)`);
       }
     }
     this.requeue(kept);
@@ -436,4 +447,9 @@ export class GroupCommit {
     this.queue = noChanges();
     this.queuedSince = null;
   }
+}
+
+/** The error text written in place of one the store refused. */
+function refusedText(err: Error): string {
+  return storableText(`The run's error text could not be stored (${err.message})`);
 }
