@@ -87,6 +87,8 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       // After a lost connection: rows claimed by a commit whose answer never came go back to Queued.
       if (afterLoss) await requeueUnknownClaims(c, instanceId, [...owned], now);
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
+      // Queue locks come first in every commit that may take one (see QueueAdmission).
+      if (b.dispatching !== null || b.insertTasks.some((t) => admission.capped(t.queue))) await admission.lockAll();
       const out: CommitOutcome = {
         logIds: await insertExecutionLogs(c, b.logs, afterLoss),
         inserted: await insertTasks(c, b.insertTasks, now, admission, afterLoss),
