@@ -86,7 +86,7 @@ export class TaskEngine implements Engine {
         this.emitError(err);
       },
       onError: this.o.onError,
-    });
+    }, { maxUnwrittenTasks: this.o.maxUnwrittenTasks, whenFull: this.o.onUnwrittenFull });
     this.runs = new RunLifecycle({
       options: this.o,
       registry: this.registry,

@@ -52,6 +52,12 @@ function countChanges(c: Changes): number {
   return c.inserts.length + c.cancels.length + c.failures.length + c.finishes.length + c.stops.length + c.logs.length;
 }
 
+/** How many new tasks may wait to be written, and what a caller past that meets. */
+export interface UnwrittenTaskBound {
+  maxUnwrittenTasks: number;
+  whenFull: 'wait' | 'reject';
+}
+
 export interface GroupCommitHooks {
   /** Before each commit: what to promote and claim, or null when the engine must not claim now. */
   dispatchStep(now: number): DispatchStep | null;
@@ -90,17 +96,34 @@ export class GroupCommit {
   private lastError: unknown = null;
   /** Set while the store must not be written (its file was deleted or replaced). */
   private blocked: Error | null = null;
+  /** New tasks of the commit in flight; callers waiting for room among the unwritten tasks. */
+  private inFlightInserts = 0;
+  private roomWaiters: (() => void)[] = [];
 
   constructor(
     private readonly store: EngineStore,
     private readonly capacities: QueueCapacities,
     private readonly clock: () => number,
     private readonly hooks: GroupCommitHooks,
+    private readonly bound: UnwrittenTaskBound = { maxUnwrittenTasks: Infinity, whenFull: 'wait' },
   ) {}
 
   // ------------------------------------------------------------ queueing
 
-  insert(task: NewTask): Promise<InsertOutcome> {
+  /**
+   * A new task, written by a coming commit. At most `bound.maxUnwrittenTasks` wait to be written
+   * (queued or in flight): past it the caller waits for room, or is refused (`bound.whenFull`).
+   */
+  async insert(task: NewTask): Promise<InsertOutcome> {
+    while (this.queue.inserts.length + this.inFlightInserts >= this.bound.maxUnwrittenTasks) {
+      if (this.bound.whenFull === 'reject') {
+        throw new Error(
+          `dispatch: ${this.bound.maxUnwrittenTasks} tasks already wait to be written (createEngine option "maxUnwrittenTasks"); ` +
+            'the store is slow or unavailable: try again later',
+        );
+      }
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
     return new Promise((resolve, reject) => {
       this.queue.inserts.push({ task, resolve, reject });
       this.queued();
@@ -263,13 +286,17 @@ export class GroupCommit {
     }
     // The batch is in flight until the store answers: still unwritten, with the age it had queued.
     this.inFlightCount = taken;
+    this.inFlightInserts = taking.inserts.length;
     this.inFlightSince = taken === 0 ? null : this.queuedSince;
     if (this.queuedCount() === 0) this.queuedSince = null;
     try {
       return await this.writeBatch(now, dispatching, taking);
     } finally {
       this.inFlightCount = 0;
+      this.inFlightInserts = 0;
       this.inFlightSince = null;
+      // Callers waiting for room look again (what could not be written is back in the queue).
+      for (const wake of this.roomWaiters.splice(0)) wake();
     }
   }
 
