@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
@@ -7,6 +8,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { waitFor } from '../engine/helpers.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
 
 /** Engine instances in this process on one PostgreSQL database, each with its own store (instance id, heartbeat). */
 describe('leases on PostgreSQL are timed by the database clock and kept honestly', () => {
@@ -87,4 +89,68 @@ describe('leases on PostgreSQL are timed by the database clock and kept honestly
       await storage.query('ALTER TABLE IF EXISTS engine_instances_away RENAME TO engine_instances');
     }
   }, 60_000);
+});
+
+describe('lease recovery counts abandoned runs; read models equal a recomputation', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+  beforeAll(async () => {
+    database = await createTestDatabase('svc_lease_rm');
+    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 6, rollupIntervalMs: 100_000 });
+  });
+  afterAll(async () => {
+    await storage?.close();
+    await database?.drop();
+  });
+
+  it('a dead instance\'s runs: Queued again with abandoned_count 1, or Failed (with its Failed event) past maxAbandoned', async () => {
+    const survivor = createPostgresEngineStore(storage, { leaseMs: 1000 });
+    const engine = createEngine({ store: survivor, maxAbandoned: 1, pollIntervalMs: 50, onError: () => undefined });
+    const events: SvcEvent[] = [];
+    engine.on('event', (e) => events.push(e));
+    engine.handle('Lease.Other', () => undefined);
+    await engine.start();
+    try {
+      // Another instance claims three rows of a type only it handles, then dies (its instance row gone).
+      const dead = createPostgresEngineStore(storage, { leaseMs: 1000 });
+      const ids = [0, 1, 2].map(() => randomUUID());
+      const insertTasks = ids.map((id, i) => ({
+        id, type: 'Lease.Work', handler: 'Lease.WorkHandler', request: JSON.stringify({ i }), queue: 'default', taskKey: null, auditLevel: 'Full' as const,
+        createdAt: Date.now(), scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
+      }));
+      const empty = { logs: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map<string, number>() };
+      await dead.commit({ ...empty, now: Date.now(), insertTasks, dispatching: null });
+      const claim = await dead.commit({
+        ...empty, now: Date.now(), insertTasks: [], dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Lease.Work'], decide: null },
+      });
+      expect(claim.claimed.map((r) => r.id).sort()).toEqual([...ids].sort());
+      // One of them was abandoned once before.
+      await storage.query('UPDATE tasks SET abandoned_count = 1 WHERE id = $1', [ids[0]]);
+      await dead.dispose();
+      await waitFor(async () => (await task(ids[1]!)).status === 'Queued', 10_000, 'lease recovery');
+      expect(await task(ids[0]!)).toEqual({ status: 'Failed', abandoned_count: 2, instance_id: null });
+      expect(await task(ids[1]!)).toEqual({ status: 'Queued', abandoned_count: 1, instance_id: null });
+      expect(await task(ids[2]!)).toEqual({ status: 'Queued', abandoned_count: 1, instance_id: null });
+      await waitFor(() => events.some((e) => e.kind === 'Failed'), 5000, 'the Failed event');
+      const failed = events.filter((e) => e.kind === 'Failed');
+      expect(failed).toHaveLength(1);
+      expect(failed[0]).toMatchObject({ taskId: ids[0], taskType: 'Lease.Work', executionTimeMs: 0 });
+      expect(failed[0]!.exception).toBe('TaskAbandonedError: The task was abandoned 2 times while running (its process died or lost its lease)');
+      const audits = await storage.query<{ new_status: string }>('SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id', [ids[0]]);
+      expect(audits.rows.map((r) => r.new_status)).toEqual(['Queued', 'InProgress', 'Failed']);
+      const live = await snapshotReadModels(storage);
+      expect(live.stat_runs_hour).toEqual([expect.objectContaining({ type: 'Lease.Work', f: 1, c: 0 })]);
+      await storage.rebuildReadModels();
+      expect(await snapshotReadModels(storage)).toEqual(live);
+    } finally {
+      await engine.stop({ graceMs: 0 });
+      await survivor.dispose();
+    }
+  }, 60_000);
+
+  async function task(id: string) {
+    return (await storage.query<{ status: string; abandoned_count: number; instance_id: string | null }>(
+      'SELECT status, abandoned_count, instance_id FROM tasks WHERE id = $1', [id],
+    )).rows[0]!;
+  }
 });
