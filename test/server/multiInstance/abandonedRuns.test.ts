@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { openSqliteStorage } from '../../../server/src/index.js';
+import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
 import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
@@ -81,6 +81,9 @@ describe('a handler that kills its process: abandoned runs are counted, then the
         expect(live.stat_tasks).toEqual([expect.objectContaining({ type: 'Abandon.Die', status: 'Failed', n: 1 })]);
         storage.rebuildReadModels();
         expect(snapshotSqliteReadModels(storage.db)).toEqual(live);
+        // A person's retry starts the count afresh.
+        expect((await createEngine({ storage }).tasks.retry(id, 'tester')).status).toBe('Succeeded');
+        expect(storage.db.prepare('SELECT status, abandoned_count FROM tasks WHERE id = ?').get(id)).toEqual({ status: 'Queued', abandoned_count: 0 });
       } finally {
         storage.close();
       }

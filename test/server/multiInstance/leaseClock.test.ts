@@ -142,6 +142,9 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
       expect(live.stat_runs_hour).toEqual([expect.objectContaining({ type: 'Lease.Work', f: 1, c: 0 })]);
       await storage.rebuildReadModels();
       expect(await snapshotReadModels(storage)).toEqual(live);
+      // A person's retry starts the count afresh.
+      expect((await engine.tasks.retry(ids[0]!, 'tester')).status).toBe('Succeeded');
+      expect(await task(ids[0]!)).toEqual({ status: 'Queued', abandoned_count: 0, instance_id: null });
     } finally {
       await engine.stop({ graceMs: 0 });
       await survivor.dispose();
