@@ -1,3 +1,5 @@
+import type { TaskState } from './EngineStore.js';
+
 /** How many times a run may be abandoned (process died, lease lost) and recovered before its task fails. */
 export const DEFAULT_MAX_ABANDONED = 3;
 
@@ -7,13 +9,7 @@ export function abandonedRunError(times: number | string): string {
 }
 
 /** A task that recovery ended Failed (abandoned more than `maxAbandoned` times), for its Failed event. */
-export interface AbandonedTask {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  parent_task_id: string | null;
+export interface AbandonedTask extends Pick<TaskState, 'id' | 'type' | 'handler' | 'request' | 'queue' | 'parent_task_id'> {
   /** The stored error text (abandonedRunError). */
   exception: string;
   /** When recovery failed it (engine clock). */
