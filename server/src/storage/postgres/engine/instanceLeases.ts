@@ -85,7 +85,7 @@ async function recoverAbandonedRuns(
   if (runAudits.length > 0) {
     await c.query(
       `INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception)
-       SELECT id, $2, 0, 'Failed', exception FROM tasks WHERE id = ANY($1::text[])`,
+       SELECT id, $2::bigint, 0, 'Failed', exception FROM tasks WHERE id = ANY($1::text[])`,
       [runAudits.map((r) => r.id), now],
     );
   }
