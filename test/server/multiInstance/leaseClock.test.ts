@@ -111,9 +111,9 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
     engine.handle('Lease.Other', () => undefined);
     await engine.start();
     try {
-      // Another instance claims three rows of a type only it handles, then dies (its instance row gone).
+      // Another instance claims four rows of a type only it handles, then dies (its instance row gone).
       const dead = createPostgresEngineStore(storage, { leaseMs: 1000 });
-      const ids = [0, 1, 2].map(() => randomUUID());
+      const ids = [0, 1, 2, 3].map(() => randomUUID());
       const insertTasks = ids.map((id, i) => ({
         id, type: 'Lease.Work', handler: 'Lease.WorkHandler', request: JSON.stringify({ i }), queue: 'default', taskKey: null, auditLevel: 'Full' as const,
         createdAt: Date.now(), scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
@@ -124,16 +124,18 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
         ...empty, now: Date.now(), insertTasks: [], dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Lease.Work'], decide: null },
       });
       expect(claim.claimed.map((r) => r.id).sort()).toEqual([...ids].sort());
-      // One of them, an inline recurring row, was abandoned once before.
+      // Two of them were abandoned once before, one an inline recurring row.
       await storage.query(`UPDATE tasks SET abandoned_count = 1, is_recurring = 1, recurrence = '{"everyMs":60000}' WHERE id = $1`, [ids[0]]);
+      await storage.query('UPDATE tasks SET abandoned_count = 1 WHERE id = $1', [ids[3]]);
       await dead.dispose();
       await waitFor(async () => (await task(ids[1]!)).status === 'Queued', 10_000, 'lease recovery');
       expect(await task(ids[0]!)).toEqual({ status: 'Failed', abandoned_count: 2, instance_id: null });
       expect(await task(ids[1]!)).toEqual({ status: 'Queued', abandoned_count: 1, instance_id: null });
       expect(await task(ids[2]!)).toEqual({ status: 'Queued', abandoned_count: 1, instance_id: null });
-      await waitFor(() => events.some((e) => e.kind === 'Failed'), 5000, 'the Failed event');
-      const failed = events.filter((e) => e.kind === 'Failed');
-      expect(failed).toHaveLength(1);
+      expect(await task(ids[3]!)).toEqual({ status: 'Failed', abandoned_count: 2, instance_id: null });
+      await waitFor(() => events.filter((e) => e.kind === 'Failed').length === 2, 5000, 'the Failed events');
+      const failed = events.filter((e) => e.kind === 'Failed').sort((a, b) => ids.indexOf(a.taskId) - ids.indexOf(b.taskId));
+      expect(failed.map((e) => e.taskId)).toEqual([ids[0], ids[3]]);
       expect(failed[0]).toMatchObject({ taskId: ids[0], taskType: 'Lease.Work', executionTimeMs: 0 });
       expect(failed[0]!.exception).toBe('TaskAbandonedError: The task was abandoned 2 times while running (its process died or lost its lease)');
       const audits = await storage.query<{ new_status: string }>('SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id', [ids[0]]);
@@ -143,9 +145,12 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
       );
       expect(runs.rows).toEqual([{ status: 'Failed', execution_time_ms: 0, exception: failed[0]!.exception }]);
       const live = await snapshotReadModels(storage);
-      expect(live.stat_runs_hour).toEqual([expect.objectContaining({ type: 'Lease.Work', f: 1, c: 0 })]);
+      expect(live.stat_runs_hour).toEqual([expect.objectContaining({ type: 'Lease.Work', f: 2, c: 0 })]);
       await storage.rebuildReadModels();
       expect(await snapshotReadModels(storage)).toEqual(live);
+      // A person's retry starts the count afresh.
+      expect((await engine.tasks.retry(ids[3]!, 'tester')).status).toBe('Succeeded');
+      expect(await task(ids[3]!)).toEqual({ status: 'Queued', abandoned_count: 0, instance_id: null });
     } finally {
       await engine.stop({ graceMs: 0 });
       await survivor.dispose();
