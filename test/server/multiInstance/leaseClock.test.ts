@@ -113,7 +113,7 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
     try {
       // Another instance claims four rows of a type only it handles, then dies (its instance row gone).
       const dead = createPostgresEngineStore(storage, { leaseMs: 1000 });
-      const ids = [0, 1, 2, 3].map(() => randomUUID());
+      const ids: string[] = [0, 1, 2, 3].map(() => randomUUID());
       const insertTasks = ids.map((id, i) => ({
         id, type: 'Lease.Work', handler: 'Lease.WorkHandler', request: JSON.stringify({ i }), queue: 'default', taskKey: null, auditLevel: 'Full' as const,
         createdAt: Date.now(), scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
