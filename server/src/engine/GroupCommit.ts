@@ -114,8 +114,17 @@ export class GroupCommit {
    * A new task, written by a coming commit. At most `bound.maxUnwrittenTasks` wait to be written
    * (queued or in flight): past it the caller waits for room, or is refused (`bound.whenFull`).
    */
-  async insert(task: NewTask): Promise<InsertOutcome> {
-    while (this.queue.inserts.length + this.inFlightInserts >= this.bound.maxUnwrittenTasks) {
+  insert(task: NewTask): Promise<InsertOutcome> {
+    if (this.full() || this.roomWaiters.length > 0) return this.insertWhenRoom(task);
+    return this.queueInsert(task);
+  }
+
+  private full(): boolean {
+    return this.queue.inserts.length + this.inFlightInserts >= this.bound.maxUnwrittenTasks;
+  }
+
+  private async insertWhenRoom(task: NewTask): Promise<InsertOutcome> {
+    while (this.full()) {
       if (this.bound.whenFull === 'reject') {
         throw new Error(
           `dispatch: ${this.bound.maxUnwrittenTasks} tasks already wait to be written (createEngine option "maxUnwrittenTasks"); ` +
@@ -124,6 +133,10 @@ export class GroupCommit {
       }
       await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
     }
+    return this.queueInsert(task);
+  }
+
+  private queueInsert(task: NewTask): Promise<InsertOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.inserts.push({ task, resolve, reject });
       this.queued();
