@@ -91,7 +91,7 @@ export class TaskEngine implements Engine {
       committed: (seconds) => {
         for (const l of this.commitListeners) l(seconds);
       },
-    });
+    }, { maxUnwrittenTasks: this.o.maxUnwrittenTasks, whenFull: this.o.onUnwrittenFull });
     this.runs = new RunLifecycle({
       options: this.o,
       registry: this.registry,
@@ -172,6 +172,11 @@ export class TaskEngine implements Engine {
     if (this.storeLost !== null) return { status: 'failed', reason: this.storeLost.message, ...base };
     const failing = this.commit.failing;
     if (failing !== null) return { status: 'degraded', reason: `Writes are failing: ${errorMessage(failing)}`, ...base };
+    const lease = this.store.lease?.();
+    if (lease !== undefined && lease.failing !== null) {
+      const consequence = lease.expired ? 'the lease has lapsed: no new runs start until one is written' : 'the lease holds for now';
+      return { status: 'degraded', reason: `The heartbeat cannot be written (${consequence}): ${errorMessage(lease.failing)}`, ...base };
+    }
     if (base.oldestUnwrittenMs > DEGRADED_AFTER_MS) {
       return { status: 'degraded', reason: `Changes wait ${base.oldestUnwrittenMs} ms to be written`, ...base };
     }
@@ -274,7 +279,14 @@ export class TaskEngine implements Engine {
     this.wakeTimer.lookNow();
     const unlimitedQueues = [...this.runs.queues.values()].filter((q) => q.capacity === Infinity).map((q) => q.name);
     try {
-      await this.store.recover({ now: this.o.clock(), unlimitedQueues });
+      await this.store.recover({
+        now: this.o.clock(),
+        unlimitedQueues,
+        maxAbandoned: this.o.maxAbandoned,
+        onAbandoned: (failed) => {
+          for (const t of failed) this.emit(buildEvent('Failed', t.failedAt, t, `Task failed: ${t.exception}`, { exception: t.exception, executionTimeMs: 0 }));
+        },
+      });
     } catch (err) {
       this.o.onError(err, 'recovery');
     }
@@ -332,9 +344,11 @@ export class TaskEngine implements Engine {
     this.wakeTimer.cancel();
     if (!this.running || this.stopping !== undefined || this.storage?.closed || this.storeLost !== null) return null;
     const rateLimited = this.rateLimits.size > 0;
+    // Past its lease other instances may recover this one's runs: it starts none until a heartbeat is written.
+    const leaseLapsed = this.store.lease?.().expired === true;
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
-      claims: this.types.length === 0 ? [] : this.runs.claims(),
+      claims: this.types.length === 0 || leaseLapsed ? [] : this.runs.claims(),
       types: this.types,
       decide: rateLimited ? this.runs.decide : null,
       ...(rateLimited ? { rateLimits: this.rateLimits } : {}),

@@ -4,6 +4,7 @@ import type {
 } from '../storage/EngineStore.js';
 import { StoreUnavailableError } from '../storage/EngineStore.js';
 import type { PendingLog } from './RunLog.js';
+import { storableText } from './storableText.js';
 
 /** Inserts per commit; the rest waits for the next one (keeps a commit short). */
 const MAX_INSERTS_PER_COMMIT = 4000;
@@ -51,6 +52,12 @@ function countChanges(c: Changes): number {
   return c.inserts.length + c.cancels.length + c.failures.length + c.finishes.length + c.stops.length + c.logs.length;
 }
 
+/** How many new tasks may wait to be written, and what a caller past that meets. */
+export interface UnwrittenTaskBound {
+  maxUnwrittenTasks: number;
+  whenFull: 'wait' | 'reject';
+}
+
 export interface GroupCommitHooks {
   /** Before each commit: what to promote and claim, or null when the engine must not claim now. */
   dispatchStep(now: number): DispatchStep | null;
@@ -91,17 +98,47 @@ export class GroupCommit {
   private lastError: unknown = null;
   /** Set while the store must not be written (its file was deleted or replaced). */
   private blocked: Error | null = null;
+  /** New tasks of the commit in flight; callers waiting for room among the unwritten tasks. */
+  private inFlightInserts = 0;
+  private roomWaiters: (() => void)[] = [];
 
   constructor(
     private readonly store: EngineStore,
     private readonly capacities: QueueCapacities,
     private readonly clock: () => number,
     private readonly hooks: GroupCommitHooks,
+    private readonly bound: UnwrittenTaskBound = { maxUnwrittenTasks: Infinity, whenFull: 'wait' },
   ) {}
 
   // ------------------------------------------------------------ queueing
 
+  /**
+   * A new task, written by a coming commit. At most `bound.maxUnwrittenTasks` wait to be written
+   * (queued or in flight): past it the caller waits for room, or is refused (`bound.whenFull`).
+   */
   insert(task: NewTask): Promise<InsertOutcome> {
+    if (this.full() || this.roomWaiters.length > 0) return this.insertWhenRoom(task);
+    return this.queueInsert(task);
+  }
+
+  private full(): boolean {
+    return this.queue.inserts.length + this.inFlightInserts >= this.bound.maxUnwrittenTasks;
+  }
+
+  private async insertWhenRoom(task: NewTask): Promise<InsertOutcome> {
+    while (this.full()) {
+      if (this.bound.whenFull === 'reject') {
+        throw new Error(
+          `dispatch: ${this.bound.maxUnwrittenTasks} tasks already wait to be written (createEngine option "maxUnwrittenTasks"); ` +
+            'the store is slow or unavailable: try again later',
+        );
+      }
+      await new Promise<void>((resolve) => this.roomWaiters.push(resolve));
+    }
+    return this.queueInsert(task);
+  }
+
+  private queueInsert(task: NewTask): Promise<InsertOutcome> {
     return new Promise((resolve, reject) => {
       this.queue.inserts.push({ task, resolve, reject });
       this.queued();
@@ -264,13 +301,17 @@ export class GroupCommit {
     }
     // The batch is in flight until the store answers: still unwritten, with the age it had queued.
     this.inFlightCount = taken;
+    this.inFlightInserts = taking.inserts.length;
     this.inFlightSince = taken === 0 ? null : this.queuedSince;
     if (this.queuedCount() === 0) this.queuedSince = null;
     try {
       return await this.writeBatch(now, dispatching, taking);
     } finally {
       this.inFlightCount = 0;
+      this.inFlightInserts = 0;
       this.inFlightSince = null;
+      // Callers waiting for room look again (what could not be written is back in the queue).
+      for (const wake of this.roomWaiters.splice(0)) wake();
     }
   }
 
@@ -372,26 +413,36 @@ export class GroupCommit {
         else c.reject(r);
       } else c.resolve(r.cancelled[0]!);
     }
+    // A refused run change is written once more with a plain error text in place of its own;
+    // refused again, it is dropped and reported: one change never holds every later commit back.
     for (const f of failures) {
-      const r = await one({ attemptFailures: [f.failure] });
+      let r = await one({ attemptFailures: [f.failure] });
+      if (r instanceof Error && r !== unavailable) {
+        this.hooks.onError(r, `record failed attempt of task ${f.failure.id} (written again with a plain error text)`);
+        r = await one({ attemptFailures: [{ ...f.failure, exception: refusedText(r) }] });
+      }
       if (r instanceof Error) {
-        kept.failures.push(f);
-        if (r !== unavailable) this.hooks.onError(r, `record failed attempt of task ${f.failure.id}`);
+        if (r === unavailable) kept.failures.push(f);
+        else this.hooks.onError(r, `record failed attempt of task ${f.failure.id} (dropped: the store refuses it)`);
       } else f.after?.();
     }
     for (const f of finishes) {
-      const r = await one({ completeRuns: [f.run] });
+      let r = await one({ completeRuns: [f.run] });
+      if (r instanceof Error && r !== unavailable) {
+        this.hooks.onError(r, `record finished run of task ${f.run.id} (written again with a plain error text)`);
+        r = await one({ completeRuns: [{ ...f.run, exception: f.run.exception === null ? null : refusedText(r) }] });
+      }
       if (r instanceof Error) {
-        kept.finishes.push(f);
-        if (r !== unavailable) this.hooks.onError(r, `record finished run of task ${f.run.id}`);
+        if (r === unavailable) kept.finishes.push(f);
+        else this.hooks.onError(r, `record finished run of task ${f.run.id} (dropped: the store refuses it; recovered at the next start)`);
       } else if (r.finished[0]) f.after();
       else f.lost?.();
     }
     for (const s of stops) {
       const r = await one({ serviceStopped: [s] });
       if (r instanceof Error) {
-        kept.stops.push(s);
-        if (r !== unavailable) this.hooks.onError(r, `mark task ${s.id} ServiceStopped`);
+        if (r === unavailable) kept.stops.push(s);
+        else this.hooks.onError(r, `mark task ${s.id} ServiceStopped (dropped: the store refuses it; recovered at the next start)`);
       }
     }
     this.requeue(kept);
@@ -440,4 +491,9 @@ export class GroupCommit {
     this.queue = noChanges();
     this.queuedSince = null;
   }
+}
+
+/** The error text written in place of one the store refused. */
+function refusedText(err: Error): string {
+  return storableText(`The run's error text could not be stored (${err.message})`);
 }

@@ -279,7 +279,7 @@ export class RunLifecycle {
       taskId: run.row.id,
       type: run.row.type,
       queue: run.row.queue,
-      attempt: run.attempt,
+      attempt: run.attempt + run.row.abandoned_count,
       runNumber: run.row.run_count + 1,
       get signal() {
         return attemptSignal.signal;

@@ -1,6 +1,7 @@
 import type { ExecutionLogEntry, LogLevel } from '../contracts/index.js';
 import type { NewExecutionLog } from '../storage/EngineStore.js';
 import type { TaskLogger } from './types.js';
+import { storableText } from './storableText.js';
 import { errorText } from './validation.js';
 
 /** A log record waiting for the next group commit; `entry.id` is set when it is written. */
@@ -38,7 +39,7 @@ export class RunLog {
       return;
     }
     const timestamp = this.clock();
-    const text = typeof message === 'string' ? message : String(message);
+    const text = storableText(typeof message === 'string' ? message : String(message));
     const exceptionDetails = err === undefined || err === null ? null : errorText(err);
     const sequenceNumber = ++this.seq;
     const entry: ExecutionLogEntry = {

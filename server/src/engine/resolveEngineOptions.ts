@@ -1,4 +1,5 @@
 import type { AuditLevel } from '../contracts/index.js';
+import { DEFAULT_MAX_ABANDONED } from '../storage/abandonedRuns.js';
 import type { EngineStore } from '../storage/EngineStore.js';
 import { createSqliteEngineStore } from '../storage/sqlite/createSqliteEngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
@@ -23,11 +24,15 @@ export interface ResolvedEngineOptions {
   retry: RetryPolicy;
   timeoutMs: number | undefined;
   stopGraceMs: number;
+  maxAbandoned: number;
+  maxUnwrittenTasks: number;
+  onUnwrittenFull: 'wait' | 'reject';
   clock: () => number;
   onError: (error: unknown, where: string) => void;
 }
 
-const KNOWN = ['storage', 'store', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'clock', 'onError'];
+const KNOWN = ['storage', 'store', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'maxAbandoned', 'maxUnwrittenTasks', 'onUnwrittenFull',
+  'clock', 'onError'];
 const QUEUE_KEYS = ['concurrency', 'capacity'];
 const OWNER = 'createEngine';
 
@@ -73,6 +78,9 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     retry: resolveRetryPolicy(read.value('retry'), NO_RETRY, `${OWNER}: option "retry"`),
     timeoutMs,
     stopGraceMs: read.integer('stopGraceMs', 10_000, { min: 0 }),
+    maxAbandoned: read.integer('maxAbandoned', DEFAULT_MAX_ABANDONED, { min: 0 }),
+    maxUnwrittenTasks: read.integer('maxUnwrittenTasks', 100_000, { min: 1 }),
+    onUnwrittenFull: read.oneOf('onUnwrittenFull', ['wait', 'reject'] as const, 'wait'),
     clock: read.fn<() => number>('clock') ?? Date.now,
     onError: read.fn<(error: unknown, where: string) => void>('onError') ?? ((error, where) => console.error(`[svc-monitor engine] ${where}:`, error)),
   };

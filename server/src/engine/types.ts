@@ -21,7 +21,10 @@ export interface TaskContext {
   /** Full dotted type name. */
   readonly type: string;
   readonly queue: string;
-  /** 1 for the first attempt of this delivery, 2 for the first retry, ... */
+  /**
+   * 1 for the first try; each failed attempt (retry) and each earlier run abandoned while running
+   * (its process died or lost its lease) adds one.
+   */
   readonly attempt: number;
   /** Inline recurring rows: number of this run (1-based); one-shots: 1. */
   readonly runNumber: number;
@@ -71,6 +74,15 @@ export interface EngineOptions {
   timeoutMs?: number;
   /** Grace period of stop() when none is given. Default 10000 ms. */
   stopGraceMs?: number;
+  /**
+   * A run found abandoned (its process died, or on a shared store its instance lost its lease) is
+   * run again up to this many times; the next abandonment ends the task Failed. Default 3.
+   */
+  maxAbandoned?: number;
+  /** Dispatched tasks waiting to be written at most (the store slow or unavailable). Default 100000. */
+  maxUnwrittenTasks?: number;
+  /** When `maxUnwrittenTasks` are waiting: dispatch waits for room ('wait', default) or rejects ('reject'). */
+  onUnwrittenFull?: 'wait' | 'reject';
   /** Clock for stored timestamps (ms since epoch). Default Date.now. */
   clock?: () => number;
   /** Where tick and listener errors are reported. Default console.error. */

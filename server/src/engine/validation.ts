@@ -1,6 +1,7 @@
 import type { AuditLevel } from '../contracts/index.js';
 import { OptionError } from '../options/OptionError.js';
 import { OptionReader } from '../options/OptionReader.js';
+import { storableJson, storableText } from './storableText.js';
 
 export const AUDIT_LEVELS: readonly AuditLevel[] = ['Full', 'ErrorsOnly', 'None'];
 
@@ -110,11 +111,15 @@ export function serializeRequest(request: unknown): string {
   walk(request, 'request');
   const text = JSON.stringify(request);
   if (typeof text !== 'string') throw new TypeError('request is not JSON-serialisable');
-  return text;
+  return storableJson(text);
 }
 
-/** Error text kept on rows and audits: the stack when there is one (first line is `Name: message`). */
+/** Error text kept on rows and audits: the stack when there is one (first line is `Name: message`), storable (storableText). */
 export function errorText(err: unknown): string {
+  return storableText(rawErrorText(err));
+}
+
+function rawErrorText(err: unknown): string {
   if (err instanceof Error) return err.stack ?? `${err.name}: ${err.message}`;
   if (typeof err === 'string') return err;
   try {
@@ -124,7 +129,8 @@ export function errorText(err: unknown): string {
   }
 }
 
+/** The message of an error (events, log lines), storable like errorText. */
 export function errorMessage(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return typeof err === 'string' ? err : errorText(err);
+  if (err instanceof Error) return storableText(err.message);
+  return typeof err === 'string' ? storableText(err) : errorText(err);
 }

@@ -1,3 +1,4 @@
+import type { AbandonedTask } from './abandonedRuns.js';
 import type { TaskManagementStore } from './TaskManagementStore.js';
 import type { AuditLevel, LogLevel, ManagementStatus, MisfireKind, MisfirePolicy, TaskStatus } from '../contracts/index.js';
 
@@ -26,6 +27,7 @@ export interface EngineStore {
   commit(batch: CommitBatch): Promise<CommitOutcome>;
   /**
    * Start-up recovery: InProgress and ServiceStopped rows → Queued (delivery is at least once),
+   * an InProgress row counting one more abandoned run (Failed past `maxAbandoned`),
    * throttle marks dropped, WaitingQueue rows of the given unlimited queues admitted.
    * Returns the rows re-queued.
    */
@@ -49,6 +51,19 @@ export interface EngineStore {
    * of at its next poll. Returns the function that unsubscribes. Polling stays the fallback.
    */
   onExternalWork?(listener: () => void): () => void;
+  /**
+   * Optional, for stores where runs are held under a lease (several processes): whether this
+   * process's heartbeat is failing, and whether its lease has lapsed since the last heartbeat
+   * written (other processes may then recover its runs; it must not start new ones).
+   */
+  lease?(): LeaseState;
+}
+
+export interface LeaseState {
+  /** The error of the last heartbeat, null once one was written again. */
+  failing: unknown;
+  /** No heartbeat written for longer than the lease. */
+  expired: boolean;
 }
 
 /**
@@ -80,6 +95,14 @@ export interface RecoverInput {
   now: number;
   /** Queues without a capacity limit: all their WaitingQueue rows are admitted. */
   unlimitedQueues: readonly string[];
+  /**
+   * Each recovery of an InProgress row (its process died or lost its lease) counts as an abandoned
+   * run; a row abandoned more than this many times ends Failed instead of Queued. Default 3. A
+   * store that also recovers later (lease recovery) keeps this and `onAbandoned` for those.
+   */
+  maxAbandoned?: number;
+  /** Rows a recovery ended Failed (after their transaction committed). */
+  onAbandoned?: (failed: AbandonedTask[]) => void;
 }
 
 /** Queue name → capacity (Queued rows admitted), for queues that have a limit. */
@@ -267,6 +290,8 @@ export interface RunnableTaskRow {
   parent_task_id: string | null;
   /** Highest execution-log sequence number of the task so far (0: none); numbering continues. */
   last_log_sequence: number;
+  /** Runs of this task abandoned while running (process died, lease lost) and recovered. */
+  abandoned_count: number;
   /** W3C trace context stored at dispatch (null: none). */
   traceparent?: string | null;
   tracestate?: string | null;

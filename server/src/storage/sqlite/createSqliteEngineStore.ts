@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
+import { DEFAULT_MAX_ABANDONED } from '../abandonedRuns.js';
 import { StoreUnavailableError } from '../EngineStore.js';
 import type {
   CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
@@ -52,13 +53,16 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
 
   const write = taskWriter(db);
   const claimed = new ClaimedGroups();
-  const recover = (input: RecoverInput): number =>
-    write((deltas) => {
+  const recover = (input: RecoverInput): number => {
+    const out = write((deltas) => {
       claimed.clear();
-      const n = sql.recoverTasks(input.now, deltas);
+      const o = sql.recoverTasks(input.now, input.maxAbandoned ?? DEFAULT_MAX_ABANDONED, deltas);
       for (const q of input.unlimitedQueues) sql.admitWaitingTasks(q, Number.MAX_SAFE_INTEGER, input.now, deltas);
-      return n;
+      return o;
     });
+    if (out.failed.length > 0) input.onAbandoned?.(out.failed);
+    return out.requeued;
+  };
 
   return {
     location: storage.file,

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
-import type { CommitBatch, CommitOutcome, EngineStore, RecoverInput } from '../../EngineStore.js';
+import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../../abandonedRuns.js';
+import type { CommitBatch, CommitOutcome, EngineStore, LeaseState, RecoverInput } from '../../EngineStore.js';
 import type { TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { admitWaiting } from './admitWaiting.js';
@@ -12,7 +14,7 @@ import { asStoreUnavailable, classifyTrouble } from './connectionTrouble.js';
 import { completeRuns } from './completeRuns.js';
 import { insertExecutionLogs } from './insertExecutionLogs.js';
 import { insertTasks } from './insertTasks.js';
-import { heartbeat, recoverExpiredLeases } from './instanceLeases.js';
+import { heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns } from './instanceLeases.js';
 import { createPostgresTaskManagementStore } from './managementStore.js';
 import { markServiceStopped } from './markServiceStopped.js';
 import { promoteDue } from './promoteDue.js';
@@ -30,7 +32,7 @@ export interface PostgresEngineStoreOptions {
   leaseMs?: number;
   /** How often the heartbeat is renewed and expired leases looked for. Default leaseMs / 3. */
   heartbeatMs?: number;
-  /** Clock (ms since epoch) for heartbeats and lease recovery. Default Date.now. */
+  /** Clock (ms since epoch) for the audit times of lease recovery. Default Date.now. Leases themselves are timed by the database clock. */
   clock?: () => number;
   /**
    * Wait for the WAL flush on every group commit. Default true: what the engine reports (a run
@@ -49,6 +51,8 @@ export interface PostgresEngineStore extends EngineStore {
   readonly management: TaskManagementStore;
   /** Renews the heartbeat and recovers expired leases now (the timer does it every heartbeatMs). Returns rows re-queued. */
   leaseTick(): Promise<number>;
+  /** Whether the heartbeat is failing and whether the lease has lapsed (see EngineStore.lease). */
+  lease(): LeaseState;
   /** Stops the heartbeat and removes this instance's row (its finished work stays). */
   dispose(): Promise<void>;
 }
@@ -83,6 +87,8 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       // After a lost connection: rows claimed by a commit whose answer never came go back to Queued.
       if (afterLoss) await requeueUnknownClaims(c, instanceId, [...owned], now);
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
+      // Queue locks come first in every commit that may take one (see QueueAdmission).
+      if (b.dispatching !== null || b.insertTasks.some((t) => admission.capped(t.queue))) await admission.lockAll();
       const out: CommitOutcome = {
         logIds: await insertExecutionLogs(c, b.logs, afterLoss),
         inserted: await insertTasks(c, b.insertTasks, now, admission, afterLoss),
@@ -143,14 +149,36 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     return out;
   };
 
+  // What the engine's last recover() asked of later lease recoveries.
+  let maxAbandoned = DEFAULT_MAX_ABANDONED;
+  let onAbandoned: RecoverInput['onAbandoned'];
+  const reportAbandoned = (failed: AbandonedTask[]) => {
+    if (failed.length > 0) onAbandoned?.(failed);
+  };
+  // The lease as this process sees it: measured on its monotonic clock from the last heartbeat written.
+  let renewedAt = performance.now();
+  let heartbeatError: unknown = null;
+  const renew = async () => {
+    try {
+      await heartbeat(storage, instanceId);
+    } catch (err) {
+      heartbeatError = err;
+      throw err;
+    }
+    heartbeatError = null;
+    renewedAt = performance.now();
+  };
+
   const leaseTick = async () => {
     const now = clock();
-    await heartbeat(storage, instanceId, now);
-    return storage.transaction(async (c) => {
-      const n = await recoverExpiredLeases(c, storage.schema, now, leaseMs);
-      if (n > 0) await wake(c);
-      return n;
+    await renew();
+    const out = await storage.transaction(async (c) => {
+      const o = await recoverExpiredLeases(c, storage.schema, now, leaseMs, maxAbandoned);
+      if (o.requeued > 0) await wake(c);
+      return o;
     });
+    reportAbandoned(out.failed);
+    return out.requeued + out.failed.length;
   };
   let disposed = false;
   const timer = setInterval(() => {
@@ -163,10 +191,17 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     location: `postgres://${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`,
     instanceId,
     commit,
-    recover: (input: RecoverInput) =>
-      storage.transaction(async (c) => {
-        await heartbeat(storage, instanceId, input.now);
-        let n = await recoverExpiredLeases(c, storage.schema, input.now, leaseMs);
+    recover: async (input: RecoverInput) => {
+      maxAbandoned = input.maxAbandoned ?? DEFAULT_MAX_ABANDONED;
+      onAbandoned = input.onAbandoned;
+      const failed: AbandonedTask[] = [];
+      const requeued = await storage.transaction(async (c) => {
+        // This id's earlier life first: its first heartbeat would make those rows look alive.
+        const own = await recoverOwnEarlierRuns(c, instanceId, input.now, maxAbandoned);
+        await renew();
+        const expired = await recoverExpiredLeases(c, storage.schema, input.now, leaseMs, maxAbandoned);
+        failed.push(...own.failed, ...expired.failed);
+        let n = own.requeued + expired.requeued;
         const { rows } = await c.query<{ id: string; audit_level: 'Full' | 'ErrorsOnly' | 'None' }>(
           `UPDATE tasks SET status = 'Queued', instance_id = NULL WHERE status = 'ServiceStopped' RETURNING id, audit_level`,
         );
@@ -181,7 +216,11 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         }
         if (n > 0) await wake(c);
         return n;
-      }),
+      });
+      reportAbandoned(failed);
+      return requeued;
+    },
+    lease: () => ({ failing: heartbeatError, expired: performance.now() - renewedAt > leaseMs }),
     nextWakeAt: async (now) => {
       const { rows } = await storage.query<{ due: number | null; throttled: number | null }>(
         `SELECT (SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL

@@ -5,9 +5,14 @@ import type { QueueCapacities } from '../../EngineStore.js';
  * Global queue capacity: the Queued rows of a capped queue are counted and added to under a
  * transaction advisory lock per (schema, queue), so instances never admit past the capacity
  * together. `room(queue)` answers how many more rows may become Queued in this transaction.
+ *
+ * Lock order: a transaction that needs any queue's lock takes every capped queue's lock at once,
+ * in name order, before any other lock of the commit (task-key rows, rate windows), so two
+ * instances never wait on each other in opposite orders, whatever order their changes come in.
  */
 export class QueueAdmission {
   private readonly rooms = new Map<string, number>();
+  private locked = false;
   constructor(
     private readonly c: PoolClient,
     private readonly schema: string,
@@ -22,14 +27,24 @@ export class QueueAdmission {
   /** Locks the queue (once per transaction) and counts its room. Infinity for an uncapped queue. */
   async room(queue: string): Promise<number> {
     if (!this.capped(queue)) return Infinity;
-    let room = this.rooms.get(queue);
-    if (room === undefined) {
+    await this.lockAll();
+    return this.rooms.get(queue)!;
+  }
+
+  /** Takes every capped queue's lock (in name order, once per transaction) and counts their rooms. */
+  async lockAll(): Promise<void> {
+    if (this.locked) return;
+    this.locked = true;
+    const queues = this.cappedQueues();
+    if (queues.length === 0) return;
+    for (const queue of queues) {
       await this.c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.queue:' || $1 || ':' || $2))`, [this.schema, queue]);
-      const { rows } = await this.c.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE queue = $1 AND status = 'Queued'`, [queue]);
-      room = Math.max(0, this.capacities.get(queue)! - rows[0]!.n);
-      this.rooms.set(queue, room);
     }
-    return room;
+    const { rows } = await this.c.query<{ queue: string; n: number }>(
+      `SELECT q.queue, (SELECT COUNT(*) FROM tasks t WHERE t.queue = q.queue AND t.status = 'Queued')::int AS n FROM unnest($1::text[]) AS q(queue)`,
+      [queues],
+    );
+    for (const r of rows) this.rooms.set(r.queue, Math.max(0, this.capacities.get(r.queue)! - r.n));
   }
 
   /** Takes one place if there is room: 'Queued', else 'WaitingQueue'. */

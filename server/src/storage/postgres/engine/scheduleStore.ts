@@ -179,7 +179,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         if (!parent || parent.status === 'Cancelled') {
           return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
         }
-        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, taskId]);
+        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, taskId]);
         await insertStatusAudits(c, [{ taskId, level: row.audit_level, at: now, status: 'Queued' }]);
         await onWritten(c);
         return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };

@@ -1,0 +1,125 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { SvcEvent } from '../../../server/src/contracts/index.js';
+import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import { bundledScript } from '../../fixtures/bundledScript.js';
+import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { snapshotSqliteReadModels } from '../support/sqliteReadModelSnapshot.js';
+
+const CHILD = fileURLToPath(new URL('./fixtures/abandoningChild.ts', import.meta.url));
+const MAX_ABANDONED = 2;
+
+interface Life {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  out: string;
+}
+
+function live(backend: 'sqlite' | 'postgres', location: string, attemptsFile: string, first: boolean): Promise<Life> {
+  const args = [bundledScript(CHILD), backend, location, String(MAX_ABANDONED), attemptsFile, ...(first ? ['dispatch'] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  // A life that neither dies in its handler nor ends by itself (its row never run again) is ended here.
+  const stuck = setTimeout(() => child.kill('SIGTERM'), 30_000);
+  return new Promise((resolve) => child.on('exit', (code, signal) => {
+    clearTimeout(stuck);
+    resolve({ code, signal, out });
+  }));
+}
+
+/** Restarts the process until a life ends other than by its handler's SIGKILL; returns every life. */
+async function liveUntilFailed(backend: 'sqlite' | 'postgres', location: string, attemptsFile: string): Promise<Life[]> {
+  const lives: Life[] = [];
+  for (let i = 0; i < MAX_ABANDONED + 3; i++) {
+    const l = await live(backend, location, attemptsFile, i === 0);
+    lives.push(l);
+    if (l.signal !== 'SIGKILL') break;
+  }
+  return lives;
+}
+
+function expectAbandonedFailure(lives: Life[], attemptsFile: string): { id: string; event: SvcEvent } {
+  // Each of the first maxAbandoned + 1 lives ran the task and died in its handler; the next one failed it.
+  expect(lives.map((l) => l.signal)).toEqual([...Array<string>(MAX_ABANDONED + 1).fill('SIGKILL'), null]);
+  expect(lives.at(-1)!.code).toBe(0);
+  expect(readFileSync(attemptsFile, 'utf8').trim().split('\n').map(Number)).toEqual([1, 2, 3]);
+  const id = /^dispatched (\S+)$/m.exec(lives[0]!.out)![1]!;
+  const line = /^failed (.+)$/m.exec(lives.at(-1)!.out)![1]!;
+  const event = JSON.parse(line) as SvcEvent;
+  expect(event).toMatchObject({ kind: 'Failed', taskId: id, taskType: 'Abandon.Die' });
+  expect(event.exception).toContain('abandoned 3 times while running');
+  return { id, event };
+}
+
+const abandonedText = /^TaskAbandonedError: The task was abandoned 3 times while running \(its process died or lost its lease\)$/;
+
+describe('a handler that kills its process: abandoned runs are counted, then the task fails', () => {
+  it('SQLite: after maxAbandoned restarts the task is Failed with the abandoned message; ctx.attempt grows', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-abandon-'));
+    try {
+      const file = join(dir, 'tasks.db');
+      const attempts = join(dir, 'attempts');
+      writeFileSync(attempts, '');
+      const { id } = expectAbandonedFailure(await liveUntilFailed('sqlite', file, attempts), attempts);
+      const storage = openSqliteStorage({ file });
+      try {
+        const row = storage.db.prepare('SELECT status, exception, abandoned_count, run_count, last_outcome FROM tasks WHERE id = ?').get(id) as Record<string, unknown>;
+        expect(row).toMatchObject({ status: 'Failed', abandoned_count: 3, run_count: 1, last_outcome: 'Failed' });
+        expect(row.exception).toMatch(abandonedText);
+        const audits = storage.db.prepare('SELECT new_status, exception FROM status_audit WHERE task_id = ? ORDER BY id').all(id) as { new_status: string; exception: string | null }[];
+        expect(audits.map((a) => a.new_status)).toEqual(['Queued', 'InProgress', 'Queued', 'InProgress', 'Queued', 'InProgress', 'Failed']);
+        expect(audits.at(-1)!.exception).toMatch(abandonedText);
+        // The read models equal a recomputation from the rows.
+        const live = snapshotSqliteReadModels(storage.db);
+        expect(live.stat_tasks).toEqual([expect.objectContaining({ type: 'Abandon.Die', status: 'Failed', n: 1 })]);
+        storage.rebuildReadModels();
+        expect(snapshotSqliteReadModels(storage.db)).toEqual(live);
+        // A person's retry starts the count afresh.
+        expect((await createEngine({ storage }).tasks.retry(id, 'tester')).status).toBe('Succeeded');
+        expect(storage.db.prepare('SELECT status, abandoned_count FROM tasks WHERE id = ?').get(id)).toEqual({ status: 'Queued', abandoned_count: 0 });
+      } finally {
+        storage.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  let database: TestDatabase | undefined;
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('PostgreSQL, a fixed instanceId: each restart recovers its earlier life\'s row at once; Failed after maxAbandoned restarts', async () => {
+    database = await createTestDatabase('svc_abandon');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-abandon-'));
+    try {
+      const attempts = join(dir, 'attempts');
+      writeFileSync(attempts, '');
+      const { id } = expectAbandonedFailure(await liveUntilFailed('postgres', database.connectionString, attempts), attempts);
+      const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2, rollupIntervalMs: 100_000 });
+      try {
+        const { rows } = await storage.query<Record<string, unknown>>('SELECT status, exception, abandoned_count, run_count, last_outcome, instance_id FROM tasks WHERE id = $1', [id]);
+        expect(rows[0]).toMatchObject({ status: 'Failed', abandoned_count: 3, run_count: 1, last_outcome: 'Failed', instance_id: null });
+        expect(rows[0]!.exception).toMatch(abandonedText);
+        const audits = await storage.query<{ new_status: string }>('SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id', [id]);
+        expect(audits.rows.map((a) => a.new_status)).toEqual(['Queued', 'InProgress', 'Queued', 'InProgress', 'Queued', 'InProgress', 'Failed']);
+        const live = await snapshotReadModels(storage);
+        expect(live.stat_tasks).toEqual([expect.objectContaining({ type: 'Abandon.Die', status: 'Failed', n: 1 })]);
+        await storage.rebuildReadModels();
+        expect(await snapshotReadModels(storage)).toEqual(live);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
