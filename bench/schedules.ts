@@ -10,7 +10,6 @@
 //    detectedAtLeast = 100,000, isExact = false.
 // BENCH_SCHEDULES sets the number of schedules (smoke runs: 20–200); BENCH_PG the PostgreSQL server.
 import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { randomUUID } from 'node:crypto';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SvcEvent } from '../server/src/contracts/index.js';
@@ -19,6 +18,7 @@ import { createScheduleManager, type DurableScheduleManager } from '../server/sr
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
+import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenOccurrences, readOccurrenceColumns } from './schedulesFloor.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
@@ -131,27 +131,13 @@ async function benchSqlite(): Promise<void> {
 }
 
 async function benchPostgres(): Promise<void> {
-  const pg = (await import('pg')).default;
   const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
   const { createPostgresEngineStore } = await import('../server/src/storage/postgres/engine/createPostgresEngineStore.js');
-  const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: PG_ADMIN });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
-  };
 
   /** A fresh database with the schedules, then `instances` engines catching up on it at once. */
   async function catchUp(instances: number): Promise<{ ms: number; occurrences: number; duplicates: number }> {
-    const name = `svc_bench_schedules_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
-    await admin(`CREATE DATABASE "${name}"`);
-    const url = new URL(PG_ADMIN);
-    url.pathname = `/${name}`;
-    const open = () => openPostgresStorage({ connectionString: url.toString(), rollupIntervalMs: 0 });
-    try {
+    return withBenchDatabase(PG_ADMIN, 'svc_bench_schedules', async (url) => {
+      const open = () => openPostgresStorage({ connectionString: url, rollupIntervalMs: 0 });
       const clock = { now: T0 };
       const events: SvcEvent[] = [];
       const setup = await open();
@@ -181,9 +167,7 @@ async function benchPostgres(): Promise<void> {
           await e.storage.close();
         }
       }
-    } finally {
-      await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-    }
+    });
   }
 
   const one = await catchUp(1);
