@@ -20,7 +20,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
-import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -28,6 +27,7 @@ import { makeWorkerUtils, runMigrations } from 'graphile-worker';
 import { createEngine } from '../server/src/engine/Engine.js';
 import { createPostgresEngineStore } from '../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../server/src/storage/postgres/openPostgresStorage.js';
+import { withBenchDatabase } from './benchDatabase.js';
 
 const TASKS = Number(process.env['BENCH_TASKS'] ?? 20_000);
 const GW_BATCH = Number(process.env['BENCH_GW_BATCH'] ?? 500);
@@ -97,27 +97,7 @@ const cpuLine = (c: CpuSplit, tasks: number) =>
   `  CPU ms per 1000 tasks: workers ${perThousand(c.workers, tasks)}, PostgreSQL backends ${perThousand(c.backends, tasks)}, bench process ${perThousand(c.bench, tasks)}; rest of the machine ${perThousand(c.rest, tasks)}`;
 const pidsQuery = `SELECT pid FROM pg_stat_activity WHERE datname = current_database()`;
 
-async function admin(sql: string): Promise<void> {
-  const c = new pg.Client({ connectionString: ADMIN });
-  await c.connect();
-  try {
-    await c.query(sql);
-  } finally {
-    await c.end();
-  }
-}
-
-async function withDatabase<T>(work: (url: string) => Promise<T>): Promise<T> {
-  const name = `svc_bench_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
-  await admin(`CREATE DATABASE "${name}"`);
-  const url = new URL(ADMIN);
-  url.pathname = `/${name}`;
-  try {
-    return await work(url.toString());
-  } finally {
-    await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  }
-}
+const withDatabase = <T>(work: (url: string) => Promise<T>): Promise<T> => withBenchDatabase(ADMIN, 'svc_bench', work);
 
 function startWorker(kind: 'svc' | 'graphile', url: string): Promise<ChildProcess> {
   // BENCH_CPU_PROF=<dir>: each worker process writes a V8 CPU profile there when it stops.

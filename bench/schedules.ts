@@ -1,26 +1,40 @@
-// Benchmark of durable schedules (issue 4): `npm run bench:schedules`.
+// Benchmark of durable schedules (issue 4): `npm run bench:schedules [-- --storage postgres]`.
 // 1. 1,000 every-minute durable schedules (ReplayAll, cap 2,000), engine down 24 h: time for the
 //    restarted engine's materializer to plan and write every catch-up occurrence (1.44 M rows,
-//    each with its Pending status audit and read-model triggers) into a file database.
-// 2. The counting bound: a per-second cron down for one year (window 400 d) → halt with
+//    each with its Pending status audit, read-model counts and search rows).
+//    SQLite, same run: the floor, the same rows (tasks + their Pending audits) inserted by hand in
+//    batches into a copy of the database as it was before the catch-up; the ratio is catch-up / floor.
+//    PostgreSQL: one instance, then two instances materializing the same schedules at once (every
+//    slot written exactly once).
+// 2. The counting bound (SQLite): a per-second cron down for one year (window 400 d) → halt with
 //    detectedAtLeast = 100,000, isExact = false.
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// BENCH_SCHEDULES sets the number of schedules (smoke runs: 20–200); BENCH_PG the PostgreSQL server.
+import { copyFileSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SvcEvent } from '../server/src/contracts/index.js';
 import type { EngineInternals } from '../server/src/engine/EngineInternals.js';
-import { createScheduleManager } from '../server/src/engine/schedules/index.js';
+import { createScheduleManager, type DurableScheduleManager } from '../server/src/engine/schedules/index.js';
+import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
-import type { SqliteStorage } from '../server/src/storage/Storage.js';
+import { withBenchDatabase } from './benchDatabase.js';
+import { insertHandWrittenOccurrences, readOccurrenceColumns } from './schedulesFloor.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
+const STORAGE = process.argv.includes('--storage') ? process.argv[process.argv.indexOf('--storage') + 1] : 'sqlite';
+if (STORAGE !== 'sqlite' && STORAGE !== 'postgres') throw new Error(`--storage must be sqlite or postgres (got ${STORAGE})`);
+if (!Number.isInteger(SCHEDULES) || SCHEDULES < 1) throw new Error(`BENCH_SCHEDULES must be a positive integer (got ${process.env.BENCH_SCHEDULES})`);
+const PG_ADMIN = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const T0 = Date.parse('2026-02-02T10:00:30Z');
 const DAY = 86_400_000;
+const TARGET_MS = 15_000;
+/** What the targets are for: 1,000 schedules; smaller runs are scaled to it. */
+const scaled = (ms: number) => (ms * 1000) / SCHEDULES;
 
-function internalsFor(storage: SqliteStorage, clock: { now: number }, events: SvcEvent[]): EngineInternals {
+function internalsFor(store: EngineStore, clock: { now: number }, events: SvcEvent[]): EngineInternals {
   return {
-    store: createSqliteEngineStore(storage),
+    store,
     reportError: (err) => {
       throw err;
     },
@@ -35,51 +49,141 @@ function internalsFor(storage: SqliteStorage, clock: { now: number }, events: Sv
   };
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'bench-schedules-'));
-const file = join(dir, 'tasks.db');
-try {
-  const clock = { now: T0 };
-  const events: SvcEvent[] = [];
-  let storage = openSqliteStorage({ file });
-  let db = storage.db;
-  let manager = createScheduleManager(internalsFor(storage, clock, events));
+async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {
   for (let i = 0; i < SCHEDULES; i++) {
     await manager.upsert({ key: `minute-${i}`, type: 'Bench.EveryMinute', cron: '* * * * *', misfire: { policy: 'ReplayAll', overflowCap: 2000 } });
   }
-  storage.close();
-
-  // restart 24 h later
-  clock.now = T0 + DAY;
-  storage = openSqliteStorage({ file });
-  db = storage.db;
-  manager = createScheduleManager(internalsFor(storage, clock, events));
-  const started = performance.now();
-  const outcome = await manager.materializer.drain(clock.now);
-  const catchUpMs = performance.now() - started;
-  const occurrences = db.prepare('SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL').pluck().get() as number;
-  const halted = db.prepare('SELECT COUNT(*) FROM tasks WHERE halt IS NOT NULL').pluck().get() as number;
-  console.log(`catch-up: ${SCHEDULES} schedules, ${occurrences} occurrences (${outcome.written} written by this pass, ${halted} halted) in ${catchUpMs.toFixed(0)} ms = ${Math.round(occurrences / (catchUpMs / 1000))} occurrences/s; db ${(statSync(file).size / 1e6).toFixed(0)} MB`);
-
-  // steady state right after: the next tick with 1.44 M Pending occurrences in the table
-  const idleStarted = performance.now();
-  await manager.materializer.tick(clock.now + 500);
-  console.log(`next tick after the catch-up (nothing due): ${(performance.now() - idleStarted).toFixed(2)} ms`);
-
-  // counting bound: per-second cron, one year of downtime
-  clock.now = Date.parse('2026-01-01T00:00:00Z');
-  const id = await manager.upsert({
-    key: 'per-second', type: 'Bench.EverySecond', cron: '* * * * * *', timeZone: 'Europe/Rome',
-    misfire: { policy: 'ReplayAll', windowMs: 400 * DAY, overflowCap: 1000 },
-  });
-  clock.now += 365 * DAY;
-  const boundStarted = performance.now();
-  await manager.materializer.materializeSchedule(id, clock.now);
-  const boundCountMs = performance.now() - boundStarted;
-  const halt = JSON.parse(db.prepare('SELECT halt FROM tasks WHERE id = ?').pluck().get(id) as string) as { detectedAtLeast: number; isExact: boolean };
-  console.log(`counting bound: per-second cron, 1 year down → halt detectedAtLeast=${halt.detectedAtLeast} isExact=${halt.isExact} in ${boundCountMs.toFixed(1)} ms`);
-  storage.close();
-  console.log(`targets: catch-up < 60000 ms (${catchUpMs < 60_000 ? 'met' : 'MISSED'}), bound < 1000 ms (${boundCountMs < 1000 ? 'met' : 'MISSED'})`);
-  console.log(JSON.stringify({ bench: 'schedules', schedules: SCHEDULES, occurrences, catchUpMs: Math.round(catchUpMs), boundCountMs: Math.round(boundCountMs * 10) / 10 }));
-} finally {
-  rmSync(dir, { recursive: true, force: true });
 }
+
+/** CPU time of this process since `before`, in ms. */
+const cpuMsSince = (before: NodeJS.CpuUsage) => {
+  const c = process.cpuUsage(before);
+  return Math.round((c.user + c.system) / 1000);
+};
+
+const loadLine = () => `load ${loadavg().map((l) => l.toFixed(1)).join(' ')}`;
+
+async function benchSqlite(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-schedules-'));
+  const file = join(dir, 'tasks.db');
+  const floorFile = join(dir, 'floor.db');
+  try {
+    const clock = { now: T0 };
+    const events: SvcEvent[] = [];
+    let storage = openSqliteStorage({ file });
+    await upsertSchedules(createScheduleManager(internalsFor(createSqliteEngineStore(storage), clock, events)));
+    storage.close();
+    copyFileSync(file, floorFile);
+
+    // restart 24 h later
+    clock.now = T0 + DAY;
+    storage = openSqliteStorage({ file });
+    const db = storage.db;
+    const manager = createScheduleManager(internalsFor(createSqliteEngineStore(storage), clock, events));
+    const cpuBefore = process.cpuUsage();
+    const started = performance.now();
+    const outcome = await manager.materializer.drain(clock.now);
+    const catchUpMs = performance.now() - started;
+    const catchUpCpuMs = cpuMsSince(cpuBefore);
+    const occurrences = db.prepare('SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL').pluck().get() as number;
+    const halted = db.prepare('SELECT COUNT(*) FROM tasks WHERE halt IS NOT NULL').pluck().get() as number;
+    console.log(`catch-up: ${SCHEDULES} schedules, ${occurrences} occurrences (${outcome.written} written by this pass, ${halted} halted) in ${catchUpMs.toFixed(0)} ms (cpu ${catchUpCpuMs} ms) = ${Math.round(occurrences / (catchUpMs / 1000))} occurrences/s; db ${(statSync(file).size / 1e6).toFixed(0)} MB; ${loadLine()}`);
+
+    // steady state right after: the next tick with every Pending occurrence in the table
+    const idleStarted = performance.now();
+    await manager.materializer.tick(clock.now + 500);
+    console.log(`next tick after the catch-up (nothing due): ${(performance.now() - idleStarted).toFixed(2)} ms`);
+
+    // the floor: the same rows by hand, into the database as it was before the catch-up
+    const columns = readOccurrenceColumns(db);
+    const floorStorage = openSqliteStorage({ file: floorFile });
+    const floorCpuBefore = process.cpuUsage();
+    const floorStarted = performance.now();
+    insertHandWrittenOccurrences(floorStorage.db, columns, clock.now);
+    const floorMs = performance.now() - floorStarted;
+    const floorCpuMs = cpuMsSince(floorCpuBefore);
+    floorStorage.close();
+    const ratio = Math.round((catchUpMs / floorMs) * 100) / 100;
+    console.log(`floor: the same ${columns.count} rows and their Pending audits inserted by hand in batches in ${floorMs.toFixed(0)} ms (cpu ${floorCpuMs} ms); catch-up / floor = ${ratio} (cpu ${(catchUpCpuMs / floorCpuMs).toFixed(2)}); ${loadLine()}`);
+
+    // counting bound: per-second cron, one year of downtime
+    clock.now = Date.parse('2026-01-01T00:00:00Z');
+    const id = await manager.upsert({
+      key: 'per-second', type: 'Bench.EverySecond', cron: '* * * * * *', timeZone: 'Europe/Rome',
+      misfire: { policy: 'ReplayAll', windowMs: 400 * DAY, overflowCap: 1000 },
+    });
+    clock.now += 365 * DAY;
+    const boundStarted = performance.now();
+    await manager.materializer.materializeSchedule(id, clock.now);
+    const boundCountMs = performance.now() - boundStarted;
+    const halt = JSON.parse(db.prepare('SELECT halt FROM tasks WHERE id = ?').pluck().get(id) as string) as { detectedAtLeast: number; isExact: boolean };
+    console.log(`counting bound: per-second cron, 1 year down → halt detectedAtLeast=${halt.detectedAtLeast} isExact=${halt.isExact} in ${boundCountMs.toFixed(1)} ms`);
+    storage.close();
+    const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
+    console.log(`targets (scaled to 1,000 schedules): catch-up < ${TARGET_MS} ms (${scaled(catchUpMs).toFixed(0)} ms: ${met(scaled(catchUpMs) < TARGET_MS)}), bound < 1000 ms (${met(boundCountMs < 1000)})`);
+    console.log(JSON.stringify({
+      bench: 'schedules', storage: 'sqlite', schedules: SCHEDULES, occurrences, catchUpMs: Math.round(catchUpMs), catchUpCpuMs,
+      floorMs: Math.round(floorMs), floorCpuMs, ratio, boundCountMs: Math.round(boundCountMs * 10) / 10,
+    }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function benchPostgres(): Promise<void> {
+  const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
+  const { createPostgresEngineStore } = await import('../server/src/storage/postgres/engine/createPostgresEngineStore.js');
+
+  /** A fresh database with the schedules, then `instances` engines catching up on it at once. */
+  async function catchUp(instances: number): Promise<{ ms: number; occurrences: number; duplicates: number }> {
+    return withBenchDatabase(PG_ADMIN, 'svc_bench_schedules', async (url) => {
+      const open = () => openPostgresStorage({ connectionString: url, rollupIntervalMs: 0 });
+      const clock = { now: T0 };
+      const events: SvcEvent[] = [];
+      const setup = await open();
+      const setupStore = createPostgresEngineStore(setup);
+      await upsertSchedules(createScheduleManager(internalsFor(setupStore, clock, events)));
+      await setupStore.dispose();
+      await setup.close();
+
+      clock.now = T0 + DAY;
+      const engines = await Promise.all(Array.from({ length: instances }, async () => {
+        const storage = await open();
+        const store = createPostgresEngineStore(storage);
+        return { storage, store, manager: createScheduleManager(internalsFor(store, clock, events)) };
+      }));
+      try {
+        const started = performance.now();
+        await Promise.all(engines.map((e) => e.manager.materializer.drain(clock.now)));
+        const ms = performance.now() - started;
+        const count = async (sql: string) => Number((await engines[0]!.storage.query<{ n: string }>(sql)).rows[0]!.n);
+        const occurrences = await count('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id IS NOT NULL');
+        const duplicates = await count(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks WHERE parent_task_id IS NOT NULL
+          GROUP BY parent_task_id, nominal_slot_at HAVING COUNT(*) > 1) d`);
+        return { ms, occurrences, duplicates };
+      } finally {
+        for (const e of engines) {
+          await e.store.dispose();
+          await e.storage.close();
+        }
+      }
+    });
+  }
+
+  const one = await catchUp(1);
+  console.log(`catch-up (PostgreSQL, one instance): ${SCHEDULES} schedules, ${one.occurrences} occurrences in ${one.ms.toFixed(0)} ms = ${Math.round(one.occurrences / (one.ms / 1000))} occurrences/s; ${loadLine()}`);
+  const two = await catchUp(2);
+  console.log(`catch-up (PostgreSQL, two instances at once): ${two.occurrences} occurrences, ${two.duplicates} duplicate slots, in ${two.ms.toFixed(0)} ms; ${loadLine()}`);
+  const expected = SCHEDULES * 1440;
+  if (one.occurrences !== expected || two.occurrences !== expected || two.duplicates !== 0) {
+    throw new Error(`expected ${expected} occurrences and no duplicate slot (one: ${one.occurrences}; two: ${two.occurrences}, ${two.duplicates} duplicates)`);
+  }
+  console.log(`target (scaled to 1,000 schedules): catch-up < ${TARGET_MS} ms: one instance ${scaled(one.ms).toFixed(0)} ms, two instances ${scaled(two.ms).toFixed(0)} ms`);
+  console.log(JSON.stringify({
+    bench: 'schedules', storage: 'postgres', schedules: SCHEDULES, occurrences: one.occurrences, catchUpMs: Math.round(one.ms),
+    twoInstancesMs: Math.round(two.ms), duplicates: two.duplicates,
+  }));
+}
+
+if (STORAGE === 'postgres') await benchPostgres();
+else await benchSqlite();

@@ -1,10 +1,10 @@
-import type { AuditLevel } from '../../contracts/index.js';
-import type { MaterializeInput, MaterializeResult, ScheduleStore, StoreOperationResult, UpsertInput } from '../EngineStore.js';
+import type { MaterializeInput, NewOccurrence, MaterializeResult, ScheduleStore, StoreOperationResult, UpsertInput } from '../EngineStore.js';
 import { cancelNotStartedTask } from '../sql/schedules/cancelNotStartedTask.js';
-import { insertOccurrences, type NewOccurrenceRow } from '../sql/schedules/insertOccurrences.js';
+import { countOccurrencesAfter } from '../sql/schedules/countOccurrencesAfter.js';
+import { insertOccurrences, lastTaskRowid } from '../sql/schedules/insertOccurrences.js';
 import { insertScheduleRow } from '../sql/schedules/insertScheduleRow.js';
 import { insertStatusAudit } from '../sql/schedules/insertStatusAudit.js';
-import { insertStatusAudits } from '../sql/schedules/insertStatusAudits.js';
+import { insertStatusAuditsAfterRowid } from '../sql/schedules/insertStatusAudits.js';
 import { requeueTerminalTask } from '../sql/schedules/requeueTerminalTask.js';
 import { isScheduleRow } from '../sql/schedules/ScheduleRow.js';
 import { selectDueScheduleIds } from '../sql/schedules/selectDueScheduleIds.js';
@@ -22,6 +22,13 @@ import { taskWriter } from '../sql/readModels/taskWriter.js';
 import type { ScheduleRow } from '../EngineStore.js';
 import type { SqliteStorage } from '../Storage.js';
 import { retryWhileBusy } from './retryWhileBusy.js';
+
+/** Occurrences per schedule (all of them written). */
+function countPerSchedule(rows: readonly NewOccurrence[]): Map<string, number> {
+  const n = new Map<string, number>();
+  for (const r of rows) n.set(r.parentTaskId, (n.get(r.parentTaskId) ?? 0) + 1);
+  return n;
+}
 
 /** The read-model group of a schedule row or occurrence. */
 function groupOf(row: ScheduleRow): TaskGroup {
@@ -43,32 +50,30 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
 
   /**
    * Inserts the collected occurrences in slot order (ids assigned in that order), so that the
-   * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule,
-   * with one 'Pending' audit per written row. Returns the rows written.
+   * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule.
+   * Everything else follows from the rows written, in bulk: one 'Pending' audit per row in one
+   * statement, their search rows from the task rows, and the read-model counts once per schedule
+   * (its occurrences share their group). Returns the rows written.
    */
-  const flushOccurrences = (sink: NewOccurrenceRow[], now: number, newId: () => string, deltas: ReadModelDeltas): number => {
+  const flushOccurrences = (sink: NewOccurrence[], now: number, newId: () => string, deltas: ReadModelDeltas): number => {
     if (sink.length === 0) return 0;
     sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
-    const byId = new Map<string, NewOccurrenceRow>();
-    for (const r of sink) {
-      r.id = newId();
-      byId.set(r.id, r);
+    const ids = sink.map(() => newId());
+    const afterRowid = lastTaskRowid(db);
+    const written = insertOccurrences(db, sink, ids);
+    if (written === 0) return 0;
+    const writtenPerSchedule = written === sink.length ? countPerSchedule(sink) : countOccurrencesAfter(db, afterRowid);
+    const first = new Map<string, NewOccurrence>();
+    for (const o of sink) if (!first.has(o.parentTaskId)) first.set(o.parentTaskId, o);
+    for (const [scheduleId, n] of writtenPerSchedule) {
+      const o = first.get(scheduleId)!;
+      deltas.insertedMany({
+        queue: o.queue, type: o.type, handler: o.handler, request: o.request, status: 'Pending', task_key: null,
+        is_recurring: 0, is_occurrence: 1, created_at: o.createdAt,
+      }, n, afterRowid);
     }
-    const writtenIds = insertOccurrences(db, sink);
-    const byLevel = new Map<AuditLevel, string[]>();
-    for (const id of writtenIds) {
-      const r = byId.get(id)!;
-      deltas.inserted({
-        id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: 'Pending', task_key: null,
-        is_recurring: 0, is_occurrence: 1, created_at: r.createdAt,
-      });
-      const level = r.auditLevel;
-      let ids = byLevel.get(level);
-      if (!ids) byLevel.set(level, (ids = []));
-      ids.push(id);
-    }
-    for (const [level, ids] of byLevel) insertStatusAudits(db, ids, level, 'Pending', now);
-    return writtenIds.length;
+    insertStatusAuditsAfterRowid(db, afterRowid, 'Pending', now);
+    return written;
   };
 
   return {
@@ -79,7 +84,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     materialize: async <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
       tx((deltas) => {
         const { ids, now } = input;
-        const sink: NewOccurrenceRow[] = [];
+        const sink: NewOccurrence[] = [];
         const notes: T[] = [];
         let consumed = 0;
         for (const id of ids) {
@@ -93,7 +98,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           if (w.kind === 'halt') {
             setScheduleHalt(db, row.id, w.halt, w.nextSlotAt);
           } else {
-            for (const o of w.occurrences) sink.push({ ...o, id: '' });
+            for (const o of w.occurrences) sink.push(o);
             updateScheduleProgress(db, row.id, w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending');
             if (w.completed) {
               deltas.moved(groupOf(row), row.status, 'Completed');

@@ -4,11 +4,14 @@ import type {
   MaterializeInput, MaterializeResult, NewOccurrence, ScheduleRow, ScheduleStore, StoreOperationResult, UpsertInput,
 } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
+import { auditAllows } from '../../sql/insertStatusAudit.js';
 import { insertStatusAudits } from './statusAudits.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
   schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
 const IS_SCHEDULE = `is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`;
+/** The audit levels that record a transition without an error (a new occurrence's Pending). */
+const PENDING_AUDITED = (['Full', 'ErrorsOnly', 'None'] as const).filter((level) => auditAllows(level, null));
 const isScheduleRow = (r: ScheduleRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
 
 const lastRunNumber = async (c: PoolClient, id: string) =>
@@ -26,8 +29,10 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
   async function insertOccurrences(c: PoolClient, occ: (NewOccurrence & { id: string })[], now: number): Promise<number> {
     if (occ.length === 0) return 0;
     const col = <T>(f: (o: NewOccurrence & { id: string }) => T) => occ.map(f);
-    const { rows } = await c.query<{ id: string }>(
-      `INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, is_recurring, occurrence_mode,
+    // One statement: the rows, and the Pending audit of each row written where its level records it.
+    const { rows } = await c.query<{ written: number }>(
+      `WITH written AS (
+       INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, is_recurring, occurrence_mode,
                           time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number, misfire_kind, missed_from,
                           missed_through, missed_count, missed_count_is_exact, traceparent, tracestate)
        SELECT id, type, handler, request, queue, 'Pending', audit_level, created_at, scheduled_at, 0, 'Durable', tz, version, parent,
@@ -39,17 +44,21 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
                                    run_number, kind, mfrom, mthrough, mcount, mexact, tparent, tstate, ord)
         ORDER BY ord
        ON CONFLICT (parent_task_id, nominal_slot_at) WHERE parent_task_id IS NOT NULL DO NOTHING
-       RETURNING id`,
+       RETURNING id, audit_level
+       ), audited AS (
+         INSERT INTO status_audit (task_id, updated_at, new_status)
+         SELECT id, $21::bigint, 'Pending' FROM written WHERE audit_level = ANY($22::text[])
+       )
+       SELECT COUNT(*)::int AS written FROM written`,
       [
         col((o) => o.id), col((o) => o.type), col((o) => o.handler), col((o) => o.request), col((o) => o.queue), col((o) => o.auditLevel),
         col((o) => o.createdAt), col((o) => o.scheduledAt), col((o) => o.timeZoneId), col((o) => o.scheduleVersion), col((o) => o.parentTaskId),
         col((o) => o.nominalSlotAt), col((o) => o.runNumber), col((o) => o.misfireKind), col((o) => o.missedFrom), col((o) => o.missedThrough),
         col((o) => o.missedCount), col((o) => o.missedCountIsExact), col((o) => o.traceparent ?? null), col((o) => o.tracestate ?? null),
+        now, PENDING_AUDITED,
       ],
     );
-    const levelOf = new Map(occ.map((o) => [o.id, o.auditLevel]));
-    await insertStatusAudits(c, rows.map((r) => ({ taskId: r.id, level: levelOf.get(r.id)!, at: now, status: 'Pending' as const })));
-    return rows.length;
+    return rows[0]!.written;
   }
 
   async function cancelOpenOccurrences(c: PoolClient, scheduleId: string, now: number, which?: (o: { id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }) => boolean) {

@@ -125,6 +125,11 @@ export class ReadModelDeltas {
   newestThroughputBucket: number | null = null;
   /** New rows' search rows (request text, key, group columns), by task id. */
   readonly searchInserts = new Map<string, NewSearchRow>();
+  /**
+   * Rows inserted in bulk (`insertedMany`): every task row with a rowid above this one is new in
+   * this transaction and gets its search row from the task row itself (null: none).
+   */
+  bulkInsertedAfterRowid: number | null = null;
   /** Existing rows whose request text changed, by task id. */
   readonly searchUpdates = new Map<string, string>();
   /** Existing rows whose group columns changed (the copy in their search row follows), by task id. */
@@ -140,7 +145,7 @@ export class ReadModelDeltas {
   get empty(): boolean {
     return (
       this.tasks.size === 0 && this.runsHour.size === 0 && this.failuresHour.size === 0 && this.throughput.size === 0 &&
-      this.searchInserts.size === 0 && this.searchUpdates.size === 0 && this.searchRegroups.size === 0 &&
+      this.searchInserts.size === 0 && this.bulkInsertedAfterRowid === null && this.searchUpdates.size === 0 && this.searchRegroups.size === 0 &&
       this.searchKeyUpdates.size === 0 && this.typeHandlers.size === 0
     );
   }
@@ -152,13 +157,27 @@ export class ReadModelDeltas {
 
   /** A new task row. */
   inserted(row: NewTaskFacts): void {
+    if (this.bulkInsertedAfterRowid !== null) {
+      throw new Error('A task row inserted after a bulk insert would get two search rows: record it with insertedMany');
+    }
     this.count(row, row.status, 1);
     this.searchInserts.set(row.id, {
       request: row.request, task_key: row.task_key, queue: row.queue, type: row.type, is_recurring: row.is_recurring,
       is_occurrence: row.is_occurrence, created_at: row.created_at,
     });
-    const pair = `${row.type}\u0000${row.handler}`;
-    if (!this.typeHandlers.has(pair)) this.typeHandlers.set(pair, [row.type, row.handler]);
+    this.handledBy(row.type, row.handler);
+  }
+
+  /**
+   * `n` new task rows alike but for their ids, inserted in bulk after the task row `afterRowid`:
+   * counted once for all, their search rows written from the task rows (every row above
+   * `afterRowid`, so no single row may be recorded with `inserted` after them).
+   */
+  insertedMany(row: Omit<NewTaskFacts, 'id'>, n: number, afterRowid: number): void {
+    if (n === 0) return;
+    this.count(row, row.status, n);
+    if (this.bulkInsertedAfterRowid === null || afterRowid < this.bulkInsertedAfterRowid) this.bulkInsertedAfterRowid = afterRowid;
+    this.handledBy(row.type, row.handler);
   }
 
   /** The row's status changed from `from` to `to` (nothing else that groups it). */
@@ -173,8 +192,7 @@ export class ReadModelDeltas {
   regrouped(before: TaskGroup, from: string, after: TaskGroup & { handler: string }, to: string): void {
     this.count(before, from, -1);
     this.count(after, to, 1);
-    const pair = `${after.type}\u0000${after.handler}`;
-    if (!this.typeHandlers.has(pair)) this.typeHandlers.set(pair, [after.type, after.handler]);
+    this.handledBy(after.type, after.handler);
   }
 
   /** The request text of an existing row changed. */
@@ -236,6 +254,12 @@ export class ReadModelDeltas {
         executionTimeMs: after.execution_time_ms, exception: after.exception,
       });
     }
+  }
+
+  /** A (type, handler) pair seen on a new or regrouped row. */
+  private handledBy(type: string, handler: string): void {
+    const pair = `${type}\u0000${handler}`;
+    if (!this.typeHandlers.has(pair)) this.typeHandlers.set(pair, [type, handler]);
   }
 
   private count(g: TaskGroup, status: string, n: number): void {

@@ -133,6 +133,7 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
         ([key, taskKey], out) => out.push(key, taskKey));
     }
   }
+  if (d.bulkInsertedAfterRowid !== null) writeBulkSearchRows(db, d.bulkInsertedAfterRowid);
   const searchKey = (id: string) => preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(id) as number | undefined;
   for (const [id, request] of d.searchUpdates) {
     const key = searchKey(id);
@@ -150,6 +151,30 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
     preparedStatement(db, 'DELETE FROM task_key_fts WHERE rowid = ?').run(key);
     if (taskKey !== null) preparedStatement(db, 'INSERT INTO task_key_fts (rowid, task_key) VALUES (?, ?)').run(key, taskKey);
   }
+}
+
+/**
+ * The search rows and full-text rows of every task row above `afterRowid` (inserted in bulk by
+ * this transaction), read from the task rows themselves, three statements in all: keys after the
+ * last one in rowid order, with the rows' current group columns, status, request and key.
+ */
+function writeBulkSearchRows(db: Database, afterRowid: number): void {
+  const last = preparedStatement(db, 'SELECT id, created_at FROM task_search_rows ORDER BY id DESC LIMIT 1').raw().get() as
+    [number, number] | undefined;
+  const lastKey = last?.[0] ?? 0;
+  if (isOrdered(db)) {
+    // The key order stays the creation-time order if no new row was created before the one ahead of it.
+    const goesBack = preparedStatement(db, `SELECT EXISTS (SELECT 1 FROM (
+        SELECT created_at, lag(created_at, 1, ?) OVER (ORDER BY rowid) AS previous FROM tasks WHERE rowid > ?
+      ) WHERE created_at < previous)`).pluck().get(last?.[1] ?? null, afterRowid) as number;
+    if (goesBack === 1) clearOrdered(db);
+  }
+  const keyed = (columns: string) => `SELECT ? + row_number() OVER (ORDER BY rowid) AS search_key, ${columns} FROM tasks WHERE rowid > ?`;
+  preparedStatement(db, `INSERT INTO task_search_rows (id, task_id, created_at, queue, type, is_recurring, is_occurrence, status)
+    ${keyed('id, created_at, queue, type, is_recurring, is_occurrence, status')} ORDER BY rowid`).run(lastKey, afterRowid);
+  preparedStatement(db, `INSERT INTO task_request_fts (rowid, request) ${keyed('request')}`).run(lastKey, afterRowid);
+  preparedStatement(db, `INSERT INTO task_key_fts (rowid, task_key)
+    SELECT search_key, task_key FROM (${keyed('task_key')}) WHERE task_key IS NOT NULL`).run(lastKey, afterRowid);
 }
 
 const isOrdered = (db: Database): boolean =>

@@ -1,12 +1,6 @@
 import type { NewOccurrence } from '../../EngineStore.js';
 import type { Database, Statement } from 'better-sqlite3';
-import type { AuditLevel, MisfireKind } from '../../../contracts/index.js';
 import { preparedStatement } from './preparedStatement.js';
-
-/** A new occurrence with its id. */
-export interface NewOccurrenceRow extends NewOccurrence {
-  id: string;
-}
 
 const COLUMNS = `(id, type, handler, request, queue, status, audit_level, created_at, scheduled_at,
   is_recurring, occurrence_mode, time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number,
@@ -18,28 +12,35 @@ function statementFor(db: Database, rows: number): Statement {
   return preparedStatement(
     db,
     `INSERT INTO tasks ${COLUMNS} VALUES ${Array.from({ length: rows }, () => ROW).join(', ')}
-     ON CONFLICT (parent_task_id, nominal_slot_at) WHERE parent_task_id IS NOT NULL DO NOTHING RETURNING id`,
+     ON CONFLICT (parent_task_id, nominal_slot_at) WHERE parent_task_id IS NOT NULL DO NOTHING`,
   );
 }
 
+/** The rowid of the newest task row (0: none); rows inserted after this call get larger ones. */
+export function lastTaskRowid(db: Database): number {
+  return (preparedStatement(db, 'SELECT max(rowid) FROM tasks').pluck().get() as number | null) ?? 0;
+}
+
 /**
- * Inserts Pending occurrences, many rows per statement (a catch-up writes up to millions).
- * A slot that already has an occurrence is skipped by the unique (parent_task_id,
- * nominal_slot_at) index. Returns the ids actually written.
+ * Inserts Pending occurrences, many rows per statement (a catch-up writes up to millions), with
+ * `ids[i]` as the id of `rows[i]`. A slot that already has an occurrence is skipped by the unique
+ * (parent_task_id, nominal_slot_at) index. Returns how many rows were written: in one write
+ * transaction they are exactly the task rows above the `lastTaskRowid` read before the call.
  */
-export function insertOccurrences(db: Database, rows: readonly NewOccurrenceRow[]): string[] {
-  const written: string[] = [];
+export function insertOccurrences(db: Database, rows: readonly NewOccurrence[], ids: readonly string[]): number {
+  let written = 0;
   for (let start = 0; start < rows.length; start += CHUNK) {
-    const chunk = rows.slice(start, start + CHUNK);
+    const end = Math.min(rows.length, start + CHUNK);
     const params: unknown[] = [];
-    for (const r of chunk) {
+    for (let i = start; i < end; i++) {
+      const r = rows[i]!;
       params.push(
-        r.id, r.type, r.handler, r.request, r.queue, r.auditLevel, r.createdAt, r.scheduledAt, r.timeZoneId,
+        ids[i], r.type, r.handler, r.request, r.queue, r.auditLevel, r.createdAt, r.scheduledAt, r.timeZoneId,
         r.scheduleVersion, r.parentTaskId, r.nominalSlotAt, r.runNumber, r.misfireKind,
         r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact, r.traceparent ?? null, r.tracestate ?? null,
       );
     }
-    for (const id of statementFor(db, chunk.length).pluck().all(params) as string[]) written.push(id);
+    written += statementFor(db, end - start).run(params).changes;
   }
   return written;
 }

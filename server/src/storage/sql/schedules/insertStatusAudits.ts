@@ -3,18 +3,18 @@ import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
 import { auditAllows } from '../insertStatusAudit.js';
 import { preparedStatement } from './preparedStatement.js';
 
-const CHUNK = 128;
+const LEVELS: readonly AuditLevel[] = ['Full', 'ErrorsOnly', 'None'];
 
-/** The same transition of many rows sharing one audit level (e.g. new occurrences → Pending). */
-export function insertStatusAudits(db: Database, taskIds: readonly string[], auditLevel: AuditLevel, newStatus: TaskStatus, atMs: number): void {
-  if (!auditAllows(auditLevel, null)) return;
-  for (let start = 0; start < taskIds.length; start += CHUNK) {
-    const chunk = taskIds.slice(start, start + CHUNK);
-    const params: unknown[] = [];
-    for (const id of chunk) params.push(id, atMs, newStatus);
-    preparedStatement(
-      db,
-      `INSERT INTO status_audit (task_id, updated_at, new_status) VALUES ${Array.from({ length: chunk.length }, () => '(?, ?, ?)').join(', ')}`,
-    ).run(params);
-  }
+/**
+ * The same transition, without an error, of every task row above `afterRowid` (rows this
+ * transaction inserted, e.g. new occurrences → Pending), in one statement: one audit row each
+ * where the row's audit level records such a transition, in the rows' insertion order.
+ */
+export function insertStatusAuditsAfterRowid(db: Database, afterRowid: number, newStatus: TaskStatus, atMs: number): void {
+  const recorded = JSON.stringify(LEVELS.filter((level) => auditAllows(level, null)));
+  preparedStatement(
+    db,
+    `INSERT INTO status_audit (task_id, updated_at, new_status)
+       SELECT id, ?, ? FROM tasks WHERE rowid > ? AND audit_level IN (SELECT value FROM json_each(?)) ORDER BY rowid`,
+  ).run(atMs, newStatus, afterRowid, recorded);
 }

@@ -1,0 +1,154 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { AuditLevel, SvcEvent } from '../../../server/src/contracts/index.js';
+import type { EngineInternals } from '../../../server/src/engine/EngineInternals.js';
+import { createScheduleManager, type DurableScheduleManager } from '../../../server/src/engine/schedules/index.js';
+import type { EngineStore } from '../../../server/src/storage/EngineStore.js';
+import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
+import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
+import { createTestDatabase } from '../support/postgresDatabase.js';
+import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+
+// A catch-up writes its occurrences in bulk (audits, search rows and read-model counts from the
+// rows written); when it ends, all of them must be what a rebuild from the task table gives.
+
+const T0 = Date.parse('2026-03-05T22:00:30Z');
+const HOUR = 3_600_000;
+const DOWN = 30 * HOUR;
+
+function internalsFor(store: EngineStore, clock: { now: number }): EngineInternals {
+  const events: SvcEvent[] = [];
+  return {
+    store,
+    reportError: (err) => {
+      throw err;
+    },
+    now: () => clock.now,
+    emit: (e) => void events.push(e),
+    wake: () => {},
+    addTicker: () => {},
+    defaultAuditLevel: 'Full',
+    handlerNameOf: (type) => `${type}Handler`,
+    resolveQueue: (q) => q ?? 'default',
+    isRunning: () => true,
+  };
+}
+
+/** Schedules of several groups (type, queue), requests, keys and audit levels; 1,800 + 360 + 120 + 30 occurrences after 30 h down. */
+async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {
+  const replay = { policy: 'ReplayAll', overflowCap: 5000, windowMs: 48 * HOUR } as const;
+  const specs: { key: string; type: string; queue?: string; request: unknown; every: string; auditLevel: AuditLevel }[] = [
+    { key: 'billing-run', type: 'Billing.Invoice', queue: 'billing', request: { customer: 'ACME-42', full: true }, every: '1m', auditLevel: 'Full' },
+    { key: 'mail-digest', type: 'Mail.Send', request: { list: 'newsletter' }, every: '5m', auditLevel: 'ErrorsOnly' },
+    { key: 'quiet-probe', type: 'Ops.Probe', queue: 'ops', request: { host: 'db-7' }, every: '15m', auditLevel: 'None' },
+    { key: 'report-hourly', type: 'Reports.Build', request: { report: 'ACME-42 margins' }, every: '1h', auditLevel: 'Full' },
+  ];
+  for (const s of specs) {
+    await manager.upsert({ key: s.key, type: s.type, queue: s.queue, request: s.request, every: s.every, auditLevel: s.auditLevel, misfire: replay });
+  }
+}
+
+type Row = Record<string, unknown>;
+const all = (db: Database, sql: string) => db.prepare(sql).all() as Row[];
+
+/** What the read models and the argument search show, independent of search-row numbering. */
+function sqliteView(db: Database): Record<string, unknown> {
+  const search = (term: string) => db.prepare(`SELECT s.task_id FROM task_request_fts f JOIN task_search_rows s ON s.id = f.rowid
+    WHERE task_request_fts MATCH ? ORDER BY 1`).pluck().all(`"${term}"`);
+  const keyed = (term: string) => db.prepare(`SELECT s.task_id FROM task_key_fts k JOIN task_search_rows s ON s.id = k.rowid
+    WHERE task_key_fts MATCH ? ORDER BY 1`).pluck().all(`"${term}"`);
+  return {
+    stat_tasks: all(db, 'SELECT queue, type, status, is_recurring, is_occurrence, n FROM stat_tasks WHERE n <> 0 ORDER BY 1, 2, 3, 4, 5'),
+    stat_created_hour: all(db, 'SELECT hour, type, status, n FROM stat_created_hour WHERE n <> 0 ORDER BY 1, 2, 3'),
+    stat_created_day: all(db, 'SELECT day, type, status, n FROM stat_created_day WHERE n <> 0 ORDER BY 1, 2, 3'),
+    type_handlers: all(db, 'SELECT type, handler FROM monitor_type_handlers ORDER BY 1, 2'),
+    search_rows: all(db, 'SELECT task_id, created_at, queue, type, is_recurring, is_occurrence, status FROM task_search_rows ORDER BY task_id'),
+    // key order is creation order (ties in insertion order): the same order as the rebuild's rowid numbering
+    search_row_order: db.prepare('SELECT task_id FROM task_search_rows ORDER BY id').pluck().all(),
+    ordered: db.prepare('SELECT ordered FROM search_row_order').pluck().get(),
+    acme: search('ACME'),
+    newsletter: search('newsletter'),
+    probe: search('db'),
+    keys: keyed('report'),
+  };
+}
+
+describe('a catch-up leaves audits, read models and argument search as a rebuild would', () => {
+  it('SQLite: many write transactions, one with slots already written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catchup-rm-'));
+    const file = join(dir, 'tasks.db');
+    const storage = openSqliteStorage({ file });
+    try {
+      const db = storage.db;
+      const clock = { now: T0 };
+      const manager = createScheduleManager(internalsFor(createSqliteEngineStore(storage), clock), { rowsPerTransaction: 700 });
+      await upsertSchedules(manager);
+      clock.now = T0 + DOWN;
+      const first = await manager.materializer.drain(clock.now);
+      expect(first.written).toBe(1800 + 360 + 120 + 30);
+      // Another engine that saw an older cursor: the slots already written are skipped, the new ones written.
+      db.prepare(`UPDATE tasks SET cursor_at = cursor_at - ? WHERE task_key = 'billing-run'`).run(10 * 60_000);
+      clock.now += 5 * 60_000;
+      const second = await manager.materializer.drain(clock.now);
+      expect(second.written).toBe(5 + 1);
+
+      const occurrences = db.prepare('SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL').pluck().get() as number;
+      expect(occurrences).toBe(1800 + 360 + 120 + 30 + 6);
+      // One Pending audit per occurrence whose audit level records it, at the time it was written.
+      expect(all(db, `SELECT t.audit_level, a.new_status, COUNT(*) AS n, COUNT(DISTINCT a.task_id) AS tasks FROM status_audit a
+        JOIN tasks t ON t.id = a.task_id WHERE t.parent_task_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1`)).toEqual([
+        { audit_level: 'Full', new_status: 'Pending', n: 1800 + 30 + 5, tasks: 1800 + 30 + 5 },
+      ]);
+      expect(db.prepare(`SELECT COUNT(*) FROM status_audit a JOIN tasks t ON t.id = a.task_id
+        WHERE t.parent_task_id IS NOT NULL AND a.updated_at <> t.created_at`).pluck().get()).toBe(0);
+
+      const live = sqliteView(db);
+      expect((live['acme'] as string[]).length).toBe(1800 + 30 + 5 + 2);
+      expect((live['probe'] as string[]).length).toBe(120 + 1);
+      expect(live['ordered']).toBe(1);
+      storage.rebuildReadModels();
+      rebuildSearchRows(db);
+      expect(sqliteView(db)).toEqual(live);
+    } finally {
+      storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('PostgreSQL: the same catch-up by two instances at once', async () => {
+    const database = await createTestDatabase('svc_catchup_rm');
+    const open = () => openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });
+    const storages = [await open(), await open()];
+    const stores = storages.map((s) => createPostgresEngineStore(s));
+    try {
+      const clock = { now: T0 };
+      const managers = stores.map((s) => createScheduleManager(internalsFor(s, clock), { rowsPerTransaction: 700 }));
+      await upsertSchedules(managers[0]!);
+      clock.now = T0 + DOWN;
+      const outcomes = await Promise.all(managers.map((m) => m.materializer.drain(clock.now)));
+      expect(outcomes[0]!.written + outcomes[1]!.written).toBe(1800 + 360 + 120 + 30);
+      const q = async (sql: string) => (await storages[0]!.query<Row>(sql)).rows;
+      expect(await q(`SELECT COUNT(*)::int AS n, COUNT(DISTINCT (parent_task_id, nominal_slot_at))::int AS slots
+        FROM tasks WHERE parent_task_id IS NOT NULL`)).toEqual([{ n: 2310, slots: 2310 }]);
+      expect(await q(`SELECT t.audit_level, a.new_status, COUNT(*)::int AS n, COUNT(DISTINCT a.task_id)::int AS tasks FROM status_audit a
+        JOIN tasks t ON t.id = a.task_id WHERE t.parent_task_id IS NOT NULL GROUP BY 1, 2 ORDER BY 1`)).toEqual([
+        { audit_level: 'Full', new_status: 'Pending', n: 1830, tasks: 1830 },
+      ]);
+      const live = await snapshotReadModels(storages[0]!);
+      expect(live['stat_tasks']!.filter((r) => r['is_occurrence'] === 1 || r['is_occurrence'] === '1').map((r) => Number(r['n']))
+        .reduce((a, b) => a + b, 0)).toBe(2310);
+      await storages[0]!.rebuildReadModels();
+      expect(await snapshotReadModels(storages[1]!)).toEqual(live);
+    } finally {
+      for (const s of stores) await s.dispose();
+      for (const s of storages) await s.close();
+      await database.drop();
+    }
+  }, 120_000);
+});
