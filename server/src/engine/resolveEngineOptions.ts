@@ -23,11 +23,13 @@ export interface ResolvedEngineOptions {
   retry: RetryPolicy;
   timeoutMs: number | undefined;
   stopGraceMs: number;
+  /** How long a row taken ahead of a free worker may wait for it (ms) before it is handed back. */
+  reservationBudgetMs: number;
   clock: () => number;
   onError: (error: unknown, where: string) => void;
 }
 
-const KNOWN = ['storage', 'store', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'clock', 'onError'];
+const KNOWN = ['storage', 'store', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'reservationBudgetMs', 'clock', 'onError'];
 const QUEUE_KEYS = ['concurrency', 'capacity'];
 const OWNER = 'createEngine';
 
@@ -73,6 +75,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     retry: resolveRetryPolicy(read.value('retry'), NO_RETRY, `${OWNER}: option "retry"`),
     timeoutMs,
     stopGraceMs: read.integer('stopGraceMs', 10_000, { min: 0 }),
+    reservationBudgetMs: read.integer('reservationBudgetMs', 250, { min: 1 }),
     clock: read.fn<() => number>('clock') ?? Date.now,
     onError: read.fn<(error: unknown, where: string) => void>('onError') ?? ((error, where) => console.error(`[svc-monitor engine] ${where}:`, error)),
   };

@@ -9,8 +9,8 @@ export interface ClaimedGroup extends TaskGroup {
 
 /**
  * The group columns (queue, type, recurring, occurrence, creation time) of the rows this store
- * claimed and whose runs have not ended yet. Nothing changes those columns while a row is
- * InProgress, so a run end can count its status move from what the claim read instead of asking
+ * claimed (reserved) and whose runs have not ended yet. Nothing changes those columns while a row is
+ * reserved or InProgress, so a run end can count its status move from what the claim read instead of asking
  * the UPDATE to return them (RETURNING costs about half as much again as the UPDATE itself).
  * An entry left behind by a claim whose transaction rolled back is harmless: it describes the same
  * row, and a later claim of that row replaces it. A run end without an entry reads the row back.
@@ -20,6 +20,11 @@ export class ClaimedGroups {
 
   remember(row: RunnableTaskRow & { row_key?: number }): void {
     this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null });
+  }
+
+  /** The group of a claimed row, kept (its start is written; its end comes later). */
+  peek(id: string): ClaimedGroup | undefined {
+    return this.groups.get(id);
   }
 
   /** The group of a claimed row, forgotten as it is handed out (each run ends once). */

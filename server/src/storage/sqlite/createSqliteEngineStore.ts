@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { StoreUnavailableError } from '../EngineStore.js';
@@ -47,7 +48,8 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
       throw sqliteUnavailable(err, storage.file);
     }
   };
-  const sql = prepareEngineStatements(db);
+  // Marks the rows this store reserves for its engine (one engine per store).
+  const sql = prepareEngineStatements(db, randomUUID());
   const identity = fileIdentity(storage.file);
 
   const write = taskWriter(db);
@@ -108,20 +110,22 @@ function fileIdentity(file: string): { dev: number; ino: number } | null {
 function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups): CommitOutcome {
   const now = b.now;
   const out: CommitOutcome = {
-    logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
+    logIds: [], inserted: [], cancelled: [], started: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
   };
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
   for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
-  for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f.id, f.attempt, f.exception));
+  if (b.startRuns !== undefined && b.startRuns.length > 0) out.started = sql.startRuns(b.startRuns, deltas, claimed);
+  for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f));
   if (b.completeRuns.length > 0) {
     const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed));
     for (const r of b.completeRuns) out.finished.push(recorded.has(r));
   }
   for (const s of b.serviceStopped) {
     claimed.forget(s.id);
-    out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now, deltas));
+    out.stopped.push(sql.markServiceStopped(s.id, s.token, s.auditLevel, now, deltas));
   }
+  if (b.releases !== undefined && b.releases.length > 0) sql.releaseReservations(b.releases, claimed);
   const d = b.dispatching;
   if (d !== null) {
     admitWaiting(sql, deltas, b.capacities, now);
@@ -135,8 +139,8 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
       for (const c of d.claims) {
         if (c.limit <= 0) continue;
         const rows: RunnableTaskRow[] = d.decide === null
-          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, handles, deltas)
-          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles, deltas);
+          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, d.reservationMs, handles)
+          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.reservationMs, d.decide, handles);
         for (const r of rows) {
           claimed.remember(r);
           out.claimed.push(r);
