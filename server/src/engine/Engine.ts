@@ -102,6 +102,7 @@ export class TaskEngine implements Engine {
       emit: (e) => this.emit(e),
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
+      ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
     });
     this.queueNames = [...this.runs.queues.keys()];
     this.tickers = new Tickers(this.o.clock, this.o.onError, () => this.wake());

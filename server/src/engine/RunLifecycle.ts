@@ -79,6 +79,8 @@ export interface RunLifecycleDeps {
   workerFree(): void;
   /** The next run of an inline recurring row is due at `at`. */
   noteDue(at: number): void;
+  /** Whether a reserved row is still reserved here (see EngineStore.stillReserved); absent: assumed. */
+  stillReserved?(id: string, reservedAt: number): boolean;
 }
 
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -210,6 +212,10 @@ export class RunLifecycle {
         for (const q of this.queues.values()) {
           while (q.ready.length > 0 && q.running < q.concurrency) {
             const run = q.ready.shift()!;
+            if (run.phase === 'reserved' && this.d.stillReserved?.(run.row.id, run.reservedAt) === false) {
+              this.forgetReserved(run.row.id); // cancelled or taken by another process: never begins
+              continue;
+            }
             if (run.phase === 'retryWait' || run.phase === 'reserved') {
               this.beginAttempt(run);
               progress = true;

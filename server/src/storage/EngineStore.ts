@@ -56,6 +56,13 @@ export interface EngineStore {
    * no longer reserved and the run is dropped.)
    */
   onReservationLost?(listener: (taskId: string) => void): () => void;
+  /**
+   * Optional, synchronous and cheap: whether a row this store reserved is still Queued under that
+   * reservation (false once any process cancelled or took it). The engine asks just before the
+   * row's handler would begin. A store where another process may write without telling this one
+   * (SQLite) answers from the database.
+   */
+  stillReserved?(id: string, reservedAt: number): boolean;
 }
 
 /**

@@ -5,6 +5,8 @@ import type { TaskGroup } from './readModels/ReadModelDeltas.js';
 /** A claimed row's group, and its rowid when the claim read it (null: end the run by its id). */
 export interface ClaimedGroup extends TaskGroup {
   rowKey: number | null;
+  /** The database's data_version when the row was last known reserved here (other connections' commits change it). */
+  dataVersion: number;
 }
 
 /**
@@ -18,8 +20,8 @@ export interface ClaimedGroup extends TaskGroup {
 export class ClaimedGroups {
   private readonly groups = new Map<string, ClaimedGroup>();
 
-  remember(row: RunnableTaskRow & { row_key?: number }): void {
-    this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null });
+  remember(row: RunnableTaskRow & { row_key?: number }, dataVersion: number): void {
+    this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null, dataVersion });
   }
 
   /** The group of a claimed row, kept (its start is written; its end comes later). */

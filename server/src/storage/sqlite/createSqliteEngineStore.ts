@@ -49,7 +49,10 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
     }
   };
   // Marks the rows this store reserves for its engine (one engine per store).
-  const sql = prepareEngineStatements(db, randomUUID());
+  const instanceId = randomUUID();
+  const sql = prepareEngineStatements(db, instanceId);
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const reservedRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'Queued' AND reserved_by = ? AND reserved_at = ?`).pluck();
   const identity = fileIdentity(storage.file);
 
   const write = taskWriter(db);
@@ -64,7 +67,18 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
 
   return {
     location: storage.file,
-    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch, claimed))),
+    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch, claimed, dataVersion.get() as number))),
+    stillReserved(id, reservedAt) {
+      // Only another connection's commit can have changed the row since it was last known
+      // reserved, and each such commit moves data_version: unchanged, nothing to read.
+      if (storage.closed) return false;
+      const known = claimed.peek(id);
+      const version = dataVersion.get() as number;
+      if (known !== undefined && known.dataVersion === version) return true;
+      const held = reservedRow.get(id, instanceId, reservedAt) === 1;
+      if (held && known !== undefined) known.dataVersion = version;
+      return held;
+    },
     recover: async (input) => {
       assertOpen(storage);
       try {
@@ -107,7 +121,7 @@ function fileIdentity(file: string): { dev: number; ino: number } | null {
 }
 
 /** Every part of a group commit, in the documented order; runs inside the caller's transaction. */
-function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups): CommitOutcome {
+function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups, dataVersion: number): CommitOutcome {
   const now = b.now;
   const out: CommitOutcome = {
     logIds: [], inserted: [], cancelled: [], started: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
@@ -142,7 +156,7 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
           ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, d.reservationMs, handles)
           : sql.claimTasks(c.queue, typesJson, c.limit, now, d.reservationMs, d.decide, handles);
         for (const r of rows) {
-          claimed.remember(r);
+          claimed.remember(r, dataVersion);
           out.claimed.push(r);
         }
       }
