@@ -144,7 +144,7 @@ describe('reservations: short handlers take rows ahead of their workers, and tho
   });
 
   it('a slow attempt stops reservations at once; faster ones bring them back', async () => {
-    const h = harness({ queues: { default: { concurrency: 1 } }, reservationBudgetMs: 100 });
+    const h = harness({ queues: { default: { concurrency: 1 } }, reservationBudgetMs: 1000 });
     let gate = deferred();
     h.engine.handle('A.Var', (req: { ms: number }) => sleep(req.ms));
     h.engine.handle('A.Block', () => gate.promise);
@@ -164,9 +164,9 @@ describe('reservations: short handlers take rows ahead of their workers, and tho
     };
     for (let i = 0; i < 5; i++) await run(0);
     expect(await reservedBehindABlock()).toBe(true);
-    await run(150); // longer than the budget
+    await run(1200); // longer than the budget
     expect(await reservedBehindABlock()).toBe(false);
-    for (let i = 0; i < 25; i++) await run(0);
+    for (let i = 0; i < 5; i++) await run(0);
     expect(await reservedBehindABlock()).toBe(true);
   });
 
