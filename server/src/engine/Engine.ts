@@ -8,7 +8,7 @@ import { resolveRegistration, type Registration } from './handlerRegistration.js
 import { planDispatch, planRecurring, type DispatchPlan, type PlanningContext } from './planTask.js';
 import { resolveEngineOptions, type ResolvedEngineOptions } from './resolveEngineOptions.js';
 import { createTaskOperations, type TaskOperations } from './operations/TaskOperations.js';
-import { RunLifecycle } from './RunLifecycle.js';
+import { reservationHoldMs, RunLifecycle } from './RunLifecycle.js';
 import { createScheduleManager } from './schedules/index.js';
 import type { ScheduleManager } from './schedules/ScheduleManager.js';
 import { Tickers } from './Tickers.js';
@@ -327,7 +327,7 @@ export class TaskEngine implements Engine {
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
       claims: this.types.length === 0 ? [] : this.runs.claims(),
-      reservationMs: this.o.reservationBudgetMs,
+      reservationMs: reservationHoldMs(this.o.reservationBudgetMs),
       types: this.types,
       decide: rateLimited ? this.runs.decide : null,
       ...(rateLimited ? { rateLimits: this.rateLimits } : {}),

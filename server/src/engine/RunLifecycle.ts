@@ -98,6 +98,14 @@ const NOT_STARTED = new AttemptSignal();
  * row not started within the budget is handed back.
  */
 export const MAX_CLAIM_AHEAD = 16;
+
+/**
+ * How long a reservation keeps other engines' claims off a row: four budgets. The owner hands a
+ * row back when its budget runs out; the store's hold only matters when the owner died or its
+ * writes stall, and is longer so that a commit slower than the budget does not let a second
+ * engine take (and run) a row whose handler is about to begin here.
+ */
+export const reservationHoldMs = (budgetMs: number): number => 4 * budgetMs;
 /** Weight of the newest attempt in a type's estimate when it is not slower than the estimate. */
 const ESTIMATE_WEIGHT = 0.2;
 /** A type's estimate is forgotten when it has not run for this long. */
