@@ -184,7 +184,10 @@ export class RunLifecycle {
     const slow = new Set<QueueState>();
     for (const r of this.active.values()) if (r.phase === 'running' && now - r.t0 > budget) slow.add(r.queue);
     for (const q of this.queues.values()) {
-      const factor = slow.has(q) ? 1 : claimAheadFactor(this.estimates.worst(this.typesOf.get(q.name)!, Date.now()), budget);
+      const types = this.typesOf.get(q.name)!;
+      // A rate-limited type is taken for free workers only: its window counts a start when the row is taken.
+      const limited = [...types].some((t) => this.d.registry.get(t)?.rateLimit !== undefined);
+      const factor = slow.has(q) || limited ? 1 : claimAheadFactor(this.estimates.worst(types, Date.now()), budget);
       const free = q.concurrency * factor - q.running - q.ready.length;
       if (free > 0) out.push({ queue: q.name, limit: free });
     }
@@ -499,15 +502,26 @@ export class RunLifecycle {
         { id: run.row.id, token: run.runToken, attempt: failed, exception },
         timeoutEvent ? () => this.d.emit(timeoutEvent()) : undefined,
       );
-      run.timer = setTimeout(() => {
-        run.timer = undefined;
-        if (run.phase !== 'retryWait') return;
-        run.queue.ready.push(run);
-        this.pump();
-      }, delay);
+      run.timer = setTimeout(() => this.retryDue(run), delay);
       return;
     }
     this.finish({ run, outcome: 'Failed', executionTimeMs: 0, exception, timedOut, error: err });
+  }
+
+  /**
+   * A retry's backoff is over: it waits for a worker, once its type's rate window has room (a
+   * retry is a start like any other); until then it waits for the window.
+   */
+  private retryDue(run: ActiveRun): void {
+    run.timer = undefined;
+    if (run.phase !== 'retryWait') return;
+    const verdict = this.decide(run.row);
+    if (verdict !== true) {
+      run.timer = setTimeout(() => this.retryDue(run), Math.max(1, verdict - this.d.options.clock()));
+      return;
+    }
+    run.queue.ready.push(run);
+    this.pump();
   }
 
   /** Records the end of a delivery (or of one inline recurring run) in the next group commit. */
