@@ -263,7 +263,8 @@ export class RunLifecycle {
       token: 0,
       runToken: '',
       reservedAt: row.reserved_at,
-      reservedSince: performance.now(),
+      // The budget runs from the reservation (the commit's instant), not from when its answer came.
+      reservedSince: performance.now() - Math.max(0, o.clock() - row.reserved_at),
       phase: 'reserved',
       fenced: false,
       controller: NOT_STARTED,

@@ -73,7 +73,7 @@ describe('reservations: short handlers take rows ahead of their workers, and tho
       const row = await h.row(id);
       // Started when its handler began, after the block's end: not at the reservation.
       expect(Number(row.started_at)).toBeGreaterThan(Number(first.reserved_at));
-      expect(row).toMatchObject({ reserved_by: null, reserved_at: null });
+      expect(row).toMatchObject({ reserved_by: null });
     }
   });
 

@@ -54,5 +54,5 @@ describe('fenced run ends on PostgreSQL', () => {
     const live = await snapshotReadModels(shared.storage);
     await shared.storage.rebuildReadModels();
     expect(live).toEqual(await snapshotReadModels(shared.storage));
-  });
+  }, 60_000);
 });

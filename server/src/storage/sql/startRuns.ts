@@ -9,7 +9,7 @@ import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 /**
  * Handlers that began on rows this store reserved: Queued → InProgress with the instant the
  * handler began as `started_at` and as its audit time, the run's token written, the reservation
- * dropped. A row that is no longer Queued under this very reservation (cancelled by any process,
+ * dropped (`reserved_at` kept: when the row was taken). A row that is no longer Queued under this very reservation (cancelled by any process,
  * or taken over by another engine after its reservation ran out) is left alone: the run is not
  * recorded, and the engine abandons it. Returns one flag per start.
  */
@@ -17,7 +17,8 @@ export function prepareStartRuns(
   db: Database,
   instanceId: string,
 ): (starts: readonly StartedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => boolean[] {
-  const set = `SET status = 'InProgress', started_at = ?, run_token = ?, reserved_by = NULL, reserved_at = NULL`;
+  // reserved_at stays: the instant the row was taken (and counted by a rate window).
+  const set = `SET status = 'InProgress', started_at = ?, run_token = ?, reserved_by = NULL`;
   const guard = `status = 'Queued' AND reserved_by = ? AND reserved_at = ?`;
   const startKnown = db.prepare(`UPDATE tasks ${set} WHERE rowid = ? AND id = ? AND ${guard}`);
   const start = db.prepare(`UPDATE tasks ${set} WHERE id = ? AND ${guard} RETURNING ${TASK_GROUP_COLUMNS}`);

@@ -131,7 +131,7 @@ export async function fastCommit(
              started_at = CASE WHEN r.starts THEN r.started_at ELSE t.started_at END,
              run_token = CASE WHEN r.starts THEN r.token ELSE t.run_token END,
              reserved_by = CASE WHEN r.claim THEN ${claiming ? `${instance}::text` : 'NULL'} WHEN r.starts THEN NULL ELSE t.reserved_by END,
-             reserved_at = CASE WHEN r.claim THEN ${claiming ? `${now}::bigint` : 'NULL'} WHEN r.starts THEN NULL ELSE t.reserved_at END,
+             reserved_at = CASE WHEN r.claim THEN ${claiming ? `${now}::bigint` : 'NULL'} ELSE t.reserved_at END,
              throttled_until = CASE WHEN r.claim THEN NULL ELSE t.throttled_until END,
              instance_id = CASE WHEN r.ends THEN NULL WHEN r.starts THEN ${starts.length > 0 ? `${instance}::text` : 'NULL'} ELSE t.instance_id END
         FROM (${sources.join(' UNION ALL ')})

@@ -4,7 +4,7 @@ import type { Reservation, StartedRun } from '../../EngineStore.js';
 /**
  * Handlers that began on rows this instance reserved: Queued → InProgress with the instant the
  * handler began as `started_at` and as its audit time, the run's token and this instance written,
- * the reservation dropped, in one statement. A row no longer Queued under this very reservation
+ * the reservation dropped (`reserved_at` kept: when the row was taken, as a rate window counted it), in one statement. A row no longer Queued under this very reservation
  * (cancelled by any process, or taken by another instance after the reservation ran out) is left
  * alone. `retry`: the starts may already have been stored by a commit whose answer was lost; a
  * row that already carries the run's token counts as started.
@@ -14,7 +14,7 @@ export async function startRuns(c: PoolClient, starts: readonly StartedRun[], in
   const { rows } = await c.query<{ id: string }>(
     `WITH begun AS (
        UPDATE tasks t SET status = 'InProgress', started_at = s.started_at, run_token = s.token, instance_id = $6,
-              reserved_by = NULL, reserved_at = NULL
+              reserved_by = NULL
          FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) AS s(id, reserved_at, started_at, token, audit_level)
         WHERE t.id = s.id AND t.status = 'Queued' AND t.reserved_by = $6 AND t.reserved_at = s.reserved_at
         RETURNING t.id, s.started_at, s.audit_level),
