@@ -10,7 +10,7 @@ export const RUNNABLE_COLUMNS = `id, type, handler, request, queue, status, task
  * reservation no longer holds): Queued, not throttled, and not reserved by an engine recently.
  */
 export const CLAIMABLE = `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ?)
-      AND (reserved_at IS NULL OR reserved_at <= ?)`;
+      AND (reserved_by IS NULL OR reserved_at <= ?)`;
 
 /** SQL predicate: the row is a durable schedule definition (never runs a handler itself). */
 export const IS_SCHEDULE_ROW = `(occurrence_mode IS 'Durable' AND parent_task_id IS NULL)`;

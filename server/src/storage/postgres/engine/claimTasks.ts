@@ -11,7 +11,7 @@ export const RETURNING_RUNNABLE = `t.id, t.type, t.handler, t.request, t.queue, 
  * before which a reservation no longer holds): Queued, not throttled, not reserved recently.
  */
 export const claimable = (now: string, heldSince: string) =>
-  `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now}) AND (reserved_at IS NULL OR reserved_at <= ${heldSince})`;
+  `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now}) AND (reserved_by IS NULL OR reserved_at <= ${heldSince})`;
 
 /**
  * Reserves up to `limit` of the oldest claimable rows of a queue (types this engine handles) for
