@@ -11,6 +11,17 @@ export interface RateLimit {
 export class RateLimiter {
   private readonly starts = new Map<string, number[]>();
 
+  /** Counts a start decided elsewhere (a store that keeps shared windows), at its instant. */
+  record(key: string, at: number): void {
+    const log = this.starts.get(key);
+    if (log === undefined) this.starts.set(key, [at]);
+    else {
+      let i = log.length;
+      while (i > 0 && log[i - 1]! > at) i--;
+      log.splice(i, 0, at);
+    }
+  }
+
   /** Takes one start from the budget and returns true, or returns the instant the budget frees up. */
   take(key: string, limit: RateLimit, now: number): true | number {
     let log = this.starts.get(key);

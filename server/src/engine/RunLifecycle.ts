@@ -55,6 +55,9 @@ export interface ActiveRun {
   timer: NodeJS.Timeout | undefined;
 }
 
+/** The rate window of a row: its type, or its type and rate-limit key. */
+const rateKey = (row: RunnableTaskRow): string => (row.rate_limit_key === null ? row.type : `${row.type}\u0000${row.rate_limit_key}`);
+
 /** How a delivery ended, as handed to `finish`. */
 export interface RunEnd {
   run: ActiveRun;
@@ -164,6 +167,8 @@ export class RunLifecycle {
   private runs = 0;
   private pumping = false;
   private reservationTimer: NodeJS.Timeout | undefined;
+  /** Rows whose start this process's rate windows counted at their claim (`decide`). */
+  private readonly counted = new Set<string>();
 
   constructor(private readonly d: RunLifecycleDeps) {
     for (const q of d.options.queues.values()) {
@@ -178,6 +183,7 @@ export class RunLifecycle {
    * one of its attempts has run longer than the budget.
    */
   claims(): { queue: string; limit: number }[] {
+    this.counted.clear(); // what a claim that was rolled back left (one commit in flight at a time)
     const out: { queue: string; limit: number }[] = [];
     const now = performance.now();
     const budget = this.d.options.reservationBudgetMs;
@@ -198,8 +204,9 @@ export class RunLifecycle {
   readonly decide: ClaimDecider = (row) => {
     const limit = this.d.registry.get(row.type)?.rateLimit;
     if (limit === undefined) return true;
-    const key = row.rate_limit_key === null ? row.type : `${row.type}\u0000${row.rate_limit_key}`;
-    return this.limiter.take(key, limit, this.d.options.clock());
+    const verdict = this.limiter.take(rateKey(row), limit, this.d.options.clock());
+    if (verdict === true) this.counted.add(row.id);
+    return verdict;
   };
 
   countRunning(): number {
@@ -276,6 +283,9 @@ export class RunLifecycle {
     this.active.set(row.id, run);
     queue.ready.push(run);
     this.typesOf.get(queue.name)!.add(row.type);
+    // A claim counted by the store's shared windows is counted here too, so that a retry's start
+    // (asked of this process's windows) sees it.
+    if (!this.counted.delete(row.id) && reg.rateLimit !== undefined) this.limiter.record(rateKey(row), row.reserved_at);
     this.armReservationTimer();
   }
 

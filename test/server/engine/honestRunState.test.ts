@@ -48,8 +48,9 @@ describe('InProgress means a handler is running', () => {
     // One commit's worth: the ends of the 4 workers' runs not yet written.
     expect(excess).toBeLessThanOrEqual(4);
     expect(inProgressMax).toBeLessThanOrEqual(8);
-    // Handed back within the budget (plus the commit that writes the hand-back, slower on a busy PostgreSQL).
-    expect(oldestReservation).toBeLessThan(budget + 250);
+    // Handed back within the budget, plus the commit that writes the hand-back (slow on a busy
+    // PostgreSQL; other engines' claims keep off a reservation for four budgets anyway).
+    expect(oldestReservation).toBeLessThan(3 * budget);
     // started_at is the instant its handler began.
     const rowIds = await h.probe.values<string>(`SELECT id FROM tasks ORDER BY id`);
     const startedAt = await h.probe.values<number>(`SELECT started_at FROM tasks ORDER BY id`);
