@@ -202,12 +202,17 @@ export class RunLifecycle {
 
   /** Rate limits: run the candidate now, or leave it throttled until the returned instant. */
   readonly decide: ClaimDecider = (row) => {
-    const limit = this.d.registry.get(row.type)?.rateLimit;
-    if (limit === undefined) return true;
-    const verdict = this.limiter.take(rateKey(row), limit, this.d.options.clock());
+    // Counted at the instant the claim reserves the row (the store passes it on the candidate).
+    const verdict = this.takeStart(row, row.reserved_at);
     if (verdict === true) this.counted.add(row.id);
     return verdict;
   };
+
+  /** A start of this row's type (and rate key) at `at`: true, or the instant its window has room. */
+  private takeStart(row: RunnableTaskRow, at: number): true | number {
+    const limit = this.d.registry.get(row.type)?.rateLimit;
+    return limit === undefined ? true : this.limiter.take(rateKey(row), limit, at);
+  }
 
   countRunning(): number {
     let n = 0;
@@ -526,7 +531,7 @@ export class RunLifecycle {
   private retryDue(run: ActiveRun): void {
     run.timer = undefined;
     if (run.phase !== 'retryWait') return;
-    const verdict = this.decide(run.row);
+    const verdict = this.takeStart(run.row, this.d.options.clock());
     if (verdict !== true) {
       run.timer = setTimeout(() => this.retryDue(run), Math.max(1, verdict - this.d.options.clock()));
       return;

@@ -138,8 +138,9 @@ export interface DispatchStep {
   /** Types this engine has handlers for: only rows of these types are claimed. */
   types: readonly string[];
   /**
-   * Rate limits: per candidate, run it (true) or leave it Queued and throttled until the returned
-   * instant. Null when no handled type has a rate limit: every candidate is claimed.
+   * Rate limits: per candidate (its `reserved_at` set to the claim's instant), run it (true) or
+   * leave it Queued and throttled until the returned instant. Null when no handled type has a
+   * rate limit: every candidate is claimed.
    */
   decide: ClaimDecider | null;
   /**

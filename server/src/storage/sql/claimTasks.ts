@@ -49,12 +49,10 @@ export function prepareClaimTasks(
       if (rows.length === 0) break;
       let throttled = 0;
       for (const r of rows) {
+        r.reserved_at = now; // the instant the decider counts
         const verdict = decide(r);
         if (verdict === true) {
-          if (reserve.run(instanceId, now, r.row_key).changes === 1) {
-            r.reserved_at = now;
-            claimed.push(r);
-          }
+          if (reserve.run(instanceId, now, r.row_key).changes === 1) claimed.push(r);
         } else {
           throttle.run(verdict, r.row_key);
           throttled++;
