@@ -8,7 +8,7 @@ import { resolveRegistration, type Registration } from './handlerRegistration.js
 import { planDispatch, planRecurring, type DispatchPlan, type PlanningContext } from './planTask.js';
 import { resolveEngineOptions, type ResolvedEngineOptions } from './resolveEngineOptions.js';
 import { createTaskOperations, type TaskOperations } from './operations/TaskOperations.js';
-import { RunLifecycle } from './RunLifecycle.js';
+import { reservationHoldMs, RunLifecycle } from './RunLifecycle.js';
 import { createScheduleManager } from './schedules/index.js';
 import type { ScheduleManager } from './schedules/ScheduleManager.js';
 import { Tickers } from './Tickers.js';
@@ -61,6 +61,10 @@ export class TaskEngine implements Engine {
   private stopping: Promise<void> | undefined;
   /** Unsubscribes from the store's notices of work added by other processes (while running). */
   private stopExternalWork: (() => void) | undefined;
+  /** Unsubscribes from the store's notices of reserved rows cancelled by other processes. */
+  private stopReservationNotices: (() => void) | undefined;
+  /** Run writes the store refused (the row no longer the run's); see EngineHealth. */
+  private staleRunWrites = 0;
 
   constructor(options: EngineOptions) {
     this.o = resolveEngineOptions(options);
@@ -76,8 +80,12 @@ export class TaskEngine implements Engine {
         if (this.wakeTimer.promoted(count, limit)) this.commit.schedule();
       },
       claimed: (rows: RunnableTaskRow[]) => {
-        for (const row of rows) this.runs.start(row);
+        for (const row of rows) this.runs.reserved(row);
         this.runs.pump();
+      },
+      staleRunWrite: (kind, taskId) => {
+        this.staleRunWrites++;
+        this.o.onError(new Error(`The ${kind} of a run of task ${taskId} was not written: the row no longer belongs to that run`), 'stale run write (dropped)');
       },
       idle: () => {
         if (this.running && this.stopping === undefined) this.wakeTimer.arm();
@@ -99,6 +107,7 @@ export class TaskEngine implements Engine {
       emit: (e) => this.emit(e),
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
+      ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
     });
     this.queueNames = [...this.runs.queues.keys()];
     this.tickers = new Tickers(this.o.clock, this.o.onError, () => this.wake());
@@ -168,7 +177,7 @@ export class TaskEngine implements Engine {
 
   health(): EngineHealth {
     const now = this.o.clock();
-    const base = { unwrittenChanges: this.commit.unwritten, oldestUnwrittenMs: this.commit.oldestUnwrittenMs(now) };
+    const base = { unwrittenChanges: this.commit.unwritten, oldestUnwrittenMs: this.commit.oldestUnwrittenMs(now), staleRunWrites: this.staleRunWrites };
     if (this.storeLost !== null) return { status: 'failed', reason: this.storeLost.message, ...base };
     const failing = this.commit.failing;
     if (failing !== null) return { status: 'degraded', reason: `Writes are failing: ${errorMessage(failing)}`, ...base };
@@ -226,6 +235,8 @@ export class TaskEngine implements Engine {
   }
 
   private emit(event: SvcEvent): void {
+    // A row reserved here and cancelled by this process (bulk or schedule cancel) never begins.
+    if (event.kind === 'Cancelled') this.runs.forgetReserved(event.taskId);
     for (const l of this.listeners) {
       try {
         l(event);
@@ -294,6 +305,7 @@ export class TaskEngine implements Engine {
     this.stopExternalWork ??= this.store.onExternalWork?.(() => {
       if (this.running && this.stopping === undefined) this.wake();
     });
+    this.stopReservationNotices ??= this.store.onReservationLost?.((taskId) => this.runs.forgetReserved(taskId));
     this.tickers.start();
     clearInterval(this.locationTimer);
     this.locationTimer = setInterval(() => this.checkLocation(), this.o.pollIntervalMs);
@@ -317,6 +329,8 @@ export class TaskEngine implements Engine {
     this.locationTimer = undefined;
     this.stopExternalWork?.();
     this.stopExternalWork = undefined;
+    this.stopReservationNotices?.();
+    this.stopReservationNotices = undefined;
     this.wakeTimer.cancel();
     await this.tickers.stop();
     // A commit in flight may still hand over claimed rows: they start, then stop like the others.
@@ -349,6 +363,7 @@ export class TaskEngine implements Engine {
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
       claims: this.types.length === 0 || leaseLapsed ? [] : this.runs.claims(),
+      reservationMs: reservationHoldMs(this.o.reservationBudgetMs),
       types: this.types,
       decide: rateLimited ? this.runs.decide : null,
       ...(rateLimited ? { rateLimits: this.rateLimits } : {}),

@@ -1,6 +1,6 @@
 import type {
   AttemptFailure, CancelOutcome, CommitBatch, CommitOutcome, DispatchStep, EngineStore, FinishedRun, InsertOutcome, NewTask,
-  QueueCapacities, RunnableTaskRow, StoppedRun,
+  QueueCapacities, Reservation, RunnableTaskRow, StartedRun, StoppedRun,
 } from '../storage/EngineStore.js';
 import { StoreUnavailableError } from '../storage/EngineStore.js';
 import type { PendingLog } from './RunLog.js';
@@ -31,6 +31,13 @@ export interface PendingFinish {
   lost: (() => void) | undefined;
 }
 
+/** A run start waiting to be written; `after` runs once it is, `lost` when the row was no longer reserved here. */
+export interface PendingStart {
+  start: StartedRun;
+  after: () => void;
+  lost: () => void;
+}
+
 interface PendingAttemptFailure {
   failure: AttemptFailure;
   after: (() => void) | undefined;
@@ -40,16 +47,19 @@ interface PendingAttemptFailure {
 interface Changes {
   inserts: PendingInsert[];
   cancels: PendingCancel[];
+  starts: PendingStart[];
   failures: PendingAttemptFailure[];
   finishes: PendingFinish[];
   stops: StoppedRun[];
+  releases: Reservation[];
   logs: PendingLog[];
 }
 
-const noChanges = (): Changes => ({ inserts: [], cancels: [], failures: [], finishes: [], stops: [], logs: [] });
+const noChanges = (): Changes => ({ inserts: [], cancels: [], starts: [], failures: [], finishes: [], stops: [], releases: [], logs: [] });
 
 function countChanges(c: Changes): number {
-  return c.inserts.length + c.cancels.length + c.failures.length + c.finishes.length + c.stops.length + c.logs.length;
+  return c.inserts.length + c.cancels.length + c.starts.length + c.failures.length + c.finishes.length + c.stops.length +
+    c.releases.length + c.logs.length;
 }
 
 /** How many new tasks may wait to be written, and what a caller past that meets. */
@@ -65,8 +75,10 @@ export interface GroupCommitHooks {
   noteDue(at: number): void;
   /** After each commit that carried a dispatch step. */
   promoted(count: number, limit: number): void;
-  /** After commit (and after the waiters of the batch): rows now InProgress for this engine. */
+  /** After commit (and after the waiters of the batch): rows now reserved for this engine (still Queued). */
   claimed(rows: RunnableTaskRow[]): void;
+  /** A write of a run (start, failed attempt, end, stop) found the row no longer the run's: nothing was applied. */
+  staleRunWrite(kind: 'start' | 'attempt' | 'end' | 'stop', taskId: string): void;
   /** The writer is idle: nothing queued. */
   idle(): void;
   /** A commit failed or succeeded again after failing. */
@@ -77,8 +89,8 @@ export interface GroupCommitHooks {
 }
 
 /**
- * The write side of the engine: collects every change (new tasks, cancels, finished runs, failed
- * attempts, stopped runs, execution logs) and writes them together in one `store.commit`, at most
+ * The write side of the engine: collects every change (new tasks, cancels, run starts, finished
+ * runs, failed attempts, stopped runs, reservations handed back, execution logs) and writes them together in one `store.commit`, at most
  * one commit in flight. Callers' promises settle after the commit. When the store is unavailable
  * (locked, disk full, I/O error) nothing is dropped: the batch goes back to the front of the
  * queue and the next attempt waits with backoff (on a timer: the event loop never blocks).
@@ -150,6 +162,18 @@ export class GroupCommit {
       this.queue.cancels.push({ id, resolve, reject });
       this.queued();
     });
+  }
+
+  /** A handler began on a reserved row: its start (InProgress, started_at, audit) rides the next commit. */
+  start(p: PendingStart): void {
+    this.queue.starts.push(p);
+    this.queued();
+  }
+
+  /** A reserved row handed back unstarted. */
+  release(r: Reservation): void {
+    this.queue.releases.push(r);
+    this.queued();
   }
 
   attemptFailed(failure: AttemptFailure, after?: () => void): void {
@@ -316,15 +340,17 @@ export class GroupCommit {
   }
 
   private async writeBatch(now: number, dispatching: DispatchStep | null, changes: Changes): Promise<boolean> {
-    const { inserts, cancels, failures, finishes, stops, logs } = changes;
+    const { inserts, cancels, starts, failures, finishes, stops, releases, logs } = changes;
     const batch: CommitBatch = {
       now,
       logs: logs.map((l) => l.row),
       insertTasks: inserts.map((i) => i.task),
       cancels: cancels.map((c) => c.id),
+      startRuns: starts.map((s) => s.start),
       attemptFailures: failures.map((f) => f.failure),
       completeRuns: finishes.map((f) => f.run),
       serviceStopped: stops,
+      releases,
       capacities: this.capacities,
       dispatching,
     };
@@ -352,12 +378,11 @@ export class GroupCommit {
       after.push(() => p.resolve(o));
     });
     cancels.forEach((c, i) => after.push(() => c.resolve(out.cancelled[i]!)));
-    failures.forEach((f) => {
-      if (f.after) after.push(f.after);
-    });
-    finishes.forEach((f, i) => {
-      if (out.finished[i]) after.push(f.after);
-      else if (f.lost) after.push(f.lost);
+    starts.forEach((p, i) => after.push(this.outcomeOfStart(p, out.started[i] === true)));
+    failures.forEach((f, i) => after.push(this.outcomeOfFailure(f, out.attemptsRecorded[i] !== false)));
+    finishes.forEach((f, i) => after.push(this.outcomeOfFinish(f, out.finished[i] === true)));
+    stops.forEach((s, i) => {
+      if (out.stopped[i] === false) after.push(() => this.hooks.staleRunWrite('stop', s.id));
     });
     for (const a of after) {
       try {
@@ -371,11 +396,32 @@ export class GroupCommit {
     return true;
   }
 
+  private outcomeOfStart(p: PendingStart, written: boolean): () => void {
+    if (written) return p.after;
+    return () => {
+      this.hooks.staleRunWrite('start', p.start.id);
+      p.lost();
+    };
+  }
+
+  private outcomeOfFailure(f: PendingAttemptFailure, written: boolean): () => void {
+    if (written) return () => f.after?.();
+    return () => this.hooks.staleRunWrite('attempt', f.failure.id);
+  }
+
+  private outcomeOfFinish(f: PendingFinish, written: boolean): () => void {
+    if (written) return f.after;
+    return () => {
+      this.hooks.staleRunWrite('end', f.run.id);
+      f.lost?.();
+    };
+  }
+
   /** Each change in its own commit; a refused insert or cancel rejects its caller, the rest is kept. */
   private async isolate(now: number, changes: Changes): Promise<boolean> {
-    const { inserts, cancels, failures, finishes, stops, logs } = changes;
+    const { inserts, cancels, starts, failures, finishes, stops, releases, logs } = changes;
     const empty: CommitBatch = {
-      now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [],
+      now, logs: [], insertTasks: [], cancels: [], startRuns: [], attemptFailures: [], completeRuns: [], serviceStopped: [], releases: [],
       capacities: this.capacities, dispatching: null,
     };
     let unavailable: StoreUnavailableError | null = null;
@@ -413,9 +459,22 @@ export class GroupCommit {
         else c.reject(r);
       } else c.resolve(r.cancelled[0]!);
     }
+    for (const p of starts) {
+      const r = await one({ startRuns: [p.start] });
+      if (r instanceof Error) {
+        kept.starts.push(p);
+        if (r !== unavailable) this.hooks.onError(r, `record start of task ${p.start.id}`);
+      } else this.outcomeOfStart(p, r.started[0] === true)();
+    }
+    // A run whose start is kept keeps its later writes too (they name a run the row does not carry yet).
+    const startKept = new Set(kept.starts.map((p) => p.start.id));
     // A refused run change is written once more with a plain error text in place of its own;
     // refused again, it is dropped and reported: one change never holds every later commit back.
     for (const f of failures) {
+      if (startKept.has(f.failure.id)) {
+        kept.failures.push(f);
+        continue;
+      }
       let r = await one({ attemptFailures: [f.failure] });
       if (r instanceof Error && r !== unavailable) {
         this.hooks.onError(r, `record failed attempt of task ${f.failure.id} (written again with a plain error text)`);
@@ -424,9 +483,13 @@ export class GroupCommit {
       if (r instanceof Error) {
         if (r === unavailable) kept.failures.push(f);
         else this.hooks.onError(r, `record failed attempt of task ${f.failure.id} (dropped: the store refuses it)`);
-      } else f.after?.();
+      } else this.outcomeOfFailure(f, r.attemptsRecorded[0] !== false)();
     }
     for (const f of finishes) {
+      if (startKept.has(f.run.id)) {
+        kept.finishes.push(f);
+        continue;
+      }
       let r = await one({ completeRuns: [f.run] });
       if (r instanceof Error && r !== unavailable) {
         this.hooks.onError(r, `record finished run of task ${f.run.id} (written again with a plain error text)`);
@@ -435,14 +498,24 @@ export class GroupCommit {
       if (r instanceof Error) {
         if (r === unavailable) kept.finishes.push(f);
         else this.hooks.onError(r, `record finished run of task ${f.run.id} (dropped: the store refuses it; recovered at the next start)`);
-      } else if (r.finished[0]) f.after();
-      else f.lost?.();
+      } else this.outcomeOfFinish(f, r.finished[0] === true)();
     }
     for (const s of stops) {
+      if (startKept.has(s.id)) {
+        kept.stops.push(s);
+        continue;
+      }
       const r = await one({ serviceStopped: [s] });
       if (r instanceof Error) {
         if (r === unavailable) kept.stops.push(s);
         else this.hooks.onError(r, `mark task ${s.id} ServiceStopped (dropped: the store refuses it; recovered at the next start)`);
+      } else if (r.stopped[0] === false) this.hooks.staleRunWrite('stop', s.id);
+    }
+    for (const x of releases) {
+      const r = await one({ releases: [x] });
+      if (r instanceof Error) {
+        kept.releases.push(x);
+        if (r !== unavailable) this.hooks.onError(r, `hand back reserved task ${x.id}`);
       }
     }
     this.requeue(kept);
@@ -460,9 +533,11 @@ export class GroupCommit {
     this.queue = {
       inserts: back.inserts.concat(q.inserts),
       cancels: back.cancels.concat(q.cancels),
+      starts: back.starts.concat(q.starts),
       failures: back.failures.concat(q.failures),
       finishes: back.finishes.concat(q.finishes),
       stops: back.stops.concat(q.stops),
+      releases: back.releases.concat(q.releases),
       logs: back.logs.concat(q.logs),
     };
     // What goes back keeps its age.

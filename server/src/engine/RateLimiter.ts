@@ -22,6 +22,19 @@ export class RateLimiter {
     return this.starts.size;
   }
 
+  /** Counts a start decided elsewhere (a store that keeps shared windows), at its instant. */
+  record(key: string, at: number, limit: RateLimit): void {
+    const entry = this.starts.get(key);
+    if (entry === undefined) {
+      this.starts.set(key, { log: [at], windowMs: limit.windowMs });
+      return;
+    }
+    const log = entry.log;
+    let i = log.length;
+    while (i > 0 && log[i - 1]! > at) i--;
+    log.splice(i, 0, at);
+  }
+
   /** Takes one start from the budget and returns true, or returns the instant the budget frees up. */
   take(key: string, limit: RateLimit, now: number): true | number {
     if (++this.takesSinceSweep > this.starts.size) this.sweep(now);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { SvcEvent } from '../contracts/index.js';
 import type { ClaimDecider, FinishedRun, RunnableTaskRow } from '../storage/EngineStore.js';
@@ -19,12 +20,10 @@ export interface QueueState extends QueueConfig {
   /** Handlers running now. */
   running: number;
   /**
-   * Runs waiting for a free worker, oldest first: rows claimed ahead, and runs whose retry backoff
-   * is over. Their rows are InProgress already (claimed by this engine).
+   * Runs waiting for a free worker, oldest first: rows reserved for this engine (still Queued in
+   * the store), and runs whose retry backoff is over (InProgress).
    */
   ready: ActiveRun[];
-  /** Running average of the queue's attempt durations (ms); null until one attempt ended. */
-  avgAttemptMs: number | null;
 }
 
 /** A row this engine has claimed, from its start to its recorded end. */
@@ -36,8 +35,20 @@ export interface ActiveRun {
   timeoutMs: number | undefined;
   /** Attempt number of the current (or next) attempt, 1-based. */
   attempt: number;
+  /** Counts this run's attempts (a late settle of an earlier attempt is ignored). */
   token: number;
-  phase: 'claimed' | 'running' | 'retryWait' | 'finished';
+  /** Names the run in the store (written at its start, named by every later write); set when its handler first begins. */
+  runToken: string;
+  /** When the claim reserved the row (store value, engine clock) and when that was here (performance.now()). */
+  reservedAt: number;
+  reservedSince: number;
+  /**
+   * reserved: waiting (Queued in the store) for a free worker; running: a handler attempt;
+   * retryWait: between attempts; finished: its end handed to the commit.
+   */
+  phase: 'reserved' | 'running' | 'retryWait' | 'finished';
+  /** The store refused the run's start (the row was cancelled or taken elsewhere): nothing more of it is written. */
+  fenced: boolean;
   controller: AttemptSignal;
   log: RunLog;
   cancelRequested: boolean;
@@ -46,6 +57,9 @@ export interface ActiveRun {
   /** The current attempt's trace span (with a tracer provider only). */
   span?: RunSpan;
 }
+
+/** The rate window of a row: its type, or its type and rate-limit key. */
+const rateKey = (row: RunnableTaskRow): string => (row.rate_limit_key === null ? row.type : `${row.type}\u0000${row.rate_limit_key}`);
 
 /** How a delivery ended, as handed to `finish`. */
 export interface RunEnd {
@@ -71,6 +85,8 @@ export interface RunLifecycleDeps {
   workerFree(): void;
   /** The next run of an inline recurring row is due at `at`. */
   noteDue(at: number): void;
+  /** Whether a reserved row is still reserved here (see EngineStore.stillReserved); absent: assumed. */
+  stillReserved?(id: string, reservedAt: number): boolean;
 }
 
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -79,26 +95,62 @@ const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
 const NOT_STARTED = new AttemptSignal();
 
 /**
- * Claim-ahead: a queue whose handlers are short claims more rows than it has free workers, so one
- * commit claims (and the next one finishes) many rows instead of a handful. A row claimed ahead is
- * InProgress (its audit time and started_at are the claim) and waits in memory only as long as the
- * runs before it take: rows are claimed ahead only up to what the queue's recent attempt durations
- * say it runs within CLAIM_AHEAD_BUDGET_MS, and never more than MAX_CLAIM_AHEAD × concurrency in all.
- * A queue whose handlers take longer (or that has not finished an attempt yet) claims only for its
- * free workers.
+ * Reservation ahead of free workers: a queue whose handlers are short takes more rows than it has
+ * free workers, so one commit claims (and the next one starts and ends) many rows instead of a
+ * handful. A row taken ahead stays Queued in the store, reserved by this engine, and becomes
+ * InProgress only when its handler begins. A queue reserves only as many rows as its recent
+ * attempts say it starts within the reservation budget, never more than MAX_CLAIM_AHEAD ×
+ * concurrency in all, and none while an attempt of it runs longer than the budget; a reserved
+ * row not started within the budget is handed back.
  */
-export const CLAIM_AHEAD_BUDGET_MS = 2;
 export const MAX_CLAIM_AHEAD = 16;
-/** Weight of the newest attempt in the running average of attempt durations. */
-const AVG_WEIGHT = 0.1;
-/** An attempt counts as at most this long in the average (twice the budget: enough to end claim-ahead). */
-const MAX_SAMPLE_MS = 2 * CLAIM_AHEAD_BUDGET_MS;
 
-/** How many times its concurrency a queue may hold (running plus claimed ahead). */
-export function claimAheadFactor(avgAttemptMs: number | null): number {
-  if (avgAttemptMs === null) return 1;
-  if (avgAttemptMs <= 0) return MAX_CLAIM_AHEAD;
-  return Math.max(1, Math.min(MAX_CLAIM_AHEAD, 1 + Math.floor(CLAIM_AHEAD_BUDGET_MS / avgAttemptMs)));
+/**
+ * How long a reservation keeps other engines' claims off a row: four budgets. The owner hands a
+ * row back when its budget runs out; the store's hold only matters when the owner died or its
+ * writes stall, and is longer so that a commit slower than the budget does not let a second
+ * engine take (and run) a row whose handler is about to begin here.
+ */
+export const reservationHoldMs = (budgetMs: number): number => 4 * budgetMs;
+/** Weight of the newest attempt in a type's estimate when it is not slower than the estimate. */
+const ESTIMATE_WEIGHT = 0.2;
+/** A type's estimate is forgotten when it has not run for this long. */
+const ESTIMATE_TTL_MS = 30_000;
+
+/**
+ * How many times its concurrency a queue may hold (running plus reserved): 1 (free workers only)
+ * without an estimate, else the number of attempts of `estimateMs` that fit in the budget, plus one.
+ */
+export function claimAheadFactor(estimateMs: number | null, budgetMs: number): number {
+  if (estimateMs === null) return 1;
+  if (estimateMs <= 0) return MAX_CLAIM_AHEAD;
+  return Math.max(1, Math.min(MAX_CLAIM_AHEAD, 1 + Math.floor(budgetMs / estimateMs)));
+}
+
+/** Handler time per task type: a slower attempt than the estimate replaces it at once; faster ones pull it down gradually. */
+class AttemptEstimates {
+  private readonly byType = new Map<string, { ms: number; at: number }>();
+
+  note(type: string, ms: number, at: number): void {
+    const e = this.byType.get(type);
+    if (e === undefined || ms >= e.ms) this.byType.set(type, { ms, at });
+    else this.byType.set(type, { ms: e.ms + ESTIMATE_WEIGHT * (ms - e.ms), at });
+  }
+
+  /** The largest recent estimate among the given types; null when none of them ran recently. */
+  worst(types: ReadonlySet<string>, now: number): number | null {
+    let worst: number | null = null;
+    for (const t of types) {
+      const e = this.byType.get(t);
+      if (e === undefined) continue;
+      if (now - e.at > ESTIMATE_TTL_MS) {
+        this.byType.delete(t);
+        continue;
+      }
+      worst = worst === null ? e.ms : Math.max(worst, e.ms);
+    }
+    return worst;
+  }
 }
 
 /**
@@ -110,17 +162,42 @@ export class RunLifecycle {
   readonly queues = new Map<string, QueueState>();
   private readonly active = new Map<string, ActiveRun>();
   private readonly limiter = new RateLimiter();
+  private readonly estimates = new AttemptEstimates();
+  /** Types seen per queue (whose estimates decide its reservations). */
+  private readonly typesOf = new Map<string, Set<string>>();
+  /** Prefix of this engine's run tokens (one per engine object), and the runs numbered so far. */
+  private readonly runPrefix = randomUUID();
+  private runs = 0;
   private pumping = false;
+  private reservationTimer: NodeJS.Timeout | undefined;
+  /** Rows whose start this process's rate windows counted at their claim (`decide`). */
+  private readonly counted = new Set<string>();
 
   constructor(private readonly d: RunLifecycleDeps) {
-    for (const q of d.options.queues.values()) this.queues.set(q.name, { ...q, running: 0, ready: [], avgAttemptMs: null });
+    for (const q of d.options.queues.values()) {
+      this.queues.set(q.name, { ...q, running: 0, ready: [] });
+      this.typesOf.set(q.name, new Set());
+    }
   }
 
-  /** Room per queue (what the next commit may claim): running and waiting runs up to its claim-ahead factor × concurrency. */
+  /**
+   * Room per queue (what the next commit may reserve): its free workers, plus, when its recent
+   * attempts are short, as many rows as start within the reservation budget. Nothing ahead while
+   * one of its attempts has run longer than the budget.
+   */
   claims(): { queue: string; limit: number }[] {
+    this.counted.clear(); // what a claim that was rolled back left (one commit in flight at a time)
     const out: { queue: string; limit: number }[] = [];
+    const now = performance.now();
+    const budget = this.d.options.reservationBudgetMs;
+    const slow = new Set<QueueState>();
+    for (const r of this.active.values()) if (r.phase === 'running' && now - r.t0 > budget) slow.add(r.queue);
     for (const q of this.queues.values()) {
-      const free = q.concurrency * claimAheadFactor(q.avgAttemptMs) - q.running - q.ready.length;
+      const types = this.typesOf.get(q.name)!;
+      // A rate-limited type is taken for free workers only: its window counts a start when the row is taken.
+      const limited = [...types].some((t) => this.d.registry.get(t)?.rateLimit !== undefined);
+      const factor = slow.has(q) || limited ? 1 : claimAheadFactor(this.estimates.worst(types, Date.now()), budget);
+      const free = q.concurrency * factor - q.running - q.ready.length;
       if (free > 0) out.push({ queue: q.name, limit: free });
     }
     return out;
@@ -128,11 +205,17 @@ export class RunLifecycle {
 
   /** Rate limits: run the candidate now, or leave it throttled until the returned instant. */
   readonly decide: ClaimDecider = (row) => {
-    const limit = this.d.registry.get(row.type)?.rateLimit;
-    if (limit === undefined) return true;
-    const key = row.rate_limit_key === null ? row.type : `${row.type}\u0000${row.rate_limit_key}`;
-    return this.limiter.take(key, limit, this.d.options.clock());
+    // Counted at the instant the claim reserves the row (the store passes it on the candidate).
+    const verdict = this.takeStart(row, row.reserved_at);
+    if (verdict === true) this.counted.add(row.id);
+    return verdict;
   };
+
+  /** A start of this row's type (and rate key) at `at`: true, or the instant its window has room. */
+  private takeStart(row: RunnableTaskRow, at: number): true | number {
+    const limit = this.d.registry.get(row.type)?.rateLimit;
+    return limit === undefined ? true : this.limiter.take(rateKey(row), limit, at);
+  }
 
   countRunning(): number {
     let n = 0;
@@ -155,7 +238,11 @@ export class RunLifecycle {
         for (const q of this.queues.values()) {
           while (q.ready.length > 0 && q.running < q.concurrency) {
             const run = q.ready.shift()!;
-            if (run.phase === 'retryWait' || run.phase === 'claimed') {
+            if (run.phase === 'reserved' && this.d.stillReserved?.(run.row.id, run.reservedAt) === false) {
+              this.forgetReserved(run.row.id); // cancelled or taken by another process: never begins
+              continue;
+            }
+            if (run.phase === 'retryWait' || run.phase === 'reserved') {
               this.beginAttempt(run);
               progress = true;
             }
@@ -167,8 +254,8 @@ export class RunLifecycle {
     }
   }
 
-  /** A row this engine claimed (now InProgress): its first attempt starts. */
-  start(row: RunnableTaskRow): void {
+  /** A row reserved for this engine (still Queued): it waits for a free worker. */
+  reserved(row: RunnableTaskRow): void {
     const o = this.d.options;
     const reg = this.d.registry.get(row.type);
     const queue = this.queues.get(row.queue);
@@ -189,7 +276,12 @@ export class RunLifecycle {
       timeoutMs: row.timeout_ms ?? reg.timeoutMs ?? o.timeoutMs,
       attempt: row.attempt + 1,
       token: 0,
-      phase: 'claimed',
+      runToken: '',
+      reservedAt: row.reserved_at,
+      // The budget runs from the reservation (the commit's instant), not from when its answer came.
+      reservedSince: performance.now() - Math.max(0, o.clock() - row.reserved_at),
+      phase: 'reserved',
+      fenced: false,
       controller: NOT_STARTED,
       log: new RunLog(row.id, o.logCapPerRun, o.clock, row.last_log_sequence, (l) => this.d.commit.log(l)),
       cancelRequested: false,
@@ -198,16 +290,57 @@ export class RunLifecycle {
     };
     this.active.set(row.id, run);
     queue.ready.push(run);
+    this.typesOf.get(queue.name)!.add(row.type);
+    // A claim counted by the store's shared windows is counted here too, so that a retry's start
+    // (asked of this process's windows) sees it.
+    if (!this.counted.delete(row.id) && reg.rateLimit !== undefined) this.limiter.record(rateKey(row), row.reserved_at, reg.rateLimit);
+    this.armReservationTimer();
   }
 
   /**
-   * engine.cancel of a row running here: undefined when it is not active in this engine.
+   * A reserved row is cancelled or taken by someone else (heard from this process or the store):
+   * it is forgotten before its handler begins. False when it is not waiting here reserved.
+   */
+  forgetReserved(id: string): boolean {
+    const run = this.active.get(id);
+    if (run === undefined || run.phase !== 'reserved') return false;
+    this.leaveRetryWait(run);
+    run.log.close();
+    this.active.delete(id);
+    return true;
+  }
+
+  /** Reserved rows that waited the whole budget are handed back (Queued, for any engine). */
+  private armReservationTimer(): void {
+    if (this.reservationTimer !== undefined) return;
+    let oldest = Infinity;
+    for (const r of this.active.values()) if (r.phase === 'reserved') oldest = Math.min(oldest, r.reservedSince);
+    if (oldest === Infinity) return;
+    const budget = this.d.options.reservationBudgetMs;
+    this.reservationTimer = setTimeout(() => {
+      this.reservationTimer = undefined;
+      const now = performance.now();
+      for (const r of [...this.active.values()]) if (r.phase === 'reserved' && now - r.reservedSince >= budget) this.handBack(r);
+      this.armReservationTimer();
+    }, Math.max(1, oldest + budget - performance.now()));
+    this.reservationTimer.unref?.();
+  }
+
+  /** The reservation is dropped in the store; the row stays Queued for any engine. */
+  private handBack(run: ActiveRun): void {
+    this.forgetReserved(run.row.id);
+    this.d.commit.release({ id: run.row.id, reservedAt: run.reservedAt });
+  }
+
+  /**
+   * engine.cancel of a row running here: undefined when it is not active in this engine (a row
+   * reserved here is forgotten first and then cancelled like any Queued row by the caller).
    * A running handler is aborted (the row becomes Cancelled when it settles); a run waiting for
    * its retry is cancelled at once.
    */
   cancel(id: string): Promise<CancelResult> | undefined {
     const run = this.active.get(id);
-    if (run === undefined) return undefined;
+    if (run === undefined || this.forgetReserved(id)) return undefined;
     if (run.phase === 'running') {
       if (!run.cancelRequested) {
         run.cancelRequested = true;
@@ -215,7 +348,7 @@ export class RunLifecycle {
       }
       return Promise.resolve('Cancelling');
     }
-    if (run.phase === 'retryWait' || run.phase === 'claimed') {
+    if (run.phase === 'retryWait') {
       this.leaveRetryWait(run);
       return new Promise<CancelResult>((resolve) => {
         this.finish({
@@ -227,14 +360,25 @@ export class RunLifecycle {
     return undefined;
   }
 
-  /** Engine stops: runs waiting for a worker or a retry are given up now. */
+  /**
+   * Engine stops: reserved rows are handed back at once (Queued, for any engine); runs waiting
+   * for a retry are given up now.
+   */
   abandonWaiting(): void {
-    for (const run of [...this.active.values()]) if (run.phase === 'retryWait' || run.phase === 'claimed') this.abandon(run);
+    clearTimeout(this.reservationTimer);
+    this.reservationTimer = undefined;
+    for (const run of [...this.active.values()]) {
+      if (run.phase === 'reserved') this.handBack(run);
+      else if (run.phase === 'retryWait') this.abandon(run);
+    }
   }
 
   /** Engine stops after the grace period: every remaining run is given up. */
   abandonAll(): void {
-    for (const run of [...this.active.values()]) this.abandon(run);
+    for (const run of [...this.active.values()]) {
+      if (run.phase === 'reserved') this.handBack(run);
+      else this.abandon(run);
+    }
   }
 
   /** The run is given up; its row becomes ServiceStopped; a late outcome is ignored. */
@@ -248,7 +392,23 @@ export class RunLifecycle {
     this.leaveRetryWait(run);
     run.log.close();
     this.active.delete(run.row.id);
-    this.d.commit.serviceStopped({ id: run.row.id, auditLevel: run.row.audit_level });
+    if (!run.fenced) this.d.commit.serviceStopped({ id: run.row.id, token: run.runToken, auditLevel: run.row.audit_level });
+  }
+
+  /**
+   * The store refused the run's start: the row was cancelled or taken by another engine after its
+   * handler began here. The attempt is aborted and nothing more of the run is written.
+   */
+  private fence(run: ActiveRun): void {
+    run.fenced = true;
+    if (run.phase === 'running') {
+      run.controller.abort(new TaskCancelledError('The task was cancelled or taken by another engine before its start was recorded'));
+      return; // settle frees the worker
+    }
+    if (run.phase === 'finished') return;
+    this.leaveRetryWait(run);
+    run.log.close();
+    this.active.delete(run.row.id);
   }
 
   private leaveRetryWait(run: ActiveRun): void {
@@ -266,7 +426,19 @@ export class RunLifecycle {
     run.controller = new AttemptSignal();
     const attemptSignal = run.controller;
     run.span = startRunSpan(run.row, run.attempt);
-    if (token === 1) this.d.emit(startedEvent(this.d.options.clock(), run));
+    if (token === 1) {
+      // The row becomes InProgress at this instant, written by the next commit; Started goes out once it is.
+      const began = this.d.options.clock();
+      run.runToken = `${this.runPrefix}:${++this.runs}`;
+      const started = startedEvent(began, run);
+      this.d.commit.start({
+        start: { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken },
+        after: () => {
+          if (!run.fenced) this.d.emit(started);
+        },
+        lost: () => this.fence(run),
+      });
+    }
     let request: unknown;
     try {
       request = JSON.parse(run.row.request);
@@ -322,16 +494,18 @@ export class RunLifecycle {
     run.span = undefined;
     const elapsed = performance.now() - run.t0;
     const duration = roundMs(elapsed);
-    const q = run.queue;
-    // One long pause (a GC, the process descheduled) moves the average by a bounded step only.
-    const sample = Math.min(elapsed, MAX_SAMPLE_MS);
-    q.avgAttemptMs = q.avgAttemptMs === null ? sample : q.avgAttemptMs + AVG_WEIGHT * (sample - q.avgAttemptMs);
+    this.estimates.note(run.row.type, elapsed, Date.now());
     clearTimeout(run.timer);
     run.timer = undefined;
     run.phase = 'finished';
     run.queue.running--;
     this.d.workerFree();
     this.pump();
+    if (run.fenced) {
+      run.log.close();
+      this.active.delete(run.row.id);
+      return;
+    }
     if (run.cancelRequested) {
       this.finish({ run, outcome: 'Cancelled', executionTimeMs: duration, exception: null, timedOut: false });
       return;
@@ -349,18 +523,29 @@ export class RunLifecycle {
       run.phase = 'retryWait';
       const timeoutEvent = timedOut ? runEvent('Timeout', run, this.d.options.clock, errorMessage(err), { exception }) : undefined;
       this.d.commit.attemptFailed(
-        { id: run.row.id, attempt: failed, exception },
+        { id: run.row.id, token: run.runToken, attempt: failed, exception },
         timeoutEvent ? () => this.d.emit(timeoutEvent()) : undefined,
       );
-      run.timer = setTimeout(() => {
-        run.timer = undefined;
-        if (run.phase !== 'retryWait') return;
-        run.queue.ready.push(run);
-        this.pump();
-      }, delay);
+      run.timer = setTimeout(() => this.retryDue(run), delay);
       return;
     }
     this.finish({ run, outcome: 'Failed', executionTimeMs: 0, exception, timedOut, error: err });
+  }
+
+  /**
+   * A retry's backoff is over: it waits for a worker, once its type's rate window has room (a
+   * retry is a start like any other); until then it waits for the window.
+   */
+  private retryDue(run: ActiveRun): void {
+    run.timer = undefined;
+    if (run.phase !== 'retryWait') return;
+    const verdict = this.takeStart(run.row, this.d.options.clock());
+    if (verdict !== true) {
+      run.timer = setTimeout(() => this.retryDue(run), Math.max(1, verdict - this.d.options.clock()));
+      return;
+    }
+    run.queue.ready.push(run);
+    this.pump();
   }
 
   /** Records the end of a delivery (or of one inline recurring run) in the next group commit. */
@@ -397,7 +582,7 @@ export class RunLifecycle {
     }
     this.d.commit.finish({
       run: {
-        id: row.id, auditLevel: row.audit_level, endedAt: now, executionTimeMs, outcome, exception, nextStatus, nextScheduledAt, recurring,
+        id: row.id, token: run.runToken, auditLevel: row.audit_level, endedAt: now, executionTimeMs, outcome, exception, nextStatus, nextScheduledAt, recurring,
       },
       after: () => {
         if (nextScheduledAt !== null) this.d.noteDue(nextScheduledAt);

@@ -27,12 +27,14 @@ export interface ResolvedEngineOptions {
   maxAbandoned: number;
   maxUnwrittenTasks: number;
   onUnwrittenFull: 'wait' | 'reject';
+  /** How long a row taken ahead of a free worker may wait for it (ms) before it is handed back. */
+  reservationBudgetMs: number;
   clock: () => number;
   onError: (error: unknown, where: string) => void;
 }
 
 const KNOWN = ['storage', 'store', 'queues', 'auditLevel', 'pollIntervalMs', 'logCapPerRun', 'retry', 'timeoutMs', 'stopGraceMs', 'maxAbandoned', 'maxUnwrittenTasks', 'onUnwrittenFull',
-  'clock', 'onError'];
+  'reservationBudgetMs', 'clock', 'onError'];
 const QUEUE_KEYS = ['concurrency', 'capacity'];
 const OWNER = 'createEngine';
 
@@ -81,6 +83,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxAbandoned: read.integer('maxAbandoned', DEFAULT_MAX_ABANDONED, { min: 0 }),
     maxUnwrittenTasks: read.integer('maxUnwrittenTasks', 100_000, { min: 1 }),
     onUnwrittenFull: read.oneOf('onUnwrittenFull', ['wait', 'reject'] as const, 'wait'),
+    reservationBudgetMs: read.integer('reservationBudgetMs', 250, { min: 1 }),
     clock: read.fn<() => number>('clock') ?? Date.now,
     onError: read.fn<(error: unknown, where: string) => void>('onError') ?? ((error, where) => console.error(`[svc-monitor engine] ${where}:`, error)),
   };

@@ -83,6 +83,12 @@ export interface EngineOptions {
   maxUnwrittenTasks?: number;
   /** When `maxUnwrittenTasks` are waiting: dispatch waits for room ('wait', default) or rejects ('reject'). */
   onUnwrittenFull?: 'wait' | 'reject';
+  /**
+   * A queue of short handlers takes rows ahead of its free workers; such a row stays Queued
+   * (reserved by this engine) and waits at most this long for a worker before it is handed back
+   * to any engine. Default 250 ms.
+   */
+  reservationBudgetMs?: number;
   /** Clock for stored timestamps (ms since epoch). Default Date.now. */
   clock?: () => number;
   /** Where tick and listener errors are reported. Default console.error. */
@@ -163,6 +169,12 @@ export interface EngineHealth {
   unwrittenChanges: number;
   /** Age of the oldest change not yet written, ms (0: everything written). */
   oldestUnwrittenMs: number;
+  /**
+   * Writes of this engine's runs (start, failed attempt, end, stop) the store refused because the
+   * row no longer belonged to the run (recovered and taken by another instance, or cancelled
+   * before its start was written): dropped, never applied. Since the engine was created.
+   */
+  staleRunWrites: number;
 }
 
 export interface Engine {

@@ -57,6 +57,20 @@ export interface EngineStore {
    * written (other processes may then recover its runs; it must not start new ones).
    */
   lease?(): LeaseState;
+  /**
+   * Optional, for stores shared by several processes: calls `listener` with the id of a row this
+   * store reserved that another process cancelled, so the engine forgets it before its handler
+   * can begin. Returns the function that unsubscribes. (Without it, the start write finds the row
+   * no longer reserved and the run is dropped.)
+   */
+  onReservationLost?(listener: (taskId: string) => void): () => void;
+  /**
+   * Optional, synchronous and cheap: whether a row this store reserved is still Queued under that
+   * reservation (false once any process cancelled or took it). The engine asks just before the
+   * row's handler would begin. A store where another process may write without telling this one
+   * (SQLite) answers from the database.
+   */
+  stillReserved?(id: string, reservedAt: number): boolean;
 }
 
 export interface LeaseState {
@@ -110,9 +124,10 @@ export type QueueCapacities = ReadonlyMap<string, number>;
 
 /**
  * One group commit. Applied in this order, in one transaction:
- * 1. `logs` (execution log rows), 2. `insertTasks`, 3. `cancels`, 4. `attemptFailures`,
- * 5. `completeRuns`, 6. `serviceStopped`, then, when `dispatching` is set:
- * 7. admission from WaitingQueue, 8. promotion of due Pending rows, 9. claims, 10. admission again.
+ * 1. `logs` (execution log rows), 2. `insertTasks`, 3. `cancels`, 4. `startRuns`, 5. `attemptFailures`,
+ * 6. `completeRuns`, 7. `serviceStopped`, 8. `releases`, then, when `dispatching` is set:
+ * 9. admission from WaitingQueue, 10. promotion of due Pending rows, 11. claims (reservations),
+ * 12. admission again.
  */
 export interface CommitBatch {
   /** Engine clock: audit times, started_at, due checks. */
@@ -120,9 +135,13 @@ export interface CommitBatch {
   logs: readonly NewExecutionLog[];
   insertTasks: readonly NewTask[];
   cancels: readonly string[];
+  /** Handlers that began: their reserved rows become InProgress (absent: none). */
+  startRuns?: readonly StartedRun[];
   attemptFailures: readonly AttemptFailure[];
   completeRuns: readonly FinishedRun[];
   serviceStopped: readonly StoppedRun[];
+  /** Reserved rows handed back unstarted: their reservation is dropped, they stay Queued (absent: none). */
+  releases?: readonly Reservation[];
   /** Capacities used by admission of new and promoted rows and by WaitingQueue admission. */
   capacities: QueueCapacities;
   dispatching: DispatchStep | null;
@@ -131,13 +150,20 @@ export interface CommitBatch {
 export interface DispatchStep {
   /** Promote up to this many due Pending rows (0: skip promotion). */
   promoteLimit: number;
-  /** Claims: per queue, up to `limit` of its oldest claimable Queued rows. */
+  /**
+   * Claims: per queue, up to `limit` of its oldest claimable Queued rows, reserved for this engine
+   * (they stay Queued, marked `reserved_by`/`reserved_at`). A row reserved by anyone less than
+   * `reservationMs` ago is not claimable.
+   */
   claims: readonly { queue: string; limit: number }[];
+  /** How long a reservation holds a row against other claims (ms). */
+  reservationMs: number;
   /** Types this engine has handlers for: only rows of these types are claimed. */
   types: readonly string[];
   /**
-   * Rate limits: per candidate, run it (true) or leave it Queued and throttled until the returned
-   * instant. Null when no handled type has a rate limit: every candidate is claimed.
+   * Rate limits: per candidate (its `reserved_at` set to the claim's instant), run it (true) or
+   * leave it Queued and throttled until the returned instant. Null when no handled type has a
+   * rate limit: every candidate is claimed.
    */
   decide: ClaimDecider | null;
   /**
@@ -163,15 +189,17 @@ export interface CommitOutcome {
   inserted: InsertOutcome[];
   /** One per `cancels` entry. */
   cancelled: CancelOutcome[];
+  /** One per `startRuns` entry: false when the row was no longer reserved by this store (cancelled, taken over). */
+  started: boolean[];
   /** One per `attemptFailures` entry: false when the row was no longer InProgress. */
   attemptsRecorded: boolean[];
-  /** One per `completeRuns` entry: false when the row was no longer InProgress (nothing recorded). */
+  /** One per `completeRuns` entry: false when the row no longer carried the run (nothing recorded). */
   finished: boolean[];
   /** One per `serviceStopped` entry. */
   stopped: boolean[];
   /** Pending rows promoted (equal to promoteLimit: there may be more). */
   promoted: number;
-  /** Rows claimed (now InProgress), oldest first per queue. */
+  /** Rows claimed (reserved for this store, still Queued), oldest first per queue. */
   claimed: RunnableTaskRow[];
 }
 
@@ -229,20 +257,41 @@ export interface TaskState {
   is_schedule: 0 | 1;
 }
 
+/** A reservation this store holds: the row and the instant it was reserved (as the claim returned it). */
+export interface Reservation {
+  id: string;
+  reservedAt: number;
+}
+
+/** A handler began on a reserved row: the row becomes InProgress at `startedAt` under `token`. */
+export interface StartedRun extends Reservation {
+  auditLevel: AuditLevel;
+  startedAt: number;
+  /** Names this run (the engine instance and the run); every later write of the run names it. */
+  token: string;
+}
+
+/**
+ * The writes that end, fail or stop a run apply only to a row that is InProgress under the
+ * run's `token`; otherwise (recovered and re-claimed since) they change nothing.
+ */
 export interface AttemptFailure {
   id: string;
+  token: string;
   attempt: number;
   exception: string;
 }
 
 export interface StoppedRun {
   id: string;
+  token: string;
   auditLevel: AuditLevel;
 }
 
 /** The end of one run (or of a cancelled run), recorded on an InProgress row. */
 export interface FinishedRun {
   id: string;
+  token: string;
   auditLevel: AuditLevel;
   /** End of the run: last_execution_at, runs_audit.executed_at, audit time. */
   endedAt: number;
@@ -295,6 +344,8 @@ export interface RunnableTaskRow {
   /** W3C trace context stored at dispatch (null: none). */
   traceparent?: string | null;
   tracestate?: string | null;
+  /** When the claim reserved the row (engine clock); the start write names it. */
+  reserved_at: number;
 }
 
 // ------------------------------------------------------------------ durable schedules

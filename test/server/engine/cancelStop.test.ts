@@ -63,13 +63,13 @@ describe('cancel, graceful stop and recovery', () => {
   it('graceful stop: handlers finishing within graceMs complete; the others become ServiceStopped', async () => {
     const h = harness();
     const never = deferred();
-    h.engine.handle('Fast.Finish', () => new Promise<void>((r) => setTimeout(r, 20)));
+    h.engine.handle('Fast.Finish', () => new Promise<void>((r) => setTimeout(r, 100)));
     h.engine.handle('Never.Finish', () => never.promise);
     await h.engine.start();
     const fast = await h.engine.dispatch('Fast.Finish', {});
     const slow = await h.engine.dispatch('Never.Finish', {});
     await waitFor(async () => (await h.status(fast)) === 'InProgress' && (await h.status(slow)) === 'InProgress');
-    await h.engine.stop({ graceMs: 150 });
+    await h.engine.stop({ graceMs: 300 });
     expect((await h.status(fast))).toBe('Completed');
     expect((await h.status(slow))).toBe('ServiceStopped');
     expect((await h.audits(slow))).toEqual(['Queued', 'InProgress', 'ServiceStopped']);

@@ -26,7 +26,7 @@ describe('engine.health(): what waits to be written', () => {
     engine.handle('Health.Job', () => undefined);
     try {
       await engine.start();
-      expect(engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0 });
+      expect(engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0, staleRunWrites: 0 });
 
       gate = new Promise<void>((resolve) => (open = resolve));
       const first = engine.dispatch('Health.Job', { n: 1 });
@@ -45,7 +45,7 @@ describe('engine.health(): what waits to be written', () => {
       const ids = await Promise.all([first, second]);
       await waitFor(async () => (await sut.probe.statuses(ids)).every((s) => s === 'Completed'), 5000, 'both Completed');
       await waitFor(() => engine.health().unwrittenChanges === 0, 3000, 'everything written');
-      expect(engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0 });
+      expect(engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0, staleRunWrites: 0 });
     } finally {
       gate = null;
       open();

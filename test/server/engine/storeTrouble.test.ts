@@ -57,7 +57,7 @@ describe('storage trouble: never stall, never drop', () => {
       const now = h.engine.health();
       return now.status === 'ok' && now.unwrittenChanges === 0 && now.oldestUnwrittenMs === 0;
     }, 3000, 'settled health');
-    expect(h.engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0 });
+    expect(h.engine.health()).toEqual({ status: 'ok', unwrittenChanges: 0, oldestUnwrittenMs: 0, staleRunWrites: 0 });
   });
 
   it('a full disk (max_page_count): an error event, nothing lost, resumes when space returns', async () => {

@@ -89,22 +89,23 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
     expect((await h.audits(id))).toEqual(['Pending', 'Cancelled']);
   });
 
-  it('claim: while the InProgress audit cannot be written the task stays Queued and its handler never runs; then it runs once', async () => {
+  it('start: while the InProgress audit cannot be written the task stays Queued with no event; then its start and end are written once', async () => {
     const h = withErrors();
     const calls: string[] = [];
     h.engine.handle('Jobs.Claimed', async (_r, ctx) => void calls.push(ctx.taskId));
     const id = await h.engine.dispatch('Jobs.Claimed', {});
-    const before = snapshotTask(h.storage.db, id);
     const fault = arm(failStatusAudit(h.storage.db, { status: 'InProgress', taskId: id }));
     await h.engine.start();
-    await waitFor(async () => h.errors.some(isInjected), 5000, 'the claim to fail');
-    expect(snapshotTask(h.storage.db, id)).toEqual(before);
-    expect(calls).toEqual([]);
+    await waitFor(async () => h.errors.some(isInjected), 5000, 'the start to fail');
+    // The handler began from memory; its start (and end) wait in memory, nothing of them is stored.
+    expect(snapshotTask(h.storage.db, id).row).toMatchObject({ status: 'Queued', started_at: null, run_token: null });
+    expect((await h.audits(id))).toEqual(['Queued']);
     expect(h.events.filter((e) => e.taskId === id)).toEqual([]);
     fault.disarm();
     await waitFor(async () => (await h.status(id)) === 'Completed', 5000, 'the task to complete');
     expect(calls).toEqual([id]);
     expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
   });
 
   for (const outcome of ['Completed', 'Failed'] as const) {
@@ -116,6 +117,8 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
       h.engine.handle('Jobs.Finishing', async (_r, ctx) => {
         calls++;
         if (calls > 1) return;
+        // The start is written by the commit after the handler began.
+        await waitFor(async () => (await h.status(ctx.taskId)) === 'InProgress', 5000, 'the start to be written');
         running.resolve(snapshotTask(h.storage.db, ctx.taskId));
         await release.promise;
         if (outcome === 'Failed') throw new Error('the report source is down');

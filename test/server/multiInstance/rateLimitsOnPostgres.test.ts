@@ -42,10 +42,14 @@ describe('a rate limit holds across every instance on one PostgreSQL database', 
     expect(started.length).toBe(N);
     expect(new Set(started).size).toBe(N);
     expect(reports.filter((r) => r.started.length > 0).length).toBeGreaterThan(1);
-    // The starts, as the database recorded them (the InProgress audit instants).
-    const { rows } = await shared.storage.query<{ at: number }>(`SELECT updated_at AS at FROM status_audit WHERE new_status = 'InProgress' ORDER BY updated_at`);
+    // The starts as the shared windows counted them: the instant each row was taken (reserved_at).
+    // Its handler begins after that commit (the InProgress audit), never before.
+    const { rows } = await shared.storage.query<{ at: number; began: number }>(
+      `SELECT t.reserved_at AS at, a.updated_at AS began FROM tasks t JOIN status_audit a ON a.task_id = t.id AND a.new_status = 'InProgress' ORDER BY t.reserved_at`,
+    );
+    expect(rows).toHaveLength(N);
+    for (const r of rows) expect(r.began).toBeGreaterThanOrEqual(r.at);
     const starts = rows.map((r) => r.at);
-    expect(starts).toHaveLength(N);
     // Sliding window: any LIMIT + 1 consecutive starts span at least WINDOW ms.
     const crowded = starts.slice(LIMIT).map((t, i) => ({ first: starts[i]!, last: t })).filter((w) => w.last - w.first < WINDOW);
     expect(crowded).toEqual([]);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteEngineStore, openSqliteStorage } from '../../../server/src/index.js';
 import type { CommitBatch, FinishedRun, NewTask } from '../../../server/src/storage/EngineStore.js';
+import { startsOf, tokenOf } from '../support/runTokens.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -21,7 +22,7 @@ const task = (i: number): NewTask => ({
   recurrence: null,
 });
 const completed = (id: string, endedAt: number): FinishedRun => ({
-  id, auditLevel: 'Full', endedAt, executionTimeMs: 3, outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null,
+  id, token: tokenOf(id), auditLevel: 'Full', endedAt, executionTimeMs: 3, outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null,
   recurring: false,
 });
 
@@ -35,9 +36,11 @@ describe('run ends of rows this store claimed', () => {
       const tasks = [task(1), task(2), task(3)];
       await store.commit(batch(T0 + 10, { insertTasks: tasks }));
       const claim = await store.commit(batch(T0 + 20, {
-        dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 3 }], types: ['Claimed.Work'], decide: null },
+        dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 3 }], types: ['Claimed.Work'], decide: null, reservationMs: 250 },
       }));
       expect(claim.claimed.map((r) => r.id)).toEqual(tasks.map((t) => t.id));
+      const start = await store.commit(batch(T0 + 25, { startRuns: startsOf(claim.claimed, T0 + 25) }));
+      expect(start.started).toEqual([true, true, true]);
 
       // The first two rows swap rowids after the claim, as a VACUUM between claim and run end may do.
       const db = storage.db;

@@ -57,7 +57,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
   });
 
   it('finds tasks stored before the migration, and new ones, by words and phrases of their request', async () => {
-    expect(storage.appliedMigrations).toEqual([9]);
+    expect(storage.appliedMigrations).toEqual([9, 10]);
     const a = task({ customer: 'Grace Hopper', plan: 'gold' });
     const b = task({ customer: 'Ada Byron', plan: 'silver' });
     await store.commit(batch(2_000, { insertTasks: [a, b] }));
@@ -80,7 +80,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
     expect(await search('draft')).toEqual([]);
     expect(await search('final', 'copy')).toEqual([keyed.id]);
     // Claims and run ends (the engine's status writes) keep it searchable.
-    const { claimed } = await store.commit(batch(4_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Search.Work'], decide: null } }));
+    const { claimed } = await store.commit(batch(4_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Search.Work'], decide: null, reservationMs: 250 } }));
     expect(claimed.length).toBe(2);
     expect(await search('gold')).toHaveLength(2);
     await storage.query(`DELETE FROM tasks WHERE id = $1`, [oldId]);

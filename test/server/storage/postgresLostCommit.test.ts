@@ -6,6 +6,7 @@ import { createPostgresEngineStore, type PostgresEngineStore } from '../../../se
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../support/postgresDatabase.js';
+import { startsOf, tokenOf } from '../support/runTokens.js';
 
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
   now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
@@ -15,12 +16,12 @@ const task = (i: number, extra: Partial<NewTask> = {}): NewTask => ({
   createdAt: 1_000 + i, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null, ...extra,
 });
 const end = (id: string, endedAt: number): FinishedRun => ({
-  id, auditLevel: 'Full', endedAt, executionTimeMs: 1, outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null, recurring: false,
+  id, token: tokenOf(id), auditLevel: 'Full', endedAt, executionTimeMs: 1, outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null, recurring: false,
 });
 const line = (taskId: string, sequenceNumber: number, message: string): NewExecutionLog => ({
   taskId, timestamp: 4_000 + sequenceNumber, level: 'Information', message, exceptionDetails: null, sequenceNumber,
 });
-const claims = (limit: number): CommitBatch['dispatching'] => ({ promoteLimit: 0, claims: [{ queue: 'default', limit }], types: ['Lost.Work'], decide: null });
+const claims = (limit: number): CommitBatch['dispatching'] => ({ promoteLimit: 0, claims: [{ queue: 'default', limit }], types: ['Lost.Work'], decide: null, reservationMs: 250 });
 
 /**
  * A commit whose connection is lost may have been applied or not; the engine keeps the changes
@@ -83,6 +84,7 @@ describe('PostgreSQL engine store: the commit after a lost connection', () => {
     await store.commit(batch(2_000, { insertTasks: [t] }));
     const { claimed } = await store.commit(batch(3_000, { dispatching: claims(1) }));
     expect(claimed.map((r) => r.id)).toEqual([t.id]);
+    await store.commit(batch(3_500, { startRuns: startsOf(claimed, 3_200) }));
     await store.commit(batch(4_000, { completeRuns: [end(t.id, 4_000)] }));
     await loseNextCommit();
     const again = await store.commit(batch(6_000, { completeRuns: [end(t.id, 4_000)] }));
@@ -92,14 +94,15 @@ describe('PostgreSQL engine store: the commit after a lost connection', () => {
     expect(await count(`SELECT COUNT(*) AS n FROM status_audit WHERE task_id = $1 AND new_status = 'Completed'`, [t.id])).toBe(1);
   });
 
-  it('a row claimed by a commit whose answer was lost goes back to Queued and is claimed again; rows the engine runs stay its own', async () => {
+  it('a run started by a commit whose answer was lost (unknown to the engine) goes back to Queued and is reserved again; runs the engine knows stay its own', async () => {
     await storage.query(`DELETE FROM tasks`);
     const running = task(4);
     const orphan = task(5);
     await store.commit(batch(2_000, { insertTasks: [running] }));
     const { claimed } = await store.commit(batch(3_000, { dispatching: claims(1) }));
     expect(claimed.map((r) => r.id)).toEqual([running.id]);
-    // What a claim whose answer never arrived leaves behind: InProgress under this instance, unknown to its engine.
+    expect((await store.commit(batch(3_100, { startRuns: startsOf(claimed, 3_050) }))).started).toEqual([true]);
+    // What a start whose answer never arrived leaves behind: InProgress under this instance, unknown to its engine.
     await store.commit(batch(3_500, { insertTasks: [orphan] }));
     await storage.query(`UPDATE tasks SET status = 'InProgress', instance_id = $1, started_at = 3500 WHERE id = $2`, [store.instanceId, orphan.id]);
     await loseNextCommit();
@@ -108,10 +111,11 @@ describe('PostgreSQL engine store: the commit after a lost connection', () => {
     const { rows } = await storage.query(`SELECT id, status, instance_id FROM tasks ORDER BY created_at`);
     expect(rows).toEqual([
       { id: running.id, status: 'InProgress', instance_id: store.instanceId },
-      { id: orphan.id, status: 'InProgress', instance_id: store.instanceId },
+      { id: orphan.id, status: 'Queued', instance_id: null },
     ]);
+    expect(after.claimed[0]).toMatchObject({ status: 'Queued', reserved_at: 7_000 });
     const { rows: audits } = await storage.query(`SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id`, [orphan.id]);
-    expect(audits.map((a) => a.new_status)).toEqual(['Queued', 'Queued', 'InProgress']);
+    expect(audits.map((a) => a.new_status)).toEqual(['Queued', 'Queued']);
   });
 
   it('execution log rows stored by the lost commit keep their ids on the retry and are written once; new rows are added', async () => {

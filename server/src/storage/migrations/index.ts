@@ -8,6 +8,7 @@ import { migration008SearchRowSortKeys } from './008_searchRowSortKeys.js';
 import { migration009SearchRowOrder } from './009_searchRowOrder.js';
 import { migration010SearchRowStatus } from './010_searchRowStatus.js';
 import { migration011PendingDueIndex } from './011_pendingDueIndex.js';
+import { migration012Reservations } from './012_reservations.js';
 import { migration013AbandonedCount } from './013_abandonedCount.js';
 import { migration014TraceContext } from './014_traceContext.js';
 
@@ -32,6 +33,7 @@ export const migrations: readonly Migration[] = [
   { version: 9, name: 'whether search-row key order is creation-time order (argument search pages in the index)', sql: migration009SearchRowOrder },
   { version: 10, name: 'search rows carry the task status (argument search with a status filter stays in the search rows)', sql: migration010SearchRowStatus },
   { version: 11, name: 'the due-work index holds Pending rows only (claims and run ends no longer touch it)', sql: migration011PendingDueIndex },
+  { version: 12, name: 'rows taken ahead of a worker stay Queued (reserved_by, reserved_at); runs carry a token (run_token)', sql: migration012Reservations },
   { version: 13, name: 'each task counts the runs abandoned while running (process died or lease lost)', sql: migration013AbandonedCount },
   { version: 14, name: 'the trace context of the dispatch that created a task', sql: migration014TraceContext },
 ];

@@ -5,12 +5,14 @@ import type { TaskGroup } from './readModels/ReadModelDeltas.js';
 /** A claimed row's group, and its rowid when the claim read it (null: end the run by its id). */
 export interface ClaimedGroup extends TaskGroup {
   rowKey: number | null;
+  /** The database's data_version when the row was last known reserved here (other connections' commits change it). */
+  dataVersion: number;
 }
 
 /**
  * The group columns (queue, type, recurring, occurrence, creation time) of the rows this store
- * claimed and whose runs have not ended yet. Nothing changes those columns while a row is
- * InProgress, so a run end can count its status move from what the claim read instead of asking
+ * claimed (reserved) and whose runs have not ended yet. Nothing changes those columns while a row is
+ * reserved or InProgress, so a run end can count its status move from what the claim read instead of asking
  * the UPDATE to return them (RETURNING costs about half as much again as the UPDATE itself).
  * An entry left behind by a claim whose transaction rolled back is harmless: it describes the same
  * row, and a later claim of that row replaces it. A run end without an entry reads the row back.
@@ -18,8 +20,13 @@ export interface ClaimedGroup extends TaskGroup {
 export class ClaimedGroups {
   private readonly groups = new Map<string, ClaimedGroup>();
 
-  remember(row: RunnableTaskRow & { row_key?: number }): void {
-    this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null });
+  remember(row: RunnableTaskRow & { row_key?: number }, dataVersion: number): void {
+    this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null, dataVersion });
+  }
+
+  /** The group of a claimed row, kept (its start is written; its end comes later). */
+  peek(id: string): ClaimedGroup | undefined {
+    return this.groups.get(id);
   }
 
   /** The group of a claimed row, forgotten as it is handed out (each run ends once). */

@@ -17,7 +17,7 @@ interface FinishedRow extends TaskGroup {
  * last_outcome and run_count together), its status-audit row (those of the batch in one
  * multi-row insert) and, for inline recurring rows, its runs-audit row; the status move and the
  * finished run go into `deltas`. Call inside one transaction. Returns the runs actually
- * recorded (a row no longer InProgress is left alone).
+ * recorded (a row no longer InProgress under the run's token is left alone: a stale end).
  *
  * A run whose row this store claimed takes the row's group from `claimed` and ends with a plain
  * UPDATE by rowid; any other run (claimed elsewhere, an inline recurring row going Pending again,
@@ -36,7 +36,7 @@ export function prepareCompleteTasks(
       last_outcome = COALESCE(?, last_outcome),
       run_count = run_count + ?,
       exception = COALESCE(?, exception)
-    WHERE id = ? AND status = 'InProgress'`;
+    WHERE id = ? AND status = 'InProgress' AND run_token = ?`;
   const end = db.prepare(`${endSql} RETURNING ${TASK_GROUP_COLUMNS}, exception`);
   // By the rowid the claim read, the id compared on the row itself: should the rowid have changed
   // since (a VACUUM renumbers rows), nothing matches and the run end falls back to `end`.
@@ -51,7 +51,7 @@ export function prepareCompleteTasks(
       exception = COALESCE(?, exception),
       scheduled_at = COALESCE(?, scheduled_at),
       attempt = 0
-    WHERE id = ? AND status = 'InProgress'
+    WHERE id = ? AND status = 'InProgress' AND run_token = ?
     RETURNING ${TASK_GROUP_COLUMNS}, exception`);
   const runAudit = db.prepare(
     'INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, ?, ?, ?)',
@@ -66,14 +66,14 @@ export function prepareCompleteTasks(
       if (group !== undefined && group.rowKey !== null && r.nextStatus !== 'Pending' && (r.outcome !== 'Failed' || r.exception !== null)) {
         // The exception counted below is this run's own (only a failure's text is counted).
         const ended = endKnown.run(
-          r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, group.rowKey, r.id,
+          r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, group.rowKey, r.id, r.token,
         );
         if (ended.changes === 1) row = { ...group, exception: r.exception };
       }
       if (row === undefined) {
         row = (r.nextStatus !== 'Pending'
-          ? end.get(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id)
-          : again.get(r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt, r.id)
+          ? end.get(r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.id, r.token)
+          : again.get(r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, r.nextScheduledAt, r.id, r.token)
         ) as FinishedRow | undefined;
       }
       if (row === undefined) continue;

@@ -16,10 +16,14 @@ import { preparePromoteDueTasks } from './promoteDueTasks.js';
 import { prepareReadTaskState } from './readTaskState.js';
 import { prepareRecordAttemptFailure } from './recordAttemptFailure.js';
 import { prepareRecoverTasks } from './recoverTasks.js';
+import { prepareReleaseReservations, prepareStartRuns } from './startRuns.js';
 import { prepareUpdatePendingTask } from './updatePendingTask.js';
 
-/** Every write operation of the engine, prepared once on the writer connection. */
-export function prepareEngineStatements(db: Database) {
+/**
+ * Every write operation of the engine, prepared once on the writer connection. `instanceId` marks
+ * the rows this engine store reserves.
+ */
+export function prepareEngineStatements(db: Database, instanceId: string) {
   const audit = prepareInsertStatusAudit(db);
   return {
     audit,
@@ -29,8 +33,10 @@ export function prepareEngineStatements(db: Database) {
     countQueued: prepareCountQueued(db),
     promoteDueTasks: preparePromoteDueTasks(db, audit),
     admitWaitingTasks: prepareAdmitWaitingTasks(db, audit),
-    claimTasks: prepareClaimTasks(db, audit),
-    claimTasksAtOnce: prepareClaimTasksAtOnce(db),
+    claimTasks: prepareClaimTasks(db, instanceId),
+    claimTasksAtOnce: prepareClaimTasksAtOnce(db, instanceId),
+    startRuns: prepareStartRuns(db, instanceId),
+    releaseReservations: prepareReleaseReservations(db, instanceId),
     completeTasks: prepareCompleteTasks(db),
     recordAttemptFailure: prepareRecordAttemptFailure(db),
     cancelWaitingTask: prepareCancelWaitingTask(db, audit),

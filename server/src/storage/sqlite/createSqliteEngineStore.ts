@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
 import { DEFAULT_MAX_ABANDONED } from '../abandonedRuns.js';
@@ -48,7 +49,11 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
       throw sqliteUnavailable(err, storage.file);
     }
   };
-  const sql = prepareEngineStatements(db);
+  // Marks the rows this store reserves for its engine (one engine per store).
+  const instanceId = randomUUID();
+  const sql = prepareEngineStatements(db, instanceId);
+  const dataVersion = db.prepare('PRAGMA data_version').pluck();
+  const reservedRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'Queued' AND reserved_by = ? AND reserved_at = ?`).pluck();
   const identity = fileIdentity(storage.file);
 
   const write = taskWriter(db);
@@ -66,7 +71,18 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
 
   return {
     location: storage.file,
-    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch, claimed))),
+    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch, claimed, dataVersion.get() as number))),
+    stillReserved(id, reservedAt) {
+      // Only another connection's commit can have changed the row since it was last known
+      // reserved, and each such commit moves data_version: unchanged, nothing to read.
+      if (storage.closed) return false;
+      const known = claimed.peek(id);
+      const version = dataVersion.get() as number;
+      if (known !== undefined && known.dataVersion === version) return true;
+      const held = reservedRow.get(id, instanceId, reservedAt) === 1;
+      if (held && known !== undefined) known.dataVersion = version;
+      return held;
+    },
     recover: async (input) => {
       assertOpen(storage);
       try {
@@ -109,23 +125,25 @@ function fileIdentity(file: string): { dev: number; ino: number } | null {
 }
 
 /** Every part of a group commit, in the documented order; runs inside the caller's transaction. */
-function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups): CommitOutcome {
+function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups, dataVersion: number): CommitOutcome {
   const now = b.now;
   const out: CommitOutcome = {
-    logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
+    logIds: [], inserted: [], cancelled: [], started: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
   };
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
   for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
-  for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f.id, f.attempt, f.exception));
+  if (b.startRuns !== undefined && b.startRuns.length > 0) out.started = sql.startRuns(b.startRuns, deltas, claimed);
+  for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f));
   if (b.completeRuns.length > 0) {
     const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed));
     for (const r of b.completeRuns) out.finished.push(recorded.has(r));
   }
   for (const s of b.serviceStopped) {
     claimed.forget(s.id);
-    out.stopped.push(sql.markServiceStopped(s.id, s.auditLevel, now, deltas));
+    out.stopped.push(sql.markServiceStopped(s.id, s.token, s.auditLevel, now, deltas));
   }
+  if (b.releases !== undefined && b.releases.length > 0) sql.releaseReservations(b.releases, claimed);
   const d = b.dispatching;
   if (d !== null) {
     admitWaiting(sql, deltas, b.capacities, now);
@@ -139,10 +157,10 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
       for (const c of d.claims) {
         if (c.limit <= 0) continue;
         const rows: RunnableTaskRow[] = d.decide === null
-          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, handles, deltas)
-          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.decide, handles, deltas);
+          ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, d.reservationMs, handles)
+          : sql.claimTasks(c.queue, typesJson, c.limit, now, d.reservationMs, d.decide, handles);
         for (const r of rows) {
-          claimed.remember(r);
+          claimed.remember(r, dataVersion);
           out.claimed.push(r);
         }
       }

@@ -3,7 +3,8 @@ import type { FinishedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../sql/insertStatusAudit.js';
 
 /**
- * Ends of runs on InProgress rows, all in one UPDATE (status, end, duration, outcome and
+ * Ends of runs on rows InProgress under the run's token (a row recovered and started again since
+ * is left alone: a stale end), all in one UPDATE (status, end, duration, outcome and
  * run_count together, so the run-bucket trigger sees each run), then their runs-audit rows
  * (inline recurring rows) and status-audit rows. A row no longer InProgress is left alone.
  * `retry`: the ends may already have been stored by a commit whose answer was lost; a row that
@@ -19,9 +20,9 @@ export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[], 
               last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
               exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
               attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
-         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[], $9::text[])
-              AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audit_level)
-        WHERE t.id = r.id AND t.status = 'InProgress'
+         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[], $9::text[], $10::text[])
+              AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audit_level, token)
+        WHERE t.id = r.id AND t.status = 'InProgress' AND t.run_token = r.token
         RETURNING t.id, r.next_status, r.ended_at, r.exception, r.audit_level),
      audited AS (
        INSERT INTO status_audit (task_id, updated_at, new_status, exception)
@@ -31,7 +32,7 @@ export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[], 
     [
       runs.map((r) => r.id), runs.map((r) => r.nextStatus), runs.map((r) => r.endedAt), runs.map((r) => r.executionTimeMs),
       runs.map((r) => (counts(r) ? r.outcome : null)), runs.map((r) => (counts(r) ? 1 : 0)), runs.map((r) => r.exception),
-      runs.map((r) => r.nextScheduledAt), runs.map((r) => r.auditLevel),
+      runs.map((r) => r.nextScheduledAt), runs.map((r) => r.auditLevel), runs.map((r) => r.token),
     ],
   );
   const ok = new Set(rows.map((r) => r.id));
@@ -40,9 +41,9 @@ export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[], 
   const already = new Set<string>();
   if (retry && missing.length > 0) {
     const { rows: stored } = await c.query<{ id: string }>(
-      `SELECT t.id FROM tasks t JOIN unnest($1::text[], $2::text[], $3::bigint[]) AS r(id, next_status, ended_at)
-          ON t.id = r.id AND t.status = r.next_status AND t.last_execution_at = r.ended_at`,
-      [missing.map((r) => r.id), missing.map((r) => r.nextStatus), missing.map((r) => r.endedAt)],
+      `SELECT t.id FROM tasks t JOIN unnest($1::text[], $2::text[], $3::bigint[], $4::text[]) AS r(id, next_status, ended_at, token)
+          ON t.id = r.id AND t.status = r.next_status AND t.last_execution_at = r.ended_at AND t.run_token = r.token`,
+      [missing.map((r) => r.id), missing.map((r) => r.nextStatus), missing.map((r) => r.endedAt), missing.map((r) => r.token)],
     );
     for (const x of stored) already.add(x.id);
   }

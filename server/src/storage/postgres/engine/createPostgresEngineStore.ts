@@ -22,6 +22,7 @@ import { requeueUnknownClaims } from './requeueUnknownClaims.js';
 import { QueueAdmission } from './queueAdmission.js';
 import { recordAttemptFailures } from './recordAttemptFailures.js';
 import { createPostgresScheduleStore } from './scheduleStore.js';
+import { releaseReservations, startRuns } from './startRuns.js';
 import { insertStatusAudits } from './statusAudits.js';
 import { inTransaction, withClient } from './storeClient.js';
 
@@ -85,7 +86,8 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     return inTransaction(storage.pool, async (c) => {
       const now = b.now;
       // After a lost connection: rows claimed by a commit whose answer never came go back to Queued.
-      if (afterLoss) await requeueUnknownClaims(c, instanceId, [...owned], now);
+      // (The runs this commit starts are this instance's too: a start whose answer was lost is written again below.)
+      if (afterLoss) await requeueUnknownClaims(c, instanceId, [...owned, ...(b.startRuns ?? []).map((s) => s.id)], now);
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
       // Queue locks come first in every commit that may take one (see QueueAdmission).
       if (b.dispatching !== null || b.insertTasks.some((t) => admission.capped(t.queue))) await admission.lockAll();
@@ -93,12 +95,14 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         logIds: await insertExecutionLogs(c, b.logs, afterLoss),
         inserted: await insertTasks(c, b.insertTasks, now, admission, afterLoss),
         cancelled: await cancelTasks(c, b.cancels, now),
+        started: await startRuns(c, b.startRuns ?? [], instanceId, afterLoss),
         attemptsRecorded: await recordAttemptFailures(c, b.attemptFailures),
         finished: await completeRuns(c, b.completeRuns, afterLoss),
         stopped: await markServiceStopped(c, b.serviceStopped, now),
         promoted: 0,
         claimed: [],
       };
+      await releaseReservations(c, b.releases ?? [], instanceId);
       const d = b.dispatching;
       if (d !== null) {
         await admitWaiting(c, admission, now);
@@ -109,7 +113,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
           for (const cl of d.claims) {
             if (cl.limit <= 0) continue;
             out.claimed.push(...(await claimTasks(c, {
-              queue: cl.queue, limit: cl.limit, types: d.types, now, instanceId,
+              queue: cl.queue, limit: cl.limit, types: d.types, now, reservationMs: d.reservationMs, instanceId,
               ...(rates === null ? { decide: d.decide } : { decide: (r) => rates.decide(r), prepare: (rows) => rates.prepare(rows) }),
             })));
           }
@@ -119,15 +123,16 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       }
       // Other instances look at once when this commit made work runnable or due.
       const queuedOrDue =
-        out.inserted.some((i) => !i.existing) || out.promoted > 0 || b.completeRuns.some((r) => r.nextStatus === 'Pending') || out.stopped.some(Boolean);
+        out.inserted.some((i) => !i.existing) || out.promoted > 0 || b.completeRuns.some((r) => r.nextStatus === 'Pending') || out.stopped.some(Boolean) ||
+        (b.releases ?? []).length > 0;
       if (queuedOrDue) await wake(c);
       return out;
     }, { asyncCommit: !acknowledges && options.synchronousRunCommits === false });
   };
 
   /**
-   * Ids of rows this instance claimed and has not yet reported ended: after a lost connection, an
-   * InProgress row of this instance outside this set was claimed by a commit whose answer was lost.
+   * Ids of rows this instance started and has not yet reported ended: after a lost connection, an
+   * InProgress row of this instance outside this set was started by a commit whose answer was lost.
    */
   const owned = new Set<string>();
   /** Set when a commit lost its connection: its outcome is unknown until the next commit reconciles. */
@@ -143,9 +148,11 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       throw asStoreUnavailable(err, storage.target, trouble);
     }
     if (afterLoss) lostOutcome = false;
+    (b.startRuns ?? []).forEach((r, i) => {
+      if (out.started[i]) owned.add(r.id);
+    });
     for (const r of b.completeRuns) owned.delete(r.id);
     for (const r of b.serviceStopped) owned.delete(r.id);
-    for (const r of out.claimed) owned.add(r.id);
     return out;
   };
 
@@ -243,6 +250,17 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     onExternalWork(listener: () => void) {
       const onWake = (origin: string) => {
         if (origin !== instanceId) listener();
+      };
+      storage.events.on('wake', onWake);
+      return () => {
+        storage.events.off('wake', onWake);
+      };
+    },
+    onReservationLost(listener: (taskId: string) => void) {
+      // Sent by a trigger when a row reserved by this instance is cancelled (any process).
+      const prefix = `reservation-lost:${instanceId}:`;
+      const onWake = (origin: string) => {
+        if (origin.startsWith(prefix)) listener(origin.slice(prefix.length));
       };
       storage.events.on('wake', onWake);
       return () => {

@@ -1,19 +1,20 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow } from '../../EngineStore.js';
+import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow, StartedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../sql/insertStatusAudit.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
 import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
+import { claimable } from './claimTasks.js';
 
 /** The columns of a claimed row handed to the engine (RunnableTaskRow). */
 const CLAIMED_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
-  attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate, last_log_sequence`;
+  attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate, last_log_sequence, reserved_at`;
 /** The same, as the UPDATE returns them (the last log sequence read for claimed rows only). */
 const RETURNING_CLAIMED = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
-  t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id, t.abandoned_count,
-  t.traceparent, t.tracestate,
-  CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence`;
+  t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id, t.abandoned_count, t.traceparent, t.tracestate,
+  CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence,
+  t.reserved_at`;
 
 /** A run end that counts as a run (a cancel does not). */
 const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
@@ -22,26 +23,38 @@ const runAudited = (r: FinishedRun) =>
   r.recurring && counts(r) && auditAllows(r.auditLevel, r.outcome === 'Failed' ? (r.exception ?? '') : null);
 
 /**
- * Whether a batch is the steady state of a busy worker: runs ended and new claims, nothing else
- * (no new tasks, logs, cancels, retries or stops; no capped queue, no promotion, no rate limit).
+ * Whether a batch is the steady state of a busy worker: runs started and ended and new claims,
+ * nothing else (no new tasks, logs, cancels, retries, stops or hand-backs; no capped queue, no
+ * promotion, no rate limit).
  */
 export function isFastCommit(b: CommitBatch): boolean {
   const d = b.dispatching;
   return (
     b.logs.length === 0 && b.insertTasks.length === 0 && b.cancels.length === 0 && b.attemptFailures.length === 0 &&
-    b.serviceStopped.length === 0 && [...b.capacities.values()].every((c) => c === Infinity) &&
+    b.serviceStopped.length === 0 && (b.releases ?? []).length === 0 && [...b.capacities.values()].every((c) => c === Infinity) &&
     (d === null || (d.promoteLimit === 0 && (d as { decide: unknown }).decide === null))
   );
 }
 
+/** One row this commit starts and/or ends (a short run's start and end may share a commit). */
+interface RunChange {
+  id: string;
+  start: StartedRun | undefined;
+  end: FinishedRun | undefined;
+}
+
 /**
  * The steady-state group commit as ONE statement (its own transaction, no BEGIN/COMMIT round
- * trips): run ends and claims per queue in one UPDATE of `tasks`, their status-audit rows in one
- * INSERT, the runs-audit rows, the read-model deltas of both (the UPDATE triggers step aside for
- * this statement), the wake NOTIFY when an inline recurring row became Pending, and
- * synchronous_commit off for this transaction unless asked otherwise (no task is stored by it).
- * The server's work per commit is mostly per part of the statement (each part opens its table and
- * indexes), so a batch's statement holds only the parts it can need.
+ * trips): run starts, run ends and reservations per queue in one UPDATE of `tasks`, their
+ * status-audit rows in one INSERT, the runs-audit rows, the read-model deltas (the UPDATE
+ * triggers step aside for this statement), the wake NOTIFY when an inline recurring row became
+ * Pending, and synchronous_commit off for this transaction unless asked otherwise (no task is
+ * stored by it). The server's work per commit is mostly per part of the statement (each part
+ * opens its table and indexes), so a batch's statement holds only the parts it can need.
+ *
+ * A start applies only to a row still Queued under this instance's very reservation; an end only
+ * to a row InProgress under the run's token (a row recovered and started again since is left
+ * alone). A row started and ended here moves Queued → its end status directly.
  */
 export async function fastCommit(
   c: Pick<PoolClient, 'query'>,
@@ -50,63 +63,94 @@ export async function fastCommit(
 ): Promise<CommitOutcome> {
   const p = new SqlParams();
   const runs = b.completeRuns;
+  const starts = b.startRuns ?? [];
+  const byId = new Map<string, RunChange>();
+  for (const s of starts) byId.set(s.id, { id: s.id, start: s, end: undefined });
+  for (const r of runs) {
+    const change = byId.get(r.id);
+    if (change !== undefined && change.start?.token === r.token) change.end = r;
+    else byId.set(r.id, { id: r.id, start: undefined, end: r });
+  }
+  const changes = [...byId.values()];
   const ctes: string[] = [];
   /** SELECTs of status-audit rows (task_id, updated_at, new_status, exception), written by one INSERT. */
   const audits: string[] = [];
   const selects: string[] = [];
   /**
-   * The rows this commit changes, as the one UPDATE of `tasks` reads them: run ends (claim false)
-   * and the rows each queue claims (claim true). One UPDATE opens the table and its indexes once.
+   * The rows this commit changes, as the one UPDATE of `tasks` reads them: run starts and ends
+   * (claim false) and the rows each queue reserves (claim true). One UPDATE opens the table and
+   * its indexes once.
    */
   const sources: string[] = [];
-  if (runs.length > 0) {
-    sources.push(`SELECT false AS claim, u.* FROM unnest(${p.add(runs.map((r) => r.id))}::text[], ${p.add(runs.map((r) => r.nextStatus))}::text[],
-                    ${p.add(runs.map((r) => r.endedAt))}::bigint[], ${p.add(runs.map((r) => r.executionTimeMs))}::float8[],
-                    ${p.add(runs.map((r) => (counts(r) ? r.outcome : null)))}::text[], ${p.add(runs.map((r) => (counts(r) ? 1 : 0)))}::int[],
-                    ${p.add(runs.map((r) => r.exception))}::text[], ${p.add(runs.map((r) => r.nextScheduledAt))}::bigint[],
-                    ${p.add(runs.map((r) => auditAllows(r.auditLevel, r.exception)))}::bool[],
-                    ${p.add(runs.map(runAudited))}::bool[],
-                    ${p.add(runs.map((r) => r.outcome))}::text[])
-             AS u(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)`);
-  }
   const d = b.dispatching;
   const claiming = d !== null && d.types.length > 0 && d.claims.some((cl) => cl.limit > 0);
-  // Parameters are added only for claims that are made: PostgreSQL refuses a statement with an
+  // Parameters are added only for parts that are there: PostgreSQL refuses a statement with an
   // unused parameter whose type it cannot infer.
+  const instance = claiming || starts.length > 0 ? p.add(ctx.instanceId) : '';
+  if (changes.length > 0) {
+    const e = (f: (r: FinishedRun) => unknown) => changes.map((ch) => (ch.end === undefined ? null : f(ch.end)));
+    sources.push(`SELECT false AS claim, u.* FROM unnest(${p.add(changes.map((ch) => ch.id))}::text[],
+                    ${p.add(changes.map((ch) => ch.start !== undefined))}::bool[], ${p.add(changes.map((ch) => ch.end !== undefined))}::bool[],
+                    ${p.add(changes.map((ch) => ch.start?.reservedAt ?? null))}::bigint[], ${p.add(changes.map((ch) => ch.start?.startedAt ?? null))}::bigint[],
+                    ${p.add(changes.map((ch) => (ch.start ?? ch.end)!.token))}::text[],
+                    ${p.add(changes.map((ch) => ch.start !== undefined && auditAllows(ch.start.auditLevel, null)))}::bool[],
+                    ${p.add(e((r) => r.nextStatus))}::text[],
+                    ${p.add(e((r) => r.endedAt))}::bigint[], ${p.add(e((r) => r.executionTimeMs))}::float8[],
+                    ${p.add(e((r) => (counts(r) ? r.outcome : null)))}::text[], ${p.add(changes.map((ch) => (ch.end !== undefined && counts(ch.end) ? 1 : 0)))}::int[],
+                    ${p.add(e((r) => r.exception))}::text[], ${p.add(e((r) => r.nextScheduledAt))}::bigint[],
+                    ${p.add(changes.map((ch) => ch.end !== undefined && auditAllows(ch.end.auditLevel, ch.end.exception)))}::bool[],
+                    ${p.add(changes.map((ch) => ch.end !== undefined && runAudited(ch.end)))}::bool[],
+                    ${p.add(e((r) => r.outcome))}::text[])
+             AS u(id, starts, ends, reserved_at, started_at, token, start_audited, next_status, ended_at, ms, outcome, counts, exception, next_at,
+                  audited, run_audited, run_outcome)`);
+  }
   const now = claiming ? p.add(b.now) : '';
-  const instance = claiming ? p.add(ctx.instanceId) : '';
   if (claiming) {
     const types = p.add(d.types);
+    const heldSince = p.add(b.now - d.reservationMs);
+    // A row started by this commit is not reserved again by it.
+    const notStarting = starts.length > 0 ? `AND NOT (id = ANY(${p.add(starts.map((s) => s.id))}::text[]))` : '';
     d.claims.forEach((cl, k) => {
       if (cl.limit <= 0) return;
       // The oldest claimable rows of the queue, locked; rows another instance holds are skipped.
       ctes.push(`pick${k} AS (SELECT id FROM tasks
-                 WHERE queue = ${p.add(cl.queue)} AND status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now})
-                   AND type = ANY(${types}::text[])
+                 WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`)}
+                   AND type = ANY(${types}::text[]) ${notStarting}
                  ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
-      sources.push(`SELECT true, id, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0, NULL::text, NULL::bigint, false, false, NULL::text FROM pick${k}`);
+      sources.push(`SELECT true, id, false, false, NULL::bigint, NULL::bigint, NULL::text, false, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0,
+                           NULL::text, NULL::bigint, false, false, NULL::text FROM pick${k}`);
     });
   }
-  // A run end applies only to a row still InProgress (else it is reported not finished); a claimed
-  // row becomes InProgress under this instance. Claimed rows are Queued, run ends InProgress: the
-  // two sets never share a row.
+  const startGuard = starts.length > 0 ? `(r.starts AND t.status = 'Queued' AND t.reserved_by = ${instance}::text AND t.reserved_at = r.reserved_at)` : 'false';
   ctes.push(`changed AS (
-      UPDATE tasks t SET status = COALESCE(r.next_status, 'InProgress'),
+      UPDATE tasks t SET status = CASE WHEN r.ends THEN r.next_status WHEN r.starts THEN 'InProgress' ELSE t.status END,
              last_execution_at = COALESCE(r.ended_at, t.last_execution_at), execution_time_ms = COALESCE(r.ms, t.execution_time_ms),
              last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
              exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
              attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END,
-             ${claiming ? `started_at = CASE WHEN r.claim THEN ${now}::bigint ELSE t.started_at END,
+             started_at = CASE WHEN r.starts THEN r.started_at ELSE t.started_at END,
+             run_token = CASE WHEN r.starts THEN r.token ELSE t.run_token END,
+             reserved_by = CASE WHEN r.claim THEN ${claiming ? `${instance}::text` : 'NULL'} WHEN r.starts THEN NULL ELSE t.reserved_by END,
+             reserved_at = CASE WHEN r.claim THEN ${claiming ? `${now}::bigint` : 'NULL'} ELSE t.reserved_at END,
              throttled_until = CASE WHEN r.claim THEN NULL ELSE t.throttled_until END,
-             instance_id = CASE WHEN r.claim THEN ${instance}::text END` : 'instance_id = NULL'}
-        FROM (${sources.join(' UNION ALL ')}) AS r(claim, id, next_status, ended_at, ms, outcome, counts, exception, next_at, audited, run_audited, run_outcome)
-       WHERE t.id = r.id AND (r.claim OR t.status = 'InProgress')
-       RETURNING r.claim, ${RETURNING_CLAIMED},
+             instance_id = CASE WHEN r.ends THEN NULL WHEN r.starts THEN ${starts.length > 0 ? `${instance}::text` : 'NULL'} ELSE t.instance_id END
+        FROM (${sources.join(' UNION ALL ')})
+             AS r(claim, id, starts, ends, reserved_at, started_at, token, start_audited, next_status, ended_at, ms, outcome, counts, exception, next_at,
+                  audited, run_audited, run_outcome)
+       WHERE t.id = r.id AND (r.claim OR ${startGuard} OR (NOT r.starts AND t.status = 'InProgress' AND t.run_token = r.token))
+       RETURNING r.claim, r.starts, r.ends, r.started_at AS began_at, r.start_audited, ${RETURNING_CLAIMED},
                  r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome, r.counts,
                  (t.parent_task_id IS NOT NULL)::int AS is_occurrence, t.last_execution_at, t.last_outcome, t.execution_time_ms,
                  t.exception AS last_exception)`);
+  const moved: string[] = [];
+  if (starts.length > 0) {
+    ctes.push(`begun AS MATERIALIZED (SELECT * FROM changed WHERE starts)`);
+    audits.push(`SELECT id, began_at, 'InProgress', NULL FROM begun WHERE start_audited`);
+    selects.push(`SELECT 'started' AS kind, to_jsonb(begun.id) AS row FROM begun`);
+    moved.push('begun');
+  }
   if (runs.length > 0) {
-    ctes.push(`done AS MATERIALIZED (SELECT * FROM changed WHERE NOT claim)`);
+    ctes.push(`done AS MATERIALIZED (SELECT * FROM changed WHERE ends)`);
     audits.push(`SELECT id, ended_at, next_status, exception FROM done WHERE audited`);
     // Parts a batch cannot need are left out of its statement (each part left in opens its table and indexes on every commit).
     if (runs.some(runAudited)) {
@@ -119,18 +163,15 @@ export async function fastCommit(
       selects.push(`SELECT 'wake' AS kind, NULL::jsonb AS row FROM woken`);
     }
   }
-  const claimedCtes: string[] = [];
   if (claiming) {
     ctes.push(`claimed AS MATERIALIZED (SELECT ${CLAIMED_COLUMNS} FROM changed WHERE claim)`);
-    audits.push(`SELECT id, ${now}::bigint, 'InProgress', NULL FROM claimed WHERE audit_level = 'Full'`);
     selects.push(`SELECT 'claimed' AS kind, to_jsonb(claimed) AS row FROM claimed`);
-    claimedCtes.push('claimed');
   }
   if (audits.length > 0) {
     ctes.push(`audits AS (INSERT INTO status_audit (task_id, updated_at, new_status, exception)
       ${audits.join('\n      UNION ALL ')})`);
   }
-  ctes.push(...readModelDeltas(runs.length > 0, claimedCtes, runs.some(counts), runs.some((r) => counts(r) && r.outcome === 'Failed')));
+  ctes.push(...readModelDeltas(starts.length > 0, runs.length > 0, runs.some(counts), runs.some((r) => counts(r) && r.outcome === 'Failed')));
   // The UPDATE triggers step aside (this statement appended the deltas above); transaction-local settings.
   ctes.push(`sync AS (SELECT set_config('synchronous_commit', ${p.add(ctx.asyncCommit ? 'off' : 'on')}, true)
                         || set_config('${DELTAS_WRITTEN_SETTING}', 'on', true) AS v)`);
@@ -139,9 +180,11 @@ export async function fastCommit(
   // A named (prepared) statement: each connection parses and plans each shape of the commit once.
   const { rows } = await c.query<{ kind: string; row: unknown }>({ name: statementName(text), text, values: p.values });
   const doneIds = new Set<string>();
+  const startedIds = new Set<string>();
   const claimed: RunnableTaskRow[] = [];
   for (const r of rows) {
     if (r.kind === 'done') doneIds.add(r.row as string);
+    else if (r.kind === 'started') startedIds.add(r.row as string);
     else if (r.kind === 'claimed') claimed.push(r.row as RunnableTaskRow);
   }
   // Oldest first per queue, queues in the order asked.
@@ -149,6 +192,7 @@ export async function fastCommit(
   claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || x.created_at - y.created_at);
   return {
     logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], stopped: [], promoted: 0,
+    started: starts.map((s) => startedIds.has(s.id)),
     finished: runs.map((r) => doneIds.has(r.id)),
     claimed,
   };
@@ -156,19 +200,20 @@ export async function fastCommit(
 
 /**
  * The read-model deltas of a fast commit, as the UPDATE triggers would append them: task counters
- * (the old status of a run end is InProgress, of a claim Queued; old side negative, new side
- * positive, netted per group), and for each finished run (run_count went up) its run bucket,
- * failure group and queue throughput. The columns read are the rows' values after the update.
+ * (a start moves Queued → InProgress, a run end InProgress → its status; old side negative, new
+ * side positive, netted per group; a reservation moves nothing), and for each finished run
+ * (run_count went up) its run bucket, failure group and queue throughput. The columns read are
+ * the rows' values after the update.
  */
-function readModelDeltas(hasRuns: boolean, claimed: readonly string[], mayRun: boolean, mayFail: boolean): string[] {
+function readModelDeltas(hasStarts: boolean, hasRuns: boolean, mayRun: boolean, mayFail: boolean): string[] {
   const moves: string[] = [];
+  if (hasStarts) {
+    moves.push(`SELECT queue, type, 'Queued'::text AS status, is_recurring, is_occurrence, created_at, -1 AS n FROM begun`);
+    moves.push(`SELECT queue, type, 'InProgress'::text, is_recurring, is_occurrence, created_at, 1 FROM begun`);
+  }
   if (hasRuns) {
     moves.push(`SELECT queue, type, 'InProgress'::text AS status, is_recurring, is_occurrence, created_at, -1 AS n FROM done`);
     moves.push(`SELECT queue, type, next_status, is_recurring, is_occurrence, created_at, 1 FROM done`);
-  }
-  for (const c of claimed) {
-    moves.push(`SELECT queue, type, 'Queued'::text, is_recurring, (parent_task_id IS NOT NULL)::int, created_at, -1 FROM ${c}`);
-    moves.push(`SELECT queue, type, 'InProgress'::text, is_recurring, (parent_task_id IS NOT NULL)::int, created_at, 1 FROM ${c}`);
   }
   if (moves.length === 0) return [];
   const ctes = [

@@ -2,12 +2,16 @@ import type { PoolClient } from 'pg';
 import type { StoppedRun } from '../../EngineStore.js';
 import { insertStatusAudits } from './statusAudits.js';
 
-/** InProgress → ServiceStopped: the engine stopped and the runs did not finish within the grace period. */
+/**
+ * InProgress → ServiceStopped: the engine stopped and the runs did not finish within the grace
+ * period. Only rows still carrying the run (its token).
+ */
 export async function markServiceStopped(c: PoolClient, runs: readonly StoppedRun[], now: number): Promise<boolean[]> {
   if (runs.length === 0) return [];
   const { rows } = await c.query<{ id: string }>(
-    `UPDATE tasks SET status = 'ServiceStopped', instance_id = NULL WHERE id = ANY($1::text[]) AND status = 'InProgress' RETURNING id`,
-    [runs.map((r) => r.id)],
+    `UPDATE tasks t SET status = 'ServiceStopped', instance_id = NULL FROM unnest($1::text[], $2::text[]) AS r(id, token)
+      WHERE t.id = r.id AND t.status = 'InProgress' AND t.run_token = r.token RETURNING t.id`,
+    [runs.map((r) => r.id), runs.map((r) => r.token)],
   );
   const ok = new Set(rows.map((r) => r.id));
   await insertStatusAudits(c, runs.filter((r) => ok.has(r.id)).map((r) => ({ taskId: r.id, level: r.auditLevel, at: now, status: 'ServiceStopped' as const })));

@@ -7,6 +7,7 @@ import { pgMigration006RateLimitStarts } from './006_rateLimitStarts.js';
 import { pgMigration007OpenKeyIndexNullSafe } from './007_openKeyIndexNullSafe.js';
 import { pgMigration008KeyTrigramIndex } from './008_keyTrigramIndex.js';
 import { pgMigration009SearchWordsTable } from './009_searchWordsTable.js';
+import { pgMigration010Reservations } from './010_reservations.js';
 import { pgMigration011AbandonedCount } from './011_abandonedCount.js';
 import { pgMigration012TraceContext } from './012_traceContext.js';
 
@@ -27,6 +28,7 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 7, name: 'the open task-key index covers inline recurring rows (NULL-safe schedule-row exclusion)', sql: pgMigration007OpenKeyIndexNullSafe },
   { version: 8, name: 'trigram index of task keys (pg_trgm) for key-substring search', sql: pgMigration008KeyTrigramIndex },
   { version: 9, name: 'argument-search words in their own table; the due index over Pending rows only (status writes maintain fewer indexes)', sql: pgMigration009SearchWordsTable },
+  { version: 10, name: 'rows taken ahead of a worker stay Queued (reserved_by, reserved_at, a NOTIFY when one is cancelled); runs carry a token', sql: pgMigration010Reservations },
   { version: 11, name: 'each task counts the runs abandoned while running (instance died or lease lost)', sql: pgMigration011AbandonedCount },
   { version: 12, name: 'the trace context of the dispatch that created a task', sql: pgMigration012TraceContext },
 ];
