@@ -31,6 +31,15 @@ import { appOrigins } from './window/navigationPolicy.js';
 import { ElectronAppUpdater } from './update/ElectronAppUpdater.js';
 import { restartPromptListener } from './update/restartPrompt.js';
 import { resolveUpdateFeed } from './update/updateFeed.js';
+import type { UpdateState } from './update/UpdateStatus.js';
+
+/** The heading of the answer to a manual update check. */
+function updateHeading(state: UpdateState): string {
+  if (state === 'up-to-date') return 'Svc Monitor is up to date';
+  if (state === 'disabled') return 'Updates are unavailable';
+  if (state === 'error') return 'The update check failed';
+  return 'An update is available';
+}
 
 /** Must equal electron-builder's appId: Windows ties notifications and taskbar to it. */
 const APP_USER_MODEL_ID = 'dev.svc-monitor.console';
@@ -150,7 +159,7 @@ if (!app.requestSingleInstanceLock()) {
     checkForUpdates: () => {
       const updater = services?.updater;
       if (!updater) return info('Check for updates', 'Updates are unavailable', describeUpdate(undefined));
-      void updater.checkNow({ manual: true }).then((status) => info('Check for updates', status.state === 'up-to-date' ? 'Svc Monitor is up to date' : 'Update', describeUpdate(status)));
+      void updater.checkNow({ manual: true }).then((status) => info('Check for updates', updateHeading(status.state), describeUpdate(status)));
     },
   };
   const loginItemContext = () => ({ platform: process.platform, app, executable: process.env['APPIMAGE'] || process.execPath });

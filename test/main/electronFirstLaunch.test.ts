@@ -277,11 +277,11 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
     if (process.platform !== 'darwin') {
       click(/^About/);
       await waitUntil('the About box', () => rec.dialogs.some((d) => d.title === 'About Svc Monitor'));
-      expect(rec.dialogs.find((d) => d.title === 'About Svc Monitor')!.text).toMatch(/^Svc Monitor\nSvc Monitor 0\.1\.0 \(development\)\nElectron .* · Chromium .* · Node .*\n.*\nUpdates: unavailable in this build/);
+      expect(rec.dialogs.find((d) => d.title === 'About Svc Monitor')!.text).toMatch(/^Svc Monitor\nSvc Monitor 0\.1\.0 \(development\)\nElectron .* · Chromium .* · Node .*\n.*\nUpdates: disabled — Updates apply to installed builds; this is a development run\.$/);
     }
     click(/updates/i);
     await waitUntil('the update answer', () => rec.dialogs.some((d) => d.title === 'Check for updates'));
-    expect(rec.dialogs.find((d) => d.title === 'Check for updates')!.text).toBe('Updates are unavailable\nUpdates: unavailable in this build');
+    expect(rec.dialogs.find((d) => d.title === 'Check for updates')!.text).toBe('Updates are unavailable\nUpdates: disabled — Updates apply to installed builds; this is a development run.');
     click(/logs folder/i);
     expect(rec.openedPaths).toEqual([join(userData, 'logs')]);
     click(/diagnostics/i);

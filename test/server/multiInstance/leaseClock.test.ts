@@ -9,6 +9,7 @@ import type { PostgresStorage } from '../../../server/src/storage/postgres/Postg
 import { waitFor } from '../engine/helpers.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
 import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+import { startsOf } from '../support/runTokens.js';
 
 /** Engine instances in this process on one PostgreSQL database, each with its own store (instance id, heartbeat). */
 describe('leases on PostgreSQL are timed by the database clock and kept honestly', () => {
@@ -121,9 +122,12 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
       const empty = { logs: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map<string, number>() };
       await dead.commit({ ...empty, now: Date.now(), insertTasks, dispatching: null });
       const claim = await dead.commit({
-        ...empty, now: Date.now(), insertTasks: [], dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Lease.Work'], decide: null },
+        ...empty, now: Date.now(), insertTasks: [], dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], reservationMs: 1000, types: ['Lease.Work'], decide: null },
       });
       expect(claim.claimed.map((r) => r.id).sort()).toEqual([...ids].sort());
+      // Their handlers begin: the rows are InProgress under the instance that is about to die.
+      const started = await dead.commit({ ...empty, now: Date.now(), insertTasks: [], startRuns: startsOf(claim.claimed, Date.now()), dispatching: null });
+      expect(started.started).toEqual([true, true, true, true]);
       // Two of them were abandoned once before, one an inline recurring row.
       await storage.query(`UPDATE tasks SET abandoned_count = 1, is_recurring = 1, recurrence = '{"everyMs":60000}' WHERE id = $1`, [ids[0]]);
       await storage.query('UPDATE tasks SET abandoned_count = 1 WHERE id = $1', [ids[3]]);

@@ -57,7 +57,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
   });
 
   it('finds tasks stored before the migration, and new ones, by words and phrases of their request', async () => {
-    expect(storage.appliedMigrations).toEqual([9, 10]);
+    expect(storage.appliedMigrations).toEqual(pgMigrations.filter((m) => m.version >= 9).map((m) => m.version));
     const a = task({ customer: 'Grace Hopper', plan: 'gold' });
     const b = task({ customer: 'Ada Byron', plan: 'silver' });
     await store.commit(batch(2_000, { insertTasks: [a, b] }));
