@@ -20,6 +20,7 @@ import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqli
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
 import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenOccurrences, readOccurrenceColumns } from './schedulesFloor.js';
+import { scheduleInternals } from '../test/fixtures/scheduleInternals.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
 const STORAGE = process.argv.includes('--storage') ? process.argv[process.argv.indexOf('--storage') + 1] : 'sqlite';
@@ -33,20 +34,7 @@ const TARGET_MS = 15_000;
 const scaled = (ms: number) => (ms * 1000) / SCHEDULES;
 
 function internalsFor(store: EngineStore, clock: { now: number }, events: SvcEvent[]): EngineInternals {
-  return {
-    store,
-    reportError: (err) => {
-      throw err;
-    },
-    now: () => clock.now,
-    emit: (e) => void events.push(e),
-    wake: () => {},
-    addTicker: () => {},
-    defaultAuditLevel: 'Full',
-    handlerNameOf: (type) => `${type}Handler`,
-    resolveQueue: (q) => q ?? 'default',
-    isRunning: () => true,
-  };
+  return scheduleInternals(store, () => clock.now, events);
 }
 
 async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {

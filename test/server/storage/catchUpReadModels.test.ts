@@ -14,6 +14,7 @@ import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqlite
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
 import { createTestDatabase } from '../support/postgresDatabase.js';
 import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 
 // A catch-up writes its occurrences in bulk (audits, search rows and read-model counts from the
 // rows written); when it ends, all of them must be what a rebuild from the task table gives.
@@ -23,21 +24,7 @@ const HOUR = 3_600_000;
 const DOWN = 30 * HOUR;
 
 function internalsFor(store: EngineStore, clock: { now: number }): EngineInternals {
-  const events: SvcEvent[] = [];
-  return {
-    store,
-    reportError: (err) => {
-      throw err;
-    },
-    now: () => clock.now,
-    emit: (e) => void events.push(e),
-    wake: () => {},
-    addTicker: () => {},
-    defaultAuditLevel: 'Full',
-    handlerNameOf: (type) => `${type}Handler`,
-    resolveQueue: (q) => q ?? 'default',
-    isRunning: () => true,
-  };
+  return scheduleInternals(store, () => clock.now, []);
 }
 
 /** Schedules of several groups (type, queue), requests, keys and audit levels; 1,800 + 360 + 120 + 30 occurrences after 30 h down. */
