@@ -82,6 +82,13 @@ export class ConsoleServices {
   /** Per environment: failures up to this instant were seen (live or by a back-fill). */
   private readonly seenUntil = new Map<string, string>();
   private readonly backfilling = new Map<string, Promise<number>>();
+  /**
+   * Environments whose live events move the back-fill clock: those back-filled since their hub last
+   * connected. Until then a live event's time is held back (`heldSeen`), so that an event arriving
+   * before the back-fill asks cannot move the clock past failures the back-fill has not fetched yet.
+   */
+  private readonly liveClock = new Set<string>();
+  private readonly heldSeen = new Map<string, string>();
   private readonly pollTimer: NodeJS.Timeout;
   private updatingWatch = false;
   private pendingOpen: NotificationTarget | undefined;
@@ -129,6 +136,7 @@ export class ConsoleServices {
         this.emitStatus(environmentId);
         // Connected again (or for the first time this run): ask for what failed meanwhile.
         if (state === 'connected') void this.backfill(environmentId);
+        else this.liveClock.delete(environmentId);
       },
     });
     this.notifier = new FailureNotifier({
@@ -272,7 +280,13 @@ export class ConsoleServices {
   backfill(environmentId: string): Promise<number> {
     const running = this.backfilling.get(environmentId);
     if (running) return running;
-    const run = this.doBackfill(environmentId).finally(() => this.backfilling.delete(environmentId));
+    const run = this.doBackfill(environmentId).finally(() => {
+      this.backfilling.delete(environmentId);
+      if (this.hub.state(environmentId).state === 'connected') this.liveClock.add(environmentId);
+      const held = this.heldSeen.get(environmentId);
+      this.heldSeen.delete(environmentId);
+      if (held !== undefined) this.markSeen(environmentId, held);
+    });
     this.backfilling.set(environmentId, run);
     return run;
   }
@@ -286,7 +300,11 @@ export class ConsoleServices {
   receive(environmentId: string, event: SvcEvent): void {
     this.emit({ type: 'svcEvent', environmentId, event });
     this.notifier.handle(environmentId, event);
-    this.markSeen(environmentId, event.eventDateUtc);
+    if (this.liveClock.has(environmentId)) this.markSeen(environmentId, event.eventDateUtc);
+    else {
+      const held = this.heldSeen.get(environmentId);
+      if (held === undefined || event.eventDateUtc > held) this.heldSeen.set(environmentId, event.eventDateUtc);
+    }
   }
 
   /** The user answered a proxy's credential prompt (null: cancelled). */

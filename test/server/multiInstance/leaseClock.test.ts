@@ -125,12 +125,12 @@ describe('lease recovery counts abandoned runs; read models equal a recomputatio
         ...empty, now: Date.now(), insertTasks: [], dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], reservationMs: 1000, types: ['Lease.Work'], decide: null },
       });
       expect(claim.claimed.map((r) => r.id).sort()).toEqual([...ids].sort());
-      // Their handlers begin: the rows are InProgress under the instance that is about to die.
-      const started = await dead.commit({ ...empty, now: Date.now(), insertTasks: [], startRuns: startsOf(claim.claimed, Date.now()), dispatching: null });
-      expect(started.started).toEqual([true, true, true, true]);
       // Two of them were abandoned once before, one an inline recurring row.
       await storage.query(`UPDATE tasks SET abandoned_count = 1, is_recurring = 1, recurrence = '{"everyMs":60000}' WHERE id = $1`, [ids[0]]);
       await storage.query('UPDATE tasks SET abandoned_count = 1 WHERE id = $1', [ids[3]]);
+      // Their handlers begin: the rows are InProgress under the instance that is about to die.
+      const started = await dead.commit({ ...empty, now: Date.now(), insertTasks: [], startRuns: startsOf(claim.claimed, Date.now()), dispatching: null });
+      expect(started.started).toEqual([true, true, true, true]);
       await dead.dispose();
       await waitFor(async () => (await task(ids[1]!)).status === 'Queued', 10_000, 'lease recovery');
       expect(await task(ids[0]!)).toEqual({ status: 'Failed', abandoned_count: 2, instance_id: null });
