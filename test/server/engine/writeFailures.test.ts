@@ -105,6 +105,8 @@ describe('a failing write leaves the task row and its audit trail unchanged toge
     await waitFor(async () => (await h.status(id)) === 'Completed', 5000, 'the task to complete');
     expect(calls).toEqual([id]);
     expect((await h.audits(id))).toEqual(['Queued', 'InProgress', 'Completed']);
+    // The events follow the commit's answer, which a deferred store gives a few turns after the row is written.
+    await waitFor(() => h.events.some((e) => e.taskId === id && e.kind === 'Completed'), 5000, 'the Completed event');
     expect(h.events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
   });
 

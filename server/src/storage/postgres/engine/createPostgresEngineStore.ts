@@ -26,6 +26,9 @@ import { releaseReservations, startRuns } from './startRuns.js';
 import { insertStatusAudits } from './statusAudits.js';
 import { inTransaction, withClient } from './storeClient.js';
 
+/** The wake notice a trigger sends when a reserved row is cancelled: `reservation-lost:<instance>:<task id>`. */
+const RESERVATION_LOST = 'reservation-lost:';
+
 export interface PostgresEngineStoreOptions {
   /** This engine instance's id (default: a random UUID). */
   instanceId?: string;
@@ -248,8 +251,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       return { ok: true };
     },
     onExternalWork(listener: () => void) {
+      // Another instance's wake, not this one's own, and not a lost reservation (that frees no work).
       const onWake = (origin: string) => {
-        if (origin !== instanceId) listener();
+        if (origin !== instanceId && !origin.startsWith(RESERVATION_LOST)) listener();
       };
       storage.events.on('wake', onWake);
       return () => {
@@ -258,7 +262,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     },
     onReservationLost(listener: (taskId: string) => void) {
       // Sent by a trigger when a row reserved by this instance is cancelled (any process).
-      const prefix = `reservation-lost:${instanceId}:`;
+      const prefix = `${RESERVATION_LOST}${instanceId}:`;
       const onWake = (origin: string) => {
         if (origin.startsWith(prefix)) listener(origin.slice(prefix.length));
       };
