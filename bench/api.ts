@@ -24,7 +24,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../server/src/storage/openDatabase.js';
+import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
 import { AUDITS_PER_TASK, SCHEDULES } from './apiData.js';
 import { seedSqlite, type SeedTimings } from './apiSeedSqlite.js';
 

@@ -23,7 +23,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
-import { openDatabase } from '../server/src/storage/openDatabase.js';
+import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
 import { rebuildReadModels } from '../server/src/storage/sqlite/rebuildReadModels.js';
 import { rebuildSearchRows } from '../server/src/storage/sqlite/rebuildSearchRows.js';
 

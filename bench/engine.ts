@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { createEngine, openDatabase, openSqliteStorage, type AuditLevel } from '../server/src/index.js';
-import { taskWriter } from '../server/src/storage/sql/readModels/taskWriter.js';
+import { taskWriter } from '../server/src/storage/sqlite/sql/readModels/taskWriter.js';
 
 // `--storage postgres` runs the PostgreSQL engine benchmark (bench/engine-pg.ts) instead.
 const storageArg = process.argv.find((a, i, all) => a.startsWith('--storage=') || all[i - 1] === '--storage');

@@ -22,6 +22,17 @@ describe('import boundaries of the server package', () => {
     expect(await violations('server/src/storage', rule)).toEqual([]);
   });
 
+  it("storage's common folder is dialect-free: it imports neither backend nor a driver", async () => {
+    const rule = refusing('common/ holds what both backends share; a backend-specific helper belongs in sqlite/ or postgres/', 'storage/sqlite', 'storage/postgres');
+    const drivers = (specifier: string) => (specifier === 'better-sqlite3' || specifier === 'pg' || specifier.startsWith('pg-') ? 'common/ names no database driver' : undefined);
+    expect(await violations('server/src/storage/common', rule, drivers)).toEqual([]);
+  });
+
+  it('each backend folder imports nothing of the other backend', async () => {
+    expect(await violations('server/src/storage/sqlite', refusing('SQLite code shares with PostgreSQL only through common/', 'storage/postgres'))).toEqual([]);
+    expect(await violations('server/src/storage/postgres', refusing('PostgreSQL code shares with SQLite only through common/', 'storage/sqlite'))).toEqual([]);
+  });
+
   it('the engine imports nothing from the monitoring, the hub or the command line', async () => {
     const rule = refusing('the engine knows no HTTP; the monitoring and the hub listen to its events', 'monitoring', 'hub', 'cli');
     expect(await violations('server/src/engine', rule)).toEqual([]);

@@ -47,7 +47,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   } catch {
     throw new CliError(`Database file is not readable: ${file}`);
   }
-  const { openDatabase } = await import('../storage/openDatabase.js');
+  const { openDatabase } = await import('../storage/sqlite/openDatabase.js');
   let db;
   try {
     db = openDatabase({ file, readonly: true });

@@ -1,5 +1,5 @@
 import type { AuditLevel } from '../contracts/index.js';
-import { DEFAULT_MAX_ABANDONED } from '../storage/abandonedRuns.js';
+import { DEFAULT_MAX_ABANDONED } from '../storage/common/abandonedRuns.js';
 import type { EngineStore } from '../storage/EngineStore.js';
 import { createSqliteEngineStore } from '../storage/sqlite/createSqliteEngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';

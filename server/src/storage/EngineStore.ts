@@ -1,4 +1,4 @@
-import type { AbandonedTask } from './abandonedRuns.js';
+import type { AbandonedTask } from './common/abandonedRuns.js';
 import type { TaskManagementStore } from './TaskManagementStore.js';
 import type { AuditLevel, LogLevel, ManagementStatus, MisfireKind, MisfirePolicy, TaskStatus } from '../contracts/index.js';
 

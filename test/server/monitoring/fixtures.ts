@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { createMonitoring, type Monitoring, type MonitoringSource } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
-import { openDatabase } from '../../../server/src/storage/openDatabase.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
 import { lateBound } from '../../fixtures/lateBound.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
 import { openMonitoredStore, type MonitoredStore } from './monitoredStore.js';

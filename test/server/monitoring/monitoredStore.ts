@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Engine, EngineOptions } from '../../../server/src/index.js';
 import type { MonitoringSource } from '../../../server/src/monitoring/createMonitoring.js';
-import { openDatabase } from '../../../server/src/storage/openDatabase.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
 import { BACKEND, openStoreUnderTest, type StoreUnderTest } from '../engine/fixtures/storeUnderTest.js';
 import type { Backend } from '../support/backends.js';
 import { recordingSqlite } from '../support/recordingSqlite.js';

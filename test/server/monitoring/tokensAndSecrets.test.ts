@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { openDatabase } from '../../../server/src/storage/openDatabase.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
 import { runCli, startCli } from '../cli/cliProcess.js';
 import { getJson, postJson, tempDb, withServed } from './fixtures.js';
 import { CLIENT, PROXY, httpFrom, serveWithHub } from './fromAddress.js';

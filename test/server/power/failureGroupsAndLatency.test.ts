@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { failureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
+import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
 import { finishRun, getJson, insertTask, login, withServed } from '../monitoring/fixtures.js';
 import { openMonitoredStore } from '../monitoring/monitoredStore.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
+import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';

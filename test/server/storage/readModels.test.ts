@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage, type AuditLevel } from '../../../server/src/index.js';
-import { failureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
+import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
 import { waitFor } from '../engine/helpers.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed. */

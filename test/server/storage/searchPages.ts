@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { createSqliteMonitoringStore, migrate, migrations } from '../../../server/src/index.js';
-import { registerFailureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
+import { registerFailureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
 import type { TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
 
 /** A SQLite file opened raw and migrated only up to `version` (an older file to migrate later). */

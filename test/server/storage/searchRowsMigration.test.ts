@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteMonitoringStore, migrate, migrations, openDatabase } from '../../../server/src/index.js';
-import { registerFailureFingerprint } from '../../../server/src/storage/functions/failureFingerprint.js';
-import { rebuildRequestSearchSql } from '../../../server/src/storage/migrations/006_search_failures_latency.js';
+import { registerFailureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
+import { rebuildRequestSearchSql } from '../../../server/src/storage/sqlite/migrations/006_search_failures_latency.js';
 import type { TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
 
 const dirs: string[] = [];

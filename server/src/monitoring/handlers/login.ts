@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { LoginRequest, LoginResponse } from '../../contracts/index.js';
-import { toIso } from '../../storage/time.js';
+import { toIso } from '../../storage/common/time.js';
 import { constantTimeEquals } from '../auth/constantTimeEquals.js';
 import { BadRequestError, sendProblem } from '../http/problem.js';
 import { sendJson } from '../http/sendJson.js';

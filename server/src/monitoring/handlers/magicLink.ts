@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { MagicResponse } from '../../contracts/index.js';
-import { toIso } from '../../storage/time.js';
+import { toIso } from '../../storage/common/time.js';
 import { constantTimeEquals } from '../auth/constantTimeEquals.js';
 import { sendProblem } from '../http/problem.js';
 import { QueryParams } from '../http/queryParams.js';

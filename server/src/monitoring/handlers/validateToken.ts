@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { ValidateResponse } from '../../contracts/index.js';
-import { toIso } from '../../storage/time.js';
+import { toIso } from '../../storage/common/time.js';
 import { ANONYMOUS, bearerToken, sendUnauthorized } from '../auth/bearer.js';
 import { BadRequestError } from '../http/problem.js';
 import { sendJson } from '../http/sendJson.js';

@@ -1,4 +1,4 @@
-import { isKnownZone } from '../../storage/queries/zonedCalendar.js';
+import { isKnownZone } from '../../storage/common/zonedCalendar.js';
 import { BadRequestError } from './problem.js';
 import type { QueryParams } from './queryParams.js';
 

@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg';
-import type { ReadDb, ReadDialect, ReadModel } from '../reads/ReadDb.js';
+import type { ReadDb, ReadDialect, ReadModel } from '../common/reads/ReadDb.js';
 import type { PostgresStorage } from './PostgresStorage.js';
 
 /** The views that add the pending fast-commit deltas to each read model. */

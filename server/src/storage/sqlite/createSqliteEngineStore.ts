@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { statSync } from 'node:fs';
-import { DEFAULT_MAX_ABANDONED } from '../abandonedRuns.js';
+import { DEFAULT_MAX_ABANDONED } from '../common/abandonedRuns.js';
 import { StoreUnavailableError } from '../EngineStore.js';
 import type {
   CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
   RunnableTaskRow,
 } from '../EngineStore.js';
-import { ClaimedGroups } from '../sql/claimedGroups.js';
-import { prepareEngineStatements, type EngineStatements } from '../sql/index.js';
-import type { ReadModelDeltas } from '../sql/readModels/ReadModelDeltas.js';
-import { taskWriter } from '../sql/readModels/taskWriter.js';
+import { ClaimedGroups } from './sql/claimedGroups.js';
+import { prepareEngineStatements, type EngineStatements } from './sql/index.js';
+import type { ReadModelDeltas } from './sql/readModels/ReadModelDeltas.js';
+import { taskWriter } from './sql/readModels/taskWriter.js';
 import type { SqliteStorage } from '../Storage.js';
 import { createSqliteScheduleStore } from './createSqliteScheduleStore.js';
 import { createSqliteTaskManagementStore } from './createSqliteTaskManagementStore.js';

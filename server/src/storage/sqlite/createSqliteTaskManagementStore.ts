@@ -1,15 +1,15 @@
 import type { Database } from 'better-sqlite3';
 import type { StoreOperationResult, TaskState } from '../EngineStore.js';
-import { actionRefusal } from '../sql/management/actionRefusal.js';
-import { auditAllows } from '../sql/insertStatusAudit.js';
-import { insertActorStatusAudit } from '../sql/management/insertActorStatusAudit.js';
-import { insertActorStatusAudits } from '../sql/management/insertActorStatusAudits.js';
-import { selectManagedTask } from '../sql/management/ManagedTaskRow.js';
-import { requeueTaskNow } from '../sql/management/requeueTaskNow.js';
-import { managedGroup } from '../sql/management/managedGroup.js';
-import { selectBulkCandidates } from '../sql/management/selectBulkCandidates.js';
-import { setTasksStatus } from '../sql/management/setTasksStatus.js';
-import { taskWriter } from '../sql/readModels/taskWriter.js';
+import { actionRefusal } from '../common/actionRefusal.js';
+import { auditAllows } from '../common/auditAllows.js';
+import { insertActorStatusAudit } from './sql/management/insertActorStatusAudit.js';
+import { insertActorStatusAudits } from './sql/management/insertActorStatusAudits.js';
+import { selectManagedTask } from './sql/management/selectManagedTask.js';
+import { requeueTaskNow } from './sql/management/requeueTaskNow.js';
+import { managedGroup } from './sql/management/managedGroup.js';
+import { selectBulkCandidates } from './sql/management/selectBulkCandidates.js';
+import { setTasksStatus } from './sql/management/setTasksStatus.js';
+import { taskWriter } from './sql/readModels/taskWriter.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../TaskManagementStore.js';
 
 /** The SQLite implementation of the retry and bulk writes, on the engine's writer connection. */

@@ -1,6 +1,6 @@
 import { OptionError } from '../../options/OptionError.js';
 import { OptionReader } from '../../options/OptionReader.js';
-import { openDatabase } from '../openDatabase.js';
+import { openDatabase } from './openDatabase.js';
 import { startBackgroundCheckpoint } from './backgroundCheckpoint.js';
 import { rebuildReadModels } from './rebuildReadModels.js';
 import type { SqliteStorage } from '../Storage.js';

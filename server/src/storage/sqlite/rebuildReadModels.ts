@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
-import { RUN_BUCKET_MERGE } from '../sql/readModels/runBucketMerge.js';
+import { rebuildFailureGroupsSql } from './migrations/006_search_failures_latency.js';
+import { RUN_BUCKET_MERGE } from './sql/readModels/runBucketMerge.js';
 
 /**
  * Recomputes every read model from the task table (and runs_audit for the runs of inline

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
-import { searchRowOrderCheckSql } from '../migrations/009_searchRowOrder.js';
-import { detectSchemaFeatures } from '../queries/schemaFeatures.js';
+import { searchRowOrderCheckSql } from './migrations/009_searchRowOrder.js';
+import { detectSchemaFeatures } from './queries/schemaFeatures.js';
 
 /**
  * Rebuilds the search rows and both full-text indexes (arguments, task keys) from the task table

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { ReadDb, ReadDialect } from '../reads/ReadDb.js';
-import { detectSchemaFeatures } from '../queries/schemaFeatures.js';
+import type { ReadDb, ReadDialect } from '../common/reads/ReadDb.js';
+import { detectSchemaFeatures } from './queries/schemaFeatures.js';
 
 const SQLITE_READS: ReadDialect = {
   name: 'sqlite',

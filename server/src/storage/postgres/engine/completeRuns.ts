@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { FinishedRun } from '../../EngineStore.js';
-import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { auditAllows } from '../../common/auditAllows.js';
 
 /**
  * Ends of runs on rows InProgress under the run's token (a row recovered and started again since

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
-import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../../abandonedRuns.js';
+import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../../common/abandonedRuns.js';
 import type { CommitBatch, CommitOutcome, EngineStore, LeaseState, RecoverInput } from '../../EngineStore.js';
 import type { TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';

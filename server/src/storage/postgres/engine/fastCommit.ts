@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow, StartedRun } from '../../EngineStore.js';
-import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { auditAllows } from '../../common/auditAllows.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
 import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
-import { abandonedRunError, type AbandonedTask } from '../../abandonedRuns.js';
-import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { abandonedRunError, type AbandonedTask } from '../../common/abandonedRuns.js';
+import { auditAllows } from '../../common/auditAllows.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from './statusAudits.js';
 

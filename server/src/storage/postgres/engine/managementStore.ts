@@ -1,8 +1,8 @@
 import type { PoolClient } from 'pg';
 import type { TaskState } from '../../EngineStore.js';
 import type { StoreOperationResult } from '../../EngineStore.js';
-import { actionRefusal } from '../../sql/management/actionRefusal.js';
-import type { ManagedTaskRow } from '../../sql/management/ManagedTaskRow.js';
+import { actionRefusal } from '../../common/actionRefusal.js';
+import type { ManagedTaskRow } from '../../common/ManagedTaskRow.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from './statusAudits.js';

@@ -4,7 +4,7 @@ import type {
   MaterializeInput, MaterializeResult, NewOccurrence, ScheduleRow, ScheduleStore, StoreOperationResult, UpsertInput,
 } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
-import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAudits } from './statusAudits.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
-import { auditAllows } from '../../sql/insertStatusAudit.js';
+import { auditAllows } from '../../common/auditAllows.js';
 
 export interface AuditRow {
   taskId: string;

@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { toIso } from '../../time.js';
+import { toIso } from '../../common/time.js';
 import { isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { QueryResultRow } from 'pg';
 import type { MonitoringStore } from '../../MonitoringStore.js';
-import { createMonitoringStore } from '../../reads/createMonitoringStore.js';
+import { createMonitoringStore } from '../../common/reads/createMonitoringStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { postgresReadDb } from '../postgresReadDb.js';
 import { pgListTasks } from './listTasks.js';

@@ -1,6 +1,6 @@
 import type { TaskPage, TaskSortField } from '../../../contracts/index.js';
 import type { TaskListQuery } from '../../MonitoringStore.js';
-import { SUMMARY_COLUMNS, toTaskSummary, type TaskSummaryRow } from '../../queries/taskRow.js';
+import { SUMMARY_COLUMNS, toTaskSummary, type TaskSummaryRow } from '../../common/taskRow.js';
 import type { PgQuery } from './PgQuery.js';
 import type { PgTypeResolver } from './resolveTypeNames.js';
 import { pgStatCountSql, pgTaskListWhere } from './taskListWhere.js';

@@ -1,6 +1,6 @@
 import type { TaskListFilter } from '../../MonitoringStore.js';
-import { containsPattern } from '../../queries/containsPattern.js';
-import { KEY_INDEX_MIN_CHARS, type StatDimensions } from '../../queries/taskListWhere.js';
+import { containsPattern } from '../../common/containsPattern.js';
+import { KEY_INDEX_MIN_CHARS, type StatDimensions } from '../../common/taskListTerms.js';
 import type { PgTypeResolver } from './resolveTypeNames.js';
 import { SqlParams } from './PgQuery.js';
 

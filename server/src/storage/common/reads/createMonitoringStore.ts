@@ -1,0 +1,57 @@
+import type { MonitoringStore, PageRequest } from '../../MonitoringStore.js';
+import { createCatchUpBacklog } from './catchUpBacklog.js';
+import { createCreatedInRange } from './createdInRange.js';
+import { createDashboardOverview } from './dashboardOverview.js';
+import { createExecutionTimes } from './executionTimes.js';
+import { createFailureGroups } from './failureGroups.js';
+import { createGetTaskDetail } from './getTaskDetail.js';
+import { createManagementTarget } from './managementTarget.js';
+import { createPageExecutionLogs } from './pageExecutionLogs.js';
+import { createPageOccurrences } from './pageOccurrences.js';
+import { createPageRunsAudits } from './pageRunsAudits.js';
+import { createPageStatusAudits } from './pageStatusAudits.js';
+import { createQueueMetrics } from './queueMetrics.js';
+import type { ReadDb } from './ReadDb.js';
+import { createRecentActivity } from './recentActivity.js';
+import { createRunsInRange } from './runsInRange.js';
+import { createScheduleStates } from './scheduleStates.js';
+import { createSuccessRateTrend } from './successRateTrend.js';
+import { createTaskCounts } from './taskCounts.js';
+import { createTaskTypes } from './taskTypes.js';
+
+/** The reads each backend still writes in its own SQL (the task list and its search). */
+export type BackendReads = Pick<MonitoringStore, 'listTasks' | 'taskIds'>;
+
+/** The monitoring storage contract over a store's reads: one module per read, the same on every backend. */
+export function createMonitoringStore(db: ReadDb, own: BackendReads): MonitoringStore {
+  const statusAudits = createPageStatusAudits(db);
+  const runsAudits = createPageRunsAudits(db);
+  const executionLogs = createPageExecutionLogs(db);
+  const occurrences = createPageOccurrences(db);
+  const createdInRange = createCreatedInRange(db);
+  const runsInRange = createRunsInRange(db);
+  const catchUpBacklog = createCatchUpBacklog(db);
+  const found = async (id: string) => (await db.query(`SELECT 1 FROM tasks WHERE id = ?`, [id])).length > 0;
+  const paged = async <T extends object>(id: string, page: PageRequest, read: (id: string, p: PageRequest) => Promise<T>) => {
+    const [exists, body] = await Promise.all([found(id), read(id, page)]);
+    return exists ? { ...body, skip: page.skip, take: page.take } : undefined;
+  };
+  return {
+    ...own,
+    getTask: createGetTaskDetail(db, { statusAudits, runsAudits, executionLogs }),
+    statusAudits: (id, page) => paged(id, page, statusAudits),
+    runsAudits: (id, page) => paged(id, page, runsAudits),
+    executionLogs: (id, page) => paged(id, page, executionLogs),
+    occurrences: (id, nonTerminalOnly, page) => paged(id, page, (i, p) => occurrences(i, nonTerminalOnly, p)),
+    counts: createTaskCounts(db),
+    overview: createDashboardOverview(db, { createdInRange, runsInRange, catchUpBacklog }),
+    recentActivity: createRecentActivity(db),
+    queueMetrics: createQueueMetrics(db),
+    successRateTrend: createSuccessRateTrend(db),
+    taskTypes: createTaskTypes(createdInRange),
+    executionTimes: createExecutionTimes(runsInRange),
+    managementTarget: createManagementTarget(db),
+    failureGroups: createFailureGroups(db),
+    scheduleStates: createScheduleStates(db),
+  };
+}

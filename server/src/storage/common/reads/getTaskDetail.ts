@@ -1,0 +1,28 @@
+import type { TaskDetail } from '../../../contracts/index.js';
+import { DETAIL_COLUMNS, DETAIL_COLUMNS_WITHOUT_TRACE, DETAIL_PAGE, toTaskDetail, type TaskDetailRow } from '../taskDetailRow.js';
+import type { createPageExecutionLogs } from './pageExecutionLogs.js';
+import type { createPageRunsAudits } from './pageRunsAudits.js';
+import type { createPageStatusAudits } from './pageStatusAudits.js';
+import type { ReadDb } from './ReadDb.js';
+
+/** The task detail with the first page (100) of every history block. */
+export function createGetTaskDetail(
+  db: ReadDb,
+  pages: {
+    statusAudits: ReturnType<typeof createPageStatusAudits>;
+    runsAudits: ReturnType<typeof createPageRunsAudits>;
+    executionLogs: ReturnType<typeof createPageExecutionLogs>;
+  },
+) {
+  // A database opened read-only from before the trace-context columns answers without a trace id.
+  const columns = db.features.traceContext ? DETAIL_COLUMNS : DETAIL_COLUMNS_WITHOUT_TRACE;
+  return async function getTaskDetail(id: string): Promise<TaskDetail | undefined> {
+    const [[row], status, runs, logs] = await Promise.all([
+      db.query<TaskDetailRow>(`SELECT ${columns} FROM tasks WHERE id = ?`, [id]),
+      pages.statusAudits(id, DETAIL_PAGE),
+      pages.runsAudits(id, DETAIL_PAGE),
+      pages.executionLogs(id, DETAIL_PAGE),
+    ]);
+    return row ? toTaskDetail(row, status, runs, logs) : undefined;
+  };
+}

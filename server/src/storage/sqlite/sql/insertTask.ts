@@ -1,0 +1,43 @@
+import type { Database } from 'better-sqlite3';
+import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
+import type { StatusAuditWriter } from './insertStatusAudit.js';
+import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
+
+export interface NewTaskRow {
+  id: string;
+  type: string;
+  handler: string;
+  request: string;
+  queue: string;
+  status: Extract<TaskStatus, 'Pending' | 'Queued' | 'WaitingQueue'>;
+  taskKey: string | null;
+  auditLevel: AuditLevel;
+  createdAt: number;
+  scheduledAt: number | null;
+  retryPolicy: string | null;
+  timeoutMs: number | null;
+  rateLimitKey: string | null;
+  isRecurring: boolean;
+  recurrence: string | null;
+  traceparent?: string | null;
+  tracestate?: string | null;
+}
+
+/** Inserts a new task row and its first status-audit row (same transaction as the caller's), recording it in `deltas`. */
+export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row: NewTaskRow, deltas: ReadModelDeltas) => void {
+  const stmt = db.prepare(`INSERT INTO tasks
+    (id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
+     retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, traceparent, tracestate)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  return (r, deltas) => {
+    stmt.run(
+      r.id, r.type, r.handler, r.request, r.queue, r.status, r.taskKey, r.auditLevel, r.createdAt, r.scheduledAt,
+      r.retryPolicy, r.timeoutMs, r.rateLimitKey, r.isRecurring ? 1 : 0, r.recurrence, r.traceparent ?? null, r.tracestate ?? null,
+    );
+    audit(r.id, r.auditLevel, r.createdAt, r.status);
+    deltas.inserted({
+      id: r.id, queue: r.queue, type: r.type, handler: r.handler, request: r.request, status: r.status, task_key: r.taskKey,
+      is_recurring: r.isRecurring ? 1 : 0, is_occurrence: 0, created_at: r.createdAt,
+    });
+  };
+}

@@ -1,0 +1,34 @@
+import type { Database } from 'better-sqlite3';
+import type { AuditLevel } from '../../../contracts/index.js';
+import type { StatusAuditWriter } from './insertStatusAudit.js';
+import { prepareLimitedSelect } from './limitedSelect.js';
+import { IS_SCHEDULE_ROW } from './TaskRow.js';
+import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
+import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
+
+/** Chooses Queued or WaitingQueue for a row of `queue` (capacity check, counted by the caller). */
+export type AdmissionDecider = (queue: string) => 'Queued' | 'WaitingQueue';
+
+/** Pending rows whose due time has come → Queued (or WaitingQueue when the queue is at capacity). */
+export function preparePromoteDueTasks(
+  db: Database,
+  audit: StatusAuditWriter,
+): (now: number, limit: number, decide: AdmissionDecider, deltas: ReadModelDeltas) => number {
+  // Pinned to the due-work index (Pending rows by due time): without statistics the planner
+  // prefers the status index and sorts every Pending row, a million after a large catch-up.
+  const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks INDEXED BY ix_tasks_pending_due
+    WHERE status = 'Pending' AND scheduled_at <= ? AND NOT ${IS_SCHEDULE_ROW}
+    ORDER BY scheduled_at LIMIT ${limit}`);
+  const update = db.prepare(`UPDATE tasks SET status = ? WHERE id = ? AND status = 'Pending'`);
+  return (now, limit, decide, deltas) => {
+    const rows = select(limit, now) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
+    for (const r of rows) {
+      const status = decide(r.queue);
+      if (update.run(status, r.id).changes === 1) {
+        audit(r.id, r.audit_level, now, status);
+        deltas.moved(r, 'Pending', status);
+      }
+    }
+    return rows.length;
+  };
+}
