@@ -108,6 +108,33 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
     }
   }, 60_000);
 
+  it('SQLite: a catch-up written behind the newest task (clock went back) leaves the key order marked unordered, as a rebuild does', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'catchup-rm-'));
+    const file = join(dir, 'tasks.db');
+    const storage = openSqliteStorage({ file });
+    try {
+      const db = storage.db;
+      const clock = { now: T0 };
+      const manager = createScheduleManager(internalsFor(createSqliteEngineStore(storage), clock), { rowsPerTransaction: 700 });
+      await upsertSchedules(manager);
+      // A schedule created an hour after the catch-up will run: its search row is the newest.
+      clock.now = T0 + DOWN + HOUR;
+      await manager.upsert({ key: 'late', type: 'Ops.Late', request: { host: 'db-9' }, every: '1h' });
+      clock.now = T0 + DOWN;
+      expect((await manager.materializer.drain(clock.now)).written).toBe(1800 + 360 + 120 + 30);
+
+      const live = sqliteView(db);
+      expect(live['ordered']).toBe(0);
+      expect((live['probe'] as string[]).length).toBe(120 + 2);
+      storage.rebuildReadModels();
+      rebuildSearchRows(db);
+      expect(sqliteView(db)).toEqual(live);
+    } finally {
+      storage.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
   it('PostgreSQL: the same catch-up by two instances at once', async () => {
     const database = await createTestDatabase('svc_catchup_rm');
     const open = () => openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });

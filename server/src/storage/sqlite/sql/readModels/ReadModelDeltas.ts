@@ -130,6 +130,11 @@ export class ReadModelDeltas {
    * this transaction and gets its search row from the task row itself (null: none).
    */
   bulkInsertedAfterRowid: number | null = null;
+  /**
+   * The creation times of the rows inserted in bulk, least and greatest (each `insertedMany` call
+   * records rows alike, so one creation time each), and whether any of them has a task key.
+   */
+  readonly bulkInserted = { minCreatedAt: Number.POSITIVE_INFINITY, maxCreatedAt: Number.NEGATIVE_INFINITY, keyed: false };
   /** Existing rows whose request text changed, by task id. */
   readonly searchUpdates = new Map<string, string>();
   /** Existing rows whose group columns changed (the copy in their search row follows), by task id. */
@@ -177,6 +182,10 @@ export class ReadModelDeltas {
     if (n === 0) return;
     this.count(row, row.status, n);
     if (this.bulkInsertedAfterRowid === null || afterRowid < this.bulkInsertedAfterRowid) this.bulkInsertedAfterRowid = afterRowid;
+    const bulk = this.bulkInserted;
+    bulk.minCreatedAt = Math.min(bulk.minCreatedAt, row.created_at);
+    bulk.maxCreatedAt = Math.max(bulk.maxCreatedAt, row.created_at);
+    bulk.keyed ||= row.task_key !== null;
     this.handledBy(row.type, row.handler);
   }
 

@@ -133,7 +133,7 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
         ([key, taskKey], out) => out.push(key, taskKey));
     }
   }
-  if (d.bulkInsertedAfterRowid !== null) writeBulkSearchRows(db, d.bulkInsertedAfterRowid);
+  if (d.bulkInsertedAfterRowid !== null) writeBulkSearchRows(db, d.bulkInsertedAfterRowid, d.bulkInserted);
   const searchKey = (id: string) => preparedStatement(db, 'SELECT id FROM task_search_rows WHERE task_id = ?').pluck().get(id) as number | undefined;
   for (const [id, request] of d.searchUpdates) {
     const key = searchKey(id);
@@ -155,24 +155,29 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
 
 /**
  * The search rows and full-text rows of every task row above `afterRowid` (inserted in bulk by
- * this transaction), read from the task rows themselves, three statements in all: keys after the
- * last one in rowid order, with the rows' current group columns, status, request and key.
+ * this transaction), read from the task rows themselves, one statement per table: keys after the
+ * last one in rowid order, with the rows' current group columns, status, request and key. What
+ * was recorded of them (`bulk`) spares passes over them: the key index is skipped when none has a
+ * key, and rows of one creation time keep the key order unless that time is before the last row's.
  */
-function writeBulkSearchRows(db: Database, afterRowid: number): void {
+function writeBulkSearchRows(db: Database, afterRowid: number, bulk: ReadModelDeltas['bulkInserted']): void {
   const last = preparedStatement(db, 'SELECT id, created_at FROM task_search_rows ORDER BY id DESC LIMIT 1').raw().get() as
     [number, number] | undefined;
   const lastKey = last?.[0] ?? 0;
   if (isOrdered(db)) {
     // The key order stays the creation-time order if no new row was created before the one ahead of it.
-    const goesBack = preparedStatement(db, `SELECT EXISTS (SELECT 1 FROM (
-        SELECT created_at, lag(created_at, 1, ?) OVER (ORDER BY rowid) AS previous FROM tasks WHERE rowid > ?
-      ) WHERE created_at < previous)`).pluck().get(last?.[1] ?? null, afterRowid) as number;
-    if (goesBack === 1) clearOrdered(db);
+    const goesBack = bulk.minCreatedAt === bulk.maxCreatedAt
+      ? last !== undefined && bulk.minCreatedAt < last[1]
+      : preparedStatement(db, `SELECT EXISTS (SELECT 1 FROM (
+          SELECT created_at, lag(created_at, 1, ?) OVER (ORDER BY rowid) AS previous FROM tasks WHERE rowid > ?
+        ) WHERE created_at < previous)`).pluck().get(last?.[1] ?? null, afterRowid) === 1;
+    if (goesBack) clearOrdered(db);
   }
   const keyed = (columns: string) => `SELECT ? + row_number() OVER (ORDER BY rowid) AS search_key, ${columns} FROM tasks WHERE rowid > ?`;
   preparedStatement(db, `INSERT INTO task_search_rows (id, task_id, created_at, queue, type, is_recurring, is_occurrence, status)
     ${keyed('id, created_at, queue, type, is_recurring, is_occurrence, status')} ORDER BY rowid`).run(lastKey, afterRowid);
   preparedStatement(db, `INSERT INTO task_request_fts (rowid, request) ${keyed('request')}`).run(lastKey, afterRowid);
+  if (!bulk.keyed) return;
   preparedStatement(db, `INSERT INTO task_key_fts (rowid, task_key)
     SELECT search_key, task_key FROM (${keyed('task_key')}) WHERE task_key IS NOT NULL`).run(lastKey, afterRowid);
 }
