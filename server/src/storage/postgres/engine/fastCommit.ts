@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow, StartedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../common/auditAllows.js';
+import { checkTransition } from '../../common/statusTransitions.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
 import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
@@ -67,6 +68,8 @@ export async function fastCommit(
   const byId = new Map<string, RunChange>();
   for (const s of starts) byId.set(s.id, { id: s.id, start: s, end: undefined });
   for (const r of runs) {
+    // A run end the transition table refuses is reported and not written (finished: false).
+    if (!checkTransition('fastCommit', 'InProgress', r.nextStatus, [r.id])) continue;
     const change = byId.get(r.id);
     if (change !== undefined && change.start?.token === r.token) change.end = r;
     else byId.set(r.id, { id: r.id, start: undefined, end: r });

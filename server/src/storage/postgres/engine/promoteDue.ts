@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { QueueAdmission } from './queueAdmission.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * Due Pending rows (durable schedule rows excluded; an inline recurring row has no occurrence
@@ -20,7 +21,10 @@ export async function promoteDue(c: PoolClient, now: number, limit: number, admi
   const statuses: ('Queued' | 'WaitingQueue')[] = [];
   for (const r of rows) statuses.push(await admission.admit(r.queue));
   await c.query(
-    `UPDATE tasks t SET status = p.status FROM unnest($1::text[], $2::text[]) AS p(id, status) WHERE t.id = p.id AND t.status = 'Pending'`,
+    taskStatusUpdate({
+      writer: 'promoteDue', to: { expr: 'p.status', statuses: ['Queued', 'WaitingQueue'] }, from: ['Pending'],
+      using: 'unnest($1::text[], $2::text[]) AS p(id, status)', where: 't.id = p.id',
+    }),
     [rows.map((r) => r.id), statuses],
   );
   await insertStatusAudits(c, rows.map((r, i) => ({ taskId: r.id, level: r.audit_level, at: now, status: statuses[i]! })));
