@@ -41,11 +41,14 @@ export function taskStatusUpdate(u: StatusUpdate): string {
     // A prior status is kept only when it may move to every status the expression can give.
     const kept = u.from.filter((s) => targets.every((to) => checkTransition(u.writer, s, to)));
     status = u.to.expr;
-    guard = kept.length === 0 ? 'false' : `t.status IN (${kept.map((s) => `'${s}'`).join(', ')})`;
+    // The expression's value is checked too: a row whose expression gives another status is not written.
+    guard = kept.length === 0 ? 'false' : `t.status IN (${quoted(kept)}) AND (${u.to.expr}) IN (${quoted(targets)})`;
   }
   return `UPDATE tasks t SET status = ${status}${u.set ? `, ${u.set}` : ''}${u.using ? ` FROM ${u.using}` : ''}
     WHERE (${u.where}) AND ${guard}${u.returning ? ` RETURNING ${u.returning}` : ''}`;
 }
+
+const quoted = (statuses: readonly string[]) => statuses.map((s) => `'${s}'`).join(', ');
 
 /** The rows (read in the same transaction) that may move to `to`; the others are reported and left out. */
 export function rowsAllowedTo<R extends { id: string; status: string }>(writer: string, rows: readonly R[], to: TaskStatus): R[] {
