@@ -130,23 +130,37 @@ describe('PostgreSQL status writer', () => {
   });
 });
 
-describe('status writes on PostgreSQL go through the writer', () => {
-  it('no statement outside taskStatusUpdate.ts sets tasks.status (the fast commit checks its run ends before its statement)', () => {
-    const dir = join(import.meta.dirname, '../../../server/src/storage/postgres');
-    const offenders: string[] = [];
-    const walk = (d: string): void => {
-      for (const e of readdirSync(d, { withFileTypes: true })) {
-        const p = join(d, e.name);
-        if (e.isDirectory()) walk(p);
-        else if (e.name.endsWith('.ts') && !['taskStatusUpdate.ts', 'fastCommit.ts'].includes(e.name) && !p.includes('/migrations/')) {
-          const text = readFileSync(p, 'utf8');
-          for (const m of text.matchAll(/UPDATE tasks\b[^;`]*?\bSET\b([^`;]*?)\bWHERE\b/gs)) {
-            if (/(^|[\s,.])status\s*=/.test(m[1]!)) offenders.push(`${p.slice(dir.length + 1)}: ${m[0].slice(0, 60)}`);
-          }
+/** Files under `dir` with an UPDATE of tasks that sets `status`, as "file: statement start". */
+function statusUpdates(dir: string): { file: string; text: string; statement: string }[] {
+  const found: { file: string; text: string; statement: string }[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.ts') && !p.includes('/migrations/')) {
+        const text = readFileSync(p, 'utf8');
+        for (const m of text.matchAll(/UPDATE tasks\b[^;`]*?\bSET\b([^`;]*?)\bWHERE\b/gs)) {
+          if (/(^|[\s,.])status\s*=/.test(m[1]!)) found.push({ file: p.slice(dir.length + 1), text, statement: m[0].slice(0, 60) });
         }
       }
-    };
-    walk(dir);
-    expect(offenders).toEqual([]);
+    }
+  };
+  walk(dir);
+  return found;
+}
+const storageDir = (backend: string) => join(import.meta.dirname, '../../../server/src/storage', backend);
+
+describe('every status write goes through the writer', () => {
+  it('PostgreSQL: no statement outside taskStatusUpdate.ts sets tasks.status (the fast commit checks its run ends before its statement)', () => {
+    const offenders = statusUpdates(storageDir('postgres')).filter((u) => !['engine/taskStatusUpdate.ts', 'engine/fastCommit.ts'].includes(u.file));
+    expect(offenders.map((u) => `${u.file}: ${u.statement}`)).toEqual([]);
+  });
+
+  it('SQLite: every statement that sets tasks.status is guarded by the transition table (its WHERE generated from it, or a check before it)', () => {
+    // updateScheduleDefinition's one caller passes the status it writes to changeTaskRow, which checks it.
+    const offenders = statusUpdates(storageDir('sqlite'))
+      .filter((u) => u.file !== 'sql/schedules/updateScheduleDefinition.ts')
+      .filter((u) => !/priorStatusCondition\(|checkTransition\(/.test(u.text));
+    expect(offenders.map((u) => `${u.file}: ${u.statement}`)).toEqual([]);
   });
 });
