@@ -2,8 +2,9 @@ import type { TaskStatus } from './task.js';
 
 /**
  * Every status change a store may write, and the statuses a new row may start in. A change not
- * listed here is a bug: `test/server/engine/transitions.test.ts` records every status update the
- * engine and the schedules make on a real SQLite file and checks it against this table.
+ * listed here is a bug: the task writers of both backends refuse it and report it
+ * (`storage/common/statusTransitions.ts`), and `test/server/engine/transitions.test.ts` records
+ * every status update the engine and the schedules make on a real database and checks it here.
  * Plain data (no imports of runtime code): the renderer may read it too.
  */
 export const INITIAL_STATUSES: readonly TaskStatus[] = ['Pending', 'Queued', 'WaitingQueue'];

@@ -129,7 +129,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
         changeTaskRow(db, deltas, c.id, () => {
           updateScheduleDefinition(db, c);
           return true;
-        });
+        }, c.status);
         if (existing && c.status !== existing.status) insertStatusAudit(db, c.id, c.auditLevel, c.status, input.now);
         for (const o of selectOpenOccurrences(db, c.id)) {
           if (decision.cancelOccurrence(o) && cancelNotStartedTask(db, deltas, o.id)) {

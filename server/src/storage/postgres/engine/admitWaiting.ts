@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { QueueAdmission } from './queueAdmission.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /** WaitingQueue → Queued for the oldest rows of each capped queue while it has room (under the queue's lock). */
 export async function admitWaiting(c: PoolClient, admission: QueueAdmission, now: number, queues = admission.cappedQueues()): Promise<number> {
@@ -11,9 +12,11 @@ export async function admitWaiting(c: PoolClient, admission: QueueAdmission, now
     if (room <= 0) continue;
     const limit = room === Infinity ? null : room;
     const { rows } = await c.query<{ id: string; audit_level: AuditLevel }>(
-      `UPDATE tasks SET status = 'Queued'
-        WHERE id IN (SELECT id FROM tasks WHERE queue = $1 AND status = 'WaitingQueue' ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)
-        RETURNING id, audit_level`,
+      taskStatusUpdate({
+        writer: 'admitWaiting', to: 'Queued', from: ['WaitingQueue'],
+        where: `id IN (SELECT id FROM tasks WHERE queue = $1 AND status = 'WaitingQueue' ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`,
+        returning: 't.id, t.audit_level',
+      }),
       [queue, limit],
     );
     if (room !== Infinity) await admission.take(queue, rows.length);

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { CancelOutcome, TaskState } from '../../EngineStore.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 export const TASK_STATE_COLUMNS = `id, type, handler, request, queue, status, audit_level, parent_task_id,
   CASE WHEN occurrence_mode = 'Durable' AND parent_task_id IS NULL THEN 1 ELSE 0 END AS is_schedule`;
@@ -14,8 +15,10 @@ export async function cancelTasks(c: PoolClient, ids: readonly string[], now: nu
   const done = new Set<string>();
   if (cancellable.length > 0) {
     const res = await c.query<{ id: string }>(
-      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL
-        WHERE id = ANY($1::text[]) AND status IN ('Pending', 'Queued', 'WaitingQueue') RETURNING id`,
+      taskStatusUpdate({
+        writer: 'cancelTasks', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL',
+        where: 'id = ANY($1::text[])', returning: 't.id',
+      }),
       [cancellable],
     );
     for (const r of res.rows) done.add(r.id);

@@ -1,6 +1,8 @@
 import type { PoolClient } from 'pg';
 import type { FinishedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../common/auditAllows.js';
+import { checkTransition } from '../../common/statusTransitions.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * Ends of runs on rows InProgress under the run's token (a row recovered and started again since
@@ -10,29 +12,37 @@ import { auditAllows } from '../../common/auditAllows.js';
  * `retry`: the ends may already have been stored by a commit whose answer was lost; a row that
  * already shows this very end (status and end instant) counts as finished, written once.
  */
+/** Every status a run end can write (FinishedRun.nextStatus). */
+const RUN_END_STATUSES = ['Completed', 'Failed', 'Cancelled', 'Pending'] as const satisfies readonly FinishedRun['nextStatus'][];
+
 export async function completeRuns(c: PoolClient, runs: readonly FinishedRun[], retry = false): Promise<boolean[]> {
   if (runs.length === 0) return [];
   const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
+  // A run whose end status the transition table refuses is reported and not written (false).
+  const ending = runs.filter((r) => checkTransition('completeRuns', 'InProgress', r.nextStatus, [r.id]));
   // One statement: the UPDATE and the status-audit rows of the changes it made (audit level rule in SQL).
   const { rows } = await c.query<{ id: string }>(
     `WITH done AS (
-       UPDATE tasks t SET status = r.next_status, last_execution_at = r.ended_at, execution_time_ms = r.ms,
+       ${taskStatusUpdate({
+         writer: 'completeRuns', to: { expr: 'r.next_status', statuses: RUN_END_STATUSES }, from: ['InProgress'],
+         set: `last_execution_at = r.ended_at, execution_time_ms = r.ms,
               last_outcome = COALESCE(r.outcome, t.last_outcome), run_count = t.run_count + r.counts,
               exception = COALESCE(r.exception, t.exception), scheduled_at = COALESCE(r.next_at, t.scheduled_at),
-              attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL
-         FROM unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[], $9::text[], $10::text[])
-              AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audit_level, token)
-        WHERE t.id = r.id AND t.status = 'InProgress' AND t.run_token = r.token
-        RETURNING t.id, r.next_status, r.ended_at, r.exception, r.audit_level),
+              attempt = CASE WHEN r.next_status = 'Pending' THEN 0 ELSE t.attempt END, instance_id = NULL`,
+         using: `unnest($1::text[], $2::text[], $3::bigint[], $4::float8[], $5::text[], $6::int[], $7::text[], $8::bigint[], $9::text[], $10::text[])
+              AS r(id, next_status, ended_at, ms, outcome, counts, exception, next_at, audit_level, token)`,
+         where: 't.id = r.id AND t.run_token = r.token',
+         returning: 't.id, r.next_status, r.ended_at, r.exception, r.audit_level',
+       })}),
      audited AS (
        INSERT INTO status_audit (task_id, updated_at, new_status, exception)
        SELECT id, ended_at, next_status, exception FROM done
         WHERE audit_level = 'Full' OR (audit_level = 'ErrorsOnly' AND exception IS NOT NULL))
      SELECT id FROM done`,
     [
-      runs.map((r) => r.id), runs.map((r) => r.nextStatus), runs.map((r) => r.endedAt), runs.map((r) => r.executionTimeMs),
-      runs.map((r) => (counts(r) ? r.outcome : null)), runs.map((r) => (counts(r) ? 1 : 0)), runs.map((r) => r.exception),
-      runs.map((r) => r.nextScheduledAt), runs.map((r) => r.auditLevel), runs.map((r) => r.token),
+      ending.map((r) => r.id), ending.map((r) => r.nextStatus), ending.map((r) => r.endedAt), ending.map((r) => r.executionTimeMs),
+      ending.map((r) => (counts(r) ? r.outcome : null)), ending.map((r) => (counts(r) ? 1 : 0)), ending.map((r) => r.exception),
+      ending.map((r) => r.nextScheduledAt), ending.map((r) => r.auditLevel), ending.map((r) => r.token),
     ],
   );
   const ok = new Set(rows.map((r) => r.id));

@@ -25,6 +25,7 @@ import { createPostgresScheduleStore } from './scheduleStore.js';
 import { releaseReservations, startRuns } from './startRuns.js';
 import { insertStatusAudits } from './statusAudits.js';
 import { inTransaction, withClient } from './storeClient.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /** The wake notice a trigger sends when a reserved row is cancelled: `reservation-lost:<instance>:<task id>`. */
 const RESERVATION_LOST = 'reservation-lost:';
@@ -213,13 +214,13 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         failed.push(...own.failed, ...expired.failed);
         let n = own.requeued + expired.requeued;
         const { rows } = await c.query<{ id: string; audit_level: 'Full' | 'ErrorsOnly' | 'None' }>(
-          `UPDATE tasks SET status = 'Queued', instance_id = NULL WHERE status = 'ServiceStopped' RETURNING id, audit_level`,
+          taskStatusUpdate({ writer: 'recoverAtStart', to: 'Queued', from: ['ServiceStopped'], set: 'instance_id = NULL', where: 'true', returning: 't.id, t.audit_level' }),
         );
         await insertStatusAudits(c, rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: input.now, status: 'Queued' as const })));
         n += rows.length;
         if (input.unlimitedQueues.length > 0) {
           await c.query(
-            `WITH admitted AS (UPDATE tasks SET status = 'Queued' WHERE status = 'WaitingQueue' AND queue = ANY($1::text[]) RETURNING id, audit_level)
+            `WITH admitted AS (${taskStatusUpdate({ writer: 'admitUnlimited', to: 'Queued', from: ['WaitingQueue'], where: 'queue = ANY($1::text[])', returning: 't.id, t.audit_level' })})
              INSERT INTO status_audit (task_id, updated_at, new_status) SELECT id, $2, 'Queued' FROM admitted WHERE audit_level = 'Full'`,
             [input.unlimitedQueues, input.now],
           );

@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow, StartedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../common/auditAllows.js';
+import { checkTransition } from '../../common/statusTransitions.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
-import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
+import { FAILED_CTE, deltaInsertCtes } from '../readModelDeltas.js';
 import { claimable } from './claimTasks.js';
 
 /** The columns of a claimed row handed to the engine (RunnableTaskRow). */
@@ -67,6 +68,8 @@ export async function fastCommit(
   const byId = new Map<string, RunChange>();
   for (const s of starts) byId.set(s.id, { id: s.id, start: s, end: undefined });
   for (const r of runs) {
+    // A run end the transition table refuses is reported and not written (finished: false).
+    if (!checkTransition('fastCommit', 'InProgress', r.nextStatus, [r.id])) continue;
     const change = byId.get(r.id);
     if (change !== undefined && change.start?.token === r.token) change.end = r;
     else byId.set(r.id, { id: r.id, start: undefined, end: r });
@@ -199,7 +202,8 @@ export async function fastCommit(
 }
 
 /**
- * The read-model deltas of a fast commit, as the UPDATE triggers would append them: task counters
+ * The read-model deltas of a fast commit, built from the description the UPDATE triggers are
+ * generated from (`readModelDeltas.ts`): task counters
  * (a start moves Queued → InProgress, a run end InProgress → its status; old side negative, new
  * side positive, netted per group; a reservation moves nothing), and for each finished run
  * (run_count went up) its run bucket, failure group and queue throughput. The columns read are
@@ -216,39 +220,15 @@ function readModelDeltas(hasStarts: boolean, hasRuns: boolean, mayRun: boolean, 
     moves.push(`SELECT queue, type, next_status, is_recurring, is_occurrence, created_at, 1 FROM done`);
   }
   if (moves.length === 0) return [];
-  const ctes = [
-    `moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED (${moves.join(' UNION ALL ')})`,
-    `moves_tasks AS (INSERT INTO stat_tasks_delta (queue, type, status, is_recurring, is_occurrence, n)
-       SELECT queue, type, status, is_recurring, is_occurrence, SUM(n) FROM moves GROUP BY 1, 2, 3, 4, 5 HAVING SUM(n) <> 0)`,
-    `moves_hour AS (INSERT INTO stat_created_hour_delta (hour, type, status, n)
-       SELECT created_at / 3600000, type, status, SUM(n) FROM moves GROUP BY 1, 2, 3 HAVING SUM(n) <> 0)`,
-    `moves_day AS (INSERT INTO stat_created_day_delta (day, type, status, n)
-       SELECT created_at / 86400000, type, status, SUM(n) FROM moves GROUP BY 1, 2, 3 HAVING SUM(n) <> 0)`,
-  ];
+  const ctes = [`moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED (${moves.join(' UNION ALL ')})`];
   // Run buckets and throughput only when a run may have counted (not every end was a cancel), failure groups only when one may have failed.
-  if (!hasRuns || !mayRun) return ctes;
-  const runBuckets = (table: string, bucketMs: number) => `${table}_d AS (
-    ${runBucketDeltaInsert(table, bucketMs, 'ran')})`;
-  const failureGroups = (table: string, bucketMs: number) => `${table}_d AS (
-    INSERT INTO ${table}_delta (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
-    SELECT last_execution_at / ${bucketMs}, type, fingerprint, COUNT(*), MIN(last_execution_at), MAX(last_execution_at),
-           (array_agg(id ORDER BY last_execution_at DESC, id DESC))[1]
-      FROM failed GROUP BY 1, 2, 3)`;
-  const failures = mayFail
-    ? [
-        `failed AS MATERIALIZED (SELECT id, type, last_execution_at, svc_failure_fingerprint(last_exception) AS fingerprint FROM ran WHERE last_outcome = 'Failed')`,
-        failureGroups('failure_groups_hour', 3600000),
-        failureGroups('failure_groups_day', 86400000),
-      ]
-    : [];
+  if (!hasRuns || !mayRun) return [...ctes, ...deltaInsertCtes(['moves'])];
   return [
     ...ctes,
-    `ran AS MATERIALIZED (SELECT * FROM done WHERE counts = 1 AND last_execution_at IS NOT NULL)`,
-    runBuckets('stat_runs_hour', 3600000),
-    runBuckets('stat_runs_day', 86400000),
-    ...failures,
-    `finished_10s AS (INSERT INTO stat_queue_finished_10s_delta (bucket, queue, n)
-       SELECT last_execution_at / 10000, queue, COUNT(*) FROM ran GROUP BY 1, 2)`,
+    `ran AS MATERIALIZED (SELECT id, type, queue, last_execution_at, last_outcome, execution_time_ms, last_exception AS exception
+       FROM done WHERE counts = 1 AND last_execution_at IS NOT NULL)`,
+    ...(mayFail ? [FAILED_CTE] : []),
+    ...deltaInsertCtes(mayFail ? ['moves', 'ran', 'failed'] : ['moves', 'ran']),
   ];
 }
 

@@ -5,6 +5,7 @@ import { abandonedRunError, type AbandonedTask } from '../../common/abandonedRun
 import { auditAllows } from '../../common/auditAllows.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * The database server's clock in ms since the epoch. Heartbeats and lease expiry are both read
@@ -65,16 +66,17 @@ async function recoverAbandonedRuns(
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
   const over = `t.abandoned_count + 1 > $2`;
   const { rows } = await c.query<AbandonedTask & { audit_level: AuditLevel; status: 'Queued' | 'Failed'; is_recurring: number }>(
-    `UPDATE tasks t SET
-        status = CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END,
-        abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL,
+    taskStatusUpdate({
+      writer: 'recoverAbandonedRuns', to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress'],
+      set: `abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL,
         last_execution_at = CASE WHEN ${over} THEN $1 ELSE t.last_execution_at END,
         execution_time_ms = CASE WHEN ${over} THEN 0 ELSE t.execution_time_ms END,
         last_outcome = CASE WHEN ${over} THEN 'Failed' ELSE t.last_outcome END,
         run_count = t.run_count + CASE WHEN ${over} THEN 1 ELSE 0 END,
-        exception = CASE WHEN ${over} THEN $3 || (t.abandoned_count + 1)::text || $4 ELSE t.exception END
-      WHERE t.status = 'InProgress' AND ${where}
-      RETURNING t.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring`,
+        exception = CASE WHEN ${over} THEN $3 || (t.abandoned_count + 1)::text || $4 ELSE t.exception END`,
+      where,
+      returning: 't.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring',
+    }),
     [now, maxAbandoned, ...ABANDONED_ERROR_AROUND_COUNT, ...params],
   );
   const failed = rows.filter((r) => r.status === 'Failed');

@@ -6,6 +6,7 @@ import type { ManagedTaskRow } from '../../common/ManagedTaskRow.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 const selectManaged = async (c: PoolClient, ids: readonly string[]) =>
   (
@@ -19,6 +20,9 @@ const selectManaged = async (c: PoolClient, ids: readonly string[]) =>
     )
   ).rows;
 
+/** A row put back in the queue: due at `now` (the parameter named), attempts and throttle reset, no instance. */
+const REQUEUE_SET = (now: string) => `scheduled_at = ${now}, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL`;
+
 /** Retry and bulk actions on PostgreSQL: each call one transaction, rows locked while checked and changed. */
 export function createPostgresTaskManagementStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): TaskManagementStore {
   return {
@@ -28,7 +32,7 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };
         const refusal = actionRefusal('retry', row);
         if (refusal !== undefined) return { status: 'Conflict', message: refusal, taskId: row.id };
-        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, row.id]);
+        await c.query(taskStatusUpdate({ writer: 'retryTask', to: 'Queued', from: [row.status], set: REQUEUE_SET('$1'), where: 'id = $2' }), [now, row.id]);
         await insertStatusAudits(c, [{ taskId: row.id, level: row.audit_level, at: now, status: 'Queued', changedBy: actor }]);
         await onWritten(c);
         return { status: 'Succeeded', message: `The task is back in the queue (retried by ${actor}).`, taskId: row.id };
@@ -44,9 +48,9 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
         if (eligible.length === 0) return result;
         const target = action === 'cancel' ? 'Cancelled' : 'Queued';
         await c.query(
-          action === 'cancel'
-            ? `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL WHERE id = ANY($1::text[])`
-            : `UPDATE tasks SET status = 'Queued', scheduled_at = $2, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = ANY($1::text[])`,
+          taskStatusUpdate(action === 'cancel'
+            ? { writer: 'applyBulkBatch', to: 'Cancelled', from: allowed, set: 'throttled_until = NULL', where: 'id = ANY($1::text[])' }
+            : { writer: 'applyBulkBatch', to: 'Queued', from: allowed, set: REQUEUE_SET('$2'), where: 'id = ANY($1::text[])' }),
           action === 'cancel' ? [eligible.map((r) => r.id)] : [eligible.map((r) => r.id), now],
         );
         await insertStatusAudits(c, eligible.map((r) => ({ taskId: r.id, level: r.audit_level, at: now, status: target, changedBy: actor })));

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { StoppedRun } from '../../EngineStore.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * InProgress → ServiceStopped: the engine stopped and the runs did not finish within the grace
@@ -9,8 +10,10 @@ import { insertStatusAudits } from './statusAudits.js';
 export async function markServiceStopped(c: PoolClient, runs: readonly StoppedRun[], now: number): Promise<boolean[]> {
   if (runs.length === 0) return [];
   const { rows } = await c.query<{ id: string }>(
-    `UPDATE tasks t SET status = 'ServiceStopped', instance_id = NULL FROM unnest($1::text[], $2::text[]) AS r(id, token)
-      WHERE t.id = r.id AND t.status = 'InProgress' AND t.run_token = r.token RETURNING t.id`,
+    taskStatusUpdate({
+      writer: 'markServiceStopped', to: 'ServiceStopped', from: ['InProgress'], set: 'instance_id = NULL',
+      using: 'unnest($1::text[], $2::text[]) AS r(id, token)', where: 't.id = r.id AND t.run_token = r.token', returning: 't.id',
+    }),
     [runs.map((r) => r.id), runs.map((r) => r.token)],
   );
   const ok = new Set(rows.map((r) => r.id));

@@ -1,7 +1,9 @@
 import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { QueueAdmission } from './queueAdmission.js';
+import { checkTransition } from '../../common/statusTransitions.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * Due Pending rows (durable schedule rows excluded; an inline recurring row has no occurrence
@@ -19,10 +21,15 @@ export async function promoteDue(c: PoolClient, now: number, limit: number, admi
   if (rows.length === 0) return 0;
   const statuses: ('Queued' | 'WaitingQueue')[] = [];
   for (const r of rows) statuses.push(await admission.admit(r.queue));
+  // A status the transition table refuses is reported and not written.
+  const moving = rows.map((r, i) => ({ ...r, status: statuses[i]! })).filter((m) => checkTransition('promoteDue', 'Pending', m.status, [m.id]));
   await c.query(
-    `UPDATE tasks t SET status = p.status FROM unnest($1::text[], $2::text[]) AS p(id, status) WHERE t.id = p.id AND t.status = 'Pending'`,
-    [rows.map((r) => r.id), statuses],
+    taskStatusUpdate({
+      writer: 'promoteDue', to: { expr: 'p.status', statuses: ['Queued', 'WaitingQueue'] }, from: ['Pending'],
+      using: 'unnest($1::text[], $2::text[]) AS p(id, status)', where: 't.id = p.id',
+    }),
+    [moving.map((m) => m.id), moving.map((m) => m.status)],
   );
-  await insertStatusAudits(c, rows.map((r, i) => ({ taskId: r.id, level: r.audit_level, at: now, status: statuses[i]! })));
+  await insertStatusAudits(c, moving.map((m) => ({ taskId: m.id, level: m.audit_level, at: now, status: m.status })));
   return rows.length;
 }

@@ -1,4 +1,5 @@
 import type { PoolClient } from 'pg';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * After a lost connection: this instance's InProgress rows that its engine does not run (claimed
@@ -8,9 +9,10 @@ import type { PoolClient } from 'pg';
 export async function requeueUnknownClaims(c: PoolClient, instanceId: string, running: readonly string[], now: number): Promise<number> {
   const { rows } = await c.query<{ n: number }>(
     `WITH requeued AS (
-       UPDATE tasks SET status = 'Queued', instance_id = NULL
-        WHERE status = 'InProgress' AND instance_id = $1 AND NOT (id = ANY($2::text[]))
-        RETURNING id, audit_level),
+       ${taskStatusUpdate({
+         writer: 'requeueUnknownClaims', to: 'Queued', from: ['InProgress'], set: 'instance_id = NULL',
+         where: 'instance_id = $1 AND NOT (id = ANY($2::text[]))', returning: 't.id, t.audit_level',
+       })}),
      audited AS (INSERT INTO status_audit (task_id, updated_at, new_status) SELECT id, $3, 'Queued' FROM requeued WHERE audit_level = 'Full')
      SELECT COUNT(*) AS n FROM requeued`,
     [instanceId, running, now],

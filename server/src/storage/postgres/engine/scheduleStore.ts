@@ -6,6 +6,7 @@ import type {
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAudits } from './statusAudits.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
   schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
@@ -70,8 +71,10 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     const chosen = which ? rows.filter(which) : rows;
     if (chosen.length === 0) return 0;
     const res = await c.query<{ id: string; audit_level: AuditLevel }>(
-      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
-        WHERE id = ANY($1::text[]) AND status IN ('Pending', 'Queued', 'WaitingQueue') RETURNING id, audit_level`,
+      taskStatusUpdate({
+        writer: 'cancelOpenOccurrences', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL',
+        where: 'id = ANY($1::text[])', returning: 't.id, t.audit_level',
+      }),
       [chosen.map((o) => o.id)],
     );
     await insertStatusAudits(c, res.rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: now, status: 'Cancelled' as const })));
@@ -108,8 +111,10 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           } else {
             sink.push(...w.occurrences);
             await c.query(
-              `UPDATE tasks SET cursor_at = $1, scheduled_at = $2, status = $3,
-                      execution_time_ms = CASE WHEN $3 = 'Completed' THEN 0 ELSE execution_time_ms END WHERE id = $4`,
+              taskStatusUpdate({
+                writer: 'materializeSchedule', to: { expr: '$3', statuses: ['Pending', 'Completed'] }, from: ['Pending'],
+                set: `cursor_at = $1, scheduled_at = $2, execution_time_ms = CASE WHEN $3 = 'Completed' THEN 0 ELSE t.execution_time_ms END`, where: 't.id = $4',
+              }),
               [w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending', row.id],
             );
             if (w.completed) completed.push({ id: row.id, level: row.audit_level });
@@ -144,9 +149,13 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         }
         const ch = decision.change;
         await c.query(
-          `UPDATE tasks SET type = $1, handler = $2, request = $3, queue = $4, audit_level = $5, status = $6, scheduled_at = $7,
+          taskStatusUpdate({
+            writer: 'upsertSchedule', to: { expr: '$6', statuses: [ch.status] }, from: [existing?.status ?? ch.status],
+            set: `type = $1, handler = $2, request = $3, queue = $4, audit_level = $5, scheduled_at = $7,
                   misfire_policy = $8, time_zone_id = $9, schedule_version = $10, schedule_definition = $11, halt = NULL,
-                  traceparent = $13, tracestate = $14 WHERE id = $12`,
+                  traceparent = $13, tracestate = $14`,
+            where: 't.id = $12',
+          }),
           [ch.type, ch.handler, ch.request, ch.queue, ch.auditLevel, ch.status, ch.nextSlotAt, ch.misfirePolicy, ch.timeZoneId, ch.scheduleVersion, ch.definitionJson, ch.id, ch.traceparent, ch.tracestate],
         );
         if (existing && ch.status !== existing.status) await insertStatusAudits(c, [{ taskId: ch.id, level: ch.auditLevel, at: input.now, status: ch.status }]);
@@ -162,7 +171,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         if (fresh.status === 'Completed') {
           return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: id };
         }
-        await c.query(`UPDATE tasks SET status = 'Cancelled', scheduled_at = NULL, halt = NULL WHERE id = $1`, [id]);
+        await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [fresh.status], set: 'scheduled_at = NULL, halt = NULL', where: 't.id = $1' }), [id]);
         await insertStatusAudits(c, [{ taskId: id, level: fresh.audit_level, at: now, status: 'Cancelled' }]);
         const cancelled = await cancelOpenOccurrences(c, id, now);
         return { status: 'Succeeded', message: `Schedule cancelled; ${cancelled} pending occurrence(s) cancelled, running ones finish.`, taskId: id };
@@ -188,7 +197,13 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         if (!parent || parent.status === 'Cancelled') {
           return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
         }
-        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, taskId]);
+        await c.query(
+          taskStatusUpdate({
+            writer: 'requeueOccurrence', to: 'Queued', from: [row.status],
+            set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL', where: 't.id = $2',
+          }),
+          [now, taskId],
+        );
         await insertStatusAudits(c, [{ taskId, level: row.audit_level, at: now, status: 'Queued' }]);
         await onWritten(c);
         return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Reservation, StartedRun } from '../../EngineStore.js';
+import { taskStatusUpdate } from './taskStatusUpdate.js';
 
 /**
  * Handlers that began on rows this instance reserved: Queued → InProgress with the instant the
@@ -13,11 +14,13 @@ export async function startRuns(c: PoolClient, starts: readonly StartedRun[], in
   if (starts.length === 0) return [];
   const { rows } = await c.query<{ id: string }>(
     `WITH begun AS (
-       UPDATE tasks t SET status = 'InProgress', started_at = s.started_at, run_token = s.token, instance_id = $6,
-              reserved_by = NULL
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) AS s(id, reserved_at, started_at, token, audit_level)
-        WHERE t.id = s.id AND t.status = 'Queued' AND t.reserved_by = $6 AND t.reserved_at = s.reserved_at
-        RETURNING t.id, s.started_at, s.audit_level),
+       ${taskStatusUpdate({
+         writer: 'startRuns', to: 'InProgress', from: ['Queued'],
+         set: 'started_at = s.started_at, run_token = s.token, instance_id = $6, reserved_by = NULL',
+         using: 'unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[]) AS s(id, reserved_at, started_at, token, audit_level)',
+         where: 't.id = s.id AND t.reserved_by = $6 AND t.reserved_at = s.reserved_at',
+         returning: 't.id, s.started_at, s.audit_level',
+       })}),
      audited AS (
        INSERT INTO status_audit (task_id, updated_at, new_status) SELECT id, started_at, 'InProgress' FROM begun WHERE audit_level = 'Full')
      SELECT id FROM begun`,

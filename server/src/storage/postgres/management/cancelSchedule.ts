@@ -1,5 +1,7 @@
 import type { PoolClient } from 'pg';
+import type { TaskStatus } from '../../../contracts/task.js';
 import { auditsTransition, isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
 
 /**
  * Cancel: the schedule becomes Cancelled (terminal, its halt dropped), its Pending, Queued and
@@ -12,14 +14,16 @@ export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: 
   if (row.status === 'Completed') {
     return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: row.id };
   }
-  await c.query(`UPDATE tasks SET status = 'Cancelled', scheduled_at = NULL, halt = NULL WHERE id = $1`, [row.id]);
+  await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [row.status as TaskStatus], set: 'scheduled_at = NULL, halt = NULL', where: 'id = $1' }), [row.id]);
   if (auditsTransition(row.audit_level)) {
     await c.query(`INSERT INTO status_audit (task_id, updated_at, new_status) VALUES ($1, $2, 'Cancelled')`, [row.id, nowMs]);
   }
   const { rows } = await c.query<{ id: string; audit_level: string }>(
-    `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
-      WHERE id IN (SELECT id FROM tasks WHERE parent_task_id = $1 AND status IN ('Pending', 'Queued', 'WaitingQueue') FOR UPDATE SKIP LOCKED)
-      RETURNING id, audit_level`,
+    taskStatusUpdate({
+      writer: 'cancelSchedule', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL',
+      where: `id IN (SELECT id FROM tasks WHERE parent_task_id = $1 AND status IN ('Pending', 'Queued', 'WaitingQueue') FOR UPDATE SKIP LOCKED)`,
+      returning: 't.id, t.audit_level',
+    }),
     [row.id],
   );
   const audited = rows.filter((r) => auditsTransition(r.audit_level)).map((r) => r.id);

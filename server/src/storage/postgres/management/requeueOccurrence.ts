@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import { OPERATION_COLUMNS, auditsTransition, isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
 
 /**
  * A Failed or Cancelled occurrence back to Queued: same id and history (one 'Queued' audit row),
@@ -20,7 +21,10 @@ export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, n
     return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
   }
   await c.query(
-    `UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`,
+    taskStatusUpdate({
+      writer: 'requeueOccurrence', to: 'Queued', from: [row.status],
+      set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL', where: 'id = $2',
+    }),
     [nowMs, taskId],
   );
   if (auditsTransition(row.audit_level)) {

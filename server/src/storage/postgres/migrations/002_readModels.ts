@@ -82,7 +82,8 @@ const RUNS = `(SELECT n.* FROM old_rows o JOIN new_rows n ON n.id = o.id
 const runDeltas = (table: string, bucketMs: number) => `
   ${runBucketDeltaInsert(table, bucketMs, RUNS)};`;
 
-const TYPE_HANDLERS = (src: string) => `
+/** New (type, handler) pairs of a set of rows (no counter: the set substring search resolves against). */
+export const TYPE_HANDLERS = (src: string) => `
   INSERT INTO monitor_type_handlers (type, handler)
     SELECT DISTINCT s.type, s.handler FROM ${src} s
      WHERE NOT EXISTS (SELECT 1 FROM monitor_type_handlers m WHERE m.type = s.type AND m.handler = s.handler)

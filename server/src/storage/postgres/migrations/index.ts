@@ -10,6 +10,7 @@ import { pgMigration009SearchWordsTable } from './009_searchWordsTable.js';
 import { pgMigration010Reservations } from './010_reservations.js';
 import { pgMigration011AbandonedCount } from './011_abandonedCount.js';
 import { pgMigration012TraceContext } from './012_traceContext.js';
+import { pgMigration013ReadModelDeltasFromOneDescription } from './013_readModelDeltasFromOneDescription.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -31,4 +32,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 10, name: 'rows taken ahead of a worker stay Queued (reserved_by, reserved_at, a NOTIFY when one is cancelled); runs carry a token', sql: pgMigration010Reservations },
   { version: 11, name: 'each task counts the runs abandoned while running (instance died or lease lost)', sql: pgMigration011AbandonedCount },
   { version: 12, name: 'the trace context of the dispatch that created a task', sql: pgMigration012TraceContext },
+  { version: 13, name: 'read-model triggers generated from the one description of the deltas (readModelDeltas.ts); the finished-runs trigger folded into the UPDATE trigger', sql: pgMigration013ReadModelDeltasFromOneDescription },
 ];

@@ -3,6 +3,7 @@ import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
+import { checkTransition } from '../../common/statusTransitions.js';
 
 const NOT_STARTED: readonly string[] = ['Pending', 'Queued', 'WaitingQueue'];
 
@@ -16,7 +17,7 @@ export function prepareCancelWaitingTask(
   return (id, auditLevel, now, deltas) => {
     const row = select.get(id) as (TaskGroup & { status: string }) | undefined;
     if (row === undefined || !NOT_STARTED.includes(row.status)) return false;
-    if (stmt.run(id, row.status).changes !== 1) return false;
+    if (!checkTransition('cancelWaitingTask', row.status, 'Cancelled', [id]) || stmt.run(id, row.status).changes !== 1) return false;
     deltas.moved(row, row.status, 'Cancelled');
     audit(id, auditLevel, now, 'Cancelled' satisfies TaskStatus);
     return true;

@@ -5,6 +5,7 @@ import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
+import { checkTransition } from '../../common/statusTransitions.js';
 
 export type { FinishedRun };
 
@@ -60,6 +61,7 @@ export function prepareCompleteTasks(
     const done: FinishedRun[] = [];
     const audits: StatusAuditRow[] = [];
     for (const r of runs) {
+      if (!checkTransition('completeTasks', 'InProgress', r.nextStatus, [r.id])) continue;
       const counts = r.outcome !== 'Cancelled';
       const group = claimed.take(r.id);
       let row: FinishedRow | undefined;

@@ -5,6 +5,7 @@ import { prepareLimitedSelect } from './limitedSelect.js';
 import { IS_SCHEDULE_ROW } from './TaskRow.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
+import { checkTransition } from '../../common/statusTransitions.js';
 
 /** Chooses Queued or WaitingQueue for a row of `queue` (capacity check, counted by the caller). */
 export type AdmissionDecider = (queue: string) => 'Queued' | 'WaitingQueue';
@@ -24,7 +25,7 @@ export function preparePromoteDueTasks(
     const rows = select(limit, now) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     for (const r of rows) {
       const status = decide(r.queue);
-      if (update.run(status, r.id).changes === 1) {
+      if (checkTransition('promoteDueTasks', 'Pending', status, [r.id]) && update.run(status, r.id).changes === 1) {
         audit(r.id, r.audit_level, now, status);
         deltas.moved(r, 'Pending', status);
       }

@@ -5,6 +5,7 @@ import { type StatusAuditWriter } from './insertStatusAudit.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
+import { priorStatusCondition } from '../../common/statusTransitions.js';
 
 interface RecoveredRow extends TaskGroup {
   id: string;
@@ -35,10 +36,10 @@ export function prepareRecoverTasks(
   const select = db.prepare(`SELECT id, audit_level, status, handler, request, parent_task_id, abandoned_count, ${TASK_GROUP_COLUMNS}
     FROM tasks WHERE status IN ('InProgress', 'ServiceStopped')`);
   const requeue = db.prepare(`UPDATE tasks SET status = 'Queued', abandoned_count = abandoned_count + ?
-    WHERE id = ? AND status IN ('InProgress', 'ServiceStopped')`);
+    WHERE id = ? AND ${priorStatusCondition('recoverTasks', 'status', 'Queued', ['InProgress', 'ServiceStopped'])}`);
   const fail = db.prepare(`UPDATE tasks SET status = 'Failed', abandoned_count = abandoned_count + 1, last_execution_at = ?,
       execution_time_ms = 0, last_outcome = 'Failed', run_count = run_count + 1, exception = ?
-    WHERE id = ? AND status = 'InProgress'`);
+    WHERE id = ? AND ${priorStatusCondition('recoverTasks', 'status', 'Failed', ['InProgress'])}`);
   const runAudit = db.prepare(`INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, 0, 'Failed', ?)`);
   const unthrottle = db.prepare(`UPDATE tasks SET throttled_until = NULL WHERE throttled_until IS NOT NULL AND status = 'Queued'`);
   return (now, maxAbandoned, deltas) => {

@@ -5,6 +5,7 @@ import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
+import { priorStatusCondition } from '../../common/statusTransitions.js';
 
 /**
  * Handlers that began on rows this store reserved: Queued → InProgress with the instant the
@@ -19,7 +20,7 @@ export function prepareStartRuns(
 ): (starts: readonly StartedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => boolean[] {
   // reserved_at stays: the instant the row was taken (and counted by a rate window).
   const set = `SET status = 'InProgress', started_at = ?, run_token = ?, reserved_by = NULL`;
-  const guard = `status = 'Queued' AND reserved_by = ? AND reserved_at = ?`;
+  const guard = `${priorStatusCondition('startRuns', 'status', 'InProgress', ['Queued'])} AND reserved_by = ? AND reserved_at = ?`;
   const startKnown = db.prepare(`UPDATE tasks ${set} WHERE rowid = ? AND id = ? AND ${guard}`);
   const start = db.prepare(`UPDATE tasks ${set} WHERE id = ? AND ${guard} RETURNING ${TASK_GROUP_COLUMNS}`);
   return (starts, deltas, claimed) => {

@@ -4,6 +4,7 @@ import { preparedStatement } from '../schedules/preparedStatement.js';
 import type { ReadModelDeltas } from '../readModels/ReadModelDeltas.js';
 import { managedGroup } from './managedGroup.js';
 import type { ManagedTaskRow } from '../../../common/ManagedTaskRow.js';
+import { checkTransition } from '../../../common/statusTransitions.js';
 
 /**
  * A finished row back to Queued, due now, attempts and throttle reset, same id; history and
@@ -11,7 +12,7 @@ import type { ManagedTaskRow } from '../../../common/ManagedTaskRow.js';
  * when that is one of `from` (false: the row has moved on). The move goes into `deltas`.
  */
 export function requeueTaskNow(db: Database, deltas: ReadModelDeltas, row: ManagedTaskRow, from: readonly TaskStatus[], nowMs: number): boolean {
-  if (!from.includes(row.status)) return false;
+  if (!from.includes(row.status) || !checkTransition('requeueTaskNow', row.status, 'Queued', [row.id])) return false;
   const changed = preparedStatement(
     db,
     `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL WHERE id = ? AND status = ?`,

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { TaskStatus } from '../../../../contracts/index.js';
 import { preparedStatement } from '../schedules/preparedStatement.js';
+import { priorStatusCondition } from '../../../common/statusTransitions.js';
 
 /**
  * Many rows in one statement (the ids as one JSON array), each only from one of `from`:
@@ -10,8 +11,7 @@ import { preparedStatement } from '../schedules/preparedStatement.js';
  */
 export function setTasksStatus(db: Database, ids: readonly string[], from: readonly TaskStatus[], to: 'Queued' | 'Cancelled', nowMs: number): number {
   if (ids.length === 0 || from.length === 0) return 0;
-  const inList = from.map((s) => `'${s}'`).join(', ');
-  const where = `id IN (SELECT value FROM json_each(?)) AND status IN (${inList})`;
+  const where = `id IN (SELECT value FROM json_each(?)) AND ${priorStatusCondition('setTasksStatus', 'status', to, from)}`;
   return to === 'Queued'
     ? preparedStatement(db, `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL WHERE ${where}`).run(nowMs, JSON.stringify(ids)).changes
     : preparedStatement(db, `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL WHERE ${where}`).run(JSON.stringify(ids)).changes;

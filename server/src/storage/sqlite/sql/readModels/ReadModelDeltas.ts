@@ -1,5 +1,6 @@
 import { failureFingerprint } from '../../functions/failureFingerprint.js';
 import type { FailureGroupRow } from '../../../common/failureGroupRows.js';
+import { initialStatusAllowed, reportRefusedTransition, transitionAllowed } from '../../../common/statusTransitions.js';
 
 /** The columns of a task row that place it in the read models' groups. */
 export interface TaskGroup {
@@ -76,6 +77,14 @@ export function bucketOf(ms: number, size: number): number {
   return Number.isInteger(ms) ? Math.trunc(ms / size) : ms / size;
 }
 
+/**
+ * Every status change on SQLite is recorded here (the read models depend on it), so this is where
+ * the task writer checks it against the transition table, the net behind the writers' own guards:
+ * a change recorded here was already written, so it is reported (and, in strict mode, throws and
+ * rolls the writer's transaction back).
+ */
+const WRITER = 'the SQLite task writer';
+
 /** The map of one status in a map keyed by status first. */
 function inStatus<V>(byStatus: Map<string, Map<string, V>>, status: string): Map<string, V> {
   let m = byStatus.get(status);
@@ -143,6 +152,12 @@ export class ReadModelDeltas {
   readonly searchKeyUpdates = new Map<string, string | null>();
   /** (type, handler) pairs seen: key → [type, handler]. */
   readonly typeHandlers = new Map<string, [string, string]>();
+  /**
+   * Whether recorded status moves and new rows' statuses are checked against the transition
+   * table (see WRITER). Off only for a test's own seeding of rows as past writers left them,
+   * which is no transition.
+   */
+  checkTransitions = true;
   /** Net change of Queued rows per queue (admission reads the count before the deltas are written). */
   private readonly queuedByQueue = new Map<string, number>();
 
@@ -162,6 +177,7 @@ export class ReadModelDeltas {
 
   /** A new task row. */
   inserted(row: NewTaskFacts): void {
+    if (this.checkTransitions && !initialStatusAllowed(row.status)) reportRefusedTransition(WRITER, null, row.status, [row.id], true);
     if (this.bulkInsertedAfterRowid !== null) {
       throw new Error('A task row inserted after a bulk insert would get two search rows: record it with insertedMany');
     }
@@ -180,6 +196,7 @@ export class ReadModelDeltas {
    */
   insertedMany(row: Omit<NewTaskFacts, 'id'>, n: number, afterRowid: number): void {
     if (n === 0) return;
+    if (this.checkTransitions && !initialStatusAllowed(row.status)) reportRefusedTransition(WRITER, null, row.status, [], true);
     this.count(row, row.status, n);
     if (this.bulkInsertedAfterRowid === null || afterRowid < this.bulkInsertedAfterRowid) this.bulkInsertedAfterRowid = afterRowid;
     const bulk = this.bulkInserted;
@@ -192,6 +209,7 @@ export class ReadModelDeltas {
   /** The row's status changed from `from` to `to` (nothing else that groups it). */
   moved(row: TaskGroup, from: string, to: string): void {
     if (from === to) return;
+    if (this.checkTransitions && !transitionAllowed(from, to)) reportRefusedTransition(WRITER, from, to, [], true);
     const keys = new GroupKeys(row);
     this.countIn(keys, from, -1);
     this.countIn(keys, to, 1);
@@ -199,6 +217,7 @@ export class ReadModelDeltas {
 
   /** The row left group `before` (with status `from`) for group `after` (status `to`): a schedule's definition changed. */
   regrouped(before: TaskGroup, from: string, after: TaskGroup & { handler: string }, to: string): void {
+    if (this.checkTransitions && !transitionAllowed(from, to)) reportRefusedTransition(WRITER, from, to, [], true);
     this.count(before, from, -1);
     this.count(after, to, 1);
     this.handledBy(after.type, after.handler);

@@ -2,6 +2,7 @@ import type { Database } from 'better-sqlite3';
 import { changeTaskRow } from '../readModels/changeTaskRow.js';
 import type { ReadModelDeltas } from '../readModels/ReadModelDeltas.js';
 import { preparedStatement } from './preparedStatement.js';
+import { priorStatusCondition } from '../../../common/statusTransitions.js';
 
 /** Pending/Queued/WaitingQueue → Cancelled. Returns false when the row had started meanwhile. */
 export function cancelNotStartedTask(db: Database, deltas: ReadModelDeltas, id: string): boolean {
@@ -9,7 +10,7 @@ export function cancelNotStartedTask(db: Database, deltas: ReadModelDeltas, id: 
     preparedStatement(
       db,
       `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
-        WHERE id = ? AND status IN ('Pending', 'Queued', 'WaitingQueue')`,
+        WHERE id = ? AND ${priorStatusCondition('cancelNotStartedTask', 'status', 'Cancelled', ['Pending', 'Queued', 'WaitingQueue'])}`,
     ).run(id).changes === 1,
   );
 }

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { preparedStatement } from './preparedStatement.js';
+import { priorStatusCondition } from '../../../common/statusTransitions.js';
 
 /**
  * Management requeue: a Failed or Cancelled row back to Queued, same id, due now, attempts reset. Its history
@@ -11,7 +12,7 @@ export function requeueTerminalTask(db: Database, id: string, nowMs: number): bo
     preparedStatement(
       db,
       `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL
-        WHERE id = ? AND status IN ('Failed', 'Cancelled')`,
+        WHERE id = ? AND ${priorStatusCondition('requeueTerminalTask', 'status', 'Queued', ['Failed', 'Cancelled'])}`,
     ).run(nowMs, id).changes === 1
   );
 }

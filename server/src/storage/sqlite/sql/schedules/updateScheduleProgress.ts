@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { TaskStatus } from '../../../../contracts/index.js';
 import { preparedStatement } from './preparedStatement.js';
+import { priorStatusCondition } from '../../../common/statusTransitions.js';
 
 /**
  * Advances the materializer cursor and the displayed next slot; `status` Completed finalizes an
@@ -12,6 +13,6 @@ export function updateScheduleProgress(db: Database, id: string, cursorAt: numbe
     db,
     `UPDATE tasks SET cursor_at = ?, scheduled_at = ?, status = ?,
         execution_time_ms = CASE WHEN ? = 'Completed' THEN 0 ELSE execution_time_ms END
-      WHERE id = ?`,
+      WHERE id = ? AND ${priorStatusCondition('updateScheduleProgress', 'status', status, ['Pending'])}`,
   ).run(cursorAt, nextSlotAt, status, status, id);
 }
