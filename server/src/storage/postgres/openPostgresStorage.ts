@@ -21,10 +21,20 @@ export interface OpenPostgresStorageOptions {
   connectTimeoutMs?: number;
   /** Period of the read-model roll-up in ms; 0 turns it off (another process rolls up). Default 1000. */
   rollupIntervalMs?: number;
+  /**
+   * PostgreSQL's `idle_in_transaction_session_timeout` for every session of this store, in ms:
+   * the server ends a session left idle inside a transaction this long, so a process frozen
+   * mid-transaction (SIGSTOP, a stalled VM) cannot hold the row and advisory locks that lease
+   * recovery needs. Keep it a few times the engine's lease. 0 turns it off. Default 90000 (three
+   * times the default lease of 30 s).
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 const OWNER = 'openPostgresStorage';
-const KNOWN = ['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs'] as const satisfies ReadonlyArray<keyof OpenPostgresStorageOptions>;
+const KNOWN = ['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs', 'idleInTransactionTimeoutMs'] as const satisfies ReadonlyArray<keyof OpenPostgresStorageOptions>;
+/** Three times the engine's default lease (30 s): see `idleInTransactionTimeoutMs`. */
+export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 90_000;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -63,6 +73,7 @@ function validate(options: OpenPostgresStorageOptions): Required<OpenPostgresSto
     poolSize: read.integer('poolSize', 10, { min: 1 }),
     connectTimeoutMs: read.integer('connectTimeoutMs', 5000, { min: 1 }),
     rollupIntervalMs: read.integer('rollupIntervalMs', 1000, { min: 0 }),
+    idleInTransactionTimeoutMs: read.integer('idleInTransactionTimeoutMs', DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS, { min: 0 }),
   };
 }
 
@@ -81,7 +92,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     max: o.poolSize,
     connectionTimeoutMillis: o.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    options: searchPath,
+    options: `${searchPath} -c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs}`,
     types,
     application_name: 'svc-monitor',
   });
