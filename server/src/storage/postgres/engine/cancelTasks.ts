@@ -14,7 +14,7 @@ export async function cancelTasks(c: PoolClient, ids: readonly string[], now: nu
   const done = new Set<string>();
   if (cancellable.length > 0) {
     const res = await c.query<{ id: string }>(
-      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL
+      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL
         WHERE id = ANY($1::text[]) AND status IN ('Pending', 'Queued', 'WaitingQueue') RETURNING id`,
       [cancellable],
     );

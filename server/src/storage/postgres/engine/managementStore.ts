@@ -28,7 +28,7 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };
         const refusal = actionRefusal('retry', row);
         if (refusal !== undefined) return { status: 'Conflict', message: refusal, taskId: row.id };
-        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, row.id]);
+        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL WHERE id = $2`, [now, row.id]);
         await insertStatusAudits(c, [{ taskId: row.id, level: row.audit_level, at: now, status: 'Queued', changedBy: actor }]);
         await onWritten(c);
         return { status: 'Succeeded', message: `The task is back in the queue (retried by ${actor}).`, taskId: row.id };
@@ -45,8 +45,8 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
         const target = action === 'cancel' ? 'Cancelled' : 'Queued';
         await c.query(
           action === 'cancel'
-            ? `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL WHERE id = ANY($1::text[])`
-            : `UPDATE tasks SET status = 'Queued', scheduled_at = $2, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = ANY($1::text[])`,
+            ? `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL WHERE id = ANY($1::text[])`
+            : `UPDATE tasks SET status = 'Queued', scheduled_at = $2, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL WHERE id = ANY($1::text[])`,
           action === 'cancel' ? [eligible.map((r) => r.id)] : [eligible.map((r) => r.id), now],
         );
         await insertStatusAudits(c, eligible.map((r) => ({ taskId: r.id, level: r.audit_level, at: now, status: target, changedBy: actor })));

@@ -70,7 +70,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     const chosen = which ? rows.filter(which) : rows;
     if (chosen.length === 0) return 0;
     const res = await c.query<{ id: string; audit_level: AuditLevel }>(
-      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
+      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL
         WHERE id = ANY($1::text[]) AND status IN ('Pending', 'Queued', 'WaitingQueue') RETURNING id, audit_level`,
       [chosen.map((o) => o.id)],
     );
@@ -188,7 +188,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         if (!parent || parent.status === 'Cancelled') {
           return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
         }
-        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`, [now, taskId]);
+        await c.query(`UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL WHERE id = $2`, [now, taskId]);
         await insertStatusAudits(c, [{ taskId, level: row.audit_level, at: now, status: 'Queued' }]);
         await onWritten(c);
         return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };

@@ -17,7 +17,7 @@ export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: 
     await c.query(`INSERT INTO status_audit (task_id, updated_at, new_status) VALUES ($1, $2, 'Cancelled')`, [row.id, nowMs]);
   }
   const { rows } = await c.query<{ id: string; audit_level: string }>(
-    `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
+    `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL
       WHERE id IN (SELECT id FROM tasks WHERE parent_task_id = $1 AND status IN ('Pending', 'Queued', 'WaitingQueue') FOR UPDATE SKIP LOCKED)
       RETURNING id, audit_level`,
     [row.id],

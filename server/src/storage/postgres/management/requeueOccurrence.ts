@@ -20,7 +20,7 @@ export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, n
     return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
   }
   await c.query(
-    `UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL WHERE id = $2`,
+    `UPDATE tasks SET status = 'Queued', scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL WHERE id = $2`,
     [nowMs, taskId],
   );
   if (auditsTransition(row.audit_level)) {
