@@ -85,6 +85,9 @@ export const queueMetricsSchema = z.object({
   successRate: z.number(),
   oldestQueuedAgeMs: z.number().min(0).optional().meta({ description: 'Additive: how long the next Queued row in line has waited since it became due (ms); absent when none is Queued.' }),
   finishedLastMinute: count.optional().meta({ description: 'Additive: runs of this queue that finished in the last minute.' }),
+  reservedCount: count.optional().meta({
+    description: 'Additive: of queuedTasks, the Queued rows an engine instance has reserved (taken ahead of a free worker; not started). Absent on a database from before reservations.',
+  }),
 });
 
 // Each schema parses to exactly its contract type: a field added to one and not the other fails the type-check.

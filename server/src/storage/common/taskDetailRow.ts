@@ -1,4 +1,5 @@
 import type { AuditLevel, ExecutionLogPage, RunsAuditPage, StatusAuditPage, TaskDetail } from '../../contracts/index.js';
+import type { SchemaFeatures } from './SchemaFeatures.js';
 import { toIso } from './time.js';
 import { parseHalt } from './parseHalt.js';
 import { parseScheduleDefinition } from './parseScheduleDefinition.js';
@@ -15,13 +16,21 @@ export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
   schedule_definition: string | null;
   run_number: number | null;
   traceparent: string | null;
+  reserved_by: string | null;
+  reserved_at: number | null;
 }
 
-/** The select list of a task detail row (placeholders differ per backend, so the WHERE clause is the caller's). */
-export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
-            missed_from, missed_through, missed_count, missed_count_is_exact, traceparent`;
-/** The same on a database opened read-only from before the trace-context columns. */
-export const DETAIL_COLUMNS_WITHOUT_TRACE = DETAIL_COLUMNS.replace(/traceparent$/, 'NULL AS traceparent');
+/**
+ * The select list of a task detail row (placeholders differ per backend, so the WHERE clause is
+ * the caller's); a database opened read-only from before the trace-context or reservation
+ * columns reads NULL in their place.
+ */
+export function detailColumns(features: Pick<SchemaFeatures, 'traceContext' | 'reservations'>): string {
+  const trace = features.traceContext ? 'traceparent' : 'NULL AS traceparent';
+  const reservation = features.reservations ? 'reserved_by, reserved_at' : 'NULL AS reserved_by, NULL AS reserved_at';
+  return `${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
+            missed_from, missed_through, missed_count, missed_count_is_exact, ${trace}, ${reservation}`;
+}
 
 /** The detail carries the first page (100 entries) of every history block, read through the paged queries. */
 export const DETAIL_PAGE = { skip: 0, take: 100 };
@@ -57,5 +66,9 @@ export function toTaskDetail(
     auditLevel: row.audit_level as AuditLevel,
     scheduleDefinition: isSchedule ? parseScheduleDefinition(row.schedule_definition, row.misfire_policy, row.time_zone_id) : undefined,
     traceId: traceIdOf(row.traceparent),
+    // A reservation means something only while the row waits: `reserved_at` stays after the start (a rate window counted it).
+    ...(row.status === 'Queued' && row.reserved_by !== null
+      ? { reservedBy: row.reserved_by, reservedAtUtc: toIso(row.reserved_at) }
+      : {}),
   };
 }
