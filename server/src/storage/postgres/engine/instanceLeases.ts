@@ -24,18 +24,24 @@ export async function heartbeat(storage: PostgresStorage, instanceId: string): P
 /**
  * Lease recovery: InProgress rows whose instance missed its lease (heartbeat older than
  * `leaseMs` by the database clock, or no instance row at all) are abandoned runs (see
- * recoverAbandonedRuns); the dead instances' rows are removed. One instance at a time
- * (transaction advisory lock).
+ * recoverAbandonedRuns), and so are the Queued rows still reserved by an instance found expired
+ * here (looked for only then: the reserved rows have no index of their own, and a dead instance
+ * is found expired once, before its row is removed). One instance at a time (transaction
+ * advisory lock).
  */
 export async function recoverExpiredLeases(
   c: PoolClient, schema: string, now: number, leaseMs: number, maxAbandoned: number,
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
   const { rows: lock } = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('svc_monitor.leases:' || $1)) AS ok`, [schema]);
   if (!lock[0]?.ok) return { requeued: 0, failed: [] };
+  const { rows: expired } = await c.query<{ id: string }>(`SELECT id FROM engine_instances WHERE heartbeat_at < ${DB_NOW_MS} - $1`, [leaseMs]);
   const out = await recoverAbandonedRuns(
     c,
-    `NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = t.instance_id AND i.heartbeat_at >= ${DB_NOW_MS} - $5)`,
-    [leaseMs],
+    {
+      inProgress: `NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = t.instance_id AND i.heartbeat_at >= ${DB_NOW_MS} - $5)`,
+      reserved: expired.length > 0 ? `t.reserved_by = ANY($6::text[])` : null,
+    },
+    expired.length > 0 ? [leaseMs, expired.map((r) => r.id)] : [leaseMs],
     now,
     maxAbandoned,
   );
@@ -44,41 +50,50 @@ export async function recoverExpiredLeases(
 }
 
 /**
- * A restarted instance with a fixed id: its earlier life's InProgress rows are abandoned runs,
- * recovered before its first heartbeat as the new life could make them look alive.
+ * A restarted instance with a fixed id: its earlier life's InProgress rows (and, with `reserved`,
+ * its reserved rows: only a fixed id can have an earlier life) are abandoned runs, recovered
+ * before its first heartbeat as the new life could make them look alive.
  */
-export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: number, maxAbandoned: number) {
-  return recoverAbandonedRuns(c, `t.instance_id = $5`, [instanceId], now, maxAbandoned);
+export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: number, maxAbandoned: number, reserved: boolean) {
+  return recoverAbandonedRuns(c, { inProgress: `t.instance_id = $5`, reserved: reserved ? `t.reserved_by = $5` : null }, [instanceId], now, maxAbandoned);
 }
 
 /**
- * InProgress rows matching `where` (over `t`, parameters from $5) count one more abandoned run
- * each: Queued again (delivery is at least once), or Failed as a failed run once abandoned more
- * than `maxAbandoned` times. Status audits and (inline recurring) runs audits are written here;
- * the read models follow through the table's triggers.
+ * Rows of a dead owner count one more abandoned run each: InProgress rows matching
+ * `dead.inProgress` and Queued rows still reserved matching `dead.reserved` (SQL predicates over
+ * `t`, parameters from $5; null: none). A reserved row counts because its handler may have
+ * begun, and killed its process, before its start was written. Each is Queued again without a
+ * reservation (delivery is at least once), or Failed as a failed run once abandoned more than
+ * `maxAbandoned` times. Status audits (for a status that moved) and (inline recurring) runs
+ * audits are written here; the read models follow through the table's triggers.
  */
 /** The abandoned-run error text before and after its count, for SQL to put the row's count between. */
 const ABANDONED_ERROR_AROUND_COUNT = abandonedRunError('\u0001').split('\u0001') as [string, string];
 
 async function recoverAbandonedRuns(
-  c: PoolClient, where: string, params: unknown[], now: number, maxAbandoned: number,
+  c: PoolClient, dead: { inProgress: string; reserved: string | null }, params: unknown[], now: number, maxAbandoned: number,
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
   const over = `t.abandoned_count + 1 > $2`;
-  const { rows } = await c.query<AbandonedTask & { audit_level: AuditLevel; status: 'Queued' | 'Failed'; is_recurring: number }>(
-    `UPDATE tasks t SET
+  const { rows } = await c.query<AbandonedTask & { audit_level: AuditLevel; status: 'Queued' | 'Failed'; is_recurring: number; was: 'InProgress' | 'Queued' }>(
+    `WITH hit AS (
+       SELECT id, status AS was FROM tasks t
+        WHERE (t.status = 'InProgress' AND ${dead.inProgress})
+           ${dead.reserved === null ? '' : `OR (t.status = 'Queued' AND t.reserved_by IS NOT NULL AND ${dead.reserved})`}
+        FOR UPDATE)
+     UPDATE tasks t SET
         status = CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END,
-        abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL,
+        abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL,
         last_execution_at = CASE WHEN ${over} THEN $1 ELSE t.last_execution_at END,
         execution_time_ms = CASE WHEN ${over} THEN 0 ELSE t.execution_time_ms END,
         last_outcome = CASE WHEN ${over} THEN 'Failed' ELSE t.last_outcome END,
         run_count = t.run_count + CASE WHEN ${over} THEN 1 ELSE 0 END,
         exception = CASE WHEN ${over} THEN $3 || (t.abandoned_count + 1)::text || $4 ELSE t.exception END
-      WHERE t.status = 'InProgress' AND ${where}
-      RETURNING t.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring`,
+       FROM hit WHERE t.id = hit.id AND t.status = hit.was
+      RETURNING t.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring, hit.was`,
     [now, maxAbandoned, ...ABANDONED_ERROR_AROUND_COUNT, ...params],
   );
   const failed = rows.filter((r) => r.status === 'Failed');
-  await insertStatusAudits(c, rows.map((r) => ({
+  await insertStatusAudits(c, rows.filter((r) => r.status !== r.was).map((r) => ({
     taskId: r.id, level: r.audit_level, at: now, status: r.status, exception: r.status === 'Failed' ? r.exception : null,
   })));
   const runAudits = failed.filter((r) => r.is_recurring === 1 && auditAllows(r.audit_level, r.exception));
