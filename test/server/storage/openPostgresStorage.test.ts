@@ -121,7 +121,7 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
     }
   });
 
-  it('every session has idle_in_transaction_session_timeout (default three leases, an option), so a transaction left idle by a frozen process loses its locks', async () => {
+  it('every session has idle_in_transaction_session_timeout (an option; else the database\'s, else three leases), so a transaction left idle by a frozen process loses its locks', async () => {
     const plain = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_default', poolSize: 2 });
     opened.push(plain);
     expect((await plain.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('90s');
@@ -149,6 +149,18 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
     const off = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_off', poolSize: 1, idleInTransactionTimeoutMs: 0 });
     opened.push(off);
     expect((await off.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('0');
+    // A database's own setting is kept unless the option is given.
+    await plain.query(`ALTER DATABASE "${database.name}" SET idle_in_transaction_session_timeout = '5s'`);
+    try {
+      const kept = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_default', poolSize: 1 });
+      opened.push(kept);
+      expect((await kept.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('5s');
+      const given = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_default', poolSize: 1, idleInTransactionTimeoutMs: 2000 });
+      opened.push(given);
+      expect((await given.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('2s');
+    } finally {
+      await plain.query(`ALTER DATABASE "${database.name}" RESET idle_in_transaction_session_timeout`);
+    }
   });
 
   it('bad options fail naming the option', async () => {
