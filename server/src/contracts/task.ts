@@ -57,6 +57,12 @@ export interface TaskSummary {
   runDurationMs?: number;
   /** Additive: first line of the last error (at most 200 characters), on a row that has one. */
   errorSummary?: string;
+  /**
+   * Additive: on a Queued row taken ahead of a free worker, the engine instance that reserved it
+   * (its handler has not begun; any process can still cancel it) and since when.
+   */
+  reservedBy?: string;
+  reservedAtUtc?: IsoTimestamp;
 }
 
 /** One status transition of a task: `newStatus` is the status it moved to; the highest id is the newest. */
@@ -139,12 +145,6 @@ export interface TaskDetail extends TaskSummary {
   scheduleDefinition?: ScheduleDefinitionView;
   /** Additive: the OpenTelemetry trace id of the dispatch that created the task (with a tracer provider at dispatch). */
   traceId?: string;
-  /**
-   * Additive: on a Queued row taken ahead of a free worker, the engine instance that reserved it
-   * (its handler has not begun; any process can still cancel it) and since when.
-   */
-  reservedBy?: string;
-  reservedAtUtc?: IsoTimestamp;
   /** Additive: on a halted schedule, what resume would do now given the definition. */
   resumeOutlook?: ResumeOutlook;
 }

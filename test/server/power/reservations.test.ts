@@ -31,7 +31,7 @@ describe('reserved rows in the API; cancels and requeues clear the reservation (
     }, 'the bulk operation to finish');
   };
 
-  it('a reserved Queued row shows reservedBy and reservedAtUtc; the queue metrics and the overview count it in reservedCount', async () => {
+  it('a reserved Queued row shows reservedBy and reservedAtUtc in its detail and the task list; the queue metrics and the overview count it in reservedCount', async () => {
     const at = Date.now() - 120;
     const [reserved, waiting] = await h.insertMany([
       { type: 'Power.Reserved', queue: 'reservedq', status: 'Queued', reserved_by: 'engine-elsewhere', reserved_at: at },
@@ -41,6 +41,11 @@ describe('reserved rows in the API; cancels and requeues clear the reservation (
     expect(detail.status).toBe(200);
     expect(detail.body).toMatchObject({ status: 'Queued', reservedBy: 'engine-elsewhere', reservedAtUtc: new Date(at).toISOString() });
     expect(detail.body.startedAtUtc).toBeUndefined();
+    const list = await getJson(`${h.s.api}/queues/reservedq/tasks?pageSize=10`, h.read);
+    expect(list.status).toBe(200);
+    const items = new Map((list.body.items as { id: string }[]).map((i) => [i.id, i]));
+    expect(items.get(reserved!)).toMatchObject({ reservedBy: 'engine-elsewhere', reservedAtUtc: new Date(at).toISOString() });
+    expect(items.get(waiting!)).not.toHaveProperty('reservedBy');
     const plain = await getJson(`${h.s.api}/tasks/${waiting!}`, h.read);
     expect(plain.body).not.toHaveProperty('reservedBy');
     expect(plain.body).not.toHaveProperty('reservedAtUtc');

@@ -47,6 +47,10 @@ export const taskSummarySchema = z.object({
       'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
   }),
   errorSummary: z.string().optional().meta({ description: 'Additive: first line of the last error (at most 200 characters), on a row that has one.' }),
+  reservedBy: z.string().optional().meta({
+    description: 'Additive: on a Queued row taken ahead of a free worker, the engine instance that reserved it (its handler has not begun; any process can still cancel it).',
+  }),
+  reservedAtUtc: isoTimestamp.optional().meta({ description: 'Additive: when that instance reserved the row.' }),
 });
 
 export const taskPageSchema = z.object({ items: z.array(taskSummarySchema), totalCount: count, page: z.int().min(1), pageSize: z.int().min(1), totalPages: count });

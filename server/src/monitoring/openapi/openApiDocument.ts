@@ -116,8 +116,6 @@ const schemas: Record<string, Json> = {
       auditLevel: { type: 'string', enum: ['Full', 'ErrorsOnly', 'None'] },
       scheduleDefinition: { ...ref('ScheduleDefinitionView'), description: 'Additive (not in the spec): the definition of a durable schedule, on its schedule row.' },
       traceId: { ...str, description: 'Additive: the OpenTelemetry trace id of the dispatch that created the task (stored when a tracer provider was registered).' },
-      reservedBy: { ...str, description: 'Additive: on a Queued row taken ahead of a free worker, the engine instance that reserved it (its handler has not begun).' },
-      reservedAtUtc: { ...ts, description: 'Additive: when that instance reserved the row.' },
       resumeOutlook: { ...ref('ResumeOutlook'), description: 'Additive: on a halted schedule, a dry run of resume against the current definition.' },
     },
     ['id', 'type', 'status', 'queueName', 'createdAtUtc', 'isRecurring', 'handler', 'request', 'statusAudits', 'runsAudits', 'statusAuditsTotalCount', 'runsAuditsTotalCount', 'executionLogs', 'executionLogsTotalCount', 'auditLevel'],

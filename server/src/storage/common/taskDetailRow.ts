@@ -3,7 +3,7 @@ import type { SchemaFeatures } from './SchemaFeatures.js';
 import { toIso } from './time.js';
 import { parseHalt } from './parseHalt.js';
 import { parseScheduleDefinition } from './parseScheduleDefinition.js';
-import { SUMMARY_COLUMNS, toOccurrenceBlock, toTaskSummary, type OccurrenceColumns, type TaskSummaryRow } from './taskRow.js';
+import { SUMMARY_COLUMNS, SUMMARY_COLUMNS_WITHOUT_RESERVATIONS, toOccurrenceBlock, toTaskSummary, type OccurrenceColumns, type TaskSummaryRow } from './taskRow.js';
 
 /** The columns of one task row that its detail needs, the same for every backend. */
 export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
@@ -16,8 +16,6 @@ export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
   schedule_definition: string | null;
   run_number: number | null;
   traceparent: string | null;
-  reserved_by: string | null;
-  reserved_at: number | null;
 }
 
 /**
@@ -26,10 +24,10 @@ export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
  * columns reads NULL in their place.
  */
 export function detailColumns(features: Pick<SchemaFeatures, 'traceContext' | 'reservations'>): string {
+  const summary = features.reservations ? SUMMARY_COLUMNS : SUMMARY_COLUMNS_WITHOUT_RESERVATIONS;
   const trace = features.traceContext ? 'traceparent' : 'NULL AS traceparent';
-  const reservation = features.reservations ? 'reserved_by, reserved_at' : 'NULL AS reserved_by, NULL AS reserved_at';
-  return `${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
-            missed_from, missed_through, missed_count, missed_count_is_exact, ${trace}, ${reservation}`;
+  return `${summary}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
+            missed_from, missed_through, missed_count, missed_count_is_exact, ${trace}`;
 }
 
 /** The detail carries the first page (100 entries) of every history block, read through the paged queries. */
@@ -66,9 +64,5 @@ export function toTaskDetail(
     auditLevel: row.audit_level as AuditLevel,
     scheduleDefinition: isSchedule ? parseScheduleDefinition(row.schedule_definition, row.misfire_policy, row.time_zone_id) : undefined,
     traceId: traceIdOf(row.traceparent),
-    // A reservation means something only while the row waits: `reserved_at` stays after the start (a rate window counted it).
-    ...(row.status === 'Queued' && row.reserved_by !== null
-      ? { reservedBy: row.reserved_by, reservedAtUtc: toIso(row.reserved_at) }
-      : {}),
   };
 }
