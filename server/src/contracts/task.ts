@@ -57,6 +57,12 @@ export interface TaskSummary {
   runDurationMs?: number;
   /** Additive: first line of the last error (at most 200 characters), on a row that has one. */
   errorSummary?: string;
+  /**
+   * Additive: on a Queued row taken ahead of a free worker, the engine instance that reserved it
+   * (its handler has not begun; any process can still cancel it) and since when.
+   */
+  reservedBy?: string;
+  reservedAtUtc?: IsoTimestamp;
 }
 
 /** One status transition of a task: `newStatus` is the status it moved to; the highest id is the newest. */
@@ -259,6 +265,8 @@ export interface QueueSummary {
    * inline recurring rows waiting for their next run.
    */
   recurringWaitingCount?: number;
+  /** Additive: of pendingCount, the Queued rows an engine instance has reserved (not started). */
+  reservedCount?: number;
 }
 
 export interface CatchUpBacklog {
@@ -317,6 +325,11 @@ export interface QueueMetrics {
   oldestQueuedAgeMs?: number;
   /** Additive: runs of this queue that finished in the last minute. */
   finishedLastMinute?: number;
+  /**
+   * Additive: of queuedTasks, the Queued rows an engine instance has reserved (taken ahead of a
+   * free worker; not started). Absent on a database from before reservations.
+   */
+  reservedCount?: number;
 }
 
 export interface SuccessRatePoint {

@@ -14,8 +14,9 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]
   Pending: ['Queued', 'WaitingQueue', 'Cancelled', 'Completed'],
   // admitted when the queue has room, or cancelled while waiting
   WaitingQueue: ['Queued', 'Cancelled'],
-  // claimed by a worker, or cancelled before it started
-  Queued: ['InProgress', 'Cancelled'],
+  // claimed by a worker, or cancelled before it started; a row reserved by an instance that died
+  // (its handler may have begun before its start was written) failed as abandoned past maxAbandoned
+  Queued: ['InProgress', 'Cancelled', 'Failed'],
   // the run ended; an inline recurring row waits for its next run (Pending); the engine stopped
   // during the run (ServiceStopped); a crashed run is re-queued at start (Queued)
   InProgress: ['Completed', 'Failed', 'Cancelled', 'Pending', 'ServiceStopped', 'Queued'],

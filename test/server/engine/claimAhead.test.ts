@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimAheadFactor, MAX_CLAIM_AHEAD } from '../../../server/src/engine/RunLifecycle.js';
 import type { Engine } from '../../../server/src/index.js';
+import { readModelsAndRebuild } from '../support/readModelsAndRebuild.js';
 import { closeAll, deferred, harness, sleep, waitFor, type Harness } from './helpers.js';
 
 const others: { engine: Engine; close: () => Promise<void> }[] = [];
@@ -124,6 +125,18 @@ describe('reservations: short handlers take rows ahead of their workers, and tho
     expect(otherRan).toEqual([1, 2]);
     expect(ran).toEqual([]);
     expect(await h.audits(first!)).toEqual(['Queued', 'InProgress', 'Completed']);
+    gate.resolve();
+  });
+
+  it('after a stop that interrupts a running run and reserved ones, the read models equal a recomputation', async () => {
+    const gate = deferred();
+    const { h } = await warmOneWorker(() => gate.promise);
+    const [block, first, second] = await behindABlock(h, [1, 2]);
+    expect(await h.row(first!)).toMatchObject({ status: 'Queued', reserved_by: expect.any(String) });
+    await h.engine.stop({ graceMs: 0 });
+    expect(await h.statuses([block, first!, second!])).toEqual(['ServiceStopped', 'Queued', 'Queued']);
+    const { live, rebuilt } = await readModelsAndRebuild(h.sut);
+    expect(rebuilt).toEqual(live);
     gate.resolve();
   });
 

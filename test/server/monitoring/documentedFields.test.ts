@@ -16,10 +16,11 @@ describe('the OpenAPI document describes the fields real answers carry', () => {
   beforeAll(async () => {
     h = await startPowerHost({ enableOpenApiDocument: true, magicLinkToken: 'm'.repeat(40) });
     schemas = (await getJson(`${h.s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).body.components.schemas;
-    // A finished run in the last minute and a Queued row nobody handles, so that a queue carries its additive fields.
+    // A finished run in the last minute and a Queued row nobody handles (reserved by an instance
+    // elsewhere), so that a queue and a summary carry their additive fields.
     const id = await h.engine.dispatch('Power.Works');
     await until(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 'the dispatched task to complete');
-    await h.insert({ type: 'Power.NobodyHandles', status: 'Queued', queue: 'default' });
+    await h.insert({ type: 'Power.NobodyHandles', status: 'Queued', queue: 'default', reserved_by: 'engine-elsewhere', reserved_at: Date.now() });
     // A row due later and a durable schedule with failed occurrences: the optional summary fields.
     await h.insert({ type: 'Power.Later', status: 'Pending', scheduled_at: Date.now() + 3_600_000 });
     await h.schedule(2, 'Failed');

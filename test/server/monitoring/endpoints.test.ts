@@ -305,7 +305,7 @@ describe(`monitoring REST API over a ${BACKEND} store (standalone registration)`
     expect(all.tasksOverTime.reduce((s: number, p: any) => s + p.total, 0)).toBe(14);
     expect(all.throttledTasks).toBe(1);
     const mail = all.queueSummaries.find((q: any) => q.queueName === 'mail');
-    expect(mail).toEqual({ queueName: 'mail', pendingCount: 2, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 1, recurringWaitingCount: 0 });
+    expect(mail).toEqual({ queueName: 'mail', pendingCount: 2, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 1, recurringWaitingCount: 0, reservedCount: 0 });
     expect(today.catchUpBacklog).toEqual({
       pending: 3, active: 0, failed: 1, skipped: 0, completed: 2,
       oldestPendingSlotUtc: new Date(NOW - 20 * HOUR).toISOString(),
@@ -326,7 +326,7 @@ describe(`monitoring REST API over a ${BACKEND} store (standalone registration)`
     const q = (await get('/queues')).body;
     expect(q.map((x: any) => x.queueName)).toEqual(['default', 'mail', 'reports']);
     expect(q.find((x: any) => x.queueName === 'reports')).toEqual({
-      queueName: 'reports', totalTasks: 2, queuedTasks: 0, inProgressTasks: 0, completedTasks: 1, failedTasks: 1, cancelledTasks: 0, successRate: 50, finishedLastMinute: expect.any(Number),
+      queueName: 'reports', totalTasks: 2, queuedTasks: 0, inProgressTasks: 0, completedTasks: 1, failedTasks: 1, cancelledTasks: 0, successRate: 50, finishedLastMinute: expect.any(Number), reservedCount: 0,
     });
     const tasks = await get('/queues/mail/tasks?sortBy=CreatedAtUtc&sortDescending=false');
     expect(tasks.body.items.map((i: any) => i.id)).toEqual([ids.queued, ids.throttled]);

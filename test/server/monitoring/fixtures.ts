@@ -72,6 +72,9 @@ export interface TaskRowInput {
   missed_through?: number | null;
   missed_count?: number | null;
   missed_count_is_exact?: number | null;
+  /** Left out of the insert unless given (a database from before reservations has no such columns). */
+  reserved_by?: string | null;
+  reserved_at?: number | null;
 }
 
 /** Inserts a task row with plain SQL, through the task writer (which fills the read models). */

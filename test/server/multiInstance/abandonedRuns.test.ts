@@ -21,9 +21,12 @@ interface Life {
   out: string;
 }
 
-function live(backend: 'sqlite' | 'postgres', location: string, attemptsFile: string, first: boolean): Promise<Life> {
+/** When the handler kills its process: once its start is written (Started), or in its first line (before). */
+type DieAt = 'started' | 'first-line';
+
+function live(backend: 'sqlite' | 'postgres', location: string, attemptsFile: string, first: boolean, dieAt: DieAt): Promise<Life> {
   const args = [bundledScript(CHILD), backend, location, String(MAX_ABANDONED), attemptsFile, ...(first ? ['dispatch'] : [])];
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, SVC_DIE_AT: dieAt } });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   // A life that neither dies in its handler nor ends by itself (its row never run again) is ended here.
@@ -35,10 +38,10 @@ function live(backend: 'sqlite' | 'postgres', location: string, attemptsFile: st
 }
 
 /** Restarts the process until a life ends other than by its handler's SIGKILL; returns every life. */
-async function liveUntilFailed(backend: 'sqlite' | 'postgres', location: string, attemptsFile: string): Promise<Life[]> {
+async function liveUntilFailed(backend: 'sqlite' | 'postgres', location: string, attemptsFile: string, dieAt: DieAt = 'started'): Promise<Life[]> {
   const lives: Life[] = [];
   for (let i = 0; i < MAX_ABANDONED + 3; i++) {
-    const l = await live(backend, location, attemptsFile, i === 0);
+    const l = await live(backend, location, attemptsFile, i === 0, dieAt);
     lives.push(l);
     if (l.signal !== 'SIGKILL') break;
   }
@@ -111,6 +114,68 @@ describe('a handler that kills its process: abandoned runs are counted, then the
         expect(rows[0]!.exception).toMatch(abandonedText);
         const audits = await storage.query<{ new_status: string }>('SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id', [id]);
         expect(audits.rows.map((a) => a.new_status)).toEqual(['Queued', 'InProgress', 'Queued', 'InProgress', 'Queued', 'InProgress', 'Failed']);
+        const live = await snapshotReadModels(storage);
+        expect(live.stat_tasks).toEqual([expect.objectContaining({ type: 'Abandon.Die', status: 'Failed', n: 1 })]);
+        await storage.rebuildReadModels();
+        expect(await snapshotReadModels(storage)).toEqual(live);
+      } finally {
+        await storage.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe('a handler that kills its process in its first line, before its start is written: counted as abandoned too', () => {
+  it('SQLite: the row is Queued under the dead life\'s reservation; each restart counts it; Failed after maxAbandoned restarts, read models equal a rebuild', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-abandon-'));
+    try {
+      const file = join(dir, 'tasks.db');
+      const attempts = join(dir, 'attempts');
+      writeFileSync(attempts, '');
+      const { id } = expectAbandonedFailure(await liveUntilFailed('sqlite', file, attempts, 'first-line'), attempts);
+      const storage = openSqliteStorage({ file });
+      try {
+        const row = storage.db.prepare('SELECT status, exception, abandoned_count, run_count, last_outcome, reserved_by FROM tasks WHERE id = ?').get(id) as Record<string, unknown>;
+        expect(row).toMatchObject({ status: 'Failed', abandoned_count: 3, run_count: 1, last_outcome: 'Failed', reserved_by: null });
+        expect(row.exception).toMatch(abandonedText);
+        // No start was ever written: the row went from Queued to Failed.
+        const audits = storage.db.prepare('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id').all(id) as { new_status: string }[];
+        expect(audits.map((a) => a.new_status)).toEqual(['Queued', 'Failed']);
+        const live = snapshotSqliteReadModels(storage.db);
+        expect(live.stat_tasks).toEqual([expect.objectContaining({ type: 'Abandon.Die', status: 'Failed', n: 1 })]);
+        storage.rebuildReadModels();
+        expect(snapshotSqliteReadModels(storage.db)).toEqual(live);
+      } finally {
+        storage.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  let database: TestDatabase | undefined;
+  afterAll(async () => {
+    await database?.drop();
+  });
+
+  it('PostgreSQL, a fixed instanceId: each restart counts its earlier life\'s reserved row; Failed after maxAbandoned restarts, read models equal a rebuild', async () => {
+    database = await createTestDatabase('svc_abandon_first');
+    const dir = mkdtempSync(join(tmpdir(), 'svc-abandon-'));
+    try {
+      const attempts = join(dir, 'attempts');
+      writeFileSync(attempts, '');
+      const { id } = expectAbandonedFailure(await liveUntilFailed('postgres', database.connectionString, attempts, 'first-line'), attempts);
+      const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2, rollupIntervalMs: 100_000 });
+      try {
+        const { rows } = await storage.query<Record<string, unknown>>(
+          'SELECT status, exception, abandoned_count, run_count, last_outcome, reserved_by FROM tasks WHERE id = $1', [id],
+        );
+        expect(rows[0]).toMatchObject({ status: 'Failed', abandoned_count: 3, run_count: 1, last_outcome: 'Failed', reserved_by: null });
+        expect(rows[0]!.exception).toMatch(abandonedText);
+        const audits = await storage.query<{ new_status: string }>('SELECT new_status FROM status_audit WHERE task_id = $1 ORDER BY id', [id]);
+        expect(audits.rows.map((a) => a.new_status)).toEqual(['Queued', 'Failed']);
         const live = await snapshotReadModels(storage);
         expect(live.stat_tasks).toEqual([expect.objectContaining({ type: 'Abandon.Die', status: 'Failed', n: 1 })]);
         await storage.rebuildReadModels();

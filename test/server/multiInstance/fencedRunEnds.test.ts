@@ -28,7 +28,8 @@ describe('fenced run ends on PostgreSQL', () => {
     // SIGSTOP can freeze the first instance inside a transaction (a heartbeat, a commit) whose locks
     // would keep the second from recovering the row until the thaw, which this test gives only after
     // the recovery. The server ends a transaction left idle for 3 s, as a deployment of several
-    // instances should configure (sessions opened after this line get it; the engine does not set it).
+    // instances should configure (sessions opened after this line get it; the store's default of 90 s
+    // applies only where the database sets none, and `idleInTransactionTimeoutMs` would override it).
     await shared.storage.query(`ALTER DATABASE "${shared.database.name}" SET idle_in_transaction_session_timeout = '3s'`);
     const first = await startInstance(shared.database.connectionString, { handlerMs: 1500, leaseMs: 1000 });
     shared.running.push(first);

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { migratePostgres } from '../../../server/src/storage/postgres/migrate.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
@@ -120,11 +121,54 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
     }
   });
 
+  it('every session has idle_in_transaction_session_timeout (an option; else the database\'s, else three leases), so a transaction left idle by a frozen process loses its locks', async () => {
+    const plain = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_default', poolSize: 2 });
+    opened.push(plain);
+    expect((await plain.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('90s');
+    const engineStore = createPostgresEngineStore(plain);
+    try {
+      // The engine's own transactions run on the same sessions.
+      expect(await plain.transaction(async (c) => (await c.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout)).toBe('90s');
+    } finally {
+      await engineStore.dispose();
+    }
+    const short = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_short', poolSize: 2, idleInTransactionTimeoutMs: 300 });
+    opened.push(short);
+    expect((await short.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('300ms');
+    await short.query(`INSERT INTO tasks (id, type, handler, request, queue, status, audit_level, created_at) VALUES ('idle1', 'T', 'H', '{}', 'q', 'Queued', 'Full', 1)`);
+    // A session that takes a row lock and then goes idle inside its transaction (a frozen process).
+    const frozen = await short.pool.connect();
+    frozen.on('error', () => undefined);
+    await frozen.query('BEGIN');
+    await frozen.query(`SELECT id FROM tasks WHERE id = 'idle1' FOR UPDATE`);
+    await new Promise((r) => setTimeout(r, 800));
+    // The server ended it: another session takes the lock at once.
+    const { rows } = await short.transaction((c) => c.query<{ id: string }>(`SELECT id FROM tasks WHERE id = 'idle1' FOR UPDATE NOWAIT`));
+    expect(rows).toEqual([{ id: 'idle1' }]);
+    frozen.release(true);
+    const off = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_off', poolSize: 1, idleInTransactionTimeoutMs: 0 });
+    opened.push(off);
+    expect((await off.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('0');
+    // A database's own setting is kept unless the option is given.
+    await plain.query(`ALTER DATABASE "${database.name}" SET idle_in_transaction_session_timeout = '5s'`);
+    try {
+      const kept = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_default', poolSize: 1 });
+      opened.push(kept);
+      expect((await kept.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('5s');
+      const given = await openPostgresStorage({ connectionString: database.connectionString, schema: 'idle_default', poolSize: 1, idleInTransactionTimeoutMs: 2000 });
+      opened.push(given);
+      expect((await given.query<{ idle_in_transaction_session_timeout: string }>('SHOW idle_in_transaction_session_timeout')).rows[0]!.idle_in_transaction_session_timeout).toBe('2s');
+    } finally {
+      await plain.query(`ALTER DATABASE "${database.name}" RESET idle_in_transaction_session_timeout`);
+    }
+  });
+
   it('bad options fail naming the option', async () => {
     await expect(openPostgresStorage({ connectionString: 'not a url' })).rejects.toThrow(/"connectionString" is not a valid URL/);
     await expect(openPostgresStorage({ connectionString: 'mysql://u@h/db' })).rejects.toThrow(/"connectionString" must start with postgres:\/\//);
     await expect(openPostgresStorage({ connectionString: database.connectionString, schema: 'x;drop' })).rejects.toThrow(/"schema"/);
     await expect(openPostgresStorage({ connectionString: database.connectionString, poolSize: 0 })).rejects.toThrow(/"poolSize"/);
+    await expect(openPostgresStorage({ connectionString: database.connectionString, idleInTransactionTimeoutMs: -1 })).rejects.toThrow(/"idleInTransactionTimeoutMs"/);
     await expect(openPostgresStorage({ connectionString: database.connectionString, pool: 3 } as never)).rejects.toThrow(/unknown option "pool"/);
   });
 

@@ -8,6 +8,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
 import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
 
 const WORKER = fileURLToPath(new URL('./fixtures/pgStoreWorker.ts', import.meta.url));
 
@@ -102,6 +103,38 @@ describe('PostgreSQL EngineStore shared by instances in separate processes', () 
     const open = await storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status NOT IN ('Completed', 'Failed', 'Cancelled')`);
     expect(open.rows[0]!.n).toBe(0);
   }, 60_000);
+
+  it('rows an expired instance had reserved (its handlers may have begun unrecorded) count as abandoned runs; a live instance\'s reservations are left alone', async () => {
+    const [fresh, worn, mine] = [task(0, { queue: 'reserved' }), task(1, { queue: 'reserved' }), task(2, { queue: 'reserved' })];
+    await store.commit(batch(Date.now(), { insertTasks: [fresh, worn, mine] }));
+    // An instance whose heartbeat lapsed long ago, holding two reservations; one row already abandoned maxAbandoned (3) times.
+    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ('expired-one', 'h', 1, 0, 0)`);
+    await storage.query(`UPDATE tasks SET reserved_by = 'expired-one', reserved_at = $2 WHERE id = ANY($1::text[])`, [[fresh.id, worn.id], Date.now()]);
+    await storage.query(`UPDATE tasks SET abandoned_count = 3 WHERE id = $1`, [worn.id]);
+    await storage.query(`UPDATE tasks SET reserved_by = $2, reserved_at = $3 WHERE id = $1`, [mine.id, store.instanceId, Date.now()]);
+    // This lease tick, or the store's own timer (it ticks every leaseMs / 3; one tick at a time), recovers them.
+    await store.leaseTick();
+    const deadline = Date.now() + 5000;
+    const counted = async () => (await storage.query<{ n: number }>(`SELECT abandoned_count AS n FROM tasks WHERE id = $1`, [fresh.id])).rows[0]!.n;
+    while ((await counted()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const { rows } = await storage.query<{ id: string; status: string; reserved_by: string | null; reserved_at: number | null; abandoned_count: number; exception: string | null }>(
+      `SELECT id, status, reserved_by, reserved_at, abandoned_count, exception FROM tasks WHERE id = ANY($1::text[])`, [[fresh.id, worn.id, mine.id]],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    expect(byId.get(fresh.id)).toMatchObject({ status: 'Queued', reserved_by: null, reserved_at: null, abandoned_count: 1, exception: null });
+    expect(byId.get(worn.id)).toMatchObject({ status: 'Failed', reserved_by: null, abandoned_count: 4 });
+    expect(byId.get(worn.id)!.exception).toMatch(/abandoned 4 times while running/);
+    expect(byId.get(mine.id)).toMatchObject({ status: 'Queued', reserved_by: store.instanceId, abandoned_count: 0 });
+    // Only the status that moved is audited.
+    const audits = await storage.query<{ task_id: string; new_status: string }>(
+      `SELECT task_id, new_status FROM status_audit WHERE task_id = ANY($1::text[]) AND new_status <> 'Queued' ORDER BY id`, [[fresh.id, worn.id, mine.id]],
+    );
+    expect(audits.rows).toEqual([{ task_id: worn.id, new_status: 'Failed' }]);
+    // The read models equal a recomputation.
+    const live = await snapshotReadModels(storage);
+    await storage.rebuildReadModels();
+    expect(await snapshotReadModels(storage)).toEqual(live);
+  });
 
   it('task keys stay unique among open rows and queue capacity is global when instances write at once', async () => {
     const other = createPostgresEngineStore(storage);

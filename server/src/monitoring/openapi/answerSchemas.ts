@@ -47,6 +47,10 @@ export const taskSummarySchema = z.object({
       'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
   }),
   errorSummary: z.string().optional().meta({ description: 'Additive: first line of the last error (at most 200 characters), on a row that has one.' }),
+  reservedBy: z.string().optional().meta({
+    description: 'Additive: on a Queued row taken ahead of a free worker, the engine instance that reserved it (its handler has not begun; any process can still cancel it).',
+  }),
+  reservedAtUtc: isoTimestamp.optional().meta({ description: 'Additive: when that instance reserved the row.' }),
 });
 
 export const taskPageSchema = z.object({ items: z.array(taskSummarySchema), totalCount: count, page: z.int().min(1), pageSize: z.int().min(1), totalPages: count });
@@ -85,6 +89,9 @@ export const queueMetricsSchema = z.object({
   successRate: z.number(),
   oldestQueuedAgeMs: z.number().min(0).optional().meta({ description: 'Additive: how long the next Queued row in line has waited since it became due (ms); absent when none is Queued.' }),
   finishedLastMinute: count.optional().meta({ description: 'Additive: runs of this queue that finished in the last minute.' }),
+  reservedCount: count.optional().meta({
+    description: 'Additive: of queuedTasks, the Queued rows an engine instance has reserved (taken ahead of a free worker; not started). Absent on a database from before reservations.',
+  }),
 });
 
 // Each schema parses to exactly its contract type: a field added to one and not the other fails the type-check.

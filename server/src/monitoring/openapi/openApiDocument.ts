@@ -143,6 +143,7 @@ const schemas: Record<string, Json> = {
         ...int,
         description: 'Additive: the part of pendingCount that is not work (durable-schedule definitions and inline recurring rows waiting for their next run).',
       },
+      reservedCount: { ...int, description: 'Additive: of pendingCount, the Queued rows an engine instance has reserved (taken ahead of a free worker; not started).' },
     },
     ['queueName', 'pendingCount', 'inProgressCount', 'completedCount', 'failedCount', 'throttledCount'],
   ),

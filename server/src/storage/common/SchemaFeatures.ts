@@ -15,4 +15,6 @@ export interface SchemaFeatures {
   statusAuditChangedBy: boolean;
   /** Migration 14: tasks carry the trace context of their dispatch. */
   traceContext: boolean;
+  /** SQLite migration 12 / PostgreSQL 10: Queued rows carry the instance that reserved them and when. */
+  reservations: boolean;
 }

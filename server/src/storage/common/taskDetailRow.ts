@@ -1,8 +1,9 @@
 import type { AuditLevel, ExecutionLogPage, RunsAuditPage, StatusAuditPage, TaskDetail } from '../../contracts/index.js';
+import type { SchemaFeatures } from './SchemaFeatures.js';
 import { toIso } from './time.js';
 import { parseHalt } from './parseHalt.js';
 import { parseScheduleDefinition } from './parseScheduleDefinition.js';
-import { SUMMARY_COLUMNS, toOccurrenceBlock, toTaskSummary, type OccurrenceColumns, type TaskSummaryRow } from './taskRow.js';
+import { SUMMARY_COLUMNS, SUMMARY_COLUMNS_WITHOUT_RESERVATIONS, toOccurrenceBlock, toTaskSummary, type OccurrenceColumns, type TaskSummaryRow } from './taskRow.js';
 
 /** The columns of one task row that its detail needs, the same for every backend. */
 export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
@@ -17,11 +18,17 @@ export interface TaskDetailRow extends TaskSummaryRow, OccurrenceColumns {
   traceparent: string | null;
 }
 
-/** The select list of a task detail row (placeholders differ per backend, so the WHERE clause is the caller's). */
-export const DETAIL_COLUMNS = `${SUMMARY_COLUMNS}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
-            missed_from, missed_through, missed_count, missed_count_is_exact, traceparent`;
-/** The same on a database opened read-only from before the trace-context columns. */
-export const DETAIL_COLUMNS_WITHOUT_TRACE = DETAIL_COLUMNS.replace(/traceparent$/, 'NULL AS traceparent');
+/**
+ * The select list of a task detail row (placeholders differ per backend, so the WHERE clause is
+ * the caller's); a database opened read-only from before the trace-context or reservation
+ * columns reads NULL in their place.
+ */
+export function detailColumns(features: Pick<SchemaFeatures, 'traceContext' | 'reservations'>): string {
+  const summary = features.reservations ? SUMMARY_COLUMNS : SUMMARY_COLUMNS_WITHOUT_RESERVATIONS;
+  const trace = features.traceContext ? 'traceparent' : 'NULL AS traceparent';
+  return `${summary}, handler, request, task_key, exception, throttled_until, halt, schedule_definition, run_number,
+            missed_from, missed_through, missed_count, missed_count_is_exact, ${trace}`;
+}
 
 /** The detail carries the first page (100 entries) of every history block, read through the paged queries. */
 export const DETAIL_PAGE = { skip: 0, take: 100 };

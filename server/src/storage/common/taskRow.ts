@@ -7,7 +7,9 @@ export const SUMMARY_COLUMNS = `id, type, status, queue, created_at, last_execut
   schedule_version, nominal_slot_at, misfire_kind,
   CASE WHEN audit_level = 'Full' AND started_at IS NOT NULL AND last_execution_at >= started_at
        THEN last_execution_at - started_at END AS run_duration_ms,
-  substr(exception, 1, 400) AS exception_head`;
+  substr(exception, 1, 400) AS exception_head, reserved_by, reserved_at`;
+/** The same on a database opened read-only from before the reservation columns. */
+export const SUMMARY_COLUMNS_WITHOUT_RESERVATIONS = SUMMARY_COLUMNS.replace(/reserved_by, reserved_at$/, 'NULL AS reserved_by, NULL AS reserved_at');
 
 export interface TaskSummaryRow {
   id: string;
@@ -32,6 +34,9 @@ export interface TaskSummaryRow {
   run_duration_ms?: number | null;
   /** The first 400 characters of the last error. */
   exception_head?: string | null;
+  /** The engine instance that reserved the row, and when (a started row keeps reserved_at: its rate-window instant). */
+  reserved_by?: string | null;
+  reserved_at?: number | null;
 }
 
 export interface OccurrenceColumns {
@@ -113,6 +118,8 @@ export function toTaskSummary(row: TaskSummaryRow, fullType = false): TaskSummar
     misfireKind: isOccurrence ? ((row.misfire_kind ?? undefined) as MisfireKind | undefined) : undefined,
     runDurationMs: row.run_duration_ms ?? undefined,
     errorSummary: errorSummary(row.exception_head),
+    // A reservation means something only while the row waits for its handler.
+    ...(row.status === 'Queued' && row.reserved_by != null ? { reservedBy: row.reserved_by, reservedAtUtc: toIso(row.reserved_at ?? null) } : {}),
   };
 }
 

@@ -21,10 +21,21 @@ export interface OpenPostgresStorageOptions {
   connectTimeoutMs?: number;
   /** Period of the read-model roll-up in ms; 0 turns it off (another process rolls up). Default 1000. */
   rollupIntervalMs?: number;
+  /**
+   * PostgreSQL's `idle_in_transaction_session_timeout` for every session of this store, in ms:
+   * the server ends a session left idle inside a transaction this long, so a process frozen
+   * mid-transaction (SIGSTOP, a stalled VM) cannot hold the row and advisory locks that lease
+   * recovery needs. Keep it a few times the engine's lease. Given, it wins over the server's,
+   * database's or role's setting (0 turns it off); not given, 90000 (three times the default
+   * lease of 30 s) applies to a session where none of those set one.
+   */
+  idleInTransactionTimeoutMs?: number;
 }
 
 const OWNER = 'openPostgresStorage';
-const KNOWN = ['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs'] as const satisfies ReadonlyArray<keyof OpenPostgresStorageOptions>;
+const KNOWN = ['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs', 'idleInTransactionTimeoutMs'] as const satisfies ReadonlyArray<keyof OpenPostgresStorageOptions>;
+/** Three times the engine's default lease (30 s): see `idleInTransactionTimeoutMs`. */
+export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 90_000;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -38,7 +49,7 @@ const types = {
 };
 
 /** Rejects bad options with an OptionError naming the option. */
-function validate(options: OpenPostgresStorageOptions): Required<OpenPostgresStorageOptions> {
+function validate(options: OpenPostgresStorageOptions): Required<Omit<OpenPostgresStorageOptions, 'idleInTransactionTimeoutMs'>> & { idleInTransactionTimeoutMs: number | undefined } {
   if (options === undefined) throw new OptionError(OWNER, 'connectionString', 'is required (a postgres:// URL)');
   const read = new OptionReader<OpenPostgresStorageOptions>(OWNER, options, KNOWN);
   const connectionString = read.string('connectionString', undefined);
@@ -63,6 +74,7 @@ function validate(options: OpenPostgresStorageOptions): Required<OpenPostgresSto
     poolSize: read.integer('poolSize', 10, { min: 1 }),
     connectTimeoutMs: read.integer('connectTimeoutMs', 5000, { min: 1 }),
     rollupIntervalMs: read.integer('rollupIntervalMs', 1000, { min: 0 }),
+    idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs === undefined ? undefined : read.integer('idleInTransactionTimeoutMs', 0, { min: 0 }),
   };
 }
 
@@ -81,7 +93,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     max: o.poolSize,
     connectionTimeoutMillis: o.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    options: searchPath,
+    options: o.idleInTransactionTimeoutMs === undefined ? searchPath : `${searchPath} -c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs}`,
     types,
     application_name: 'svc-monitor',
   });
@@ -91,6 +103,15 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   pool.on('error', (err) => {
     lastConnectionError = err;
   });
+  if (o.idleInTransactionTimeoutMs === undefined) {
+    // Queued on the new session ahead of any statement of its first user; a failure here shows on that statement.
+    pool.on('connect', (client) => {
+      client.query(
+        `SELECT set_config('idle_in_transaction_session_timeout', $1, false) WHERE current_setting('idle_in_transaction_session_timeout') = '0'`,
+        [String(DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS)],
+      ).catch(() => undefined);
+    });
+  }
 
   try {
     (await pool.connect()).release();

@@ -43,6 +43,7 @@ export function postgresReadDb(storage: Pick<PostgresStorage, 'query'>): ReadDb 
       searchRowStatus: true,
       statusAuditChangedBy: true,
       traceContext: true,
+      reservations: true,
     },
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       let text = numbered.get(sql);

@@ -12,6 +12,7 @@ import { addLocalDays, bucketIndex, startOfLocalDay, zonedWindow, type ZonedWind
 import type { createCatchUpBacklog } from './catchUpBacklog.js';
 import type { CreatedInRange } from './createdInRange.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
+import { createReservedCount } from './reservedCount.js';
 import type { RunsInRange } from './runsInRange.js';
 
 interface BucketRow {
@@ -158,6 +159,7 @@ export function createDashboardOverview(
     return acc.map((a, i) => ({ timestamp: toIso(bounds[i]!), completed: a.completed, failed: a.failed, total: a.total }));
   }
 
+  const reservedCount = createReservedCount(db);
   return async function dashboardOverview(range: DashboardRange, nowMs: number, timeZone?: string): Promise<DashboardOverview> {
     const zoned = timeZone === undefined ? undefined : zonedWindow(range, nowMs, timeZone, await firstCreatedMs());
     const from = zoned ? zoned.fromMs : rangeStartMs(range, nowMs);
@@ -187,6 +189,7 @@ export function createDashboardOverview(
       let s = queues.get(name);
       if (!s) {
         s = { queueName: name, pendingCount: 0, inProgressCount: 0, completedCount: 0, failedCount: 0, throttledCount: 0, recurringWaitingCount: 0 };
+        if (db.features.reservations) s.reservedCount = 0;
         queues.set(name, s);
       }
       return s;
@@ -203,6 +206,12 @@ export function createDashboardOverview(
       else if (r.status === 'Completed') s.completedCount += r.n;
       else if (r.status === 'Failed') s.failedCount += r.n;
     }
+    // The reserved part of each queue's Queued rows (only queues with Queued rows can have any).
+    const queuedQueues = queueRows.filter((r) => r.status === 'Queued' && r.n > 0).map((r) => r.queue);
+    const reserved = await Promise.all(queuedQueues.map((name) => reservedCount(name)));
+    queuedQueues.forEach((name, i) => {
+      if (reserved[i] !== undefined) q(name).reservedCount = reserved[i];
+    });
     let throttledTasks = 0;
     for (const r of throttledRows) {
       q(r.queue).throttledCount = r.n;

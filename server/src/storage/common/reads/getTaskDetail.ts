@@ -1,5 +1,5 @@
 import type { TaskDetail } from '../../../contracts/index.js';
-import { DETAIL_COLUMNS, DETAIL_COLUMNS_WITHOUT_TRACE, DETAIL_PAGE, toTaskDetail, type TaskDetailRow } from '../taskDetailRow.js';
+import { detailColumns, DETAIL_PAGE, toTaskDetail, type TaskDetailRow } from '../taskDetailRow.js';
 import type { createPageExecutionLogs } from './pageExecutionLogs.js';
 import type { createPageRunsAudits } from './pageRunsAudits.js';
 import type { createPageStatusAudits } from './pageStatusAudits.js';
@@ -14,8 +14,7 @@ export function createGetTaskDetail(
     executionLogs: ReturnType<typeof createPageExecutionLogs>;
   },
 ) {
-  // A database opened read-only from before the trace-context columns answers without a trace id.
-  const columns = db.features.traceContext ? DETAIL_COLUMNS : DETAIL_COLUMNS_WITHOUT_TRACE;
+  const columns = detailColumns(db.features);
   return async function getTaskDetail(id: string): Promise<TaskDetail | undefined> {
     const [[row], status, runs, logs] = await Promise.all([
       db.query<TaskDetailRow>(`SELECT ${columns} FROM tasks WHERE id = ?`, [id]),

@@ -1,6 +1,7 @@
 import type { QueueMetrics } from '../../../contracts/index.js';
 import { successRate } from '../timeRanges.js';
 import type { ReadDb } from './ReadDb.js';
+import { createReservedCount } from './reservedCount.js';
 
 /**
  * Queue metrics (GET /queues) from the stat_tasks counters, with the age of the next Queued row in
@@ -24,6 +25,7 @@ export function createQueueMetrics(db: ReadDb) {
   const finished = db.features.queueThroughput
     ? `SELECT queue, SUM(n) AS n FROM ${model('stat_queue_finished_10s')} WHERE bucket >= ? GROUP BY queue`
     : undefined;
+  const reservedCount = createReservedCount(db);
   return async function queueMetrics(nowMs: number = Date.now()): Promise<QueueMetrics[]> {
     const [rows, lastMinute] = await Promise.all([
       db.query<Omit<QueueMetrics, 'successRate'>>(perQueue),
@@ -37,6 +39,7 @@ export function createQueueMetrics(db: ReadDb) {
           const [next] = await db.query<{ due: number }>(nextQueued, [r.queueName]);
           if (next) m.oldestQueuedAgeMs = Math.max(0, nowMs - next.due);
         }
+        if (db.features.reservations) m.reservedCount = r.queuedTasks > 0 ? ((await reservedCount(r.queueName)) ?? 0) : 0;
         if (lastMinute !== undefined) m.finishedLastMinute = finishedBy.get(r.queueName) ?? 0;
         return m;
       }),

@@ -16,7 +16,7 @@ export async function cancelTasks(c: PoolClient, ids: readonly string[], now: nu
   if (cancellable.length > 0) {
     const res = await c.query<{ id: string }>(
       taskStatusUpdate({
-        writer: 'cancelTasks', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL',
+        writer: 'cancelTasks', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL',
         where: 'id = ANY($1::text[])', returning: 't.id',
       }),
       [cancellable],

@@ -208,7 +208,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       const failed: AbandonedTask[] = [];
       const requeued = await storage.transaction(async (c) => {
         // This id's earlier life first: its first heartbeat would make those rows look alive.
-        const own = await recoverOwnEarlierRuns(c, instanceId, input.now, maxAbandoned);
+        const own = await recoverOwnEarlierRuns(c, instanceId, input.now, maxAbandoned, options.instanceId !== undefined);
         await renew();
         const expired = await recoverExpiredLeases(c, storage.schema, input.now, leaseMs, maxAbandoned);
         failed.push(...own.failed, ...expired.failed);

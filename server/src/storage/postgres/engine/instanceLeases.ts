@@ -25,18 +25,23 @@ export async function heartbeat(storage: PostgresStorage, instanceId: string): P
 /**
  * Lease recovery: InProgress rows whose instance missed its lease (heartbeat older than
  * `leaseMs` by the database clock, or no instance row at all) are abandoned runs (see
- * recoverAbandonedRuns); the dead instances' rows are removed. One instance at a time
- * (transaction advisory lock).
+ * recoverAbandonedRuns), and so are the Queued rows still reserved by an instance found expired
+ * here (looked for only then: the reserved rows have no index of their own, and a dead instance
+ * is found expired once, before its row is removed). One instance at a time (transaction
+ * advisory lock).
  */
 export async function recoverExpiredLeases(
   c: PoolClient, schema: string, now: number, leaseMs: number, maxAbandoned: number,
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
   const { rows: lock } = await c.query<{ ok: boolean }>(`SELECT pg_try_advisory_xact_lock(hashtext('svc_monitor.leases:' || $1)) AS ok`, [schema]);
   if (!lock[0]?.ok) return { requeued: 0, failed: [] };
+  const { rows: expired } = await c.query<{ id: string }>(`SELECT id FROM engine_instances WHERE heartbeat_at < ${DB_NOW_MS} - $1`, [leaseMs]);
   const out = await recoverAbandonedRuns(
     c,
-    `NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = t.instance_id AND i.heartbeat_at >= ${DB_NOW_MS} - $5)`,
-    [leaseMs],
+    {
+      inProgress: { sql: `NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = t.instance_id AND i.heartbeat_at >= ${DB_NOW_MS} - $5)`, params: [leaseMs] },
+      reserved: expired.length > 0 ? { sql: `t.reserved_by = ANY($5::text[])`, params: [expired.map((r) => r.id)] } : null,
+    },
     now,
     maxAbandoned,
   );
@@ -45,42 +50,73 @@ export async function recoverExpiredLeases(
 }
 
 /**
- * A restarted instance with a fixed id: its earlier life's InProgress rows are abandoned runs,
- * recovered before its first heartbeat as the new life could make them look alive.
+ * A restarted instance with a fixed id: its earlier life's InProgress rows (and, with `reserved`,
+ * its reserved rows: only a fixed id can have an earlier life) are abandoned runs, recovered
+ * before its first heartbeat as the new life could make them look alive.
  */
-export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: number, maxAbandoned: number) {
-  return recoverAbandonedRuns(c, `t.instance_id = $5`, [instanceId], now, maxAbandoned);
+export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: number, maxAbandoned: number, reserved: boolean) {
+  return recoverAbandonedRuns(
+    c,
+    { inProgress: { sql: `t.instance_id = $5`, params: [instanceId] }, reserved: reserved ? { sql: `t.reserved_by = $5`, params: [instanceId] } : null },
+    now,
+    maxAbandoned,
+  );
 }
 
 /**
- * InProgress rows matching `where` (over `t`, parameters from $5) count one more abandoned run
- * each: Queued again (delivery is at least once), or Failed as a failed run once abandoned more
- * than `maxAbandoned` times. Status audits and (inline recurring) runs audits are written here;
- * the read models follow through the table's triggers.
+ * Rows of a dead owner count one more abandoned run each: InProgress rows matching
+ * `dead.inProgress` and Queued rows still reserved matching `dead.reserved` (SQL predicates over
+ * `t`, parameters from $5; reserved null: none). A reserved row counts because its handler may have
+ * begun, and killed its process, before its start was written. Each is Queued again without a
+ * reservation (delivery is at least once), or Failed as a failed run once abandoned more than
+ * `maxAbandoned` times. Status audits (for a status that moved) and (inline recurring) runs
+ * audits are written here; the read models follow through the table's triggers.
  */
 /** The abandoned-run error text before and after its count, for SQL to put the row's count between. */
 const ABANDONED_ERROR_AROUND_COUNT = abandonedRunError('\u0001').split('\u0001') as [string, string];
 
+/** An SQL predicate over `t` choosing a dead owner's rows, with its parameters (numbered from $5). */
+interface DeadRows {
+  sql: string;
+  params: unknown[];
+}
+
 async function recoverAbandonedRuns(
-  c: PoolClient, where: string, params: unknown[], now: number, maxAbandoned: number,
+  c: PoolClient, dead: { inProgress: DeadRows; reserved: DeadRows | null }, now: number, maxAbandoned: number,
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
   const over = `t.abandoned_count + 1 > $2`;
-  const { rows } = await c.query<AbandonedTask & { audit_level: AuditLevel; status: 'Queued' | 'Failed'; is_recurring: number }>(
-    taskStatusUpdate({
-      writer: 'recoverAbandonedRuns', to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress'],
-      set: `abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL,
+  type Recovered = AbandonedTask & { audit_level: AuditLevel; status: 'Queued' | 'Failed'; is_recurring: number };
+  const set = `abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL,
         last_execution_at = CASE WHEN ${over} THEN $1 ELSE t.last_execution_at END,
         execution_time_ms = CASE WHEN ${over} THEN 0 ELSE t.execution_time_ms END,
         last_outcome = CASE WHEN ${over} THEN 'Failed' ELSE t.last_outcome END,
         run_count = t.run_count + CASE WHEN ${over} THEN 1 ELSE 0 END,
-        exception = CASE WHEN ${over} THEN $3 || (t.abandoned_count + 1)::text || $4 ELSE t.exception END`,
-      where,
-      returning: 't.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring',
-    }),
-    [now, maxAbandoned, ...ABANDONED_ERROR_AROUND_COUNT, ...params],
+        exception = CASE WHEN ${over} THEN $3 || (t.abandoned_count + 1)::text || $4 ELSE t.exception END`;
+  const returning = 't.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring';
+  const values = (dead: DeadRows) => [now, maxAbandoned, ...ABANDONED_ERROR_AROUND_COUNT, ...dead.params];
+  const writer = 'recoverAbandonedRuns';
+  // Running rows: Queued again, or Failed past maxAbandoned.
+  const running = await c.query<Recovered>(
+    taskStatusUpdate({ writer, to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress'], set, where: dead.inProgress.sql, returning }),
+    values(dead.inProgress),
   );
+  const rows: (Recovered & { was: 'InProgress' | 'Queued' })[] = running.rows.map((r) => ({ ...r, was: 'InProgress' as const }));
+  if (dead.reserved !== null) {
+    const reserved = `t.reserved_by IS NOT NULL AND (${dead.reserved.sql})`;
+    // Reserved rows past maxAbandoned: Failed (their handler may have begun).
+    const failedReserved = await c.query<Recovered>(
+      taskStatusUpdate({ writer, to: 'Failed', from: ['Queued'], set, where: `${reserved} AND ${over}`, returning }),
+      values(dead.reserved),
+    );
+    // The other reserved rows stay Queued (no status change, no audit), counted and claimable by any instance.
+    const unreserved = await c.query<Recovered>(
+      `UPDATE tasks t SET ${set} WHERE t.status = 'Queued' AND ${reserved} AND NOT (${over}) RETURNING ${returning}`,
+      values(dead.reserved),
+    );
+    for (const r of [...failedReserved.rows, ...unreserved.rows]) rows.push({ ...r, was: 'Queued' });
+  }
   const failed = rows.filter((r) => r.status === 'Failed');
-  await insertStatusAudits(c, rows.map((r) => ({
+  await insertStatusAudits(c, rows.filter((r) => r.status !== r.was).map((r) => ({
     taskId: r.id, level: r.audit_level, at: now, status: r.status, exception: r.status === 'Failed' ? r.exception : null,
   })));
   const runAudits = failed.filter((r) => r.is_recurring === 1 && auditAllows(r.audit_level, r.exception));

@@ -21,7 +21,7 @@ const selectManaged = async (c: PoolClient, ids: readonly string[]) =>
   ).rows;
 
 /** A row put back in the queue: due at `now` (the parameter named), attempts and throttle reset, no instance. */
-const REQUEUE_SET = (now: string) => `scheduled_at = ${now}, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL`;
+const REQUEUE_SET = (now: string) => `scheduled_at = ${now}, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL`;
 
 /** Retry and bulk actions on PostgreSQL: each call one transaction, rows locked while checked and changed. */
 export function createPostgresTaskManagementStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): TaskManagementStore {
@@ -49,7 +49,7 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
         const target = action === 'cancel' ? 'Cancelled' : 'Queued';
         await c.query(
           taskStatusUpdate(action === 'cancel'
-            ? { writer: 'applyBulkBatch', to: 'Cancelled', from: allowed, set: 'throttled_until = NULL', where: 'id = ANY($1::text[])' }
+            ? { writer: 'applyBulkBatch', to: 'Cancelled', from: allowed, set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL', where: 'id = ANY($1::text[])' }
             : { writer: 'applyBulkBatch', to: 'Queued', from: allowed, set: REQUEUE_SET('$2'), where: 'id = ANY($1::text[])' }),
           action === 'cancel' ? [eligible.map((r) => r.id)] : [eligible.map((r) => r.id), now],
         );

@@ -72,7 +72,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     if (chosen.length === 0) return 0;
     const res = await c.query<{ id: string; audit_level: AuditLevel }>(
       taskStatusUpdate({
-        writer: 'cancelOpenOccurrences', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL',
+        writer: 'cancelOpenOccurrences', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL',
         where: 'id = ANY($1::text[])', returning: 't.id, t.audit_level',
       }),
       [chosen.map((o) => o.id)],
@@ -200,7 +200,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         await c.query(
           taskStatusUpdate({
             writer: 'requeueOccurrence', to: 'Queued', from: [row.status],
-            set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL', where: 't.id = $2',
+            set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL', where: 't.id = $2',
           }),
           [now, taskId],
         );

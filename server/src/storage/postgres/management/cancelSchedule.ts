@@ -20,7 +20,7 @@ export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: 
   }
   const { rows } = await c.query<{ id: string; audit_level: string }>(
     taskStatusUpdate({
-      writer: 'cancelSchedule', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL',
+      writer: 'cancelSchedule', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL',
       where: `id IN (SELECT id FROM tasks WHERE parent_task_id = $1 AND status IN ('Pending', 'Queued', 'WaitingQueue') FOR UPDATE SKIP LOCKED)`,
       returning: 't.id, t.audit_level',
     }),

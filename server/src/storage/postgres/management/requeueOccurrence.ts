@@ -23,7 +23,7 @@ export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, n
   await c.query(
     taskStatusUpdate({
       writer: 'requeueOccurrence', to: 'Queued', from: [row.status],
-      set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, instance_id = NULL', where: 'id = $2',
+      set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL', where: 'id = $2',
     }),
     [nowMs, taskId],
   );

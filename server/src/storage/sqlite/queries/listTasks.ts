@@ -3,7 +3,7 @@ import type { TaskPage, TaskSortField } from '../../../contracts/index.js';
 import type { TaskListQuery } from '../../MonitoringStore.js';
 import type { TypeResolver } from './resolveTypeNames.js';
 import type { TaskListWhereFeatures } from './taskListWhere.js';
-import { SUMMARY_COLUMNS, toTaskSummary, type TaskSummaryRow } from '../../common/taskRow.js';
+import { SUMMARY_COLUMNS as CURRENT_SUMMARY_COLUMNS, SUMMARY_COLUMNS_WITHOUT_RESERVATIONS, toTaskSummary, type TaskSummaryRow } from '../../common/taskRow.js';
 import { buildTaskListWhere, statCountSql } from './taskListWhere.js';
 
 /** Task-list sort fields → ORDER BY column lists, each served by an index (rowid breaks ties). */
@@ -34,6 +34,8 @@ const REVERSE_WALK_ROWS = 1_000_000;
 
 /** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count. */
 export function createListTasks(db: Database, resolver: TypeResolver, features?: TaskListWhereFeatures) {
+  // A database opened read-only from before the reservation columns lists without them.
+  const SUMMARY_COLUMNS = features?.reservations === false ? SUMMARY_COLUMNS_WITHOUT_RESERVATIONS : CURRENT_SUMMARY_COLUMNS;
   const cache = new Map<string, Statement>();
   const prepared = (sql: string): Statement => {
     let st = cache.get(sql);

@@ -16,5 +16,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     searchRowStatus: (has.get('tr_tasks_search_row_status') as number) > 0,
     statusAuditChangedBy: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('status_audit') WHERE name = 'changed_by'`).pluck().get() as number) > 0,
     traceContext: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'traceparent'`).pluck().get() as number) > 0,
+    reservations: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'reserved_by'`).pluck().get() as number) > 0,
   };
 }

@@ -34,6 +34,8 @@ export interface TaskListWhere {
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 export interface TaskListWhereFeatures {
+  /** Tasks carry their reservation columns (migration 12); absent: they do. */
+  reservations?: boolean;
   /** The store has the argument index (migration 6). */
   requestSearch: boolean;
   /** The search rows carry the group columns and task keys have their substring index (migration 8). */

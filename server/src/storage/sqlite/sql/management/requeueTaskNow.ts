@@ -15,7 +15,7 @@ export function requeueTaskNow(db: Database, deltas: ReadModelDeltas, row: Manag
   if (!from.includes(row.status) || !checkTransition('requeueTaskNow', row.status, 'Queued', [row.id])) return false;
   const changed = preparedStatement(
     db,
-    `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL WHERE id = ? AND status = ?`,
+    `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL WHERE id = ? AND status = ?`,
   ).run(nowMs, row.id, row.status).changes === 1;
   if (changed) deltas.moved(managedGroup(row), row.status, 'Queued');
   return changed;

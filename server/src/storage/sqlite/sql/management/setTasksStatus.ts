@@ -13,6 +13,6 @@ export function setTasksStatus(db: Database, ids: readonly string[], from: reado
   if (ids.length === 0 || from.length === 0) return 0;
   const where = `id IN (SELECT value FROM json_each(?)) AND ${priorStatusCondition('setTasksStatus', 'status', to, from)}`;
   return to === 'Queued'
-    ? preparedStatement(db, `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL WHERE ${where}`).run(nowMs, JSON.stringify(ids)).changes
-    : preparedStatement(db, `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL WHERE ${where}`).run(JSON.stringify(ids)).changes;
+    ? preparedStatement(db, `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL WHERE ${where}`).run(nowMs, JSON.stringify(ids)).changes
+    : preparedStatement(db, `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL WHERE ${where}`).run(JSON.stringify(ids)).changes;
 }

@@ -9,7 +9,7 @@ export function cancelNotStartedTask(db: Database, deltas: ReadModelDeltas, id: 
   return changeTaskRow(db, deltas, id, () =>
     preparedStatement(
       db,
-      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL
+      `UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL
         WHERE id = ? AND ${priorStatusCondition('cancelNotStartedTask', 'status', 'Cancelled', ['Pending', 'Queued', 'WaitingQueue'])}`,
     ).run(id).changes === 1,
   );

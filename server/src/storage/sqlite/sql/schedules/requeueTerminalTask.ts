@@ -11,7 +11,7 @@ export function requeueTerminalTask(db: Database, id: string, nowMs: number): bo
   return (
     preparedStatement(
       db,
-      `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL
+      `UPDATE tasks SET status = 'Queued', scheduled_at = ?, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL
         WHERE id = ? AND ${priorStatusCondition('requeueTerminalTask', 'status', 'Queued', ['Failed', 'Cancelled'])}`,
     ).run(nowMs, id).changes === 1
   );
