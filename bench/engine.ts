@@ -13,6 +13,8 @@
  * Each of BENCH_ROUNDS rounds (default 3) runs the engine at audit levels Full, ErrorsOnly and
  * None, then the peer; the figures are the medians, and the ratio the median of the rounds' Full /
  * peer ratios, each round's pair listed too.
+ * BENCH_OBSERVABILITY=1 (or --observability) adds, in each round, an audit-Full run with metrics
+ * and tracing on (bench/engineObservability.ts) and prints its ratio to the plain run and to BullMQ.
  * Last line: one JSON object. Where no Redis answers it says so and omits the peer fields.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -23,6 +25,7 @@ import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { createEngine, openDatabase, openSqliteStorage, type AuditLevel } from '../server/src/index.js';
 import { taskWriter } from '../server/src/storage/sqlite/sql/readModels/taskWriter.js';
+import { OBSERVABILITY, observe } from './engineObservability.js';
 
 // `--storage postgres` runs the PostgreSQL engine benchmark (bench/engine-pg.ts) instead.
 const storageArg = process.argv.find((a, i, all) => a.startsWith('--storage=') || all[i - 1] === '--storage');
@@ -50,7 +53,7 @@ const round = (n: number) => Math.round(n);
 let runNo = 0;
 /** The largest (InProgress rows in the store − handlers running) seen by any engine run, sampled every 50 ms. */
 let inProgressExcess = 0;
-async function engineRun(auditLevel: AuditLevel): Promise<{ dispatchPerSec: number; endToEndPerSec: number }> {
+async function engineRun(auditLevel: AuditLevel, observed = false): Promise<{ dispatchPerSec: number; endToEndPerSec: number }> {
   const storage = openSqliteStorage({ file: join(dir, `engine-${auditLevel}-${++runNo}.db`) });
   const engine = createEngine({ storage, queues: { default: { concurrency: 4 } }, auditLevel, pollIntervalMs: 50 });
   let completed = 0;
@@ -69,6 +72,7 @@ async function engineRun(auditLevel: AuditLevel): Promise<{ dispatchPerSec: numb
   engine.on('event', (e) => {
     if (e.kind === 'Completed' && ++completed === TASKS) resolveAll();
   });
+  const observation = observed ? observe(engine, storage) : undefined;
   await engine.start();
   const t0 = performance.now();
   const ids: Promise<string>[] = [];
@@ -79,6 +83,8 @@ async function engineRun(auditLevel: AuditLevel): Promise<{ dispatchPerSec: numb
   const tDone = performance.now();
   clearInterval(sampler);
   await engine.stop();
+  const seen = await observation?.detach();
+  if (seen && (seen.spans === 0 || seen.scrapes === 0)) throw new Error(`observed run: ${seen.spans} spans, ${seen.scrapes} scrapes`);
   const db = storage.db;
   const done = db.prepare(`SELECT COUNT(*) FROM tasks WHERE status = 'Completed'`).pluck().get() as number;
   const audits = db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get() as number;
@@ -242,9 +248,11 @@ try {
   const fulls: { dispatchPerSec: number; endToEndPerSec: number }[] = [];
   const errorsOnlys: number[] = [];
   const nones: number[] = [];
+  const observeds: number[] = [];
   for (let r = 0; r < ROUNDS; r++) {
     const f = await engineRun('Full');
     fulls.push(f);
+    if (OBSERVABILITY) observeds.push((await engineRun('Full', true)).endToEndPerSec);
     errorsOnlys.push((await engineRun('ErrorsOnly')).endToEndPerSec);
     nones.push((await engineRun('None')).endToEndPerSec);
     rounds.push({ engine: f.endToEndPerSec, bullmq: rounds[0]?.bullmq === null ? null : await bullmqRun() });
@@ -259,6 +267,9 @@ try {
   const ratio = peers.length === 0 ? null : median(peers.map((p) => p.engine / p.bullmq));
   const errorsOnlyPerSec = median(errorsOnlys);
   const nonePerSec = median(nones);
+  // Metrics and tracing on vs off, and on vs BullMQ: medians of the per-round ratios.
+  const onOff = OBSERVABILITY ? median(observeds.map((o, i) => o / fulls[i]!.endToEndPerSec)) : null;
+  const onVsBullmq = OBSERVABILITY && peers.length > 0 ? median(rounds.flatMap((p, i) => (p.bullmq === null ? [] : [observeds[i]! / p.bullmq]))) : null;
   const lone = await loneTaskLatency();
   console.log(`tasks                 ${TASKS} (no-op, concurrency 4, all dispatches in flight, file database)`);
   console.log(`dispatch              ${round(full.dispatchPerSec)} tasks/s (audit Full)`);
@@ -269,6 +280,10 @@ try {
   if (bullmqPerSec !== null) {
     console.log(`bullmq peer           ${round(bullmqPerSec)} jobs/s (Redis ${REDIS.host}:${REDIS.port}, same workload)`);
     console.log(`ratio vs bullmq       ${ratio!.toFixed(2)} (median of ${peers.length} alternating rounds: ${peers.map((p) => `${round(p.engine)}/${round(p.bullmq)}`).join(', ')}; target ≥ 1.5)`);
+  }
+  if (onOff !== null) {
+    console.log(`observability on      ${round(median(observeds))} tasks/s (audit Full, metrics scraped every 1 s, tracer provider with a discarding batch exporter; median of ${observeds.map(round).join(', ')})`);
+    console.log(`observability on/off  ${onOff.toFixed(2)} (median of per-round on / off)${onVsBullmq !== null ? `; on vs bullmq ${onVsBullmq.toFixed(2)} (target ≥ 1.5)` : ''}`);
   }
   console.log(`in progress − running max ${inProgressExcess} (store's InProgress rows minus handlers running, sampled every 50 ms in every engine run; rows reserved ahead stay Queued)`);
   console.log(`bare lifecycle floor  ${round(bareLifecyclePerSec)} tasks/s (3 transactions per task by hand, read-model deltas included)`);
@@ -297,6 +312,13 @@ try {
       loneColdP99Ms: lone.coldP99,
       noiseBusyP50Ms: lone.busyP50,
       noiseBusyP99Ms: lone.busyP99,
+      ...(onOff !== null
+        ? {
+          endToEndObservedPerSec: round(median(observeds)),
+          observedVsPlain: Math.round(onOff * 100) / 100,
+          ...(onVsBullmq !== null ? { ratioObservedVsBullmq: Math.round(onVsBullmq * 100) / 100 } : {}),
+        }
+        : {}),
     }),
   );
 } finally {

@@ -45,7 +45,10 @@ const apiFigures: Figure[] = [
   lower('detailP99Ms', 'detail p99', 'ms'),
   lower('requestSearchP99Ms', 'requestSearch p99', 'ms'),
   lower('seedS', 'seeding', 's'),
+  lower('metricsScrapeP99Ms', 'metrics scrape p99', 'ms'),
 ];
+// The scrape of GET /svc-monitoring/metrics is measured too (BENCH_API_METRICS).
+const apiEnv = { BENCH_API_METRICS: '1' };
 // 20,000 rows: the fewest at which every list variant finds rows (the search for "order-12" among them).
 const apiQuick = { BENCH_API_ROWS: '20000', BENCH_API_SECONDS: '0.2' };
 
@@ -53,14 +56,18 @@ export const BENCHES: BenchEntry[] = [
   {
     name: 'engine',
     script: 'engine.ts',
+    // Each round adds a run with the monitoring's metrics and a tracer provider on.
+    env: { BENCH_OBSERVABILITY: '1' },
     quickEnv: { BENCH_TASKS: '300', BENCH_ROUNDS: '1', BENCH_LONE_SAMPLES: '50' },
     figures: [
       higher('ratioVsBullmq', 'end to end / BullMQ', '×', 'ratio'),
+      higher('ratioObservedVsBullmq', 'with metrics and tracing / BullMQ', '×', 'ratio'),
+      higher('observedVsPlain', 'metrics and tracing on / off', '×', 'ratio'),
       higher('endToEndPerSec', 'end to end (audit Full)', 'tasks/s'),
       higher('bullmqPerSec', 'BullMQ peer', 'jobs/s'),
       lower('loneDispatchToStartedP99Ms', 'lone task dispatch → Started p99', 'ms'),
     ],
-    describe: '20,000 no-op tasks, concurrency 4, file DB; BullMQ on the local Redis in alternating rounds',
+    describe: '20,000 no-op tasks, concurrency 4, file DB; BullMQ on the local Redis in alternating rounds; each round also runs with metrics and tracing on',
   },
   {
     name: 'engine-pg',
@@ -78,6 +85,7 @@ export const BENCHES: BenchEntry[] = [
     name: 'api-sqlite',
     script: 'api.ts',
     args: ['--storage', 'sqlite'],
+    env: apiEnv,
     quickEnv: apiQuick,
     figures: apiFigures,
     describe: 'monitoring API over 1,000,000 tasks (SQLite), p99 over loopback',
@@ -86,6 +94,7 @@ export const BENCHES: BenchEntry[] = [
     name: 'api-postgres',
     script: 'api.ts',
     args: ['--storage', 'postgres'],
+    env: apiEnv,
     quickEnv: apiQuick,
     figures: apiFigures,
     describe: 'monitoring API over 1,000,000 tasks (PostgreSQL), p99 over loopback',

@@ -30,6 +30,8 @@ export interface SvcEvent {
   attempt?: number;
   /** Started only: how long the task waited between becoming due and its handler starting (ms). */
   waitTimeMs?: number;
+  /** Failed only, present (true) when recovery failed the task because its runs kept being abandoned (see maxAbandoned). */
+  abandoned?: boolean;
   // OccurrenceSkipped only:
   reason?: SkipReason;
   skippedCount?: number;

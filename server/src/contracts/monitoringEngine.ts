@@ -7,6 +7,18 @@ import type { SvcEvent } from './events.js';
 import type { BulkAction, BulkOperation } from './operations.js';
 import type { ManagementStatus, TaskStatus } from './task.js';
 
+/**
+ * A run the engine gave up when it stopped (the grace period over, or waiting for a retry): its
+ * row becomes ServiceStopped. The hub's event set has no kind for it; the metrics count it.
+ */
+export interface StoppedRunNotice {
+  taskId: string;
+  taskType: string;
+  queueName: string;
+  /** When the run was given up (engine clock, ms since epoch). */
+  at: number;
+}
+
 /** The answer of a management operation on a schedule, an occurrence or a task. */
 export interface OperationResult {
   status: ManagementStatus;
@@ -40,6 +52,8 @@ export interface MonitoringEngine {
   health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number };
   /** Durations of the engine's store commits (metrics); absent on an engine without them. */
   observeCommits?(listener: (seconds: number) => void): () => void;
+  /** Runs given up at a stop (metrics); absent on an engine without them. */
+  observeStoppedRuns?(listener: (run: StoppedRunNotice) => void): () => void;
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
   /** Retry and bulk actions; absent on an engine without them (the endpoints answer NotSupported). */
   tasks?: {

@@ -1,4 +1,4 @@
-import type { SvcEvent } from '../contracts/index.js';
+import type { StoppedRunNotice, SvcEvent } from '../contracts/index.js';
 import type { DispatchStep, EngineStore, NewTask, RateLimitSpec, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import { buildEvent } from './buildEvent.js';
@@ -47,6 +47,7 @@ export class TaskEngine implements Engine {
   private readonly listeners = new Set<EngineEventListener>();
   private readonly errorListeners = new Set<EngineErrorListener>();
   private readonly commitListeners = new Set<(seconds: number) => void>();
+  private readonly stoppedRunListeners = new Set<(run: StoppedRunNotice) => void>();
   /** Why the store cannot be written at all (its file deleted or replaced); null while it can. */
   private storeLost: Error | null = null;
   private locationTimer: NodeJS.Timeout | undefined;
@@ -105,6 +106,15 @@ export class TaskEngine implements Engine {
       registry: this.registry,
       commit: this.commit,
       emit: (e) => this.emit(e),
+      stoppedRun: (run) => {
+        for (const l of this.stoppedRunListeners) {
+          try {
+            l(run);
+          } catch (err) {
+            this.o.onError(err, 'stopped-run listener');
+          }
+        }
+      },
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
       ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
@@ -173,6 +183,11 @@ export class TaskEngine implements Engine {
   observeCommits(listener: (seconds: number) => void): () => void {
     this.commitListeners.add(listener);
     return () => this.commitListeners.delete(listener);
+  }
+
+  observeStoppedRuns(listener: (run: StoppedRunNotice) => void): () => void {
+    this.stoppedRunListeners.add(listener);
+    return () => this.stoppedRunListeners.delete(listener);
   }
 
   health(): EngineHealth {
@@ -295,7 +310,7 @@ export class TaskEngine implements Engine {
         unlimitedQueues,
         maxAbandoned: this.o.maxAbandoned,
         onAbandoned: (failed) => {
-          for (const t of failed) this.emit(buildEvent('Failed', t.failedAt, t, `Task failed: ${t.exception}`, { exception: t.exception, executionTimeMs: 0 }));
+          for (const t of failed) this.emit(buildEvent('Failed', t.failedAt, t, `Task failed: ${t.exception}`, { exception: t.exception, executionTimeMs: 0, abandoned: true }));
         },
       });
     } catch (err) {

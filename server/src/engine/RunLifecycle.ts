@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { SvcEvent } from '../contracts/index.js';
+import type { StoppedRunNotice, SvcEvent } from '../contracts/index.js';
 import type { ClaimDecider, FinishedRun, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { GroupCommit } from './GroupCommit.js';
 import type { Registration } from './handlerRegistration.js';
@@ -81,6 +81,8 @@ export interface RunLifecycleDeps {
   registry: ReadonlyMap<string, Registration>;
   commit: GroupCommit;
   emit(event: SvcEvent): void;
+  /** A run was given up at the stop (not a hub event: the metrics count it). */
+  stoppedRun(run: StoppedRunNotice): void;
   /** A worker is free or a run is ready: the next group commit should claim. */
   workerFree(): void;
   /** The next run of an inline recurring row is due at `at`. */
@@ -392,7 +394,9 @@ export class RunLifecycle {
     this.leaveRetryWait(run);
     run.log.close();
     this.active.delete(run.row.id);
-    if (!run.fenced) this.d.commit.serviceStopped({ id: run.row.id, token: run.runToken, auditLevel: run.row.audit_level });
+    if (run.fenced) return;
+    this.d.commit.serviceStopped({ id: run.row.id, token: run.runToken, auditLevel: run.row.audit_level });
+    this.d.stoppedRun({ taskId: run.row.id, taskType: run.row.type, queueName: run.row.queue, at: this.d.options.clock() });
   }
 
   /**

@@ -15,6 +15,7 @@ export interface EventExtras {
   executionTimeMs?: number;
   attempt?: number;
   waitTimeMs?: number;
+  abandoned?: boolean;
 }
 
 /** An engine event, the one argument of the hub's `SvcEvent` invocation, with null fields omitted. */
@@ -36,5 +37,6 @@ export function buildEvent(kind: SvcEventKind, at: number, task: EventSubject, m
   if (extras.executionTimeMs !== undefined) e.executionTimeMs = extras.executionTimeMs;
   if (extras.attempt !== undefined) e.attempt = extras.attempt;
   if (extras.waitTimeMs !== undefined) e.waitTimeMs = extras.waitTimeMs;
+  if (extras.abandoned === true) e.abandoned = true;
   return e;
 }

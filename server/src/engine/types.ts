@@ -1,4 +1,4 @@
-import type { AuditLevel, SvcEvent, TaskStatus } from '../contracts/index.js';
+import type { AuditLevel, StoppedRunNotice, SvcEvent, TaskStatus } from '../contracts/index.js';
 import type { EngineStore } from '../storage/EngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import type { TaskOperations } from './operations/TaskOperations.js';
@@ -200,6 +200,8 @@ export interface Engine {
   health(): EngineHealth;
   /** Calls `listener` with the duration (seconds) of every successful store commit; returns the unsubscribe. */
   observeCommits(listener: (seconds: number) => void): () => void;
+  /** Calls `listener` for every run given up at a stop (its row becomes ServiceStopped); returns the unsubscribe. */
+  observeStoppedRuns(listener: (run: StoppedRunNotice) => void): () => void;
   /** Whether start() has run and stop() has not. */
   isRunning(): boolean;
   readonly queueNames: readonly string[];

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { SvcEvent } from '../../contracts/index.js';
+import type { StoppedRunNotice, SvcEvent } from '../../contracts/index.js';
 import { BoundedLabel } from './boundedLabel.js';
 import { COMMIT_SECONDS_BUCKETS, TASK_SECONDS_BUCKETS, type FinishOutcome } from './metricFamilies.js';
 
@@ -9,6 +9,7 @@ export interface MeteredEngine {
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
   health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number };
   observeCommits?(listener: (seconds: number) => void): () => void;
+  observeStoppedRuns?(listener: (run: StoppedRunNotice) => void): () => void;
 }
 
 const HEALTH_STATES = ['ok', 'degraded', 'failed'] as const;
@@ -79,29 +80,30 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
   // A final attempt that timed out emits Timeout and then Failed in the same turn; a Timeout of an
   // attempt that is retried stands alone. So a mark lives until the end of the current turn.
   const timedOut = new Set<string>();
-  const end = (e: SvcEvent, outcome: FinishOutcome) => {
-    const queue = e.queueName ?? 'default';
-    const type = types.of(e.taskType);
+  const end = (taskId: string, queue: string, taskType: string, at: number, outcome: FinishOutcome, executionTimeMs?: number) => {
+    const type = types.of(taskType);
     finished.inc({ engine_instance: instance, queue, type, outcome });
-    const began = startedAt.get(e.taskId);
-    startedAt.delete(e.taskId);
-    const seconds = e.kind === 'Completed' && e.executionTimeMs !== undefined ? e.executionTimeMs / 1000 : began === undefined ? undefined : (Date.parse(e.eventDateUtc) - began) / 1000;
+    const began = startedAt.get(taskId);
+    startedAt.delete(taskId);
+    const seconds = executionTimeMs !== undefined ? executionTimeMs / 1000 : began === undefined ? undefined : (at - began) / 1000;
     if (seconds !== undefined && seconds >= 0) runSeconds.observe({ engine_instance: instance, queue, type }, seconds);
   };
+  const endOf = (e: SvcEvent, outcome: FinishOutcome) =>
+    end(e.taskId, e.queueName ?? 'default', e.taskType, Date.parse(e.eventDateUtc), outcome, e.kind === 'Completed' ? e.executionTimeMs : undefined);
   const onEvent = (e: SvcEvent) => {
     switch (e.kind) {
       case 'Started':
-        // Runs given up at a stop never end here: the map stays bounded all the same.
+        // A run whose end never comes here (its process lost the row) must not grow the map without bound.
         if (startedAt.size >= MAX_TRACKED_RUNS) startedAt.clear();
         startedAt.set(e.taskId, Date.parse(e.eventDateUtc));
         if (e.waitTimeMs !== undefined) waitSeconds.observe({ engine_instance: instance, queue: e.queueName ?? 'default' }, e.waitTimeMs / 1000);
         return;
       case 'Completed':
-        return end(e, 'completed');
+        return endOf(e, 'completed');
       case 'Failed':
-        return end(e, timedOut.has(e.taskId) ? 'timed_out' : 'failed');
+        return endOf(e, e.abandoned === true ? 'abandoned' : timedOut.has(e.taskId) ? 'timed_out' : 'failed');
       case 'Cancelled':
-        return end(e, 'cancelled');
+        return endOf(e, 'cancelled');
       case 'Timeout':
         timedOut.add(e.taskId);
         queueMicrotask(() => timedOut.delete(e.taskId));
@@ -113,8 +115,10 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
   };
   engine.on('event', onEvent);
   const stopCommits = engine.observeCommits?.((seconds) => commitSeconds.observe({ engine_instance: instance }, seconds));
+  const stopStoppedRuns = engine.observeStoppedRuns?.((run) => end(run.taskId, run.queueName, run.taskType, run.at, 'service_stopped'));
   return () => {
     engine.off('event', onEvent);
     stopCommits?.();
+    stopStoppedRuns?.();
   };
 }

@@ -7,7 +7,7 @@ export const COMMIT_SECONDS_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025
 export const METRICS_PREFIX = 'svc_';
 
 /** The outcome label of `svc_tasks_finished_total`. */
-export type FinishOutcome = 'completed' | 'failed' | 'cancelled' | 'timed_out';
+export type FinishOutcome = 'completed' | 'failed' | 'cancelled' | 'timed_out' | 'service_stopped' | 'abandoned';
 
 /** Every family the monitoring exports besides Node's process metrics (the Grafana dashboard's test reads this list). */
 export const METRIC_FAMILIES = [

@@ -21,7 +21,7 @@ export interface ReadDialect {
   model(name: ReadModel): string;
   /** The sum of `value` over the rows of the group that satisfy `condition` (NULL when none do). */
   sumWhere(value: string, condition: string): string;
-  /** An index the planner must walk for a range read (empty where the planner needs no hint). */
+  /** An index the planner must walk (a range read, a partial index's count; empty where the planner needs no hint). */
   indexedBy(index: string): string;
   /** The `value` of the group's row with the largest `by` (ties: the largest value). */
   latestOf(value: string, by: string): string;
