@@ -1,3 +1,4 @@
+// @backends sqlite postgres — input is refused before any store call.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../server/src/index.js';
 import { closeAll, harness, waitFor } from './helpers.js';

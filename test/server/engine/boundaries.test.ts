@@ -1,3 +1,4 @@
+// @backends sqlite postgres — the limits are checked before any store call.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../../server/src/engine/RateLimiter.js';

@@ -1,3 +1,4 @@
+// @backends sqlite deferred — child processes killed on one SQLite file (on PostgreSQL: test/server/multiInstance).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

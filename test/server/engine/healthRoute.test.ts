@@ -1,3 +1,4 @@
+// @backends sqlite deferred — the SQLite database file deleted or replaced.
 import { unlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type Served } from '../monitoring/fixtures.js';

@@ -1,3 +1,4 @@
+// @backends sqlite deferred — BEGIN EXCLUSIVE from another process, disk full through max_page_count, the deleted file: SQLite itself.
 import { unlinkSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';

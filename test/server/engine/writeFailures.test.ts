@@ -1,3 +1,4 @@
+// @backends sqlite deferred — faults injected with SQLite triggers.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../../server/src/index.js';
 import { failStatusAudit, failTaskWrite, isInjected, snapshotStore, snapshotTask, type Fault } from '../../fixtures/faults.js';

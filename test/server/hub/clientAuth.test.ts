@@ -1,3 +1,4 @@
+// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import { TRANSPORT_CASES, buildClient, signToken, startHubServer, type HubServer } from './hubFixture.js';

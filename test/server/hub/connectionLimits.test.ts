@@ -1,3 +1,4 @@
+// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
 import { describe, expect, it } from 'vitest';
 import { httpFrom, rawUpgrade } from '../monitoring/fromAddress.js';
 import { signToken, startHubServer } from './hubFixture.js';

@@ -1,3 +1,4 @@
+// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interpretHubFailure } from '../../../server/src/contracts/liveConnection.js';

@@ -1,3 +1,4 @@
+// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
 import type { IncomingMessage, Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from '../../../server/src/hub/createHub.js';

@@ -1,3 +1,4 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
 import { getJson, insertAudit, insertTask, postJson, useServed, withServed, withServers } from './fixtures.js';

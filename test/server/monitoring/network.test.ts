@@ -1,3 +1,4 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
 import { IpAllowList } from '../../../server/src/monitoring/network/IpAllowList.js';
 import { getJson, postJson, withServed, withServers } from './fixtures.js';

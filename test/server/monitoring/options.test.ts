@@ -1,3 +1,4 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import { tempDb } from './fixtures.js';

@@ -1,3 +1,4 @@
+// @backends sqlite — PostgreSQL's own: it opens its database itself, once.
 import { randomUUID } from 'node:crypto';
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

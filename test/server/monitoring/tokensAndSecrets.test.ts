@@ -1,3 +1,4 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import jwt from 'jsonwebtoken';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
 import { CLIENT, OTHER_CLIENT, PROXY, httpFrom, rawUpgrade, serveWithHub } from './fromAddress.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';

@@ -1,3 +1,4 @@
+// @backends sqlite deferred — child processes killed or racing on one SQLite file (on PostgreSQL: test/server/multiInstance).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,3 +1,4 @@
+// @backends sqlite — faults injected with SQLite triggers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
