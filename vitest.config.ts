@@ -38,7 +38,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // expect.poll gives up after 1 s by default: a page or a session that needs a network round
     // trip and a render can take longer than that on a busy machine. Every poll waits for its
-    // value up to 10 s (as the desktop suites' waitUntil does); a value that never comes still fails.
+    // value up to 10 s (as the desktop suites' waitFor calls do); a value that never comes still fails.
     expect: { poll: { timeout: 10_000 } },
     // Transformed modules are kept on disk (node_modules/.experimental-vitest-cache, keyed by each
     // file's content and the config) and shared by the projects: the server sources are

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGet, apiLogin, startDemo, type CliProcess } from '../fixtures/demoProcess.js';
 import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil } from './support/consoleSuite.js';
+import { createConsole } from './support/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 import { makeTempDir } from './support/tempDir.js';
 
 describe('back-fill: failures while the console was not running reach the inbox', () => {
@@ -40,12 +41,12 @@ describe('back-fill: failures while the console was not running reach the inbox'
     const second = await createConsole(userData, { safeStorage, burstWindowMs: 100 });
     try {
       await second.services.start();
-      await waitUntil('the back-filled failure', () => second.services.inbox.list().some((i) => i.taskId === failedId), 20_000);
+      await waitFor(() => second.services.inbox.list().some((i) => i.taskId === failedId), 20_000, 'the back-filled failure', 25);
       const item = second.services.inbox.list().find((i) => i.taskId === failedId)!;
       expect(item).toMatchObject({ environmentId: env.id, kind: 'Failed', whileAway: true, read: false, taskType: 'SyncLegacyInventory' });
       expect(item.message).toMatch(/Legacy inventory endpoint is gone/);
       // It notifies like a live failure (the burst that holds it).
-      await waitUntil('its notification', () => second.notifications.some((n) => n.burstId === item.burstId), 5_000);
+      await waitFor(() => second.notifications.some((n) => n.burstId === item.burstId), 5_000, 'its notification', 25);
       // A second back-fill adds nothing twice.
       const before = second.services.inbox.list().filter((i) => i.taskId === failedId).length;
       await second.services.backfill(env.id);

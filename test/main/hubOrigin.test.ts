@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil } from './support/consoleSuite.js';
+import { createConsole } from './support/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 import { makeTempDir } from './support/tempDir.js';
 
 /** An HTTP server that records each request's path and Authorization header; `answer` replies. */
@@ -63,7 +64,7 @@ describe('the hub address from /config', () => {
     await services.requireSession(env.id).start();
     expect(services.session(env.id)!.hubUrl()).toBe(`${host.origin}/custom/hub`);
     // The host has no hub there: the client asks it (negotiate), with the token, and nowhere else.
-    await waitUntil('the negotiate request', () => host.seen.some((r) => r.path === '/custom/hub/negotiate'));
+    await waitFor(() => host.seen.some((r) => r.path === '/custom/hub/negotiate'), 10_000, 'the negotiate request', 25);
     expect(host.seen.find((r) => r.path === '/custom/hub/negotiate')?.authorization).toBe('Bearer secret-token');
   });
 });

@@ -5,7 +5,8 @@ import { HubManager } from '../../src/main/hub/HubManager.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import type { EnvironmentSession } from '../../src/main/session/EnvironmentSession.js';
 import type { AuthState, SessionView } from '../../src/shared/session.js';
-import { createConsole, waitUntil } from './support/consoleSuite.js';
+import { createConsole } from './support/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 import { makeTempDir } from './support/tempDir.js';
 
 /** A host that records every request path and answers each with `status`. */
@@ -92,7 +93,7 @@ describe('hub start race: the environment changes while its transport is chosen'
     const s = slowSession('lab', host.url, () => Promise.reject(new Error('Cannot reach the host')));
     hub.watch(s.session);
     s.chooseTransport();
-    await waitUntil('the error state', () => hub.state('lab').state === 'error');
+    await waitFor(() => hub.state('lab').state === 'error', 10_000, 'the error state', 25);
     expect(hub.state('lab').message).toBe('Renewing the session failed: Cannot reach the host');
     expect(logged).toContain('error Renewing the session failed: Cannot reach the host');
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, startDemo, type CliProcess } from '../fixtures/demoProcess.js';
 import type { HarnessRequest, HarnessSnapshot } from './support/packagedAppHarness.js';
 import { packageNameOf, resolvePackageDir, runtimeModuleReferences } from './support/packagedModules.js';
-import { waitUntil } from './support/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 const require = createRequire(import.meta.url);
 const asar = require('@electron/asar') as {
@@ -74,15 +74,15 @@ interface StatusView {
   session: { auth: string };
 }
 
-/** Polls the packaged app's snapshot until `check` holds. */
+/** Polls the packaged app's snapshot until `check` holds; a timeout shows the app's output. */
 async function waitForSnapshot(app: PackagedApp, what: string, check: (s: HarnessSnapshot) => boolean, timeoutMs = 20_000): Promise<HarnessSnapshot> {
-  let last: HarnessSnapshot | undefined;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    last = await app.snapshot();
-    if (check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; app output:\n${app.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    return await waitFor(async () => {
+      const snapshot = await app.snapshot();
+      return check(snapshot) ? snapshot : undefined;
+    }, timeoutMs, what, 50);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; app output:\n${app.output.join('')}`, { cause: error });
   }
 }
 

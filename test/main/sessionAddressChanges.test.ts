@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
+import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 import { makeTempDir } from './support/tempDir.js';
 
 interface SeenRequest {
@@ -95,7 +96,7 @@ describe('sessions when an environment address changes or has a path prefix', ()
       (v) => ({ ok: true as const, v }),
       (e: Error & { code?: string }) => ({ ok: false as const, e }),
     );
-    await waitUntil('the login request at the old host', () => oldHost.seen.some((r) => r.path.endsWith('/auth/login')));
+    await waitFor(() => oldHost.seen.some((r) => r.path.endsWith('/auth/login')), 10_000, 'the login request at the old host', 25);
     await services.updateEnvironment(env.id, { baseUrl: newHost.baseUrl });
     oldHost.release();
     const result = await outcome;

@@ -14,7 +14,7 @@ import { restartPromptListener, type RestartNotice } from '../../src/main/update
 import { resolveUpdateFeed, UPDATE_URL_VARIABLE, type UpdateFeed } from '../../src/main/update/updateFeed.js';
 import type { UpdateStatus } from '../../src/main/update/UpdateStatus.js';
 import { makeTempDir } from './support/tempDir.js';
-import { waitUntil } from './support/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 /**
  * electron-updater's real Linux updater (DebUpdater: generic provider, staged rollout, sha512
@@ -117,7 +117,7 @@ async function installed(version: string, feedUrl: string, env: Record<string, s
 }
 
 async function settled(updater: ElectronAppUpdater, states: Array<UpdateStatus['state']>): Promise<UpdateStatus> {
-  await waitUntil(`updater state in ${states.join('/')} (now ${JSON.stringify(updater.status())})`, () => states.includes(updater.status().state));
+  await waitFor(() => states.includes(updater.status().state), 10_000, `updater state in ${states.join('/')} (now ${JSON.stringify(updater.status())})`, 25);
   return updater.status();
 }
 

@@ -34,15 +34,6 @@ export async function createConsole(userDataDir: string, options: ConsoleOptions
   return { services, notifications, badge, events };
 }
 
-/** Waits until `check()` holds, polling every 25 ms; fails naming `what` after `timeoutMs`. */
-export async function waitUntil(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** A server an environment points at: a monitoring host (close) or a demo process (stop). */
 export type SuiteHost = { baseUrl: string; close(): Promise<void> } | { baseUrl: string; stop(): Promise<void> };
 

@@ -61,14 +61,8 @@ export async function closeAll(): Promise<void> {
   while (open.length > 0) await open.pop()!.close();
 }
 
-/** Polls `cond` (which may read the store) until it holds. */
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** The suite's polling wait, re-exported for the engine files that import it from here. */
+export { waitFor } from '../../fixtures/waitFor.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

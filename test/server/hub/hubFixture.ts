@@ -104,13 +104,8 @@ export function collectEvents(connection: HubConnection, count: number, timeoutM
   });
 }
 
-export async function waitFor(predicate: () => boolean, timeoutMs = 5_000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+/** The suite's polling wait, re-exported for the hub files that import it from here. */
+export { waitFor } from '../../fixtures/waitFor.js';
 
 export function sampleEvent(overrides: Partial<SvcEvent> = {}): SvcEvent {
   return {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getJson, postJson } from './fixtures.js';
 import { randomUUID } from 'node:crypto';
-import { OPERATOR, startPowerHost, until } from '../power/powerFixture.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { OPERATOR, startPowerHost } from '../power/powerFixture.js';
 
 // The answers whose OpenAPI schemas are derived from the handlers' zod schemas: each property the
 // document lists must be one a real answer carries, and each property an answer carries must be
@@ -19,7 +20,7 @@ describe('the OpenAPI document describes the fields real answers carry', () => {
     schemas = (await getJson(`${h.s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).body.components.schemas;
     // A finished run in the last minute and a Queued row nobody handles, so that a queue carries its additive fields.
     const id = await h.engine.dispatch('Power.Works');
-    await until(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 'the dispatched task to complete');
+    await waitFor(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 15_000, 'the dispatched task to complete', 25);
     await h.insert({ type: 'Power.NobodyHandles', status: 'Queued', queue: 'default' });
     // A row due later and a durable schedule with failed occurrences: the optional summary fields.
     await h.insert({ type: 'Power.Later', status: 'Pending', scheduled_at: Date.now() + 3_600_000 });
@@ -187,7 +188,7 @@ describe('every documented field of every answer is carried by a real answer', (
     });
     const works = await h.engine.dispatch('Power.Works');
     const fails = await h.engine.dispatch('Power.Fails');
-    await until(async () => ((await h.statuses([works, fails])).join() === 'Completed,Failed' ? true : undefined), 'both runs to finish');
+    await waitFor(async () => ((await h.statuses([works, fails])).join() === 'Completed,Failed' ? true : undefined), 15_000, 'both runs to finish', 25);
     for (const id of [halted, cron, ran]) await answer('TaskDetail', `${h.s.api}/tasks/${id}`);
     await answer('StatusAuditPage', `${h.s.api}/tasks/${ran}/status-audit`);
     await answer('RunsAuditPage', `${h.s.api}/tasks/${ran}/runs-audit`);
