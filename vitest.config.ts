@@ -63,8 +63,8 @@ export default defineConfig({
     projects: [
       ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'], exclude: filesNotOn('sqlite', ['test/server']), maxWorkers: 4, sequence: { groupOrder: 1 } }),
       // The engine and schedule suites again, over a store whose every call resolves on a later tick,
-      // and on PostgreSQL (a database per test file, a schema per store: engine/fixtures/storeUnderTest.ts);
-      // the monitoring suites on PostgreSQL (their stores come from monitoring/monitoredStore.ts). Each
+      // and on PostgreSQL (a database per test file, a schema per store: test/fixtures/server/storeUnderTest.ts);
+      // the monitoring suites on PostgreSQL (their stores come from test/fixtures/server/monitoredStore.ts). Each
       // file that runs on fewer stores says so, and why, in its `// @backends` line (test/fixtures/testBackends.ts).
       ...sharedGraph({
         name: 'engine-deferred-store',
@@ -77,8 +77,8 @@ export default defineConfig({
         include: ENGINE_SUITES.map((folder) => `${folder}/**/*.test.ts`),
         exclude: filesNotOn('postgres', ENGINE_SUITES),
         env: { SVC_STORE: 'postgres' },
-        // A template database with migrated schemas, copied for each file (fixtures/migratedSchemas.ts).
-        globalSetup: ['./test/server/engine/fixtures/migratedSchemas.ts'],
+        // A template database with migrated schemas, copied for each file (test/fixtures/server/migratedSchemas.ts).
+        globalSetup: ['./test/fixtures/server/migratedSchemas.ts'],
       }),
       ...sharedGraph({
         name: 'monitoring-postgres',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APPIMAGE_DESKTOP_FILE, registerAppImageProtocol } from '../../src/main/desktopIntegration/appImageProtocol.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 /** The AppImage's link registration against the real xdg-mime, in a throw-away home. */
 const run = promisify(execFile);

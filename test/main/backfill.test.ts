@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGet, apiLogin, startDemo, type CliProcess } from '../fixtures/demoProcess.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 describe('back-fill: failures while the console was not running reach the inbox', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../../server/src/contracts/task.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 /**
  * A host whose clock is two hours behind the desktop's: it answers /config (no login needed)

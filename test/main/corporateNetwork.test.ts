@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import { createHttpClient } from '../../src/main/session/httpClient.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { startFullHost, svcEvent } from './support/fullHost.js';
-import { makeTestCertificates, type TestCertificates } from './support/testCertificates.js';
+import { startFullHost, svcEvent } from '../fixtures/main/fullHost.js';
+import { makeTestCertificates, type TestCertificates } from '../fixtures/main/testCertificates.js';
 
 const login = { username: 'ops', password: 'tls-pw' };
 

@@ -6,8 +6,8 @@ import { CredentialVault } from '../../src/main/credentials/CredentialVault.js';
 import { KEYCHAIN_SERVICE, type KeytarLike } from '../../src/main/credentials/secretBackend.js';
 import { ENCRYPTED_SECRETS_FILE } from '../../src/main/credentials/SafeStorageFileBackend.js';
 import { EnvironmentStore } from '../../src/main/environments/EnvironmentStore.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { makeTempDir, readAllFiles } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { makeTempDir, readAllFiles } from '../fixtures/main/tempDir.js';
 
 const keytar = createRequire(import.meta.url)('keytar') as KeytarLike;
 

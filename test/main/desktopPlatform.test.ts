@@ -3,9 +3,9 @@ import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
 import type { DesktopBridge } from '../../src/shared/ipcContract.js';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
 import { createDesktopPlatform, ManagementCancelledError, type ManagementConfirmation } from '../../src/renderer/platform/desktop/createDesktopPlatform.js';
-import { useConsoleSuite } from './support/consoleSuite.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { startStandaloneHost } from './support/monitoringHost.js';
+import { startStandaloneHost } from '../fixtures/main/monitoringHost.js';
 
 describe('the desktop Platform over the bridge, served by the real main services', () => {
   const suite = useConsoleSuite({

@@ -4,8 +4,8 @@ import type { MenuItemConstructorOptions } from 'electron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decideClose, defaultCloseToTray } from '../../src/main/window/closeBehaviour.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 type Recording = ReturnType<typeof createRecordingElectron>;
 

@@ -6,10 +6,10 @@ import type { Environment } from '../../src/shared/environment.js';
 import { ACCEPT, USE_CHROMIUM_RESULT } from '../../src/main/network/certificateVerdict.js';
 import { electronNetwork, partitionOf, type ElectronNetworkApi } from '../../src/main/network/electronNetwork.js';
 import { createHttpClient, networkError } from '../../src/main/session/httpClient.js';
-import { startFullHost, type FullHost } from './support/fullHost.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
-import { makeTempDir } from './support/tempDir.js';
-import { makeTestCertificates, type TestCertificates } from './support/testCertificates.js';
+import { startFullHost, type FullHost } from '../fixtures/main/fullHost.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { makeTestCertificates, type TestCertificates } from '../fixtures/main/testCertificates.js';
 
 /** Chromium's error code for a certificate whose issuer it does not trust. */
 const ERR_CERT_AUTHORITY_INVALID = -202;

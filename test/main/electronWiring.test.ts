@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { waitFor } from '../fixtures/waitFor.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-wiring-'));
 const rec = createRecordingElectron(join(dir, 'user-data'), process.cwd());

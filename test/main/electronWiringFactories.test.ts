@@ -7,7 +7,7 @@ import { buildWindowOptions } from '../../src/main/window/windowOptions.js';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, loadWindowState, saveWindowState } from '../../src/main/window/windowState.js';
 import { buildTrayMenuTemplate, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
 import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 function directives(csp: string): Map<string, string[]> {
   return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENVIRONMENTS_FILE, EnvironmentStore } from '../../src/main/environments/EnvironmentStore.js';
 import { NOTIFICATION_SETTINGS_FILE, NotificationSettingsFile } from '../../src/main/notifications/NotificationSettingsFile.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 const prod = { name: 'Production', baseUrl: 'https://ops.example.com/', colour: '#C0392B', isProduction: true };
 const staging = { name: 'Staging', baseUrl: 'http://127.0.0.1:5080', colour: '#2980b9', isProduction: false, group: 'EU' };

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import type { InboxChange } from '../../src/shared/inbox.js';
 import type { RendererEvent } from '../../src/shared/rendererEvents.js';
-import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 const failure = (n: number): SvcEvent => ({
   kind: 'Failed',

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BulkOperation } from '../../server/src/contracts/operations.js';
-import { OPERATOR, startPowerHost } from '../server/power/powerFixture.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite } from './support/consoleSuite.js';
+import { OPERATOR, startPowerHost } from '../fixtures/server/powerHost.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
 
 /** A bulk action's progress reaches the console window as the hub reports it, through the real SignalR client of HubManager. */

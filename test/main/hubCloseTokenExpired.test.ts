@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { startFullHost, svcEvent } from './support/fullHost.js';
+import { startFullHost, svcEvent } from '../fixtures/main/fullHost.js';
 
 /**
  * A hub client that does not reconnect on its own (no reconnect delays) gets the hub's Close

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { startFullHost, svcEvent, type FullHost } from './support/fullHost.js';
+import { startFullHost, svcEvent, type FullHost } from '../fixtures/main/fullHost.js';
 
 describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two environments)', () => {
   const suite = useConsoleSuite({

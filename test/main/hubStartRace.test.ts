@@ -5,9 +5,9 @@ import { HubManager } from '../../src/main/hub/HubManager.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import type { EnvironmentSession } from '../../src/main/session/EnvironmentSession.js';
 import type { AuthState, SessionView } from '../../src/shared/session.js';
-import { createConsole } from './support/consoleSuite.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 /** A host that records every request path and answers each with `status`. */
 async function hubHost(status: number) {

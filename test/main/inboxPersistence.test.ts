@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { INBOX_FILE } from '../../src/main/notifications/InboxFile.js';
-import { createConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 function failure(n: number): SvcEvent & { kind: 'Failed' } {
   return {

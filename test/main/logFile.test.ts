@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogFile } from '../../src/main/logging/LogFile.js';
 import { redactSecrets } from '../../src/main/logging/redactSecrets.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvcHMiLCJleHAiOjE3MDAwMDAwMDB9.c2lnbmF0dXJlLXZhbHVl';
 

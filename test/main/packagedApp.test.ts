@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, startDemo, type CliProcess } from '../fixtures/demoProcess.js';
-import type { HarnessRequest, HarnessSnapshot } from './support/packagedAppHarness.js';
-import { packageNameOf, resolvePackageDir, runtimeModuleReferences } from './support/packagedModules.js';
+import type { HarnessRequest, HarnessSnapshot } from '../fixtures/main/packagedAppHarness.js';
+import { packageNameOf, resolvePackageDir, runtimeModuleReferences } from '../fixtures/main/packagedModules.js';
 import { waitFor } from '../fixtures/waitFor.js';
 
 const require = createRequire(import.meta.url);
@@ -242,7 +242,7 @@ describe('the packaged app (npm run package:dir)', () => {
     const harnessDir = join(work, 'harness');
     await mkdir(harnessDir);
     for (const name of ['recordingElectron', 'packagedAppHarness']) {
-      const source = await readFile(join(REPO, 'test/main/support', `${name}.ts`), 'utf8');
+      const source = await readFile(join(REPO, 'test/fixtures/main', `${name}.ts`), 'utf8');
       const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
       await writeFile(join(harnessDir, `${name}.mjs`), js.replace("'./recordingElectron.js'", "'./recordingElectron.mjs'"));
     }

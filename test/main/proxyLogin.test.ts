@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RendererEvent } from '../../src/shared/rendererEvents.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 describe('a proxy that asks for credentials (407)', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };

@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, useConsoleSuite } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { startStandaloneHost, type MonitoringHost } from './support/monitoringHost.js';
-import { makeTempDir, readAllFiles } from './support/tempDir.js';
+import { startStandaloneHost, type MonitoringHost } from '../fixtures/main/monitoringHost.js';
+import { makeTempDir, readAllFiles } from '../fixtures/main/tempDir.js';
 
 describe('sessions and API proxy against two real monitoring hosts (standalone registration)', () => {
   const suite = useConsoleSuite({

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
 import { startDemo } from '../fixtures/demoProcess.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, useConsoleSuite } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
 
 describe('main services against two real demo servers (two environments)', () => {

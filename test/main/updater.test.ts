@@ -13,7 +13,7 @@ import { ElectronAppUpdater } from '../../src/main/update/ElectronAppUpdater.js'
 import { restartPromptListener, type RestartNotice } from '../../src/main/update/restartPrompt.js';
 import { resolveUpdateFeed, UPDATE_URL_VARIABLE, type UpdateFeed } from '../../src/main/update/updateFeed.js';
 import type { UpdateStatus } from '../../src/main/update/UpdateStatus.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 import { waitFor } from '../fixtures/waitFor.js';
 
 /**

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTrayMenuTemplate, trayState, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
 import { watchConditionOf, WatchGapTracker } from '../../src/main/watch/WatchGapTracker.js';
-import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from './support/tempDir.js';
+import { makeTempDir } from '../fixtures/main/tempDir.js';
 
 describe('not watching: when failures of an environment would go unnoticed', () => {
   const cleanups: Array<() => Promise<void>> = [];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
-import { finishRun, insertTask, login, serve, tempDb, type Served, type TempDb } from '../../server/monitoring/fixtures.js';
+import { finishRun, insertTask, login, serve, tempDb, type Served, type TempDb } from '../../fixtures/server/servedMonitoring.js';
 import { openBrowser, type BrowserSession } from './browser.js';
 import { injectSession } from './session.js';
 

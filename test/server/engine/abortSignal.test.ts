@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskContext } from '../../../server/src/index.js';
-import { closeAll, deferred, harness, waitFor } from './helpers.js';
+import { closeAll, deferred, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 afterEach(closeAll);
 

@@ -1,7 +1,7 @@
 // @backends sqlite postgres — input is refused before any store call.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../server/src/index.js';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 afterEach(closeAll);
 

@@ -4,8 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../fixtures/waitFor.js';
 import { RateLimiter } from '../../../server/src/engine/RateLimiter.js';
 import type { Engine, EngineOptions } from '../../../server/src/index.js';
-import type { StoreProbe } from '../support/storeProbe.js';
-import { BACKEND, openStoreUnderTest } from './fixtures/storeUnderTest.js';
+import type { StoreProbe } from '../../fixtures/server/storeProbe.js';
+import { BACKEND, openStoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 
 // Cap-like rules of the engine on their boundaries, as properties: queue capacity (Queued rows
 // admitted), the execution-log cap per run, and the rate-limit window (a start counts for

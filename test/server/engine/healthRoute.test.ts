@@ -1,8 +1,8 @@
 // @backends sqlite deferred — the SQLite database file deleted or replaced.
 import { unlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../monitoring/fixtures.js';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { closeAll, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 let served: Served | undefined;
 afterEach(async () => {

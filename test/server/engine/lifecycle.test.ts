@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, deferred, harness, waitFor } from './helpers.js';
+import { closeAll, deferred, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 afterEach(closeAll);
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 afterEach(closeAll);
 

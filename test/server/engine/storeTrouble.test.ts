@@ -2,7 +2,7 @@
 import { unlinkSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 afterEach(closeAll);
 

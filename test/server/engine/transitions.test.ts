@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { INITIAL_STATUSES, isAllowedTransition, type TaskStatus } from '../../../server/src/index.js';
-import { openScheduleHarness, type ScheduleHarness } from '../schedules/fixtures/scheduleHarness.js';
-import type { StoreUnderTest } from './fixtures/storeUnderTest.js';
-import { closeAll, deferred, harness, waitFor } from './helpers.js';
+import { openScheduleHarness, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
+import type { StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { closeAll, deferred, harness, waitFor } from '../../fixtures/server/engineHarness.js';
 
 type Transition = { from: string | null; to: string };
 

@@ -1,7 +1,7 @@
-// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
-import { TRANSPORT_CASES, buildClient, signToken, startHubServer, type HubServer } from './hubFixture.js';
+import { TRANSPORT_CASES, buildClient, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
 
 describe.each(TRANSPORT_CASES)('real client access refusals over $name', (transportCase) => {
   let s: HubServer;

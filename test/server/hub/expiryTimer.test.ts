@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RawClient } from './rawClient.js';
-import { shortLivedToken, signToken, startHubServer, waitFor } from './hubFixture.js';
+import { RawClient } from '../../fixtures/server/rawHubClient.js';
+import { shortLivedToken, signToken, startHubServer, waitFor } from '../../fixtures/server/hubServer.js';
 
 describe('hub token expiries', () => {
   afterEach(() => {

@@ -1,8 +1,8 @@
-// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interpretHubFailure } from '../../../server/src/contracts/liveConnection.js';
-import { buildClient, shortLivedToken, startHubServer, TRANSPORT_CASES, type HubServer } from './hubFixture.js';
+import { buildClient, shortLivedToken, startHubServer, TRANSPORT_CASES, type HubServer } from '../../fixtures/server/hubServer.js';
 
 /** What the real @microsoft/signalr client reports, read by the one interpretation both clients use. */
 describe('interpretHubFailure on the real SignalR client', () => {

@@ -1,8 +1,8 @@
-// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { TRANSPORT_CASES, buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
+import { TRANSPORT_CASES, buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from '../../fixtures/server/hubServer.js';
 
 describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportCase) => {
   let second: HubServer | undefined;

@@ -1,4 +1,4 @@
-// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
@@ -12,7 +12,7 @@ import {
   startHubServer,
   waitFor,
   type HubServer,
-} from './hubFixture.js';
+} from '../../fixtures/server/hubServer.js';
 
 describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (transportCase) => {
   let s: HubServer;

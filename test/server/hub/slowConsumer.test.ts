@@ -1,9 +1,9 @@
-// @backends sqlite — no store at all (hubFixture.ts): the hub transport alone.
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransportType } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
-import { RawClient } from './rawClient.js';
+import { buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from '../../fixtures/server/hubServer.js';
+import { RawClient } from '../../fixtures/server/rawHubClient.js';
 
 describe('hub slow consumer', () => {
   let s: HubServer;

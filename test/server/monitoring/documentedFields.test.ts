@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, postJson } from './fixtures.js';
+import { getJson, postJson } from '../../fixtures/server/servedMonitoring.js';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '../../fixtures/waitFor.js';
-import { OPERATOR, startPowerHost } from '../power/powerFixture.js';
+import { OPERATOR, startPowerHost } from '../../fixtures/server/powerHost.js';
 
 // The answers whose OpenAPI schemas are derived from the handlers' zod schemas: each property the
 // document lists must be one a real answer carries, and each property an answer carries must be

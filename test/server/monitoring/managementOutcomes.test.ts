@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../fixtures/waitFor.js';
 import type { Engine } from '../../../server/src/index.js';
-import { getJson, insertTask, login, postJson, serve, type Served } from './fixtures.js';
-import { openMonitoredStore, type MonitoredStore } from './monitoredStore.js';
+import { getJson, insertTask, login, postJson, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { openMonitoredStore, type MonitoredStore } from '../../fixtures/server/monitoredStore.js';
 
 const HOUR = 3_600_000;
 

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, withServed, withServers } from './fixtures.js';
+import { getJson, withServed, withServers } from '../../fixtures/server/servedMonitoring.js';
 
 const ENDPOINTS = [
   'post /auth/login', 'post /auth/magic', 'get /auth/magic', 'post /auth/validate', 'get /config', 'get /health', 'get /tasks', 'get /tasks/counts',

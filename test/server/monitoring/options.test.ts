@@ -1,7 +1,7 @@
 // @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { tempDb } from './fixtures.js';
+import { tempDb } from '../../fixtures/server/servedMonitoring.js';
 
 describe('options are validated at startup, naming the option', () => {
   const quiet = { info: () => {}, warn: () => {} };

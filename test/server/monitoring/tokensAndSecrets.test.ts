@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
-import { runCli, startCli } from '../cli/cliProcess.js';
-import { getJson, postJson, tempDb, withServed } from './fixtures.js';
-import { CLIENT, PROXY, httpFrom, serveWithHub } from './fromAddress.js';
+import { runCli, startCli } from '../../fixtures/server/cliProcess.js';
+import { getJson, postJson, tempDb, withServed } from '../../fixtures/server/servedMonitoring.js';
+import { CLIENT, PROXY, httpFrom, serveWithHub } from '../../fixtures/server/fromAddress.js';
 
 const SECRET = 'security-test-secret-0123456789abcdef';
 const ISS = 'Svc.Monitor.Api';

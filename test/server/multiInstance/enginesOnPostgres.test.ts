@@ -5,9 +5,9 @@ import { waitFor } from '../../fixtures/waitFor.js';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
-import { login, serve } from '../monitoring/fixtures.js';
-import { startInstance } from './fixtures/pgInstances.js';
-import { useSharedDatabase } from './fixtures/sharedDatabase.js';
+import { login, serve } from '../../fixtures/server/servedMonitoring.js';
+import { startInstance } from '../../fixtures/server/pgInstances.js';
+import { useSharedDatabase } from '../../fixtures/server/sharedDatabase.js';
 
 const MIN = 60_000;
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../../fixtures/waitFor.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
-import { startInstance } from './fixtures/pgInstances.js';
-import { useSharedDatabase } from './fixtures/sharedDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { startInstance } from '../../fixtures/server/pgInstances.js';
+import { useSharedDatabase } from '../../fixtures/server/sharedDatabase.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

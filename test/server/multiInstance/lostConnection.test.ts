@@ -7,7 +7,7 @@ import type { Engine, EngineHealth } from '../../../server/src/engine/types.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 const N = 3000;
 const LATE = 500;

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../server/src/monitoring/options.js';
-import { closeAll, harness, sleep, waitFor } from '../engine/helpers.js';
-import { insertTask, serve, tempDb, type Served } from '../monitoring/fixtures.js';
-import { webhookReceiver } from './webhookReceiver.js';
+import { closeAll, harness, sleep, waitFor } from '../../fixtures/server/engineHarness.js';
+import { insertTask, serve, tempDb, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { webhookReceiver } from '../../fixtures/server/webhookReceiver.js';
 
 let served: Served | undefined;
 const receivers: Array<{ close(): Promise<void> }> = [];

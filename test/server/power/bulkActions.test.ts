@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkOperation, SvcEvent } from '../../../server/src/contracts/index.js';
-import { getJson, insertTask, login, postJson, withServed } from '../monitoring/fixtures.js';
+import { getJson, insertTask, login, postJson, withServed } from '../../fixtures/server/servedMonitoring.js';
 import { waitFor } from '../../fixtures/waitFor.js';
-import { OPERATOR, startPowerHost } from './powerFixture.js';
+import { OPERATOR, startPowerHost } from '../../fixtures/server/powerHost.js';
 
 describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} (real engine)', () => {
   let h: Awaited<ReturnType<typeof startPowerHost>>;

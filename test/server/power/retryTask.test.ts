@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, insertTask, login, postJson, withServed } from '../monitoring/fixtures.js';
+import { getJson, insertTask, login, postJson, withServed } from '../../fixtures/server/servedMonitoring.js';
 import { waitFor } from '../../fixtures/waitFor.js';
-import { OPERATOR, startPowerHost } from './powerFixture.js';
+import { OPERATOR, startPowerHost } from '../../fixtures/server/powerHost.js';
 
 describe('POST /management/tasks/{id}/retry (real engine)', () => {
   let h: Awaited<ReturnType<typeof startPowerHost>>;

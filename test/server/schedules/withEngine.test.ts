@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitFor } from '../../fixtures/waitFor.js';
-import { openStoreUnderTest, type StoreUnderTest } from '../engine/fixtures/storeUnderTest.js';
+import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 import type { Engine, SvcEvent } from '../../../server/src/index.js';
 
 // Durable schedules inside the real engine (createEngine): the materializer runs as its ticker,
