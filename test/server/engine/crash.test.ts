@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../../server/src/index.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
 import { engineOn } from '../../fixtures/server/storeUnderTest.js';
-import { waitFor } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 const TASKS = 2000;
 

@@ -2,7 +2,8 @@
 import { unlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
-import { closeAll, harness, waitFor } from '../../fixtures/server/engineHarness.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 let served: Served | undefined;
 afterEach(async () => {

@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { INITIAL_STATUSES, isAllowedTransition, type TaskStatus } from '../../../server/src/index.js';
 import { openScheduleHarness, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 import type { StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
-import { closeAll, deferred, harness, waitFor } from '../../fixtures/server/engineHarness.js';
+import { closeAll, deferred, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 type Transition = { from: string | null; to: string };
 

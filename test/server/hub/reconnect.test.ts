@@ -2,7 +2,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { TRANSPORT_CASES, buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from '../../fixtures/server/hubServer.js';
+import { TRANSPORT_CASES, buildClient, sampleEvent, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportCase) => {
   let second: HubServer | undefined;

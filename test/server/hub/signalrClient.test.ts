@@ -2,17 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import {
-  TRANSPORT_CASES,
-  buildClient,
-  collectEvents,
-  sampleEvent,
-  shortLivedToken,
-  signToken,
-  startHubServer,
-  waitFor,
-  type HubServer,
-} from '../../fixtures/server/hubServer.js';
+import { TRANSPORT_CASES, buildClient, collectEvents, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (transportCase) => {
   let s: HubServer;

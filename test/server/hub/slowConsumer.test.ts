@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransportType } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from '../../fixtures/server/hubServer.js';
+import { buildClient, sampleEvent, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 import { RawClient } from '../../fixtures/server/rawHubClient.js';
 
 describe('hub slow consumer', () => {

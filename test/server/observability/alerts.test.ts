@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../server/src/monitoring/options.js';
-import { closeAll, harness, sleep, waitFor } from '../../fixtures/server/engineHarness.js';
+import { closeAll, harness, sleep } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 import { insertTask, serve, tempDb, type Served } from '../../fixtures/server/servedMonitoring.js';
 import { webhookReceiver } from '../../fixtures/server/webhookReceiver.js';
 
