@@ -4,14 +4,14 @@ import { apiGet, apiLogin, startDemo, type CliProcess } from '../fixtures/demoPr
 import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { createConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('back-fill: failures while the console was not running reach the inbox', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };
   let demo: CliProcess;
   const safeStorage = aesSafeStorage('gnome_libsecret');
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     demo = await startDemo(dir.dir);
   }, 120_000);
   afterAll(async () => {

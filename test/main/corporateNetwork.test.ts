@@ -7,7 +7,7 @@ import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
 import { startFullHost, svcEvent } from '../fixtures/main/fullHost.js';
-import { makeTestCertificates, type TestCertificates } from '../fixtures/main/testCertificates.js';
+import { createTestCertificates, type TestCertificates } from '../fixtures/main/testCertificates.js';
 
 const login = { username: 'ops', password: 'tls-pw' };
 
@@ -15,7 +15,7 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
   let certs: TestCertificates;
   const suite = useConsoleSuite({
     start: async (dir) => {
-      certs = await makeTestCertificates(dir);
+      certs = await createTestCertificates(dir);
       return {
         // The real monitoring API and SignalR hub over HTTPS, with a certificate from the test CA…
         corporate: await startFullHost(dir, { ...login, jwtSecret: 'c'.repeat(64) }, certs.issued),

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decideClose, defaultCloseToTray } from '../../src/main/window/closeBehaviour.js';
 import { waitFor } from '../fixtures/waitFor.js';
 import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 type Recording = ReturnType<typeof createRecordingElectron>;
 
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 /** Loads src/main/index.ts afresh against a new recording electron and makes the app ready. */
 async function launch(options: { packaged?: boolean; files?: Record<string, string>; prepare?: (rec: Recording) => void } = {}) {
-  const { dir, cleanup } = await makeTempDir('svc-first-launch-');
+  const { dir, cleanup } = await createTempDir('svc-first-launch-');
   const userData = join(dir, 'user-data');
   await mkdir(userData);
   for (const [name, text] of Object.entries(options.files ?? {})) await writeFile(join(userData, name), text);
@@ -322,7 +322,7 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
 
 describe('start at login', () => {
   it('a setting: on Linux an autostart entry that starts the console in the tray; elsewhere the system login item; a start with it shows only the tray', async () => {
-    const { dir: config, cleanup } = await makeTempDir('svc-autostart-');
+    const { dir: config, cleanup } = await createTempDir('svc-autostart-');
     cleanups.push(cleanup);
     const previous = process.env['XDG_CONFIG_HOME'];
     process.env['XDG_CONFIG_HOME'] = config;

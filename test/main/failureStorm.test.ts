@@ -5,7 +5,7 @@ import type { RendererEvent } from '../../src/shared/rendererEvents.js';
 import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
 import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 const failure = (n: number): SvcEvent => ({
   kind: 'Failed',
@@ -21,7 +21,7 @@ describe('a failure storm: the renderer is sent the inbox\'s changes, a few time
   let recording: RecordingConsole;
   const inboxEvents: Array<Extract<RendererEvent, { type: 'inbox' }>> = [];
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     recording = await createConsole(dir.dir, { burstWindowMs: 50 });
     recording.services.onEvent((e) => e.type === 'inbox' && inboxEvents.push(e));
   });

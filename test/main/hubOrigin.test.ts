@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { createConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /** An HTTP server that records each request's path and Authorization header; `answer` replies. */
 async function recordingServer(answer: (path: string, reply: (status: number, body: unknown) => void) => void) {
@@ -37,7 +37,7 @@ afterEach(async () => {
 });
 
 async function consoleWith(hubPath: () => string) {
-  const { dir, cleanup } = await makeTempDir();
+  const { dir, cleanup } = await createTempDir();
   const host = await monitoringHost(hubPath);
   const recording = await createConsole(dir, { safeStorage: aesSafeStorage('gnome_libsecret'), hub: { reconnectDelaysMs: [], retryAfterFailureMs: 60_000 } });
   cleanups.push(cleanup, host.close, () => recording.services.dispose());

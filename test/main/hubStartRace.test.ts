@@ -7,7 +7,7 @@ import type { EnvironmentSession } from '../../src/main/session/EnvironmentSessi
 import type { AuthState, SessionView } from '../../src/shared/session.js';
 import { createConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /** A host that records every request path and answers each with `status`. */
 async function hubHost(status: number) {
@@ -101,7 +101,7 @@ describe('hub start race: the environment changes while its transport is chosen'
 
 describe('session sync errors are not swallowed', () => {
   it('a removal whose clean-up fails rejects for the caller (the IPC answer) and is logged; the next change still syncs', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const logged: string[] = [];
     const { services } = await createConsole(dir, { log: (level, message) => logged.push(`${level} ${message}`) });
     cleanups.push(cleanup, () => services.dispose());

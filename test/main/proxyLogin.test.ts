@@ -3,14 +3,14 @@ import type { RendererEvent } from '../../src/shared/rendererEvents.js';
 import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('a proxy that asks for credentials (407)', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };
   let recording: RecordingConsole;
   const prompts: Array<Extract<RendererEvent, { type: 'proxyLogin' }>['request']> = [];
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     recording = await createConsole(dir.dir, { safeStorage: aesSafeStorage('gnome_libsecret') });
     recording.services.onEvent((e) => e.type === 'proxyLogin' && prompts.push(e.request));
   });

@@ -4,7 +4,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 interface SeenRequest {
   method: string;
@@ -69,7 +69,7 @@ describe('sessions when an environment address changes or has a path prefix', ()
   });
 
   async function consoleIn(): Promise<RecordingConsole> {
-    const dir = await makeTempDir();
+    const dir = await createTempDir();
     cleanups.push(dir.cleanup);
     recording = await createConsole(dir.dir, { safeStorage: aesSafeStorage('gnome_libsecret'), hub: { retryAfterFailureMs: 60_000 } });
     return recording;

@@ -6,7 +6,7 @@ import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { createConsole, useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
 import { startStandaloneHost, type MonitoringHost } from '../fixtures/main/monitoringHost.js';
-import { makeTempDir, readAllFiles } from '../fixtures/main/tempDir.js';
+import { createTempDir, readAllFiles } from '../fixtures/main/tempDir.js';
 
 describe('sessions and API proxy against two real monitoring hosts (standalone registration)', () => {
   const suite = useConsoleSuite({
@@ -123,7 +123,7 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
 
 describe('environment edits and deep links', () => {
   it('never sends a stored token to a new address: editing the base URL forgets the login', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const first = await startStandaloneHost(dir, { username: 'ops', password: 'pw-1', loginRateLimit: false });
     const second = await startStandaloneHost(dir, { username: 'ops', password: 'pw-2', loginRateLimit: false });
     const seenBySecond: string[] = [];
@@ -156,7 +156,7 @@ describe('environment edits and deep links', () => {
   });
 
   it('opens svc-monitor:// links for a known environment (by name) and refuses others', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const { services } = await createConsole(dir);
     try {
       const env = await services.addEnvironment({ name: 'Staging EU', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false });
@@ -177,7 +177,7 @@ describe('environment edits and deep links', () => {
 
 describe('an environment that is down at start', () => {
   it('shows a sticky error and recovers by itself when the host comes up', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const { createServer } = await import('node:net');
     // Reserve a port, release it, point the environment at it while nothing listens.
     const port: number = await new Promise((resolve) => {

@@ -3,7 +3,7 @@ import { buildTrayMenuTemplate, trayState, trayTooltip } from '../../src/main/tr
 import { watchConditionOf, WatchGapTracker } from '../../src/main/watch/WatchGapTracker.js';
 import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
 import { waitFor } from '../fixtures/waitFor.js';
-import { makeTempDir } from '../fixtures/main/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('not watching: when failures of an environment would go unnoticed', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -59,7 +59,7 @@ describe('not watching: when failures of an environment would go unnoticed', () 
   });
 
   it('an unreachable production environment shows "not watching" and raises exactly one notification; staging only shows it', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     cleanups.push(cleanup);
     const rec: RecordingConsole = await createConsole(dir, { watchGraceMs: 200, session: { retryAfterErrorMs: 100 } });
     cleanups.push(() => rec.services.dispose());
