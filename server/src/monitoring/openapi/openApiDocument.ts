@@ -2,6 +2,7 @@ import {
   API_ROUTES,
   BASE_ROUTES,
   BULK_ACTIONS,
+  BULK_FILTER_PARAMS,
   pathParamsOf,
   TASK_STATUSES,
   type ApiOperation,
@@ -29,8 +30,8 @@ const arr = (items: Json): Json => ({ type: 'array', items });
 const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required, additionalProperties: false });
 
 /**
- * The components, each printed from its zod schema (answerSchemas.ts). BulkRequest stays written
- * here: its filter is the GET /tasks query, which the route catalogue describes parameter by parameter.
+ * The components, each printed from its zod schema (answerSchemas.ts). BulkRequest is written
+ * here: its filter is the GET /tasks query, printed from the route catalogue parameter by parameter.
  */
 const schemas: Record<string, Json> = {
   TaskStatus: componentSchema(answers.taskStatusSchema),
@@ -63,7 +64,10 @@ const schemas: Record<string, Json> = {
   ExecutionTimesItem: componentSchema(answers.executionTimesItemSchema),
   BulkRequest: obj(
     {
-      filter: { type: 'object', description: 'The GET /tasks filter parameters (no paging or sorting): JSON strings, booleans, numbers; statuses as an array.' },
+      filter: {
+        ...obj(Object.fromEntries(BULK_FILTER_PARAMS.map((p) => [p.name, { ...querySchema(p), description: p.description }]))),
+        description: 'The GET /tasks filter parameters (no paging or sorting), checked by the same rules; statuses as an array.',
+      },
       expectedCount: { ...int, minimum: 0, description: 'The count the user confirmed.' },
     },
     ['filter', 'expectedCount'],
