@@ -118,6 +118,8 @@ describe('every documented field of every answer is carried by a real answer', (
     // A store that refuses writes (degraded, failed), and alert rules: covered by their own tests, not seeded here.
     HealthReport: ['alerts', 'reason'],
     'HealthReport.alerts': ['delivered', 'failed', 'lastFailureUtc', 'waiting'],
+    // Set only on a bulk operation whose store failed mid-way.
+    BulkOperation: ['error'],
   };
 
   beforeAll(async () => {
@@ -203,7 +205,27 @@ describe('every documented field of every answer is carried by a real answer', (
     const times = await getJson(`${h.s.api}/statistics/execution-times`, h.read);
     gather(all, { type: 'array', items: { $ref: '#/components/schemas/ExecutionTimesItem' } }, times.body, 'ExecutionTimesItem', seen);
 
-    const answers = ['TaskDetail', 'StatusAuditPage', 'RunsAuditPage', 'ExecutionLogPage', 'OccurrencePage', 'DashboardOverview', 'SuccessRateTrend', 'FailureGroups', 'MonitoringConfig', 'HealthReport', 'RecentActivityItem', 'ExecutionTimesItem'];
+    // The management answers: a bulk requeue of the failed occurrences confirmed with a wrong count
+    // (409), then with the right one, followed to its end; a resume of the halted schedule; a retry
+    // of the engine's failed run.
+    const manage = async (component: string, url: string, body?: object) => {
+      const r = await postJson(url, body, h.operate);
+      gather(all, { $ref: `#/components/schemas/${component}` }, r.body, component, seen);
+      return r;
+    };
+    const filter = { parentTaskId: detail.parentTaskId, statuses: ['Failed'] };
+    expect((await manage('BulkCountMismatch', `${h.s.api}/management/bulk/requeue`, { filter, expectedCount: 50 })).status).toBe(409);
+    const bulk = await manage('BulkOperation', `${h.s.api}/management/bulk/requeue`, { filter, expectedCount: 2 });
+    expect(bulk.status).toBe(200);
+    await manage('ManagementResponse', `${h.s.api}/management/tasks/${halted}/resume`);
+    await manage('ManagementResponse', `${h.s.api}/management/tasks/${fails}/retry`);
+    const finished = await waitFor(async () => {
+      const r = await getJson(`${h.s.api}/management/bulk/${bulk.body.operationId}`, h.operate);
+      return r.body.state === 'Running' ? undefined : r.body;
+    }, 15_000, 'the bulk requeue to finish', 25);
+    gather(all, { $ref: '#/components/schemas/BulkOperation' }, finished, 'BulkOperation', seen);
+
+    const answers = ['TaskDetail', 'StatusAuditPage', 'RunsAuditPage', 'ExecutionLogPage', 'OccurrencePage', 'DashboardOverview', 'SuccessRateTrend', 'FailureGroups', 'MonitoringConfig', 'HealthReport', 'RecentActivityItem', 'ExecutionTimesItem', 'ManagementResponse', 'BulkCountMismatch', 'BulkOperation'];
     const missing: Record<string, string[]> = {};
     const extra: Record<string, string[]> = {};
     for (const component of answers) {
