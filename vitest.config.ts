@@ -1,6 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import vue from '@vitejs/plugin-vue';
 import type { TestProjectInlineConfiguration } from 'vitest/config';
+import { filesNotOn } from './test/fixtures/testBackends.js';
 
 // The server-side projects share one module graph per worker (isolate: false): a worker loads
 // the server sources once and runs file after file on them, instead of loading them again for
@@ -13,6 +14,10 @@ const FRESH_GRAPH = ['test/server/engine/internals.test.ts'];
 const MAIN_WITH_MOCKS = ['test/main/electronFirstLaunch.test.ts', 'test/main/electronWiring.test.ts', 'test/main/preloadBridge.test.ts'];
 /** The credential vault against the run's real Secret Service: the keychain project, after every other file. */
 const KEYCHAIN_FILE = 'test/main/credentialVault.test.ts';
+
+/** The folders whose files run over every engine store, and those that run over every monitoring store. */
+const ENGINE_SUITES = ['test/server/engine', 'test/server/schedules'];
+const MONITORING_SUITES = ['test/server/monitoring', 'test/server/power', 'test/server/hub'];
 
 function sharedGraph(project: { name: string; include: string[]; exclude?: string[] } & Record<string, unknown>): TestProjectInlineConfiguration[] {
   const { name, include, exclude = [], ...rest } = project;
@@ -33,7 +38,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     // expect.poll gives up after 1 s by default: a page or a session that needs a network round
     // trip and a render can take longer than that on a busy machine. Every poll waits for its
-    // value up to 10 s (as the desktop suites' waitUntil does); a value that never comes still fails.
+    // value up to 10 s (as the desktop suites' waitFor calls do); a value that never comes still fails.
     expect: { poll: { timeout: 10_000 } },
     // Transformed modules are kept on disk (node_modules/.experimental-vitest-cache, keyed by each
     // file's content and the config) and shared by the projects: the server sources are
@@ -56,79 +61,29 @@ export default defineConfig({
     // keytar, browsers).
     maxWorkers: 3,
     projects: [
-      ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'], maxWorkers: 4, sequence: { groupOrder: 1 } }),
-      // The engine and schedule suites again, over a store whose every call resolves on a later tick.
-      // Only files that get their store from test/server/engine/fixtures/storeUnderTest.ts (directly
-      // or through the engine and schedule harnesses) run differently there; the excluded files build
-      // their own store or refuse input before any store call, so they run once, in `server`.
+      ...sharedGraph({ name: 'server', include: ['test/server/**/*.test.ts'], exclude: filesNotOn('sqlite', ['test/server']), maxWorkers: 4, sequence: { groupOrder: 1 } }),
+      // The engine and schedule suites again, over a store whose every call resolves on a later tick,
+      // and on PostgreSQL (a database per test file, a schema per store: test/fixtures/server/storeUnderTest.ts);
+      // the monitoring suites on PostgreSQL (their stores come from test/fixtures/server/monitoredStore.ts). Each
+      // file that runs on fewer stores says so, and why, in its `// @backends` line (test/fixtures/testBackends.ts).
       ...sharedGraph({
         name: 'engine-deferred-store',
-        include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
-        exclude: [
-          'test/server/engine/badInput.test.ts',
-          'test/server/engine/boundaries.test.ts',
-          'test/server/schedules/haltBoundary.test.ts',
-          'test/server/schedules/scheduleBuildingBlocks.test.ts',
-          'test/server/schedules/writeFailures.test.ts',
-        ],
+        include: ENGINE_SUITES.map((folder) => `${folder}/**/*.test.ts`),
+        exclude: filesNotOn('deferred', ENGINE_SUITES),
         env: { SVC_STORE_WRAPPER: 'deferred' },
       }),
-      // The engine and schedule suites on PostgreSQL: a database per test file, a schema per store
-      // (test/server/engine/fixtures/storeUnderTest.ts). Left out, because they are about SQLite
-      // itself: the database file deleted or replaced (healthRoute), BEGIN EXCLUSIVE from another
-      // process, disk full through max_page_count and the deleted file (storeTrouble), faults
-      // injected with SQLite triggers (both writeFailures), and child processes killed or racing on one SQLite file
-      // (crash, crashAndConcurrency; on PostgreSQL: test/server/multiInstance). The schedule files
-      // that never reach a store (haltBoundary, scheduleBuildingBlocks) run once, in `server`.
       ...sharedGraph({
         name: 'engine-postgres',
-        include: ['test/server/engine/**/*.test.ts', 'test/server/schedules/**/*.test.ts'],
-        exclude: [
-          'test/server/engine/healthRoute.test.ts',
-          'test/server/engine/storeTrouble.test.ts',
-          'test/server/engine/writeFailures.test.ts',
-          'test/server/schedules/writeFailures.test.ts',
-          'test/server/engine/crash.test.ts',
-          'test/server/schedules/crashAndConcurrency.test.ts',
-          'test/server/schedules/haltBoundary.test.ts',
-          'test/server/schedules/scheduleBuildingBlocks.test.ts',
-          // Not solved on PostgreSQL yet: a retry asks this process's rate window (which counts its
-          // claims too), but the windows shared in the database count claims only, so another
-          // process's claim may still land next to this one's retries.
-          'test/server/engine/rateLimitedRetries.test.ts',
-        ],
+        include: ENGINE_SUITES.map((folder) => `${folder}/**/*.test.ts`),
+        exclude: filesNotOn('postgres', ENGINE_SUITES),
         env: { SVC_STORE: 'postgres' },
-        // A template database with migrated schemas, copied for each file (fixtures/migratedSchemas.ts).
-        globalSetup: ['./test/server/engine/fixtures/migratedSchemas.ts'],
+        // A template database with migrated schemas, copied for each file (test/fixtures/server/migratedSchemas.ts).
+        globalSetup: ['./test/fixtures/server/migratedSchemas.ts'],
       }),
-      // The monitoring suites (REST API, management, statistics, failure groups, argument search,
-      // bulk, hub events) on PostgreSQL: their stores come from test/server/monitoring/monitoredStore.ts,
-      // a schema per store in a database per test file. Left out, because they read no stored data
-      // (HTTP, authentication, network and hub transport behaviour, the same over any store): auth,
-      // browserHeaders, network, openapiAndDashboard, options, sockets, tokensAndSecrets,
-      // trustedProxies and the hub files built on hubFixture.ts (no store at all); and because they
-      // are PostgreSQL's own and already run once in `server`: postgresStandalone.
       ...sharedGraph({
         name: 'monitoring-postgres',
-        include: ['test/server/monitoring/**/*.test.ts', 'test/server/power/**/*.test.ts', 'test/server/hub/**/*.test.ts'],
-        exclude: [
-          'test/server/monitoring/auth.test.ts',
-          'test/server/monitoring/browserHeaders.test.ts',
-          'test/server/monitoring/network.test.ts',
-          'test/server/monitoring/openapiAndDashboard.test.ts',
-          'test/server/monitoring/options.test.ts',
-          'test/server/monitoring/sockets.test.ts',
-          'test/server/monitoring/tokensAndSecrets.test.ts',
-          'test/server/monitoring/trustedProxies.test.ts',
-          'test/server/monitoring/postgresStandalone.test.ts',
-          'test/server/hub/clientAuth.test.ts',
-          'test/server/hub/connectionLimits.test.ts',
-          'test/server/hub/liveFailures.test.ts',
-          'test/server/hub/rawProtocol.test.ts',
-          'test/server/hub/reconnect.test.ts',
-          'test/server/hub/signalrClient.test.ts',
-          'test/server/hub/slowConsumer.test.ts',
-        ],
+        include: MONITORING_SUITES.map((folder) => `${folder}/**/*.test.ts`),
+        exclude: filesNotOn('postgres', MONITORING_SUITES),
         env: { SVC_STORE: 'postgres' },
         // No migrated-schema template here (unlike engine-postgres): these files open one to three
         // stores each, so copying a template saves nothing, and building it delayed the project

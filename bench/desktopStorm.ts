@@ -1,6 +1,6 @@
 // A failure storm in the desktop console's main process: `npm run bench:desktop-storm`.
 // Loads the real main-process services, tray controller and IPC wiring against the recording
-// electron stand-in (test/main/support/recordingElectron.ts), with an inbox already holding
+// electron stand-in (test/fixtures/main/recordingElectron.ts), with an inbox already holding
 // EXISTING failures from an earlier run, then feeds FAILURES Failed events spread evenly over
 // SECONDS seconds, as an environment's hub would deliver them. A stand-in renderer does what
 // the desktop renderer does with each inbox event: apply the changes it carries, or (when an
@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { SvcEvent } from '../server/src/contracts/events.js';
-import { createRecordingElectron, useAsElectronModule } from '../test/main/support/recordingElectron.js';
+import { createRecordingElectron, useAsElectronModule } from '../test/fixtures/main/recordingElectron.js';
 
 const { values } = parseArgs({ options: { failures: { type: 'string', default: '1000' }, seconds: { type: 'string', default: '10' }, existing: { type: 'string', default: '4000' } } });
 const FAILURES = Number(values.failures);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APPIMAGE_DESKTOP_FILE, registerAppImageProtocol } from '../../src/main/desktopIntegration/appImageProtocol.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /** The AppImage's link registration against the real xdg-mime, in a throw-away home. */
 const run = promisify(execFile);
@@ -15,7 +15,7 @@ afterEach(async () => {
 });
 
 async function home() {
-  const { dir, cleanup } = await makeTempDir('svc-appimage-');
+  const { dir, cleanup } = await createTempDir('svc-appimage-');
   cleanups.push(cleanup);
   const env = { HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config'), XDG_CURRENT_DESKTOP: '' };
   const lines: string[] = [];

@@ -1,16 +1,17 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiGet, apiLogin, startDemo, type CliProcess } from '../fixtures/demoProcess.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('back-fill: failures while the console was not running reach the inbox', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };
   let demo: CliProcess;
   const safeStorage = aesSafeStorage('gnome_libsecret');
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     demo = await startDemo(dir.dir);
   }, 120_000);
   afterAll(async () => {
@@ -40,12 +41,12 @@ describe('back-fill: failures while the console was not running reach the inbox'
     const second = await createConsole(userData, { safeStorage, burstWindowMs: 100 });
     try {
       await second.services.start();
-      await waitUntil('the back-filled failure', () => second.services.inbox.list().some((i) => i.taskId === failedId), 20_000);
+      await waitFor(() => second.services.inbox.list().some((i) => i.taskId === failedId), 20_000, 'the back-filled failure', 25);
       const item = second.services.inbox.list().find((i) => i.taskId === failedId)!;
       expect(item).toMatchObject({ environmentId: env.id, kind: 'Failed', whileAway: true, read: false, taskType: 'SyncLegacyInventory' });
       expect(item.message).toMatch(/Legacy inventory endpoint is gone/);
       // It notifies like a live failure (the burst that holds it).
-      await waitUntil('its notification', () => second.notifications.some((n) => n.burstId === item.burstId), 5_000);
+      await waitFor(() => second.notifications.some((n) => n.burstId === item.burstId), 5_000, 'its notification', 25);
       // A second back-fill adds nothing twice.
       const before = second.services.inbox.list().filter((i) => i.taskId === failedId).length;
       await second.services.backfill(env.id);

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../../server/src/contracts/task.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /**
  * A host whose clock is two hours behind the desktop's: it answers /config (no login needed)
@@ -45,7 +45,7 @@ describe('back-fill of many failures from a host whose clock differs from the de
   let envId = '';
   beforeAll(async () => {
     host = await skewedHost();
-    dir = await makeTempDir();
+    dir = await createTempDir();
     recording = await createConsole(dir.dir, { safeStorage: aesSafeStorage('gnome_libsecret'), burstWindowMs: 50, backfillCap: 300, hub: { reconnectDelaysMs: [], retryAfterFailureMs: 600_000 } });
     host.fail(1);
     envId = (await recording.services.addEnvironment({ name: 'Lab', baseUrl: host.baseUrl, colour: '#2563eb', isProduction: false })).id;

@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import { createHttpClient } from '../../src/main/session/httpClient.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
-import { startFullHost, svcEvent } from './support/fullHost.js';
-import { makeTestCertificates, type TestCertificates } from './support/testCertificates.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { startFullHost, svcEvent } from '../fixtures/main/fullHost.js';
+import { createTestCertificates, type TestCertificates } from '../fixtures/main/testCertificates.js';
 
 const login = { username: 'ops', password: 'tls-pw' };
 
@@ -14,7 +15,7 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
   let certs: TestCertificates;
   const suite = useConsoleSuite({
     start: async (dir) => {
-      certs = await makeTestCertificates(dir);
+      certs = await createTestCertificates(dir);
       return {
         // The real monitoring API and SignalR hub over HTTPS, with a certificate from the test CA…
         corporate: await startFullHost(dir, { ...login, jwtSecret: 'c'.repeat(64) }, certs.issued),
@@ -31,7 +32,7 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
   let corporateId: string;
   beforeAll(async () => {
     corporateId = (await suite.services.addEnvironment(env('Corporate', suite.hosts.corporate.baseUrl))).id;
-    await waitUntil('the first answer', () => suite.services.requireSession(corporateId).view().auth !== 'starting');
+    await waitFor(() => suite.services.requireSession(corporateId).view().auth !== 'starting', 10_000, 'the first answer', 25);
   });
 
   it('without the CA the host is refused, and the message names the certificate problem', () => {
@@ -45,12 +46,12 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
 
   it('with the CA certificate file the API logs in and the hub connects over a TLS WebSocket and delivers a failure', async () => {
     await suite.services.updateEnvironment(corporateId, { caCertificatePath: certs.caPath });
-    await waitUntil('the login prompt', () => suite.services.requireSession(corporateId).view().auth === 'logged-out');
+    await waitFor(() => suite.services.requireSession(corporateId).view().auth === 'logged-out', 10_000, 'the login prompt', 25);
     await suite.services.requireSession(corporateId).loginWithPassword(login.username, login.password, false);
     await suite.services.hub.whenState(corporateId, 'connected');
     expect(suite.hosts.corporate.upgrades()).toBeGreaterThanOrEqual(1);
     suite.hosts.corporate.emit(svcEvent('Failed'));
-    await waitUntil('the failure notification', () => suite.notifications.some((n) => n.environmentId === corporateId));
+    await waitFor(() => suite.notifications.some((n) => n.environmentId === corporateId), 10_000, 'the failure notification', 25);
     expect(suite.notifications.find((n) => n.environmentId === corporateId)!.title).toBe('Task failed in Corporate');
     const tasks = await suite.services.proxy.call(corporateId, 'tasks.list', { pageSize: 5 });
     expect(tasks.items).toEqual([]);
@@ -68,10 +69,10 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
 
   it('"allow self-signed" connects a non-production environment (API and hub)', async () => {
     const id = (await suite.services.addEnvironment(env('Lab', suite.hosts.selfSigned.baseUrl))).id;
-    await waitUntil('the refusal', () => suite.services.requireSession(id).view().auth === 'error');
+    await waitFor(() => suite.services.requireSession(id).view().auth === 'error', 10_000, 'the refusal', 25);
     expect(suite.services.requireSession(id).view().message).toMatch(/TLS certificate is not trusted: it is self-signed \(DEPTH_ZERO_SELF_SIGNED_CERT\)/);
     await suite.services.updateEnvironment(id, { allowSelfSigned: true });
-    await waitUntil('the login prompt', () => suite.services.requireSession(id).view().auth === 'logged-out');
+    await waitFor(() => suite.services.requireSession(id).view().auth === 'logged-out', 10_000, 'the login prompt', 25);
     await suite.services.requireSession(id).loginWithPassword(login.username, login.password, false);
     await suite.services.hub.whenState(id, 'connected');
     expect(suite.hosts.selfSigned.upgrades()).toBeGreaterThanOrEqual(1);
@@ -108,7 +109,7 @@ describe('corporate networks: environments on HTTPS hosts with a private CA or a
   it('an edit with an empty path removes the CA file, and the environment is refused again', async () => {
     await suite.services.updateEnvironment(corporateId, { caCertificatePath: '' });
     expect(suite.services.environments().find((e) => e.id === corporateId)).not.toHaveProperty('caCertificatePath');
-    await waitUntil('the refusal', () => suite.services.requireSession(corporateId).view().auth === 'error');
+    await waitFor(() => suite.services.requireSession(corporateId).view().auth === 'error', 10_000, 'the refusal', 25);
     expect(suite.services.requireSession(corporateId).view().message).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
     expect(suite.services.hub.state(corporateId).state).not.toBe('connected');
   });

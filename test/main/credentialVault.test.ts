@@ -6,8 +6,8 @@ import { CredentialVault } from '../../src/main/credentials/CredentialVault.js';
 import { KEYCHAIN_SERVICE, type KeytarLike } from '../../src/main/credentials/secretBackend.js';
 import { ENCRYPTED_SECRETS_FILE } from '../../src/main/credentials/SafeStorageFileBackend.js';
 import { EnvironmentStore } from '../../src/main/environments/EnvironmentStore.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { makeTempDir, readAllFiles } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createTempDir, readAllFiles } from '../fixtures/main/tempDir.js';
 
 const keytar = createRequire(import.meta.url)('keytar') as KeytarLike;
 
@@ -56,7 +56,7 @@ describe('CredentialVault with a real Secret Service (gnome-keyring through scri
     let cleanup: () => Promise<void>;
     beforeEach(async () => {
       if (!haveKeychain) throw new Error(`no Secret Service answered (${problem}). ${KEYRING_HELP}`);
-      ({ dir, cleanup } = await makeTempDir());
+      ({ dir, cleanup } = await createTempDir());
       await clearKeychain();
     });
     afterEach(async () => {
@@ -111,7 +111,7 @@ describe('CredentialVault with a real Secret Service (gnome-keyring through scri
 describe('CredentialVault fallbacks without a keychain', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+  beforeEach(async () => ({ dir, cleanup } = await createTempDir()));
   afterEach(() => cleanup());
   const noKeychain = async (): Promise<KeytarLike> => {
     throw new Error('Cannot autolaunch D-Bus without X11 $DISPLAY');

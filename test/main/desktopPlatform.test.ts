@@ -3,8 +3,9 @@ import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
 import type { DesktopBridge } from '../../src/shared/ipcContract.js';
 import { ApiError } from '../../src/renderer/platform/ApiError.js';
 import { createDesktopPlatform, ManagementCancelledError, type ManagementConfirmation } from '../../src/renderer/platform/desktop/createDesktopPlatform.js';
-import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
-import { startStandaloneHost } from './support/monitoringHost.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { startStandaloneHost } from '../fixtures/main/monitoringHost.js';
 
 describe('the desktop Platform over the bridge, served by the real main services', () => {
   const suite = useConsoleSuite({
@@ -84,7 +85,7 @@ describe('the desktop Platform over the bridge, served by the real main services
   it('logs out through main when the dashboard clears its session', async () => {
     const p = platform(async () => 'Production');
     p.session.clear();
-    await waitUntil('the logout in main', () => suite.services.requireSession(envId).view().auth === 'logged-out', 3_000);
+    await waitFor(() => suite.services.requireSession(envId).view().auth === 'logged-out', 3_000, 'the logout in main', 25);
     expect(await suite.services.vault.get(envId)).toBeUndefined();
   });
 });

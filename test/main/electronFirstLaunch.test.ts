@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { decideClose, defaultCloseToTray } from '../../src/main/window/closeBehaviour.js';
-import { waitUntil } from './support/consoleSuite.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
-import { makeTempDir } from './support/tempDir.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 type Recording = ReturnType<typeof createRecordingElectron>;
 
@@ -16,7 +16,7 @@ afterEach(async () => {
 
 /** Loads src/main/index.ts afresh against a new recording electron and makes the app ready. */
 async function launch(options: { packaged?: boolean; files?: Record<string, string>; prepare?: (rec: Recording) => void } = {}) {
-  const { dir, cleanup } = await makeTempDir('svc-first-launch-');
+  const { dir, cleanup } = await createTempDir('svc-first-launch-');
   const userData = join(dir, 'user-data');
   await mkdir(userData);
   for (const [name, text] of Object.entries(options.files ?? {})) await writeFile(join(userData, name), text);
@@ -57,9 +57,9 @@ const twoEnvironments = JSON.stringify({
 describe('first launch of the desktop console (src/main/index.ts against a recording electron)', () => {
   it('packaged: no developer tools or reload, Ctrl/Cmd+1…9 open environments, a log file in user data', async () => {
     const { rec, userData } = await launch({ packaged: true, files: { 'environments.json': twoEnvironments } });
-    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined);
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined, 10_000, 'the window', 25);
     expect(rec.windows[0]!.options['webPreferences']).toMatchObject({ devTools: false });
-    await waitUntil('the menu with both environments', () => menuItems(rec.menus.at(-1)).some((i) => i.accelerator === 'CmdOrCtrl+2'));
+    await waitFor(() => menuItems(rec.menus.at(-1)).some((i) => i.accelerator === 'CmdOrCtrl+2'), 10_000, 'the menu with both environments', 25);
     const items = menuItems(rec.menus.at(-1));
     expect(items.some((i) => i.role === 'reload' || i.role === 'forceReload' || i.role === 'toggleDevTools')).toBe(false);
     expect(items.filter((i) => i.accelerator?.startsWith('CmdOrCtrl+') && /\+\d$/.test(i.accelerator)).map((i) => [i.label, i.accelerator])).toEqual([
@@ -76,20 +76,20 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
 
   it('development: reload and developer tools stay available', async () => {
     const { rec } = await launch({ packaged: false });
-    await waitUntil('the menu', () => rec.menus.length > 0 && rec.windows[0]?.loadedUrl !== undefined);
+    await waitFor(() => rec.menus.length > 0 && rec.windows[0]?.loadedUrl !== undefined, 10_000, 'the menu', 25);
     expect(rec.windows[0]!.options['webPreferences']).toMatchObject({ devTools: true });
     expect(menuItems(rec.menus.at(-1)).some((i) => i.role === 'toggleDevTools')).toBe(true);
   });
 
   it('closing the window quits where no tray can be relied on, keeps running in the tray once chosen, and activate shows it again', async () => {
     const { rec, userData } = await launch();
-    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.menus.length > 0);
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.menus.length > 0, 10_000, 'the window', 25);
     const win = rec.windows[0]!;
     const checkbox = () => menuItems(rec.menus.at(-1)).find((i) => i.type === 'checkbox')!;
     expect(checkbox().checked).toBe(process.platform !== 'linux');
     // The user chooses to keep it in the tray (menu checkbox): saved, and close now hides.
     (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
-    await waitUntil('the saved preference', () => checkbox().checked === true);
+    await waitFor(() => checkbox().checked === true, 10_000, 'the saved preference', 25);
     expect(JSON.parse(await readFile(join(userData, 'preferences.json'), 'utf8'))).toEqual({ closeToTray: true });
     win.show();
     let prevented = 0;
@@ -101,7 +101,7 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
     expect(win.isVisible()).toBe(true);
     // Without the tray choice (the Linux default), closing the window quits the app.
     (checkbox().click as (item: { checked: boolean }) => void)({ checked: false });
-    await waitUntil('the saved preference', () => checkbox().checked === false);
+    await waitFor(() => checkbox().checked === false, 10_000, 'the saved preference', 25);
     prevented = 0;
     win.emit('close', { preventDefault: () => prevented++ });
     expect(prevented).toBe(process.platform === 'darwin' ? 1 : 0);
@@ -111,7 +111,7 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
   it('an environment file that no longer matches the schema is moved aside, the user is told, and the app starts', async () => {
     const broken = JSON.stringify({ version: 1, environments: [{ id: 'x', name: 'Old', baseUrl: 'http://h', colour: 'red', isProduction: false }] });
     const { rec, userData } = await launch({ files: { 'environments.json': broken } });
-    await waitUntil('the warning', () => rec.dialogs.length > 0);
+    await waitFor(() => rec.dialogs.length > 0, 10_000, 'the warning', 25);
     const moved = (await readdir(userData)).find((f) => f.startsWith('environments.json.bad-'));
     expect(moved).toBeDefined();
     expect(await readFile(join(userData, moved!), 'utf8')).toBe(broken);
@@ -132,7 +132,7 @@ describe('first launch of the desktop console (src/main/index.ts against a recor
         };
       },
     });
-    await waitUntil('the error dialog', () => rec.dialogs.length > 0);
+    await waitFor(() => rec.dialogs.length > 0, 10_000, 'the error dialog', 25);
     const logPath = join(userData, 'logs', 'main.log');
     expect(rec.dialogs[0]).toEqual({ kind: 'error', title: 'Svc Monitor could not start', text: `no display available\n\nDetails are in the log file:\n${logPath}` });
     expect(rec.calls).toContain('app.releaseSingleInstanceLock');
@@ -162,8 +162,8 @@ function storedInbox(unread: number): string {
 describe('a restart and a quit (src/main/index.ts against a recording electron)', () => {
   it('after a restart the tray and the dock badge show the unread failures kept from the last run, before any new one arrives', async () => {
     const { rec } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(3) } });
-    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
-    await waitUntil('the tray tooltip with 3 unread', () => rec.trays[0]!.tooltip.startsWith('Svc Monitor — 3 unread failures'));
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window', 25);
+    await waitFor(() => rec.trays[0]!.tooltip.startsWith('Svc Monitor — 3 unread failures'), 10_000, 'the tray tooltip with 3 unread', 25);
     expect(rec.calls).toContain('badge:3');
     expect(rec.trays[0]!.images.at(-1)).toEqual({ path: join(process.cwd(), 'build/tray/tray-unread.png') });
   });
@@ -180,7 +180,7 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     vi.doMock('keytar', () => ({ default: slowKeychain }));
     cleanups.push(async () => void vi.doUnmock('keytar'));
     const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
-    await waitUntil('the window shown', () => rec.windows[0]?.shownAt !== undefined);
+    await waitFor(() => rec.windows[0]?.shownAt !== undefined, 10_000, 'the window shown', 25);
     // The desktop page says what it waits for until the shell mounts (from source the app serves the web page).
     expect(await readFile('src/renderer/desktop/index.html', 'utf8')).toContain('<div id="app"><p class="desk-starting" data-testid="starting">Starting Svc Monitor… unlocking the keychain…</p></div>');
     const list = rec.ipcHandlers.get('svc-monitor:environments.list')!;
@@ -189,7 +189,7 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     await new Promise((r) => setTimeout(r, 200));
     expect(listed).toBeUndefined();
     answer();
-    await waitUntil('the environments once unlocked', () => listed !== undefined);
+    await waitFor(() => listed !== undefined, 10_000, 'the environments once unlocked', 25);
     expect((listed as { ok: boolean; value: Array<{ name: string }> }).value.map((e) => e.name)).toEqual(['Staging', 'Production']);
     const vault = (await rec.ipcHandlers.get('svc-monitor:vault.status')!({ senderFrame: { url: 'app://console/', parent: null } })) as { value: { storage: string } };
     expect(vault.value.storage).toBe('keychain');
@@ -197,7 +197,7 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
 
   it('a deep link that comes while the renderer starts is kept for it: the page asks once it listens', async () => {
     const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
-    await waitUntil('the window and the services', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window and the services', 25);
     const ready = rec.ipcHandlers.get('svc-monitor:window.ready')!;
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     rec.appEmitter.emit('second-instance', {}, ['svc-monitor', 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000001']);
@@ -208,14 +208,14 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
 
   it('Quit waits until the inbox\'s delayed write is on disk, then quits', async () => {
     const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(2) } });
-    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined);
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined, 10_000, 'the window', 25);
     const markRead = rec.ipcHandlers.get('svc-monitor:inbox.markRead')!;
     expect(await markRead({ senderFrame: { url: 'app://console/', parent: null } }, { ids: ['f1'] })).toEqual({ ok: true, value: 1 });
     // The write is delayed (several changes make one); Quit comes right after the change.
     const held = rec.emitBeforeQuit();
     expect(held).toBe(true);
     expect(rec.calls).not.toContain('app.quit');
-    await waitUntil('the quit once the services are stopped', () => rec.calls.includes('app.quit'));
+    await waitFor(() => rec.calls.includes('app.quit'), 10_000, 'the quit once the services are stopped', 25);
     const saved = JSON.parse(await readFile(join(userData, 'inbox.json'), 'utf8')) as { items: Array<{ id: string; read: boolean }> };
     expect(saved.items.find((i) => i.id === 'f1')?.read).toBe(true);
     // The second before-quit (from that app.quit) goes through.
@@ -267,7 +267,7 @@ describe('Windows identity and native notifications', () => {
 describe('Help menu, crash reporting and a crashed or hung window', () => {
   it('Help: About shows the versions and the update state, Open logs folder opens it, Copy diagnostics copies a report; crash dumps stay local', async () => {
     const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments } });
-    await waitUntil('the window and the services', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window and the services', 25);
     expect(rec.calls).toContain('crashReporter.start:{"uploadToServer":false}');
     const help = (menuItems(rec.menus.at(-1)).find((i) => i.role === 'help')!.submenu as MenuItemConstructorOptions[]).filter((i) => i.label);
     const click = (label: RegExp) => (help.find((i) => label.test(i.label!))!.click as () => void)();
@@ -276,11 +276,11 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
     );
     if (process.platform !== 'darwin') {
       click(/^About/);
-      await waitUntil('the About box', () => rec.dialogs.some((d) => d.title === 'About Svc Monitor'));
+      await waitFor(() => rec.dialogs.some((d) => d.title === 'About Svc Monitor'), 10_000, 'the About box', 25);
       expect(rec.dialogs.find((d) => d.title === 'About Svc Monitor')!.text).toMatch(/^Svc Monitor\nSvc Monitor 0\.1\.0 \(development\)\nElectron .* · Chromium .* · Node .*\n.*\nUpdates: disabled — Updates apply to installed builds; this is a development run\.$/);
     }
     click(/updates/i);
-    await waitUntil('the update answer', () => rec.dialogs.some((d) => d.title === 'Check for updates'));
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'Check for updates'), 10_000, 'the update answer', 25);
     expect(rec.dialogs.find((d) => d.title === 'Check for updates')!.text).toBe('Updates are unavailable\nUpdates: disabled — Updates apply to installed builds; this is a development run.');
     click(/logs folder/i);
     expect(rec.openedPaths).toEqual([join(userData, 'logs')]);
@@ -295,11 +295,11 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
 
   it('a crashed window is reloaded with a notice; a hung one after a grace period; an uncaught main error is logged every time and shown once', async () => {
     const { rec, userData } = await launch();
-    await waitUntil('the window', () => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1);
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window', 25);
     const wc = rec.windows[0]!.webContents;
     wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
     expect(wc.reloads).toBe(1);
-    await waitUntil('the notice', () => rec.dialogs.some((d) => d.title === 'The window was reloaded'));
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'The window was reloaded'), 10_000, 'the notice', 25);
     expect(rec.dialogs.find((d) => d.title === 'The window was reloaded')!.text).toMatch(/stopped \(crashed, exit code 139\) and was reloaded/);
     wc.emit('render-process-gone', {}, { reason: 'clean-exit', exitCode: 0 });
     expect(wc.reloads).toBe(1);
@@ -310,7 +310,7 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
     const mine = before.at(-1) as (err: Error) => void;
     mine(new Error('first surprise'));
     mine(new Error('second surprise'));
-    await waitUntil('the error notice', () => rec.dialogs.some((d) => d.title === 'Svc Monitor hit an unexpected error'));
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'Svc Monitor hit an unexpected error'), 10_000, 'the error notice', 25);
     expect(rec.dialogs.filter((d) => d.title === 'Svc Monitor hit an unexpected error')).toHaveLength(1);
     const logText = await readFile(join(userData, 'logs/main.log'), 'utf8');
     expect(logText).toMatch(/ERROR uncaught exception: first surprise/);
@@ -322,7 +322,7 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
 
 describe('start at login', () => {
   it('a setting: on Linux an autostart entry that starts the console in the tray; elsewhere the system login item; a start with it shows only the tray', async () => {
-    const { dir: config, cleanup } = await makeTempDir('svc-autostart-');
+    const { dir: config, cleanup } = await createTempDir('svc-autostart-');
     cleanups.push(cleanup);
     const previous = process.env['XDG_CONFIG_HOME'];
     process.env['XDG_CONFIG_HOME'] = config;
@@ -331,17 +331,17 @@ describe('start at login', () => {
       else process.env['XDG_CONFIG_HOME'] = previous;
     });
     const { rec, userData } = await launch({ prepare: () => expect(process.platform).toBe('linux') });
-    await waitUntil('the menu', () => rec.trays.length === 1 && rec.menus.length > 0);
+    await waitFor(() => rec.trays.length === 1 && rec.menus.length > 0, 10_000, 'the menu', 25);
     const checkbox = () => menuItems(rec.menus.at(-1)).find((i) => i.label === 'Start at login (in the tray)')!;
     expect(checkbox().checked).toBe(false);
     (checkbox().click as (item: { checked: boolean }) => void)({ checked: true });
-    await waitUntil('the saved setting', () => checkbox().checked === true);
+    await waitFor(() => checkbox().checked === true, 10_000, 'the saved setting', 25);
     const entry = await readFile(join(config, 'autostart', 'svc-monitor.desktop'), 'utf8');
     expect(entry).toContain(`Exec=${process.execPath.includes(' ') ? `"${process.execPath}"` : process.execPath} --hidden\n`);
     expect(entry).toMatch(/^\[Desktop Entry\]\nType=Application\nName=Svc Monitor\n/);
     expect(JSON.parse(await readFile(join(userData, 'preferences.json'), 'utf8'))).toMatchObject({ startAtLogin: true });
     (checkbox().click as (item: { checked: boolean }) => void)({ checked: false });
-    await waitUntil('the entry removed', () => checkbox().checked === false);
+    await waitFor(() => checkbox().checked === false, 10_000, 'the entry removed', 25);
     await expect(readFile(join(config, 'autostart', 'svc-monitor.desktop'), 'utf8')).rejects.toThrow(/ENOENT/);
 
     // Windows and macOS: the system's login item, opening hidden.
@@ -352,14 +352,14 @@ describe('start at login', () => {
     } finally {
       Object.defineProperty(process, 'platform', platform);
     }
-    await waitUntil('the login item', () => rec.calls.some((c) => c.startsWith('setLoginItemSettings:')));
+    await waitFor(() => rec.calls.some((c) => c.startsWith('setLoginItemSettings:')), 10_000, 'the login item', 25);
     expect(rec.calls).toContain('setLoginItemSettings:{"openAtLogin":true,"openAsHidden":true,"args":["--hidden"]}');
 
     // Started by the login item: the tray, no window on screen.
     process.argv.push('--hidden');
     try {
       const { rec: atLogin } = await launch();
-      await waitUntil('the tray', () => atLogin.trays.length === 1 && atLogin.windows[0]?.loadedUrl !== undefined);
+      await waitFor(() => atLogin.trays.length === 1 && atLogin.windows[0]?.loadedUrl !== undefined, 10_000, 'the tray', 25);
       await new Promise((r) => setTimeout(r, 100));
       expect(atLogin.windows[0]!.shownAt).toBeUndefined();
     } finally {
@@ -371,7 +371,7 @@ describe('start at login', () => {
 describe('proxy credentials', () => {
   it('app "login" for a proxy: the window is asked (naming the proxy) and the answer goes to Chromium; a server\'s own request is left alone', async () => {
     const { rec } = await launch();
-    await waitUntil('the services', () => rec.trays.length === 1);
+    await waitFor(() => rec.trays.length === 1, 10_000, 'the services', 25);
     const answered: unknown[][] = [];
     let prevented = 0;
     rec.appEmitter.emit('login', { preventDefault: () => prevented++ }, {}, { url: 'https://h/' }, { isProxy: false, host: 'h', port: 443, scheme: 'basic', realm: '' }, (...a: unknown[]) => answered.push(a));
@@ -379,12 +379,12 @@ describe('proxy credentials', () => {
     rec.appEmitter.emit('login', { preventDefault: () => prevented++ }, {}, { url: 'https://h/' }, { isProxy: true, host: 'proxy.corp', port: 8080, scheme: 'basic', realm: 'Corp' }, (...a: unknown[]) => answered.push(a));
     expect(prevented).toBe(1);
     const wc = rec.windows[0]!.webContents;
-    await waitUntil('the prompt event', () => wc.sent.some(([, e]) => (e as { type: string }).type === 'proxyLogin'));
+    await waitFor(() => wc.sent.some(([, e]) => (e as { type: string }).type === 'proxyLogin'), 10_000, 'the prompt event', 25);
     const request = (wc.sent.find(([, e]) => (e as { type: string }).type === 'proxyLogin')![1] as { request: { id: string; proxy: string } }).request;
     expect(request.proxy).toBe('proxy.corp:8080');
     const answer = await rec.ipcHandlers.get('svc-monitor:proxy.answer')!({ senderFrame: { url: 'app://console/', parent: null } }, request.id, { username: 'jdoe', password: 'pw', remember: false });
     expect(answer).toEqual({ ok: true, value: null });
-    await waitUntil('the callback', () => answered.length === 1);
+    await waitFor(() => answered.length === 1, 10_000, 'the callback', 25);
     expect(answered).toEqual([['jdoe', 'pw']]);
   });
 });

@@ -6,10 +6,10 @@ import type { Environment } from '../../src/shared/environment.js';
 import { ACCEPT, USE_CHROMIUM_RESULT } from '../../src/main/network/certificateVerdict.js';
 import { electronNetwork, partitionOf, type ElectronNetworkApi } from '../../src/main/network/electronNetwork.js';
 import { createHttpClient, networkError } from '../../src/main/session/httpClient.js';
-import { startFullHost, type FullHost } from './support/fullHost.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
-import { makeTempDir } from './support/tempDir.js';
-import { makeTestCertificates, type TestCertificates } from './support/testCertificates.js';
+import { startFullHost, type FullHost } from '../fixtures/main/fullHost.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
+import { createTestCertificates, type TestCertificates } from '../fixtures/main/testCertificates.js';
 
 /** Chromium's error code for a certificate whose issuer it does not trust. */
 const ERR_CERT_AUTHORITY_INVALID = -202;
@@ -24,9 +24,9 @@ describe("the app's network on Electron's stack (selection and certificate rules
   const env = (extra: Partial<Environment> = {}): Environment => ({ id: 'stg', name: 'Staging', baseUrl: 'https://127.0.0.1:9', colour: '#2563eb', isProduction: false, ...extra });
 
   beforeAll(async () => {
-    const tmp = await makeTempDir('svc-electron-net-');
+    const tmp = await createTempDir('svc-electron-net-');
     cleanup = tmp.cleanup;
-    certs = await makeTestCertificates(tmp.dir);
+    certs = await createTestCertificates(tmp.dir);
     host = await startFullHost(tmp.dir, { username: 'ops', password: 'pw' });
     rec = createRecordingElectron(tmp.dir, process.cwd());
     fetched = [];

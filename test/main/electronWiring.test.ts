@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { waitUntil } from './support/consoleSuite.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-wiring-'));
 const rec = createRecordingElectron(join(dir, 'user-data'), process.cwd());
@@ -78,7 +78,7 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     const ok = (await add(appFrame, { name: 'Local', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false })) as { ok: boolean };
     expect(ok.ok).toBe(true);
     // The environment's host is asked through Electron's network stack, not Node's.
-    await waitUntil('the /config request', () => netFetched.includes('http://127.0.0.1:9/svc-monitoring/api/config'));
+    await waitFor(() => netFetched.includes('http://127.0.0.1:9/svc-monitoring/api/config'), 10_000, 'the /config request', 25);
     const bad = (await add(appFrame, { name: 'x', baseUrl: 'ftp://x', colour: '#123456', isProduction: false })) as { ok: boolean; error: { code: string } };
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid-arguments' } });
     const evil = (await add({ senderFrame: { url: 'https://evil.example.com/', parent: null } }, { name: 'y', baseUrl: 'http://h', colour: '#123456', isProduction: false })) as { ok: boolean; error: { code: string } };
@@ -98,8 +98,12 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
 
   it('pushes main events to the window on one channel', async () => {
     const wc = rec.windows[0]!.webContents;
-    await waitUntil('an environments event on svc-monitor:event', () =>
+    await waitFor(
+      () =>
       wc.sent.some(([channel, e]) => channel === 'svc-monitor:event' && (e as { type: string }).type === 'environments'),
+      10_000,
+      'an environments event on svc-monitor:event',
+      25,
     );
     // Every event main pushes goes on that one channel.
     expect(new Set(wc.sent.map(([channel]) => channel))).toEqual(new Set(['svc-monitor:event']));

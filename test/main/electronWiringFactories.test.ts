@@ -7,7 +7,7 @@ import { buildWindowOptions } from '../../src/main/window/windowOptions.js';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, loadWindowState, saveWindowState } from '../../src/main/window/windowState.js';
 import { buildTrayMenuTemplate, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
 import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 function directives(csp: string): Map<string, string[]> {
   return new Map(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k!, v]));
@@ -99,7 +99,7 @@ describe('window state', () => {
     expect(fitToDisplays({ x: 0, y: 0, width: 4000, height: 3000, maximized: false }, areas)).toMatchObject({ width: 1920, height: 1040 });
   });
   it('is remembered in user-data and ignores a corrupt file', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     expect(await loadWindowState(dir)).toEqual(DEFAULT_WINDOW_STATE);
     await saveWindowState(dir, { x: 5, y: 6, width: 1000, height: 700, maximized: true });
     expect(await loadWindowState(dir)).toEqual({ x: 5, y: 6, width: 1000, height: 700, maximized: true });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ENVIRONMENTS_FILE, EnvironmentStore } from '../../src/main/environments/EnvironmentStore.js';
 import { NOTIFICATION_SETTINGS_FILE, NotificationSettingsFile } from '../../src/main/notifications/NotificationSettingsFile.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 const prod = { name: 'Production', baseUrl: 'https://ops.example.com/', colour: '#C0392B', isProduction: true };
 const staging = { name: 'Staging', baseUrl: 'http://127.0.0.1:5080', colour: '#2980b9', isProduction: false, group: 'EU' };
@@ -12,7 +12,7 @@ const staging = { name: 'Staging', baseUrl: 'http://127.0.0.1:5080', colour: '#2
 describe('EnvironmentStore', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+  beforeEach(async () => ({ dir, cleanup } = await createTempDir()));
   afterEach(() => cleanup());
 
   it('adds, edits, reorders and removes environments and keeps them in environments.json', async () => {
@@ -81,7 +81,7 @@ describe('EnvironmentStore', () => {
     expect(Object.keys(doc.environments[0]).sort()).toEqual(['baseUrl', 'colour', 'isProduction', 'name']);
     expect(exported).not.toMatch(/token|password|"id"/i);
 
-    const other = await EnvironmentStore.open((await makeTempDir()).dir);
+    const other = await EnvironmentStore.open((await createTempDir()).dir);
     await other.add({ ...prod, colour: '#000000' });
     const merged = await other.importJson(exported, 'merge');
     expect(merged).toEqual({ added: 1, updated: 1, removedIds: [] });
@@ -111,7 +111,7 @@ describe('EnvironmentStore', () => {
 describe('stored files written by another version or by hand', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+  beforeEach(async () => ({ dir, cleanup } = await createTempDir()));
   afterEach(() => cleanup());
 
   it('keeps fields it does not know, in the file and in each environment, across a save', async () => {

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { waitFor } from '../fixtures/waitFor.js';
 import type { SvcEvent, SvcEventKind, SvcEventSeverity } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { FailureNotifier, type FailureNotification } from '../../src/main/notifications/FailureNotifier.js';
@@ -127,14 +128,6 @@ describe('FailureNotifier and the failure inbox', () => {
 describe('notification storms', () => {
   let notifier: FailureNotifier | undefined;
   afterEach(() => notifier?.dispose());
-  const waitFor = async (what: string, check: () => boolean) => {
-    const deadline = Date.now() + 5_000;
-    while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await tick(10);
-    }
-  };
-
   function setup(settings: Partial<NotificationSettings> = {}) {
     const inbox = new FailureInbox();
     const shown: FailureNotification[] = [];
@@ -154,20 +147,20 @@ describe('notification storms', () => {
   it('after the cool-down limit, further bursts wait for one digest that points to the inbox', async () => {
     const { shown, notifier: n } = setup();
     n.handle('prod', failed());
-    await waitFor('notification 1', () => shown.length === 1);
+    await waitFor(() => shown.length === 1, 5_000, 'notification 1', 10);
     n.handle('prod', failed());
-    await waitFor('notification 2', () => shown.length === 2);
+    await waitFor(() => shown.length === 2, 5_000, 'notification 2', 10);
     // Two more bursts inside the window: held back.
     n.handle('prod', failed());
     await tick(30);
     n.handle('prod', failed());
     n.handle('prod', failed());
-    await waitFor('the digest', () => shown.length === 3);
+    await waitFor(() => shown.length === 3, 5_000, 'the digest', 10);
     expect(shown[2]).toMatchObject({ title: '⚠ PRODUCTION · 3 more failures in Production', count: 3, target: { kind: 'inbox', environmentId: 'prod' } });
     expect(shown.slice(0, 2).every((s) => s.title.startsWith('⚠ PRODUCTION · Task failed'))).toBe(true);
     // Other environments are not held back by Production's storm.
     n.handle('stg', failed());
-    await waitFor('staging', () => shown.length === 4);
+    await waitFor(() => shown.length === 4, 5_000, 'staging', 10);
     expect(shown[3]!.environmentId).toBe('stg');
   });
 
@@ -175,7 +168,7 @@ describe('notification storms', () => {
     const { shown, badge, inbox, notifier: n } = setup({ productionOnly: true });
     n.handle('stg', failed());
     n.handle('prod', failed());
-    await waitFor('production', () => shown.length === 1);
+    await waitFor(() => shown.length === 1, 5_000, 'production', 10);
     n.flushAll();
     expect(shown.map((s) => s.environmentId)).toEqual(['prod']);
     expect(inbox.list()).toHaveLength(2);
@@ -187,7 +180,7 @@ describe('notification storms', () => {
     const { shown, badge, notifier: n } = setup({ mutedUntil: { prod: inOneHour, stg: new Date(Date.now() - 1_000).toISOString() } });
     n.handle('prod', failed());
     n.handle('stg', failed());
-    await waitFor('staging (its mute has run out)', () => shown.length === 1);
+    await waitFor(() => shown.length === 1, 5_000, 'staging (its mute has run out)', 10);
     n.flushAll();
     expect(shown.map((s) => s.environmentId)).toEqual(['stg']);
     expect(badge.at(-1)).toBe(1);

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import type { InboxChange } from '../../src/shared/inbox.js';
 import type { RendererEvent } from '../../src/shared/rendererEvents.js';
-import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 const failure = (n: number): SvcEvent => ({
   kind: 'Failed',
@@ -20,7 +21,7 @@ describe('a failure storm: the renderer is sent the inbox\'s changes, a few time
   let recording: RecordingConsole;
   const inboxEvents: Array<Extract<RendererEvent, { type: 'inbox' }>> = [];
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     recording = await createConsole(dir.dir, { burstWindowMs: 50 });
     recording.services.onEvent((e) => e.type === 'inbox' && inboxEvents.push(e));
   });
@@ -35,7 +36,7 @@ describe('a failure storm: the renderer is sent the inbox\'s changes, a few time
       recording.services.receive(env.id, failure(n));
       if (n % 100 === 0) await new Promise((r) => setTimeout(r, 20));
     }
-    await waitUntil('the last inbox event', () => inboxEvents.at(-1)?.total === 1_000);
+    await waitFor(() => inboxEvents.at(-1)?.total === 1_000, 10_000, 'the last inbox event', 25);
     expect(inboxEvents.length).toBeLessThanOrEqual(20);
     const added = inboxEvents.flatMap((e) => e.changes).filter((c): c is Extract<InboxChange, { kind: 'added' }> => c.kind === 'added').flatMap((c) => c.items);
     expect(added).toHaveLength(1_000);
@@ -43,7 +44,7 @@ describe('a failure storm: the renderer is sent the inbox\'s changes, a few time
     expect(inboxEvents.at(-1)).toMatchObject({ unread: 1_000, total: 1_000 });
     // Marking read sends the ids, not the items.
     recording.services.inbox.markRead(undefined, { environmentId: env.id });
-    await waitUntil('the read change', () => inboxEvents.at(-1)?.unread === 0);
+    await waitFor(() => inboxEvents.at(-1)?.unread === 0, 10_000, 'the read change', 25);
     expect(inboxEvents.at(-1)!.changes).toEqual([{ kind: 'read', ids: expect.any(Array) }]);
   });
 });
@@ -61,7 +62,7 @@ describe('the tray during a storm', () => {
     const setContextMenu = fake.setContextMenu.bind(fake);
     fake.setContextMenu = (m: unknown) => (menus.push(m), setContextMenu(m));
     for (let n = 1; n <= 1_000; n++) tray.setUnreadCount(n);
-    await waitUntil('the coalesced update', () => fake.tooltip === 'Svc Monitor — 1000 unread failures');
+    await waitFor(() => fake.tooltip === 'Svc Monitor — 1000 unread failures', 10_000, 'the coalesced update', 25);
     await new Promise((r) => setTimeout(r, 100));
     expect(fake.images).toEqual([{ path: 'unread.png' }]);
     expect(menus).toHaveLength(1);

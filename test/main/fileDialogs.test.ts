@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
-import { createConsole, type RecordingConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('file pickers for the CA certificate and the environment list', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };
@@ -13,7 +13,7 @@ describe('file pickers for the CA certificate and the environment list', () => {
   const asked: string[] = [];
   let dispatch: ReturnType<typeof createIpcDispatcher>;
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     recording = await createConsole(join(dir.dir, 'ud'));
     await recording.services.addEnvironment({ name: 'Lab', baseUrl: 'https://lab.example.com', colour: '#2563eb', isProduction: false });
     dispatch = createIpcDispatcher({

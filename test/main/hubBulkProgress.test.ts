@@ -1,8 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { BulkOperation } from '../../server/src/contracts/operations.js';
-import { OPERATOR, startPowerHost } from '../server/power/powerFixture.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
+import { OPERATOR, startPowerHost } from '../fixtures/server/powerHost.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 /** A bulk action's progress reaches the console window as the hub reports it, through the real SignalR client of HubManager. */
 describe('bulk progress over the real hub (real engine, real @microsoft/signalr client in main)', () => {
@@ -35,7 +36,7 @@ describe('bulk progress over the real hub (real engine, real @microsoft/signalr 
       expectedCount: 1200,
     })) as BulkOperation;
     expect(started).toMatchObject({ state: 'Running', count: 1200 });
-    await waitUntil('the final BulkProgress event', () => progress.some((p) => p.operationId === started.operationId && p.state === 'Completed'));
+    await waitFor(() => progress.some((p) => p.operationId === started.operationId && p.state === 'Completed'), 10_000, 'the final BulkProgress event', 25);
     const mine = progress.filter((p) => p.operationId === started.operationId);
     expect(mine.at(-1)).toMatchObject({ action: 'retry', state: 'Completed', processed: 1200, succeeded: 1200, skipped: 0, requestedBy: 'operator' });
     expect(mine.map((p) => p.processed)).toEqual([...mine.map((p) => p.processed)].sort((a, b) => a - b));

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
-import { startFullHost, svcEvent } from './support/fullHost.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { startFullHost, svcEvent } from '../fixtures/main/fullHost.js';
 
 /**
  * A hub client that does not reconnect on its own (no reconnect delays) gets the hub's Close
@@ -28,11 +29,11 @@ describe('HubManager: a close for an expired token renews and reconnects', () =>
       states.push(`${e.environment.hub.state}:${e.environment.hub.message ?? ''}`);
     });
     const firstExpiry = suite.services.requireSession(id).view().expiresAt;
-    await waitUntil('the hub connected again after the token expired', () => states.includes('reconnecting:Token expired') && suite.services.hub.state(id).state === 'connected', 10_000);
+    await waitFor(() => states.includes('reconnecting:Token expired') && suite.services.hub.state(id).state === 'connected', 10_000, 'the hub connected again after the token expired', 25);
     expect(states.filter((s) => s.startsWith('error:'))).toEqual([]);
     expect(suite.services.requireSession(id).view().expiresAt).not.toBe(firstExpiry);
     const before = suite.events.length;
     suite.hosts.short.emit(svcEvent('Completed'));
-    await waitUntil('an event after the renewal', () => suite.events.slice(before).some((r) => r.env === id));
+    await waitFor(() => suite.events.slice(before).some((r) => r.env === id), 10_000, 'an event after the renewal', 25);
   });
 });

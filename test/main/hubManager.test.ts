@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { useConsoleSuite, waitUntil } from './support/consoleSuite.js';
-import { startFullHost, svcEvent, type FullHost } from './support/fullHost.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { startFullHost, svcEvent, type FullHost } from '../fixtures/main/fullHost.js';
 
 describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two environments)', () => {
   const suite = useConsoleSuite({
@@ -33,10 +34,10 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
     suite.hosts.alpha.emit(svcEvent('Completed'));
     for (let i = 0; i < 4; i++) suite.hosts.alpha.emit(svcEvent('Failed'));
     suite.hosts.beta.emit(svcEvent('Timeout', 'Reports.Nightly'));
-    await waitUntil('six events', () => suite.events.length >= 6);
+    await waitFor(() => suite.events.length >= 6, 10_000, 'six events', 25);
     expect(suite.events.filter((r) => r.env === alphaId).map((r) => r.event.kind)).toEqual(['Completed', 'Failed', 'Failed', 'Failed', 'Failed']);
     expect(suite.events.filter((r) => r.env === betaId).map((r) => r.event.kind)).toEqual(['Timeout']);
-    await waitUntil('two notifications', () => suite.notifications.length >= 2);
+    await waitFor(() => suite.notifications.length >= 2, 10_000, 'two notifications', 25);
     // Every event has arrived; closing any burst still open would show what it holds now.
     suite.services.notifier.flushAll();
     expect(suite.notifications.map((x) => x.title).sort()).toEqual(['4 tasks failed in Alpha', '⚠ PRODUCTION · Task timed out in Production']);
@@ -66,18 +67,18 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
         states.push(`${e.environment.hub.state}:${e.environment.hub.message ?? ''}`);
       });
       const firstExpiry = suite.services.requireSession(id).view().expiresAt;
-      await waitUntil('a reconnect after the token expired', () => states.includes('reconnecting:Token expired') && suite.services.hub.state(id).state === 'connected', 8_000);
+      await waitFor(() => states.includes('reconnecting:Token expired') && suite.services.hub.state(id).state === 'connected', 8_000, 'a reconnect after the token expired', 25);
       expect(suite.services.requireSession(id).view().expiresAt).not.toBe(firstExpiry);
       expect(suite.services.requireSession(id).view().auth).toBe('authenticated');
       const before = suite.events.length;
       short.emit(svcEvent('Completed'));
-      await waitUntil('event after re-authentication', () => suite.events.slice(before).some((r) => r.env === id));
+      await waitFor(() => suite.events.slice(before).some((r) => r.env === id), 10_000, 'event after re-authentication', 25);
     });
   });
 
   it('without a remembered password, expiry ends in a re-login prompt and the hub stops', async () => {
     await withShortLivedEnvironment('Short 2', false, async (id) => {
-      await waitUntil('re-login prompt', () => suite.services.requireSession(id).view().auth === 'relogin-required', 8_000);
+      await waitFor(() => suite.services.requireSession(id).view().auth === 'relogin-required', 8_000, 're-login prompt', 25);
       await suite.services.hub.whenState(id, 'idle');
       expect(suite.services.environments().find((e) => e.id === id)!.live).toBe('relogin-required');
     });
@@ -96,7 +97,7 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
       if (e.environment.live === 'error') errors.push(e.environment.statusMessage);
     });
     await gone.close();
-    await waitUntil('error after reconnect attempts', () => suite.services.hub.state(id).state === 'error', 10_000);
+    await waitFor(() => suite.services.hub.state(id).state === 'error', 10_000, 'error after reconnect attempts', 25);
     expect(states).toContain('reconnecting');
     // The client gave up reconnecting (it closes without an error of its own): the console says so.
     expect(errors[0]).toBe('The live connection closed');

@@ -1,9 +1,10 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /** An HTTP server that records each request's path and Authorization header; `answer` replies. */
 async function recordingServer(answer: (path: string, reply: (status: number, body: unknown) => void) => void) {
@@ -36,7 +37,7 @@ afterEach(async () => {
 });
 
 async function consoleWith(hubPath: () => string) {
-  const { dir, cleanup } = await makeTempDir();
+  const { dir, cleanup } = await createTempDir();
   const host = await monitoringHost(hubPath);
   const recording = await createConsole(dir, { safeStorage: aesSafeStorage('gnome_libsecret'), hub: { reconnectDelaysMs: [], retryAfterFailureMs: 60_000 } });
   cleanups.push(cleanup, host.close, () => recording.services.dispose());
@@ -63,7 +64,7 @@ describe('the hub address from /config', () => {
     await services.requireSession(env.id).start();
     expect(services.session(env.id)!.hubUrl()).toBe(`${host.origin}/custom/hub`);
     // The host has no hub there: the client asks it (negotiate), with the token, and nowhere else.
-    await waitUntil('the negotiate request', () => host.seen.some((r) => r.path === '/custom/hub/negotiate'));
+    await waitFor(() => host.seen.some((r) => r.path === '/custom/hub/negotiate'), 10_000, 'the negotiate request', 25);
     expect(host.seen.find((r) => r.path === '/custom/hub/negotiate')?.authorization).toBe('Bearer secret-token');
   });
 });

@@ -5,8 +5,9 @@ import { HubManager } from '../../src/main/hub/HubManager.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import type { EnvironmentSession } from '../../src/main/session/EnvironmentSession.js';
 import type { AuthState, SessionView } from '../../src/shared/session.js';
-import { createConsole, waitUntil } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /** A host that records every request path and answers each with `status`. */
 async function hubHost(status: number) {
@@ -92,7 +93,7 @@ describe('hub start race: the environment changes while its transport is chosen'
     const s = slowSession('lab', host.url, () => Promise.reject(new Error('Cannot reach the host')));
     hub.watch(s.session);
     s.chooseTransport();
-    await waitUntil('the error state', () => hub.state('lab').state === 'error');
+    await waitFor(() => hub.state('lab').state === 'error', 10_000, 'the error state', 25);
     expect(hub.state('lab').message).toBe('Renewing the session failed: Cannot reach the host');
     expect(logged).toContain('error Renewing the session failed: Cannot reach the host');
   });
@@ -100,7 +101,7 @@ describe('hub start race: the environment changes while its transport is chosen'
 
 describe('session sync errors are not swallowed', () => {
   it('a removal whose clean-up fails rejects for the caller (the IPC answer) and is logged; the next change still syncs', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const logged: string[] = [];
     const { services } = await createConsole(dir, { log: (level, message) => logged.push(`${level} ${message}`) });
     cleanups.push(cleanup, () => services.dispose());

@@ -4,8 +4,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../server/src/contracts/events.js';
 import { FailureInbox } from '../../src/main/notifications/FailureInbox.js';
 import { INBOX_FILE } from '../../src/main/notifications/InboxFile.js';
-import { createConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 function failure(n: number): SvcEvent & { kind: 'Failed' } {
   return {
@@ -21,7 +21,7 @@ function failure(n: number): SvcEvent & { kind: 'Failed' } {
 describe('the failure inbox across restarts', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+  beforeEach(async () => ({ dir, cleanup } = await createTempDir()));
   afterEach(() => cleanup());
 
   it('comes back after a restart with its read state, and the badge counts only unread items', async () => {

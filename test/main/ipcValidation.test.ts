@@ -3,9 +3,9 @@ import type { ConsoleServices } from '../../src/main/ConsoleServices.js';
 import { IPC_CHANNEL_TABLE } from '../../src/main/ipc/ipcChannelTable.js';
 import { createIpcDispatcher, type IpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
 import { IPC_CHANNEL_NAMES } from '../../src/shared/ipcContract.js';
-import { BAD_ARGUMENTS } from './support/badIpcArguments.js';
-import { createConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { BAD_ARGUMENTS } from '../fixtures/main/badIpcArguments.js';
+import { createConsole } from '../fixtures/main/consoleSuite.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 const GUID = '0b6c1f7e-2a44-4d4b-9f3e-1f2a3b4c5d6e';
 
@@ -17,7 +17,7 @@ describe('IPC argument validation in main', () => {
   const opened: string[] = [];
 
   beforeEach(async () => {
-    ({ dir, cleanup } = await makeTempDir());
+    ({ dir, cleanup } = await createTempDir());
     ({ services } = await createConsole(dir));
     dispatch = createIpcDispatcher({ services, openExternal: async (url) => void opened.push(url) });
   });

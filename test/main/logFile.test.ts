@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LogFile } from '../../src/main/logging/LogFile.js';
 import { redactSecrets } from '../../src/main/logging/redactSecrets.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJvcHMiLCJleHAiOjE3MDAwMDAwMDB9.c2lnbmF0dXJlLXZhbHVl';
 
 describe('the console log file', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
-  beforeEach(async () => ({ dir, cleanup } = await makeTempDir()));
+  beforeEach(async () => ({ dir, cleanup } = await createTempDir()));
   afterEach(() => cleanup());
 
   it('never writes tokens or passwords (hub URLs, headers, JSON bodies, key=value)', async () => {

@@ -8,9 +8,9 @@ import { promisify } from 'node:util';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO, startDemo, type CliProcess } from '../fixtures/demoProcess.js';
-import type { HarnessRequest, HarnessSnapshot } from './support/packagedAppHarness.js';
-import { packageNameOf, resolvePackageDir, runtimeModuleReferences } from './support/packagedModules.js';
-import { waitUntil } from './support/consoleSuite.js';
+import type { HarnessRequest, HarnessSnapshot } from '../fixtures/main/packagedAppHarness.js';
+import { packageNameOf, resolvePackageDir, runtimeModuleReferences } from '../fixtures/main/packagedModules.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 const require = createRequire(import.meta.url);
 const asar = require('@electron/asar') as {
@@ -74,15 +74,15 @@ interface StatusView {
   session: { auth: string };
 }
 
-/** Polls the packaged app's snapshot until `check` holds. */
+/** Polls the packaged app's snapshot until `check` holds; a timeout shows the app's output. */
 async function waitForSnapshot(app: PackagedApp, what: string, check: (s: HarnessSnapshot) => boolean, timeoutMs = 20_000): Promise<HarnessSnapshot> {
-  let last: HarnessSnapshot | undefined;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    last = await app.snapshot();
-    if (check(last)) return last;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; app output:\n${app.output.join('')}`);
-    await new Promise((r) => setTimeout(r, 50));
+  try {
+    return await waitFor(async () => {
+      const snapshot = await app.snapshot();
+      return check(snapshot) ? snapshot : undefined;
+    }, timeoutMs, what, 50);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; app output:\n${app.output.join('')}`, { cause: error });
   }
 }
 
@@ -242,7 +242,7 @@ describe('the packaged app (npm run package:dir)', () => {
     const harnessDir = join(work, 'harness');
     await mkdir(harnessDir);
     for (const name of ['recordingElectron', 'packagedAppHarness']) {
-      const source = await readFile(join(REPO, 'test/main/support', `${name}.ts`), 'utf8');
+      const source = await readFile(join(REPO, 'test/fixtures/main', `${name}.ts`), 'utf8');
       const js = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } }).outputText;
       await writeFile(join(harnessDir, `${name}.mjs`), js.replace("'./recordingElectron.js'", "'./recordingElectron.mjs'"));
     }

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { IPC_CHANNEL_TABLE } from '../../src/main/ipc/ipcChannelTable.js';
 import { BRIDGE_GLOBAL, IPC_CHANNEL_NAMES, IPC_PREFIX, type DesktopBridge } from '../../src/shared/ipcContract.js';
-import { BAD_ARGUMENTS } from './support/badIpcArguments.js';
-import { createRecordingElectron } from './support/recordingElectron.js';
+import { BAD_ARGUMENTS } from '../fixtures/main/badIpcArguments.js';
+import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
 
 // The preload and main must agree on every channel name: the real preload (src/preload) is
 // loaded against the same recording electron module as the real main process, and what it

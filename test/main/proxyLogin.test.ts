@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RendererEvent } from '../../src/shared/rendererEvents.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('a proxy that asks for credentials (407)', () => {
   let dir: { dir: string; cleanup: () => Promise<void> };
   let recording: RecordingConsole;
   const prompts: Array<Extract<RendererEvent, { type: 'proxyLogin' }>['request']> = [];
   beforeAll(async () => {
-    dir = await makeTempDir();
+    dir = await createTempDir();
     recording = await createConsole(dir.dir, { safeStorage: aesSafeStorage('gnome_libsecret') });
     recording.services.onEvent((e) => e.type === 'proxyLogin' && prompts.push(e.request));
   });
@@ -23,7 +24,7 @@ describe('a proxy that asks for credentials (407)', () => {
     const { services } = recording;
     const first = services.proxyLogin.credentials(proxy);
     const second = services.proxyLogin.credentials(proxy);
-    await waitUntil('the prompt', () => prompts.length === 1);
+    await waitFor(() => prompts.length === 1, 10_000, 'the prompt', 25);
     expect(prompts[0]).toEqual({ id: expect.any(String), proxy: 'proxy.corp:3128', realm: 'Corp proxy', scheme: 'basic', retry: false });
     services.answerProxyLogin(prompts[0]!.id, { username: 'jdoe', password: 'pr0xy-pw', remember: true });
     expect(await first).toEqual({ username: 'jdoe', password: 'pr0xy-pw' });
@@ -34,7 +35,7 @@ describe('a proxy that asks for credentials (407)', () => {
   it('asks again, saying so, when the proxy refuses them (and forgets them); a cancel answers nothing', async () => {
     const { services } = recording;
     const again = services.proxyLogin.credentials(proxy);
-    await waitUntil('the second prompt', () => prompts.length === 2);
+    await waitFor(() => prompts.length === 2, 10_000, 'the second prompt', 25);
     expect(prompts[1]).toMatchObject({ proxy: 'proxy.corp:3128', retry: true });
     expect(await services.vault.get('proxy:proxy.corp:3128')).toBeUndefined();
     services.answerProxyLogin(prompts[1]!.id, null);

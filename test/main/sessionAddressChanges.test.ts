@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 interface SeenRequest {
   method: string;
@@ -68,7 +69,7 @@ describe('sessions when an environment address changes or has a path prefix', ()
   });
 
   async function consoleIn(): Promise<RecordingConsole> {
-    const dir = await makeTempDir();
+    const dir = await createTempDir();
     cleanups.push(dir.cleanup);
     recording = await createConsole(dir.dir, { safeStorage: aesSafeStorage('gnome_libsecret'), hub: { retryAfterFailureMs: 60_000 } });
     return recording;
@@ -95,7 +96,7 @@ describe('sessions when an environment address changes or has a path prefix', ()
       (v) => ({ ok: true as const, v }),
       (e: Error & { code?: string }) => ({ ok: false as const, e }),
     );
-    await waitUntil('the login request at the old host', () => oldHost.seen.some((r) => r.path.endsWith('/auth/login')));
+    await waitFor(() => oldHost.seen.some((r) => r.path.endsWith('/auth/login')), 10_000, 'the login request at the old host', 25);
     await services.updateEnvironment(env.id, { baseUrl: newHost.baseUrl });
     oldHost.release();
     const result = await outcome;

@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
 import { createIpcDispatcher } from '../../src/main/ipc/ipcDispatcher.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, useConsoleSuite, waitUntil } from './support/consoleSuite.js';
-import { startStandaloneHost, type MonitoringHost } from './support/monitoringHost.js';
-import { makeTempDir, readAllFiles } from './support/tempDir.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { startStandaloneHost, type MonitoringHost } from '../fixtures/main/monitoringHost.js';
+import { createTempDir, readAllFiles } from '../fixtures/main/tempDir.js';
 
 describe('sessions and API proxy against two real monitoring hosts (standalone registration)', () => {
   const suite = useConsoleSuite({
@@ -77,7 +78,7 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
       const env = await fresh.addEnvironment({ name: 'Beta', baseUrl: suite.hosts.beta.baseUrl, colour: '#dc2626', isProduction: true });
       await fresh.requireSession(env.id).loginWithPassword('ops', 'beta-pw', false);
       expect(fresh.requireSession(env.id).view().auth).toBe('authenticated');
-      await waitUntil('re-login prompt', () => fresh.requireSession(env.id).view().auth === 'relogin-required', 6_000);
+      await waitFor(() => fresh.requireSession(env.id).view().auth === 'relogin-required', 6_000, 're-login prompt', 25);
       expect(fresh.requireSession(env.id).view().message).toBe('The session expired');
       expect(fresh.environments()[0]!.live).toBe('relogin-required');
       await expect(fresh.proxy.call(env.id, 'tasks.counts', {})).rejects.toMatchObject({ code: 'login-required' });
@@ -96,7 +97,7 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
       envId = env.id;
       await first.requireSession(env.id).loginWithPassword('ops', 'beta-pw', true);
       const firstExpiry = first.requireSession(env.id).view().expiresAt!;
-      await waitUntil('silent renewal', () => (first.requireSession(env.id).view().expiresAt ?? '') > firstExpiry, 6_000);
+      await waitFor(() => (first.requireSession(env.id).view().expiresAt ?? '') > firstExpiry, 6_000, 'silent renewal', 25);
       expect(first.requireSession(env.id).view().auth).toBe('authenticated');
       expect(await first.proxy.call(env.id, 'tasks.counts', {})).toMatchObject({ all: 0 });
     } finally {
@@ -122,7 +123,7 @@ describe('sessions and API proxy against two real monitoring hosts (standalone r
 
 describe('environment edits and deep links', () => {
   it('never sends a stored token to a new address: editing the base URL forgets the login', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const first = await startStandaloneHost(dir, { username: 'ops', password: 'pw-1', loginRateLimit: false });
     const second = await startStandaloneHost(dir, { username: 'ops', password: 'pw-2', loginRateLimit: false });
     const seenBySecond: string[] = [];
@@ -155,7 +156,7 @@ describe('environment edits and deep links', () => {
   });
 
   it('opens svc-monitor:// links for a known environment (by name) and refuses others', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const { services } = await createConsole(dir);
     try {
       const env = await services.addEnvironment({ name: 'Staging EU', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false });
@@ -176,7 +177,7 @@ describe('environment edits and deep links', () => {
 
 describe('an environment that is down at start', () => {
   it('shows a sticky error and recovers by itself when the host comes up', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     const { createServer } = await import('node:net');
     // Reserve a port, release it, point the environment at it while nothing listens.
     const port: number = await new Promise((resolve) => {
@@ -191,7 +192,7 @@ describe('an environment that is down at start', () => {
       const env = await services.addEnvironment({ name: 'Late', baseUrl: `http://127.0.0.1:${port}`, colour: '#123456', isProduction: false });
       expect(services.environments()[0]).toMatchObject({ live: 'error', statusMessage: expect.stringMatching(/Cannot reach http:\/\/127\.0\.0\.1:\d+/) });
       host = await startStandaloneHost(dir, {}, port);
-      await waitUntil('the host to come up (logged out)', () => services.requireSession(env.id).view().auth === 'logged-out', 5_000);
+      await waitFor(() => services.requireSession(env.id).view().auth === 'logged-out', 5_000, 'the host to come up (logged out)', 25);
     } finally {
       await services.dispose();
       await host?.close();

@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { EnvironmentStatusView } from '../../src/shared/environmentStatus.js';
 import { startDemo } from '../fixtures/demoProcess.js';
-import { aesSafeStorage } from './support/aesSafeStorage.js';
-import { createConsole, useConsoleSuite, waitUntil } from './support/consoleSuite.js';
+import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
+import { createConsole, useConsoleSuite } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 describe('main services against two real demo servers (two environments)', () => {
   const safeStorage = aesSafeStorage('gnome_libsecret');
@@ -47,11 +48,16 @@ describe('main services against two real demo servers (two environments)', () =>
 
   it('receives live events from both servers and turns failures into coalesced notifications and a tray count', async () => {
     const failedIds = [await suite.hosts.staging.dispatch('failing'), await suite.hosts.production.dispatch('failing'), await suite.hosts.production.dispatch('failing')];
-    await waitUntil('the dispatched failures', () => failedIds.every((id) => suite.services.inbox.list().some((i) => i.taskId === id)), 20_000);
-    await waitUntil('failures from both environments', () => {
+    await waitFor(() => failedIds.every((id) => suite.services.inbox.list().some((i) => i.taskId === id)), 20_000, 'the dispatched failures', 25);
+    await waitFor(
+      () => {
       const envs = new Set(suite.services.inbox.list().map((i) => i.environmentId));
       return envs.has(s.id) && envs.has(p.id);
-    }, 45_000);
+    },
+      45_000,
+      'failures from both environments',
+      25,
+    );
     expect(suite.events.some((e) => e.env === s.id && e.event.kind === 'Completed')).toBe(true);
     suite.services.notifier.flushAll();
     const inbox = suite.services.inbox.list();

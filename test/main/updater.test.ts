@@ -13,8 +13,8 @@ import { ElectronAppUpdater } from '../../src/main/update/ElectronAppUpdater.js'
 import { restartPromptListener, type RestartNotice } from '../../src/main/update/restartPrompt.js';
 import { resolveUpdateFeed, UPDATE_URL_VARIABLE, type UpdateFeed } from '../../src/main/update/updateFeed.js';
 import type { UpdateStatus } from '../../src/main/update/UpdateStatus.js';
-import { makeTempDir } from './support/tempDir.js';
-import { waitUntil } from './support/consoleSuite.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 /**
  * electron-updater's real Linux updater (DebUpdater: generic provider, staged rollout, sha512
@@ -81,7 +81,7 @@ interface Installed {
 
 /** An installed console at `version` whose build feed (app-update.yml) is `feedUrl`. */
 async function installed(version: string, feedUrl: string, env: Record<string, string> = {}): Promise<Installed> {
-  const { dir, cleanup } = await makeTempDir('svc-updater-');
+  const { dir, cleanup } = await createTempDir('svc-updater-');
   cleanups.push(cleanup);
   const resources = join(dir, 'resources');
   await import('node:fs/promises').then((fs) => fs.mkdir(resources));
@@ -117,7 +117,7 @@ async function installed(version: string, feedUrl: string, env: Record<string, s
 }
 
 async function settled(updater: ElectronAppUpdater, states: Array<UpdateStatus['state']>): Promise<UpdateStatus> {
-  await waitUntil(`updater state in ${states.join('/')} (now ${JSON.stringify(updater.status())})`, () => states.includes(updater.status().state));
+  await waitFor(() => states.includes(updater.status().state), 10_000, `updater state in ${states.join('/')} (now ${JSON.stringify(updater.status())})`, 25);
   return updater.status();
 }
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildTrayMenuTemplate, trayState, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
 import { watchConditionOf, WatchGapTracker } from '../../src/main/watch/WatchGapTracker.js';
-import { createConsole, waitUntil, type RecordingConsole } from './support/consoleSuite.js';
-import { makeTempDir } from './support/tempDir.js';
+import { createConsole, type RecordingConsole } from '../fixtures/main/consoleSuite.js';
+import { waitFor } from '../fixtures/waitFor.js';
+import { createTempDir } from '../fixtures/main/tempDir.js';
 
 describe('not watching: when failures of an environment would go unnoticed', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -22,7 +23,7 @@ describe('not watching: when failures of an environment would go unnoticed', () 
       ['b', 'log in again'],
       ['c', 'only polling: no hub on this host'],
     ]);
-    await waitUntil('the grace period of a', () => changes.some(([id]) => id === 'a'), 5_000);
+    await waitFor(() => changes.some(([id]) => id === 'a'), 5_000, 'the grace period of a', 25);
     expect(tracker.gap('a')).toBe('live connection down: socket closed');
     // Back to connected: the gap ends (and a new outage starts a new grace period).
     tracker.update('a', watchConditionOf('connected'));
@@ -39,7 +40,7 @@ describe('not watching: when failures of an environment would go unnoticed', () 
     const tracker = new WatchGapTracker({ graceMs: 100, now, onChange: (id, gap) => changes.push([id, gap]) });
     cleanups.push(async () => tracker.dispose());
     tracker.update('a', watchConditionOf('reconnecting', 'socket closed'));
-    await waitUntil('the gap of a', () => changes.some(([id]) => id === 'a'), 5_000);
+    await waitFor(() => changes.some(([id]) => id === 'a'), 5_000, 'the gap of a', 25);
     expect(changes).toEqual([['a', 'live connection down: socket closed']]);
   });
 
@@ -58,20 +59,20 @@ describe('not watching: when failures of an environment would go unnoticed', () 
   });
 
   it('an unreachable production environment shows "not watching" and raises exactly one notification; staging only shows it', async () => {
-    const { dir, cleanup } = await makeTempDir();
+    const { dir, cleanup } = await createTempDir();
     cleanups.push(cleanup);
     const rec: RecordingConsole = await createConsole(dir, { watchGraceMs: 200, session: { retryAfterErrorMs: 100 } });
     cleanups.push(() => rec.services.dispose());
     const prod = await rec.services.addEnvironment({ name: 'Production', baseUrl: 'http://127.0.0.1:9', colour: '#dc2626', isProduction: true });
     const stg = await rec.services.addEnvironment({ name: 'Staging', baseUrl: 'http://127.0.0.1:9/stg', colour: '#2563eb', isProduction: false });
     const view = (id: string) => rec.services.environments().find((e) => e.id === id)!;
-    await waitUntil('both gaps', () => view(prod.id).notWatching !== undefined && view(stg.id).notWatching !== undefined, 10_000);
+    await waitFor(() => view(prod.id).notWatching !== undefined && view(stg.id).notWatching !== undefined, 10_000, 'both gaps', 25);
     expect(view(prod.id).notWatching).toMatch(/^live connection down: Cannot reach http:\/\/127\.0\.0\.1:9/);
-    await waitUntil('the production notification', () => rec.notifications.length > 0);
+    await waitFor(() => rec.notifications.length > 0, 10_000, 'the production notification', 25);
     // Retries every 100 ms keep failing: the gap goes on, and still only one notification.
     const statusEvents: string[] = [];
     const off = rec.services.onEvent((e) => e.type === 'status' && e.environment.id === prod.id && statusEvents.push(e.environment.live));
-    await waitUntil('a few more failed retries', () => statusEvents.length >= 4, 10_000);
+    await waitFor(() => statusEvents.length >= 4, 10_000, 'a few more failed retries', 25);
     off();
     expect(rec.notifications).toHaveLength(1);
     expect(rec.notifications[0]).toMatchObject({ environmentId: prod.id, isProduction: true, title: '⚠ PRODUCTION · Not watching Production', target: { kind: 'environment', environmentId: prod.id } });

@@ -172,6 +172,8 @@ export const TASK_LIST_PARAMS: readonly QueryParamSpec[] = [
   }),
 ];
 export const QUEUE_TASK_LIST_PARAMS: readonly QueryParamSpec[] = TASK_LIST_PARAMS.filter((p) => p.name !== 'queueName');
+/** The filter of a bulk action (its body's `filter`): the task-list parameters without paging and sorting. */
+export const BULK_FILTER_PARAMS: readonly QueryParamSpec[] = TASK_LIST_PARAMS.filter((p) => !['sortBy', 'sortDescending', 'page', 'pageSize'].includes(p.name));
 
 const read = (path: string, operationId: string, summary: string, query: readonly QueryParamSpec[] = []): ApiRouteSpec => ({
   method: 'GET',

@@ -16,7 +16,7 @@ import { decidePermission } from '../../../src/main/window/permissionPolicy.js';
 import { desktopBundles } from '../../fixtures/buildOnce.js';
 import { lateBound } from '../../fixtures/lateBound.js';
 import { newBrowserContext } from '../../fixtures/sharedChromium.js';
-import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
+import { aesSafeStorage } from '../../fixtures/main/aesSafeStorage.js';
 
 /** The desktop bundles (`electron-vite build`, made once per test run) in a fresh folder; returns it. */
 export async function buildDesktop(): Promise<string> {

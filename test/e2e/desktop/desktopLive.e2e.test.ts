@@ -1,6 +1,6 @@
 import { screenshotDir } from '../screenshotDir.js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startFullHost, svcEvent, type FullHost } from '../../main/support/fullHost.js';
+import { startFullHost, svcEvent, type FullHost } from '../../fixtures/main/fullHost.js';
 import { useTwoEnvironmentDesktop } from './desktopHarness.js';
 
 const SHOTS = screenshotDir('desktop');

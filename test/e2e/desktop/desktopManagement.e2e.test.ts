@@ -1,6 +1,6 @@
 import { screenshotDir } from '../screenshotDir.js';
 import { describe, expect, it } from 'vitest';
-import { startFullHost, type FullHost } from '../../main/support/fullHost.js';
+import { startFullHost, type FullHost } from '../../fixtures/main/fullHost.js';
 import { openScheduleActions, useTwoEnvironmentDesktop } from './desktopHarness.js';
 
 const SHOTS = screenshotDir('desktop');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type CliProcess } from '../../fixtures/demoProcess.js';
-import { aesSafeStorage } from '../../main/support/aesSafeStorage.js';
+import { aesSafeStorage } from '../../fixtures/main/aesSafeStorage.js';
 import { screenshotDir } from '../screenshotDir.js';
 import { buildDesktop, openDesktop, serveRenderer, type DesktopHarness, type RendererServer } from './desktopHarness.js';
 

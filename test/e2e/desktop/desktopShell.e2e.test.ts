@@ -1,6 +1,6 @@
 import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStandaloneHost, type MonitoringHost } from '../../main/support/monitoringHost.js';
+import { startStandaloneHost, type MonitoringHost } from '../../fixtures/main/monitoringHost.js';
 import { useTwoEnvironmentDesktop } from './desktopHarness.js';
 
 const SHOTS = screenshotDir('desktop');

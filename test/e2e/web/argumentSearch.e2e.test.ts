@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
-import { finishRun, insertTask, login, serve, tempDb, type Served, type TempDb } from '../../server/monitoring/fixtures.js';
+import { finishRun, insertTask, login, serve, createTempDatabase, type Served, type TempDb } from '../../fixtures/server/servedMonitoring.js';
 import { openBrowser, type BrowserSession } from './browser.js';
 import { injectSession } from './session.js';
 
@@ -18,7 +18,7 @@ describe('web dashboard: argument search, failure groups, queue latency (Chromiu
 
   beforeAll(async () => {
     buildWebDashboard();
-    t = tempDb();
+    t = createTempDatabase();
     const now = Date.now();
     ids.acme = insertTask(t.db, { type: 'Shop.Orders.Ship', request: '{"customer":"ACME-42","items":3}', status: 'InProgress', created_at: now - 5000 });
     finishRun(t.db, ids.acme, 'Failed', now - 1000, 0, 'Error: carrier 503 for parcel 77812');

@@ -7,7 +7,7 @@ import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js
 import { startOfLocalDay } from '../../../server/src/storage/common/zonedCalendar.js';
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { startCli, type CliProcess } from '../../fixtures/demoProcess.js';
-import { insertTask } from '../../server/monitoring/fixtures.js';
+import { insertTask } from '../../fixtures/server/servedMonitoring.js';
 import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import { openBrowser, type BrowserSession } from './browser.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { startCli } from './cliProcess.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { startCli } from '../../fixtures/server/cliProcess.js';
 
 describe('svc-monitor-server demo --database postgres://… (two instances on one store)', () => {
   let database: TestDatabase;

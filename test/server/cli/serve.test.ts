@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { runCli, startCli } from './cliProcess.js';
+import { runCli, startCli } from '../../fixtures/server/cliProcess.js';
 
 /** A database written by a separate process (its own connection, then closed). */
 function writeDatabaseInChildProcess(file: string): void {
-  const r = spawnSync(process.execPath, [bundledScript(fileURLToPath(new URL('./fixtures/writeSampleDatabase.ts', import.meta.url))), file], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [bundledScript(fileURLToPath(new URL('../../fixtures/server/writeSampleDatabase.ts', import.meta.url))), file], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(r.stderr);
 }
 

@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { startCli } from './cliProcess.js';
+import { startCli } from '../../fixtures/server/cliProcess.js';
 
 const DAY = 86_400_000;
 const createdAt = (file: string): number[] => {
@@ -20,7 +20,7 @@ const createdAt = (file: string): number[] => {
 
 /** A separate engine process dispatches tasks, runs them to the end and exits. */
 function runEngineProcess(file: string): void {
-  const script = bundledScript(fileURLToPath(new URL('./fixtures/runEngineToEnd.ts', import.meta.url)));
+  const script = bundledScript(fileURLToPath(new URL('../../fixtures/server/runEngineToEnd.ts', import.meta.url)));
   const r = spawnSync(process.execPath, [script, file], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0) throw new Error(`engine process failed (${r.status} ${r.signal}): ${r.stderr} ${r.stdout}`);
 }

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
-import { closedPort } from '../support/fakePostgresServer.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { runCli, startCli } from './cliProcess.js';
+import { closedPort } from '../../fixtures/server/fakePostgresServer.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { runCli, startCli } from '../../fixtures/server/cliProcess.js';
 
 describe('svc-monitor-server serve --database postgres://…', () => {
   let database: TestDatabase;

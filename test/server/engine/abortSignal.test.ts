@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TaskContext } from '../../../server/src/index.js';
-import { closeAll, deferred, harness, waitFor } from './helpers.js';
+import { closeAll, deferred, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 

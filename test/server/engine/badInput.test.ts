@@ -1,6 +1,8 @@
+// @backends sqlite postgres — input is refused before any store call.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../server/src/index.js';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 

@@ -1,9 +1,11 @@
+// @backends sqlite postgres — the limits are checked before any store call.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../fixtures/waitFor.js';
 import { RateLimiter } from '../../../server/src/engine/RateLimiter.js';
 import type { Engine, EngineOptions } from '../../../server/src/index.js';
-import type { StoreProbe } from '../support/storeProbe.js';
-import { BACKEND, openStoreUnderTest } from './fixtures/storeUnderTest.js';
+import type { StoreProbe } from '../../fixtures/server/storeProbe.js';
+import { BACKEND, openStoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 
 // Cap-like rules of the engine on their boundaries, as properties: queue capacity (Queued rows
 // admitted), the execution-log cap per run, and the rate-limit window (a start counts for
@@ -34,14 +36,6 @@ function fresh(options: Omit<EngineOptions, 'storage' | 'store'> = {}): Fresh {
 }
 
 const statusOf = async (f: Fresh, id: string) => (await f.probe.status(id)) as string;
-
-async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 describe('queue capacity', () => {
   it('the first `capacity` dispatches are Queued, every later one WaitingQueue (one commit each, or all in one commit)', async () => {
@@ -81,7 +75,7 @@ describe('execution-log cap per run', () => {
             const id = await f.engine.dispatch('Logs.Write', { n });
             lines.set(id, n);
           }
-          await waitFor(async () => (await f.probe.statuses([...lines.keys()])).every((s) => s === 'Completed'), 'the runs to complete');
+          await waitFor(async () => (await f.probe.statuses([...lines.keys()])).every((s) => s === 'Completed'), 5000, 'the runs to complete', 2);
           for (const [id, n] of lines) {
             const kept = await f.probe.rows('SELECT sequence_number, message FROM execution_logs WHERE task_id = ? ORDER BY sequence_number', id);
             const expected = Math.min(n, cap);
@@ -139,11 +133,11 @@ describe('rate-limit window', () => {
       f.engine.handle('Mail.Send', async (_r, ctx) => void started.push(ctx.taskId), { rateLimit: { limit: 2, windowMs: 1000 } });
       const ids = await Promise.all([0, 1, 2].map((i) => f.engine.dispatch('Mail.Send', { i })));
       await f.engine.start();
-      await waitFor(async () => started.length === 2 && (await f.probe.value('SELECT throttled_until FROM tasks WHERE id = ?', ids[2])) !== null, 'two starts and a throttle');
+      await waitFor(async () => started.length === 2 && (await f.probe.value('SELECT throttled_until FROM tasks WHERE id = ?', ids[2])) !== null, 5000, 'two starts and a throttle', 2);
       expect(started).toEqual(ids.slice(0, 2));
       expect(await f.probe.row('SELECT status, throttled_until FROM tasks WHERE id = ?', ids[2])).toEqual({ status: 'Queued', throttled_until: t0 + 1000 });
       now = t0 + 1000;
-      await waitFor(async () => (await statusOf(f, ids[2]!)) === 'Completed', 'the throttled task to run at the window edge');
+      await waitFor(async () => (await statusOf(f, ids[2]!)) === 'Completed', 5000, 'the throttled task to run at the window edge', 2);
       expect(started).toEqual(ids);
     } finally {
       await f.dispose();

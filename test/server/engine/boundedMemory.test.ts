@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type EngineStore } from '../../../server/src/index.js';
 import { RateLimiter } from '../../../server/src/engine/RateLimiter.js';
-import { openStoreUnderTest, type StoreUnderTest } from './fixtures/storeUnderTest.js';
+import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 
 const opened: StoreUnderTest[] = [];
 afterEach(async () => {

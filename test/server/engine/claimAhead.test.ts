@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { claimAheadFactor, MAX_CLAIM_AHEAD } from '../../../server/src/engine/RunLifecycle.js';
 import type { Engine } from '../../../server/src/index.js';
-import { readModelsAndRebuild } from '../support/readModelsAndRebuild.js';
-import { closeAll, deferred, harness, sleep, waitFor, type Harness } from './helpers.js';
+import { readModelsAndRebuild } from '../../fixtures/server/readModelsAndRebuild.js';
+import { closeAll, deferred, harness, sleep, type Harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 const others: { engine: Engine; close: () => Promise<void> }[] = [];
 afterEach(async () => {

@@ -1,3 +1,4 @@
+// @backends sqlite deferred — child processes killed on one SQLite file (on PostgreSQL: test/server/multiInstance).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -6,8 +7,8 @@ import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqliteStorage } from '../../../server/src/index.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { engineOn } from './fixtures/storeUnderTest.js';
-import { waitFor } from './helpers.js';
+import { engineOn } from '../../fixtures/server/storeUnderTest.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 const TASKS = 2000;
 
@@ -16,7 +17,7 @@ describe('crash recovery', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-crash-'));
     const file = join(dir, 'tasks.db');
     try {
-      const child = spawn(process.execPath, [bundledScript(resolve(__dirname, 'fixtures/crashChild.ts')), file, String(TASKS)], {
+      const child = spawn(process.execPath, [bundledScript(resolve(__dirname, '../../fixtures/server/crashChild.ts')), file, String(TASKS)], {
         cwd: resolve(__dirname, '../../..'),
         stdio: ['ignore', 'pipe', 'inherit'],
       });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { backoffDelay, resolveRetryPolicy, NO_RETRY } from '../../../server/src/engine/RetryPolicy.js';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 

@@ -1,7 +1,9 @@
+// @backends sqlite deferred — the SQLite database file deleted or replaced.
 import { unlinkSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { serve, type Served } from '../monitoring/fixtures.js';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 let served: Served | undefined;
 afterEach(async () => {

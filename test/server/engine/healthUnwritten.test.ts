@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createEngine, type CommitBatch, type EngineStore } from '../../../server/src/index.js';
-import { openStoreUnderTest } from './fixtures/storeUnderTest.js';
-import { waitFor } from './helpers.js';
+import { openStoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 describe('engine.health(): what waits to be written', () => {
   it('counts the commit in flight: unwrittenChanges and oldestUnwrittenMs describe the same changes', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, sleep } from './helpers.js';
+import { closeAll, harness, sleep } from '../../fixtures/server/engineHarness.js';
 
 afterEach(closeAll);
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { EngineInternals } from '../../../server/src/index.js';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 const captured: { internals?: EngineInternals } = {};
 vi.mock('../../../server/src/engine/schedules/index.js', () => ({

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, deferred, harness, waitFor } from './helpers.js';
+import { closeAll, deferred, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 

@@ -1,5 +1,7 @@
+// @backends sqlite deferred — not solved on PostgreSQL yet: a retry asks this process's rate window (which counts its claims too), but the windows shared in the database count claims only, so another process's claim may still land next to this one's retries.
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 

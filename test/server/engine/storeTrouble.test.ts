@@ -1,7 +1,9 @@
+// @backends sqlite deferred — BEGIN EXCLUSIVE from another process, disk full through max_page_count, the deleted file: SQLite itself.
 import { unlinkSync } from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, waitFor } from './helpers.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { INITIAL_STATUSES, isAllowedTransition, type TaskStatus } from '../../../server/src/index.js';
-import { openScheduleHarness, type ScheduleHarness } from '../schedules/fixtures/scheduleHarness.js';
-import type { StoreUnderTest } from './fixtures/storeUnderTest.js';
-import { closeAll, deferred, harness, waitFor } from './helpers.js';
+import { openScheduleHarness, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
+import type { StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { closeAll, deferred, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 type Transition = { from: string | null; to: string };
 

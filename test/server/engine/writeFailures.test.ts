@@ -1,7 +1,9 @@
+// @backends sqlite deferred — faults injected with SQLite triggers.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, type Engine } from '../../../server/src/index.js';
 import { failStatusAudit, failTaskWrite, isInjected, snapshotStore, snapshotTask, type Fault } from '../../fixtures/faults.js';
-import { closeAll, deferred, harness, waitFor, type Harness } from './helpers.js';
+import { closeAll, deferred, harness, type Harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 // A state change whose transaction fails must leave its task row and audit trail exactly as
 // they were (both or neither), and in a group commit only the failing change is refused. The

@@ -1,6 +1,7 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
-import { TRANSPORT_CASES, buildClient, signToken, startHubServer, type HubServer } from './hubFixture.js';
+import { TRANSPORT_CASES, createHubClient, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
 
 describe.each(TRANSPORT_CASES)('real client access refusals over $name', (transportCase) => {
   let s: HubServer;
@@ -12,11 +13,11 @@ describe.each(TRANSPORT_CASES)('real client access refusals over $name', (transp
   });
 
   it('start() fails without a token (401) and with a token the access function refuses (403)', async () => {
-    const noToken = buildClient(s.url, transportCase, () => '');
+    const noToken = createHubClient(s.url, transportCase, () => '');
     await expect(noToken.start()).rejects.toThrow(transportCase.skipNegotiation ? /WebSocket failed to connect/ : /401/);
     expect(noToken.state).toBe(HubConnectionState.Disconnected);
     const blocked = signToken({ blocked: true });
-    const refused = buildClient(s.url, transportCase, () => blocked);
+    const refused = createHubClient(s.url, transportCase, () => blocked);
     await expect(refused.start()).rejects.toThrow(transportCase.skipNegotiation ? /WebSocket failed to connect/ : /403/);
     expect(s.hub.connectionCount()).toBe(0);
   });

@@ -1,6 +1,7 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { describe, expect, it } from 'vitest';
-import { httpFrom, rawUpgrade } from '../monitoring/fromAddress.js';
-import { signToken, startHubServer } from './hubFixture.js';
+import { httpFrom, rawUpgrade } from '../../fixtures/server/fromAddress.js';
+import { signToken, startHubServer } from '../../fixtures/server/hubServer.js';
 
 const negotiateFrom = (from: string, url: string, token: string) =>
   httpFrom(from, `${url}/negotiate?negotiateVersion=1`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RawClient } from './rawClient.js';
-import { shortLivedToken, signToken, startHubServer, waitFor } from './hubFixture.js';
+import { RawClient } from '../../fixtures/server/rawHubClient.js';
+import { shortLivedToken, signToken, startHubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 describe('hub token expiries', () => {
   afterEach(() => {

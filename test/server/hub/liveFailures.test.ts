@@ -1,7 +1,8 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/signalr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { interpretHubFailure } from '../../../server/src/contracts/liveConnection.js';
-import { buildClient, shortLivedToken, startHubServer, TRANSPORT_CASES, type HubServer } from './hubFixture.js';
+import { createHubClient, shortLivedToken, startHubServer, TRANSPORT_CASES, type HubServer } from '../../fixtures/server/hubServer.js';
 
 /** What the real @microsoft/signalr client reports, read by the one interpretation both clients use. */
 describe('interpretHubFailure on the real SignalR client', () => {
@@ -16,13 +17,13 @@ describe('interpretHubFailure on the real SignalR client', () => {
 
   it('no hub at the address (404) is unavailable', async () => {
     const url = s.url.replace(/\/svc-monitoring\/hub$/, '/no-hub-here');
-    const client = buildClient(url, webSockets, () => 'x');
+    const client = createHubClient(url, webSockets, () => 'x');
     const error = await client.start().then(() => undefined, (e: unknown) => e);
     expect(interpretHubFailure(error)).toMatchObject({ kind: 'unavailable', status: 404 });
   });
 
   it('a missing token (401) is unauthorized', async () => {
-    const client = buildClient(s.url, webSockets, () => '');
+    const client = createHubClient(s.url, webSockets, () => '');
     const error = await client.start().then(() => undefined, (e: unknown) => e);
     expect(interpretHubFailure(error)).toMatchObject({ kind: 'unauthorized', status: 401 });
   });

@@ -7,9 +7,9 @@ import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/si
 import type { LoginResponse, SvcEvent } from '../../../server/src/contracts/index.js';
 import { createMonitoring, type Monitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
-import { openMonitoredStore } from '../monitoring/monitoredStore.js';
-import { collectEvents, sampleEvent } from './hubFixture.js';
-import { upgradeRefusal, upgradeStatus } from './rawClient.js';
+import { openMonitoredStore } from '../../fixtures/server/monitoredStore.js';
+import { collectEvents, sampleEvent } from '../../fixtures/server/hubServer.js';
+import { upgradeRefusal, upgradeStatus } from '../../fixtures/server/rawHubClient.js';
 
 const quiet = { info: () => undefined, warn: () => undefined, error: () => undefined };
 

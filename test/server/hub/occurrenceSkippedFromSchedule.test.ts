@@ -5,7 +5,7 @@ import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/si
 import { afterAll, describe, expect, it } from 'vitest';
 import type { LoginResponse, SvcEvent } from '../../../server/src/contracts/index.js';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { openMonitoredStore } from '../monitoring/monitoredStore.js';
+import { openMonitoredStore } from '../../fixtures/server/monitoredStore.js';
 
 const quiet = { info: () => undefined, warn: () => undefined };
 const HOUR = 3_600_000;

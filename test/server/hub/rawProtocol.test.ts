@@ -1,8 +1,10 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import type { IncomingMessage, Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHub } from '../../../server/src/hub/createHub.js';
-import { HUB_PATH, jwtAccess, waitFor, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from './hubFixture.js';
-import { RawClient, upgradeStatus } from './rawClient.js';
+import { HUB_PATH, jwtAccess, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { RawClient, upgradeStatus } from '../../fixtures/server/rawHubClient.js';
 
 const RS = '\u001e';
 

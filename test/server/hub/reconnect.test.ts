@@ -1,7 +1,9 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { TRANSPORT_CASES, buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
+import { TRANSPORT_CASES, createHubClient, sampleEvent, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportCase) => {
   let second: HubServer | undefined;
@@ -12,7 +14,7 @@ describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportC
 
   it('withAutomaticReconnect reconnects after the server restarts on the same port and receives events again', async () => {
     const first = await startHubServer();
-    const client = buildClient(first.url, transportCase, () => signToken(), true);
+    const client = createHubClient(first.url, transportCase, () => signToken(), true);
     const ids: string[] = [];
     client.on('SvcEvent', (e: SvcEvent) => ids.push(e.taskId));
     let reconnecting = 0;

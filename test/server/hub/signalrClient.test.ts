@@ -1,17 +1,9 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import {
-  TRANSPORT_CASES,
-  buildClient,
-  collectEvents,
-  sampleEvent,
-  shortLivedToken,
-  signToken,
-  startHubServer,
-  waitFor,
-  type HubServer,
-} from './hubFixture.js';
+import { TRANSPORT_CASES, createHubClient, collectEvents, sampleEvent, shortLivedToken, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (transportCase) => {
   let s: HubServer;
@@ -24,7 +16,7 @@ describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (tra
 
   it('receives engine events as SvcEvent invocations with exact fields, nulls and executionLogs omitted', async () => {
     const token = signToken();
-    const client = buildClient(s.url, transportCase, () => token);
+    const client = createHubClient(s.url, transportCase, () => token);
     const received = collectEvents(client, 3);
     await client.start();
     expect(client.state).toBe(HubConnectionState.Connected);
@@ -69,7 +61,7 @@ describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (tra
 
   it('answers an invocation of an unknown method with "Method does not exist" and stays connected', async () => {
     const token = signToken();
-    const client = buildClient(s.url, transportCase, () => token);
+    const client = createHubClient(s.url, transportCase, () => token);
     await client.start();
     await expect(client.invoke('DeleteEverything', 1)).rejects.toThrow(/Method does not exist/);
     // A non-blocking send is ignored; the connection keeps receiving events.
@@ -83,7 +75,7 @@ describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (tra
 
   it('keeps an idle connection alive with pings shorter than the client timeout', async () => {
     const token = signToken();
-    const client = buildClient(s.url, transportCase, () => token);
+    const client = createHubClient(s.url, transportCase, () => token);
     // The client expects a server message at least every serverTimeoutInMilliseconds; ten
     // server pings fit in it, so that a loaded machine pausing this process for a while does not
     // let the client's timer fire before the pings queued meanwhile are read.
@@ -102,7 +94,7 @@ describe.each(TRANSPORT_CASES)('real @microsoft/signalr client over $name', (tra
     const own = await startHubServer();
     try {
       const token = shortLivedToken(3);
-      const client = buildClient(own.url, transportCase, () => token);
+      const client = createHubClient(own.url, transportCase, () => token);
       const closed = new Promise<Error | undefined>((resolve) => client.onclose((err) => resolve(err)));
       await client.start();
       const error = await closed;

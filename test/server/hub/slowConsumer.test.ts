@@ -1,8 +1,10 @@
+// @backends sqlite — no store at all (test/fixtures/server/hubServer.ts): the hub transport alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpTransportType } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
-import { buildClient, sampleEvent, signToken, startHubServer, waitFor, type HubServer } from './hubFixture.js';
-import { RawClient } from './rawClient.js';
+import { createHubClient, sampleEvent, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { RawClient } from '../../fixtures/server/rawHubClient.js';
 
 describe('hub slow consumer', () => {
   let s: HubServer;
@@ -15,7 +17,7 @@ describe('hub slow consumer', () => {
 
   it('closes a client over its send buffer with an error while the others receive every event', async () => {
     const token = signToken();
-    const fast = buildClient(s.url, { name: 'ws', transport: HttpTransportType.WebSockets, skipNegotiation: false }, () => token);
+    const fast = createHubClient(s.url, { name: 'ws', transport: HttpTransportType.WebSockets, skipNegotiation: false }, () => token);
     const fastIds: string[] = [];
     fast.on('SvcEvent', (e: SvcEvent) => fastIds.push(e.taskId));
     await fast.start();

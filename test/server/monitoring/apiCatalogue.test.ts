@@ -14,8 +14,8 @@ import {
 } from '../../../server/src/contracts/index.js';
 import { API_HANDLERS } from '../../../server/src/monitoring/apiHandlers.js';
 import { buildOpenApiDocument, documentedPathsOf } from '../../../server/src/monitoring/openapi/openApiDocument.js';
-import { insertAudit, insertTask, login, useServed } from './fixtures.js';
-import { BACKEND } from './monitoredStore.js';
+import { insertAudit, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 const entries = Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>;
 const MAGIC = 'magic-token-for-the-catalogue-test';

@@ -1,6 +1,7 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
-import { getJson, insertAudit, insertTask, postJson, useServed, withServed, withServers } from './fixtures.js';
+import { getJson, insertAudit, insertTask, postJson, useServed, withServed, withServers } from '../../fixtures/server/servedMonitoring.js';
 
 const SECRET = 'a-test-secret-that-is-long-enough-for-hs256-0123456789';
 const ISS = 'Svc.Monitor.Api';

@@ -1,7 +1,8 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, login, postJson, withServed, withServers } from './fixtures.js';
+import { getJson, login, postJson, withServed, withServers } from '../../fixtures/server/servedMonitoring.js';
 
 const preflight = (url: string, origin: string) =>
   fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' } });

@@ -10,8 +10,8 @@ import {
   insertTask,
   login,
   useServed,
-} from './fixtures.js';
-import { BACKEND } from './monitoredStore.js';
+} from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

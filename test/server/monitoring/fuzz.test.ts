@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { insertAudit, insertTask, login, useServed } from './fixtures.js';
-import { BACKEND } from './monitoredStore.js';
+import { insertAudit, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 const PARAMS = [
   'statuses', 'queueName', 'taskType', 'isRecurring', 'createdAfter', 'createdBefore', 'searchTerm', 'parentTaskId',

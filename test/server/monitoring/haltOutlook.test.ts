@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getJson, insertTask, login, useServed } from './fixtures.js';
-import { BACKEND } from './monitoredStore.js';
+import { getJson, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 const NOW = Date.parse('2026-03-10T18:00:00Z');
 const MIN = 60_000;

@@ -3,8 +3,8 @@ import jwt from 'jsonwebtoken';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
-import { insertTask, login, postJson, useServed, withServed } from './fixtures.js';
-import { BACKEND } from './monitoredStore.js';
+import { insertTask, login, postJson, useServed, withServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 /**
  * Gate order on a standalone registration (disabled → 404, IP → 403, provenance → 403, then

@@ -1,20 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../fixtures/waitFor.js';
 import type { Engine } from '../../../server/src/index.js';
-import { getJson, insertTask, login, postJson, serve, type Served } from './fixtures.js';
-import { openMonitoredStore, type MonitoredStore } from './monitoredStore.js';
+import { getJson, insertTask, login, postJson, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { openMonitoredStore, type MonitoredStore } from '../../fixtures/server/monitoredStore.js';
 
 const HOUR = 3_600_000;
-
-async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('management endpoints on the full registration (real engine and schedules)', () => {
   let t: MonitoredStore;
@@ -58,9 +49,11 @@ describe('management endpoints on the full registration (real engine and schedul
 
   it('requeue: Failed occurrence → 200 Succeeded (same id, audit kept); schedule row → 409; unknown → 404; read role changes nothing', async () => {
     const scheduleId = ids.broken!;
-    const failed = await until(
+    const failed = await waitFor(
       () => t.probe.value<string | undefined>(`SELECT id FROM tasks WHERE parent_task_id = ? AND status = 'Failed' LIMIT 1`, scheduleId),
+      15_000,
       'a failed occurrence',
+      50,
     );
     const refused = await post(failed, 'requeue', read);
     expect(refused.status).toBe(403);
@@ -85,7 +78,7 @@ describe('management endpoints on the full registration (real engine and schedul
 
   it('resume: a halted schedule → 200 with releasedHalt; a row that is not a schedule or has no key → 409; unknown → 404', async () => {
     const haltedId = ids.halted!;
-    await until(async () => ((await row(haltedId))?.halt ? true : undefined), 'the halt');
+    await waitFor(async () => ((await row(haltedId))?.halt ? true : undefined), 15_000, 'the halt', 50);
     const detail = await getJson(`${s.api}/tasks/${haltedId}`, read);
     expect(detail.body.halt).toMatchObject({ reason: 'OverflowCapExceeded', isExact: true });
     expect((await getJson(`${s.api}/dashboard/overview`, read)).body.catchUpBacklog.haltedSchedules).toBeGreaterThanOrEqual(1);
@@ -115,7 +108,7 @@ describe('management endpoints on the full registration (real engine and schedul
 
   it('Unavailable: a schedule whose definition cannot be evaluated → 503, nothing written', async () => {
     const id = ids.unavailable!;
-    await until(async () => ((await row(id))?.halt ? true : undefined), 'the halt');
+    await waitFor(async () => ((await row(id))?.halt ? true : undefined), 15_000, 'the halt', 50);
     const definition = t.backend === 'postgres'
       ? `(schedule_definition::jsonb || '{"timeZone": "Mars/Olympus_Mons"}')::text`
       : `json_set(schedule_definition, '$.timeZone', 'Mars/Olympus_Mons')`;

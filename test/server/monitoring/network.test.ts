@@ -1,6 +1,7 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
 import { IpAllowList } from '../../../server/src/monitoring/network/IpAllowList.js';
-import { getJson, postJson, withServed, withServers } from './fixtures.js';
+import { getJson, postJson, withServed, withServers } from '../../fixtures/server/servedMonitoring.js';
 
 describe('IP allow-list', () => {
   it('matches IPv4, IPv6, CIDR ranges and IPv4-mapped IPv6', () => {

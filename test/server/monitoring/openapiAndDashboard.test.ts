@@ -1,7 +1,8 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { getJson, withServed, withServers } from './fixtures.js';
+import { getJson, withServed, withServers } from '../../fixtures/server/servedMonitoring.js';
 
 const ENDPOINTS = [
   'post /auth/login', 'post /auth/magic', 'get /auth/magic', 'post /auth/validate', 'get /config', 'get /health', 'get /tasks', 'get /tasks/counts',

@@ -1,6 +1,7 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { tempDb } from './fixtures.js';
+import { createTempDatabase } from '../../fixtures/server/servedMonitoring.js';
 
 describe('options are validated at startup, naming the option', () => {
   const quiet = { info: () => {}, warn: () => {} };
@@ -18,7 +19,7 @@ describe('options are validated at startup, naming the option', () => {
     [{ username: '' }, 'username'],
     [{ usernme: 'typo' }, 'usernme'],
   ])('%j → error naming %s', (opts, name) => {
-    const t = tempDb();
+    const t = createTempDatabase();
     try {
       expect(() => createMonitoring({ storage: { db: t.db } }, { logger: quiet, ...(opts as object) })).toThrow(new RegExp(`"${name}"`));
     } finally {
@@ -27,7 +28,7 @@ describe('options are validated at startup, naming the option', () => {
   });
 
   it('enableSwagger is accepted, ignored, and warns once; a generated secret is logged as such', () => {
-    const t = tempDb();
+    const t = createTempDatabase();
     const warnings: string[] = [];
     const logger = { info: () => {}, warn: (m: string) => warnings.push(m) };
     try {

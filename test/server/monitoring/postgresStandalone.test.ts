@@ -1,11 +1,12 @@
+// @backends sqlite — PostgreSQL's own: it opens its database itself, once.
 import { randomUUID } from 'node:crypto';
 import { HubConnectionBuilder, HttpTransportType, LogLevel, type HubConnection } from '@microsoft/signalr';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { login, postJson, serve, type Served } from './fixtures.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { login, postJson, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
 
 const HOUR = 3_600_000;
 

@@ -1,7 +1,8 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
-import { CLIENT, OTHER_CLIENT, httpFrom, rawUpgrade, serveWithHub } from './fromAddress.js';
-import { withServed } from './fixtures.js';
+import { CLIENT, OTHER_CLIENT, httpFrom, rawUpgrade, serveWithHub } from '../../fixtures/server/fromAddress.js';
+import { withServed } from '../../fixtures/server/servedMonitoring.js';
 
 describe('WebSocket upgrades: answered and closed at once', () => {
   it('an upgrade on any path but the hub gets 404 and the socket is closed', async () => {

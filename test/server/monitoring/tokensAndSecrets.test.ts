@@ -1,3 +1,4 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import jwt from 'jsonwebtoken';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,9 +6,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
 import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
-import { runCli, startCli } from '../cli/cliProcess.js';
-import { getJson, postJson, tempDb, withServed } from './fixtures.js';
-import { CLIENT, PROXY, httpFrom, serveWithHub } from './fromAddress.js';
+import { runCli, startCli } from '../../fixtures/server/cliProcess.js';
+import { getJson, postJson, createTempDatabase, withServed } from '../../fixtures/server/servedMonitoring.js';
+import { CLIENT, PROXY, httpFrom, serveWithHub } from '../../fixtures/server/fromAddress.js';
 
 const SECRET = 'security-test-secret-0123456789abcdef';
 const ISS = 'Svc.Monitor.Api';
@@ -72,7 +73,7 @@ describe('credential options', () => {
     [{ trustedProxies: ['proxy.internal'] }, 'trustedProxies'],
     [{ loginRateLimit: { limit: 5, windowMs: 1000, maxClients: 0 } }, 'loginRateLimit.maxClients'],
   ])('%j fails at startup naming the option', (opts, name) => {
-    const t = tempDb();
+    const t = createTempDatabase();
     try {
       expect(() => createMonitoring({ storage: { db: t.db } }, { logger: quiet, ...(opts as object) })).toThrow(new RegExp(`"${name}"`));
     } finally {

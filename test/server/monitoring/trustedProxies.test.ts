@@ -1,7 +1,8 @@
+// @backends sqlite — reads no stored data: HTTP, authentication, network and hub transport behaviour, the same over any store.
 import { describe, expect, it } from 'vitest';
-import { CLIENT, OTHER_CLIENT, PROXY, httpFrom, rawUpgrade, serveWithHub } from './fromAddress.js';
+import { CLIENT, OTHER_CLIENT, PROXY, httpFrom, rawUpgrade, serveWithHub } from '../../fixtures/server/fromAddress.js';
 import type { MonitoringOptions } from '../../../server/src/monitoring/options.js';
-import { withServed } from './fixtures.js';
+import { withServed } from '../../fixtures/server/servedMonitoring.js';
 
 const xff = (value: string) => ({ 'x-forwarded-for': value });
 const badLogin = { username: 'admin', password: 'wrong' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { finishRun, getJson, insertAudit, insertTask, login, useServed } from './fixtures.js';
-import { BACKEND } from './monitoredStore.js';
+import { finishRun, getJson, insertAudit, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 // 11:00 in Los Angeles (PDT, UTC−7) on 10 March 2026, two days after the DST change; 23:30 in Kolkata.
 const NOW = Date.parse('2026-03-10T18:00:00Z');

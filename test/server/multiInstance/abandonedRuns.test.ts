@@ -8,11 +8,11 @@ import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { snapshotSqliteReadModels } from '../support/sqliteReadModelSnapshot.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { snapshotSqliteReadModels } from '../../fixtures/server/sqliteReadModelSnapshot.js';
 
-const CHILD = fileURLToPath(new URL('./fixtures/abandoningChild.ts', import.meta.url));
+const CHILD = fileURLToPath(new URL('../../fixtures/server/abandoningChild.ts', import.meta.url));
 const MAX_ABANDONED = 2;
 
 interface Life {

@@ -1,12 +1,13 @@
 import { HubConnectionBuilder, HttpTransportType, LogLevel } from '@microsoft/signalr';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../fixtures/waitFor.js';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
-import { login, serve } from '../monitoring/fixtures.js';
-import { startInstance } from './fixtures/pgInstances.js';
-import { useSharedDatabase } from './fixtures/sharedDatabase.js';
+import { login, serve } from '../../fixtures/server/servedMonitoring.js';
+import { startInstance } from '../../fixtures/server/pgInstances.js';
+import { useSharedDatabase } from '../../fixtures/server/sharedDatabase.js';
 
 const MIN = 60_000;
 
@@ -17,14 +18,6 @@ const task = (type: string, i: number): NewTask => ({
 const insertOnly = (now: number, insertTasks: NewTask[]): CommitBatch => ({
   now, logs: [], insertTasks, cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null,
 });
-
-async function until(read: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await read())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
 
 /** Engine instances in separate processes on one PostgreSQL database (one database per test). */
 describe('many engine instances on one PostgreSQL database', () => {
@@ -41,7 +34,7 @@ describe('many engine instances on one PostgreSQL database', () => {
     }
     const instances = await Promise.all([0, 1, 2].map(() => startInstance(shared.database.connectionString)));
     running.push(...instances);
-    await until(async () => (await count(`status = 'Completed'`)) === N, 'every task Completed', 300_000);
+    await waitFor(async () => (await count(`status = 'Completed'`)) === N, 300_000, 'every task Completed', 250);
     const reports = await Promise.all(instances.map((i) => i.stop()));
     running.length = 0;
     const started = reports.flatMap((r) => r.started);
@@ -73,15 +66,15 @@ describe('many engine instances on one PostgreSQL database', () => {
     const instances = await Promise.all([5000, 40, 40].map((handlerMs) => startInstance(shared.database.connectionString, { handlerMs, leaseMs: 2000 })));
     running.push(...instances);
     const victim = instances[0]!;
-    await until(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) > 0 && (await count(`status = 'Completed'`)) > 60, 'the victim running', 60_000);
+    await waitFor(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) > 0 && (await count(`status = 'Completed'`)) > 60, 60_000, 'the victim running', 250);
     const held = (await shared.storage.query<{ id: string }>(`SELECT id FROM tasks WHERE status = 'InProgress' AND instance_id = $1`, [victim.instanceId])).rows.map((r) => r.id);
     await victim.kill();
     running.splice(running.indexOf(victim), 1);
     const killedAt = Date.now();
-    await until(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) === 0, 'its rows recovered', 20_000);
+    await waitFor(async () => (await count(`status = 'InProgress' AND instance_id = $1`, [victim.instanceId])) === 0, 20_000, 'its rows recovered', 250);
     // Lease 2 s, heartbeat every 2/3 s, poll 100 ms.
     expect(Date.now() - killedAt).toBeLessThan(2000 + 1000 + 2000);
-    await until(async () => (await count(`status = 'Completed'`)) === N, 'every task Completed', 120_000);
+    await waitFor(async () => (await count(`status = 'Completed'`)) === N, 120_000, 'every task Completed', 250);
     const reports = await Promise.all(running.map((i) => i.stop()));
     running.length = 0;
     expect(await count(`status NOT IN ('Completed', 'Failed', 'Cancelled')`)).toBe(0);
@@ -118,7 +111,7 @@ describe('many engine instances on one PostgreSQL database', () => {
     await shared.storage.query(`UPDATE tasks SET cursor_at = $1, scheduled_at = $2 WHERE id = ANY($3::text[])`, [start - 1, start, scheduleIds]);
     const instances = await Promise.all([0, 1].map(() => startInstance(shared.database.connectionString)));
     running.push(...instances);
-    await until(async () => (await count(`parent_task_id IS NULL AND is_recurring = 1 AND scheduled_at <= $1`, [now])) === 0, 'every schedule caught up', 120_000);
+    await waitFor(async () => (await count(`parent_task_id IS NULL AND is_recurring = 1 AND scheduled_at <= $1`, [now])) === 0, 120_000, 'every schedule caught up', 250);
     await Promise.all(instances.map((i) => i.stop()));
     running.length = 0;
     const perSchedule = await shared.storage.query<{ parent: string; n: number; first: number; last: number; distinct_slots: number }>(

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { waitFor } from '../../fixtures/waitFor.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
-import { startInstance } from './fixtures/pgInstances.js';
-import { useSharedDatabase } from './fixtures/sharedDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { startInstance } from '../../fixtures/server/pgInstances.js';
+import { useSharedDatabase } from '../../fixtures/server/sharedDatabase.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -18,13 +19,6 @@ describe('fenced run ends on PostgreSQL', () => {
       (await shared.storage.query<{ status: string; instance_id: string | null; exception: string | null; run_count: number; run_token: string | null }>(
         `SELECT status, instance_id, exception, run_count, run_token FROM tasks WHERE id = $1`, [id],
       )).rows[0]!;
-    const waitFor = async (cond: () => Promise<boolean>, what: string, ms = 15_000) => {
-      const deadline = Date.now() + ms;
-      while (!(await cond())) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await sleep(20);
-      }
-    };
     // SIGSTOP can freeze the first instance inside a transaction (a heartbeat, a commit) whose locks
     // would keep the second from recovering the row until the thaw, which this test gives only after
     // the recovery. The server ends a transaction left idle for 3 s, as a deployment of several
@@ -36,12 +30,12 @@ describe('fenced run ends on PostgreSQL', () => {
     // Dispatched from this process (its engine never starts, so never runs it).
     const dispatcher = createEngine({ store: shared.store, onError: () => undefined }).handle('Multi.Fence', () => undefined);
     const id = await dispatcher.dispatch('Multi.Fence', {});
-    await waitFor(async () => (await row(id)).status === 'InProgress', 'the first instance to start the run');
+    await waitFor(async () => (await row(id)).status === 'InProgress', 15_000, 'the first instance to start the run', 20);
     expect((await row(id)).instance_id).toBe(first.instanceId);
     first.child.kill('SIGSTOP');
     const second = await startInstance(shared.database.connectionString, { handlerMs: 3000, leaseMs: 1000 });
     shared.running.push(second);
-    await waitFor(async () => (await row(id)).instance_id === second.instanceId && (await row(id)).status === 'InProgress', 'the second instance to recover and start it');
+    await waitFor(async () => (await row(id)).instance_id === second.instanceId && (await row(id)).status === 'InProgress', 15_000, 'the second instance to recover and start it', 20);
     const liveRun = (await row(id)).run_token;
     first.child.kill('SIGCONT');
     // The first handler's time is long over: it fails at once, and its end is refused.
@@ -49,7 +43,7 @@ describe('fenced run ends on PostgreSQL', () => {
       await sleep(100);
       expect(await row(id)).toMatchObject({ status: 'InProgress', instance_id: second.instanceId, run_token: liveRun, run_count: 0 });
     }
-    await waitFor(async () => (await row(id)).status === 'Failed', 'the live run to end');
+    await waitFor(async () => (await row(id)).status === 'Failed', 15_000, 'the live run to end', 20);
     expect(await row(id)).toMatchObject({ status: 'Failed', run_count: 1, exception: expect.stringContaining(`failed in process ${second.child.pid}`) });
     const reports = [await first.stop(), await second.stop()];
     expect(reports[0]!.staleRunWrites).toBe(1);

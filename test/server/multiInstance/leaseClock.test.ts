@@ -6,10 +6,10 @@ import type { Engine } from '../../../server/src/engine/types.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { waitFor } from '../engine/helpers.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
-import { startsOf } from '../support/runTokens.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { startsOf } from '../../fixtures/server/runTokens.js';
 
 /** Engine instances in this process on one PostgreSQL database, each with its own store (instance id, heartbeat). */
 describe('leases on PostgreSQL are timed by the database clock and kept honestly', () => {

@@ -4,7 +4,7 @@ import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineSto
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 const task = (queue: string, taskKey: string | null = null): NewTask => ({
   id: randomUUID(), type: 'Lock.Work', handler: 'Lock.WorkHandler', request: '{}', queue, taskKey, auditLevel: 'Full',

@@ -1,25 +1,16 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../fixtures/waitFor.js';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import type { Engine, EngineHealth } from '../../../server/src/engine/types.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 const N = 3000;
 const LATE = 500;
-
-async function until<T>(read: () => T | Promise<T>, ok: (v: T) => boolean, what: string, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (last: ${JSON.stringify(v)})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('an engine on PostgreSQL whose connections are terminated mid-run', () => {
   let database: TestDatabase;
@@ -79,15 +70,15 @@ describe('an engine on PostgreSQL whose connections are terminated mid-run', () 
     expect(killed.length).toBeGreaterThan(0);
     // Dispatches made while the server refuses connections wait in memory and are written later.
     const late = Promise.all(Array.from({ length: LATE }, (_, i) => engine.dispatch('Lost.Work', { late: i })));
-    const degraded = await until(() => engine.health(), (h: EngineHealth) => h.status === 'degraded', 'degraded health');
+    const degraded = await waitFor(() => { const h: EngineHealth = engine.health(); return h.status === 'degraded' ? h : undefined; }, 60_000, 'degraded health', 20);
     expect(degraded.status === 'degraded' && degraded.reason).toMatch(/Writes are failing: .*PostgreSQL at 127\.0\.0\.1:5432/);
     expect(errors.length).toBeGreaterThan(0);
 
     await admin.query(`ALTER DATABASE "${database.name}" ALLOW_CONNECTIONS true`);
     const lateIds = await late;
     const all = [...ids, ...lateIds];
-    await until(() => completedCount, (n) => n >= all.length, 'every task completed');
-    await until(() => engine.health().status, (s) => s === 'ok', 'health back to ok');
+    await waitFor(() => completedCount >= all.length, 60_000, 'every task completed', 20);
+    await waitFor(() => engine.health().status === 'ok', 60_000, 'health back to ok', 20);
 
     // Each task started and completed exactly once, as the events tell and the rows show.
     expect(new Set(all).size).toBe(N + LATE);

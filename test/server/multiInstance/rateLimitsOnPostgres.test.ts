@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
-import { startInstance } from './fixtures/pgInstances.js';
-import { useSharedDatabase } from './fixtures/sharedDatabase.js';
+import { startInstance } from '../../fixtures/server/pgInstances.js';
+import { useSharedDatabase } from '../../fixtures/server/sharedDatabase.js';
 
 const task = (i: number): NewTask => ({
   id: randomUUID(), type: 'Multi.Limited', handler: 'Multi.LimitedHandler', request: JSON.stringify({ i }), queue: 'default', taskKey: null,

@@ -6,9 +6,9 @@ import { createEngine, createSqliteEngineStore, openSqliteStorage, type Engine, 
 import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { waitFor } from '../engine/helpers.js';
-import { getJson, login, serve } from '../monitoring/fixtures.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { getJson, login, serve } from '../../fixtures/server/servedMonitoring.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 const MARK = ' [text altered: unstorable characters replaced]';
 

@@ -5,7 +5,7 @@ import type { Engine } from '../../../server/src/engine/types.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 /** The poll interval of the idle engine: far longer than any wait the test accepts. */
 const POLL_MS = 60_000;

@@ -1,9 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../server/src/monitoring/options.js';
-import { closeAll, harness, sleep, waitFor } from '../engine/helpers.js';
-import { insertTask, serve, tempDb, type Served } from '../monitoring/fixtures.js';
-import { webhookReceiver } from './webhookReceiver.js';
+import { closeAll, harness, sleep } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { insertTask, serve, createTempDatabase, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { webhookReceiver } from '../../fixtures/server/webhookReceiver.js';
 
 let served: Served | undefined;
 const receivers: Array<{ close(): Promise<void> }> = [];
@@ -147,7 +148,7 @@ describe('alert webhooks', () => {
 
   it('ScheduleHalted fires while a durable schedule is halted and resolves when it is resumed (read models, no engine needed)', async () => {
     const hook = await receiver();
-    const db = tempDb();
+    const db = createTempDatabase();
     try {
       const id = insertTask(db.db, { status: 'Pending', is_recurring: 1, occurrence_mode: 'Durable', schedule_version: 1, halt: JSON.stringify({ reason: 'test' }) });
       served = await serve({ storage: { db: db.db } }, { enableAuthentication: false, alerts: [{ on: 'ScheduleHalted', name: 'halts', webhook: { url: hook.url } }] });

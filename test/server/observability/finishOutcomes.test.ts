@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage } from '../../../server/src/index.js';
-import { closeAll, harness, waitFor } from '../engine/helpers.js';
-import { serve, type Served } from '../monitoring/fixtures.js';
-import { parseSamples, sampleValue, scrape } from './scrape.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { parseSamples, sampleValue, scrape } from '../../fixtures/server/scrape.js';
 
 // The two outcomes of svc_tasks_finished_total that no hub event kind carries: a run given up
 // when its engine stopped (ServiceStopped) and a task failed by recovery because its runs kept

@@ -4,9 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, waitFor } from '../engine/helpers.js';
-import { login, serve, type Served } from '../monitoring/fixtures.js';
-import { parseSamples, sampleValue, scrape } from './scrape.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { login, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { parseSamples, sampleValue, scrape } from '../../fixtures/server/scrape.js';
 
 const METRICS_TOKEN = 'scraper-secret-0123456789';
 let served: Served | undefined;

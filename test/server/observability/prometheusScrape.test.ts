@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeAll, harness, sleep } from '../engine/helpers.js';
-import { serve, type Served } from '../monitoring/fixtures.js';
-import { startPrometheus, type RunningPrometheus } from './prometheusServer.js';
+import { closeAll, harness, sleep } from '../../fixtures/server/engineHarness.js';
+import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { startPrometheus, type RunningPrometheus } from '../../fixtures/server/prometheusServer.js';
 
 const METRICS_TOKEN = 'prometheus-scraper-token-42';
 let served: Served | undefined;

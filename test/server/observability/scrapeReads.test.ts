@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
 import { createScheduleStates } from '../../../server/src/storage/common/reads/scheduleStates.js';
 import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
-import { insertTask, tempDb, type TempDb } from '../monitoring/fixtures.js';
+import { insertTask, createTempDatabase, type TempDb } from '../../fixtures/server/servedMonitoring.js';
 
 // The scrape's svc_schedules gauge reads the schedules over their partial indexes: O(schedules),
 // never a walk of every Pending row (at 1 M rows that walk made the scrape's p99 0.85–1.3 s).
@@ -15,7 +15,7 @@ afterEach(() => {
 
 describe('the schedule-state counts of the metrics scrape', () => {
   it('count active and halted schedules among many Pending one-shot rows, walking only the partial indexes', async () => {
-    t = tempDb();
+    t = createTempDatabase();
     const { db } = t;
     const now = Date.now();
     // 20,000 delayed one-shot tasks: Pending, not schedules (plain SQL; this read looks at the table only).

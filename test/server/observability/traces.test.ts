@@ -9,10 +9,11 @@ import { openSqliteStorage } from '../../../server/src/index.js';
 import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { closeAll, harness, waitFor } from '../engine/helpers.js';
-import { serve, type Served } from '../monitoring/fixtures.js';
-import { createTestDatabase } from '../support/postgresDatabase.js';
-import { expectChildAndLink, fromTraceparent, useInMemoryTracing } from './tracing.js';
+import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { expectChildAndLink, fromTraceparent, useInMemoryTracing } from '../../fixtures/server/tracing.js';
 
 let tracing: ReturnType<typeof useInMemoryTracing> | undefined;
 let served: Served | undefined;
@@ -91,7 +92,7 @@ describe('traces from dispatch to run', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-traced-crash-'));
     const file = join(dir, 'tasks.db');
     try {
-      const child = spawn(process.execPath, [bundledScript(resolve(__dirname, 'fixtures/tracedCrashChild.ts')), file], {
+      const child = spawn(process.execPath, [bundledScript(resolve(__dirname, '../../fixtures/server/tracedCrashChild.ts')), file], {
         cwd: resolve(__dirname, '../../..'),
         stdio: ['ignore', 'pipe', 'inherit'],
       });

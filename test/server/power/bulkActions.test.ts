@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkOperation, SvcEvent } from '../../../server/src/contracts/index.js';
-import { getJson, insertTask, login, postJson, withServed } from '../monitoring/fixtures.js';
-import { OPERATOR, startPowerHost, until } from './powerFixture.js';
+import { getJson, insertTask, login, postJson, withServed } from '../../fixtures/server/servedMonitoring.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { OPERATOR, startPowerHost } from '../../fixtures/server/powerHost.js';
 
 describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} (real engine)', () => {
   let h: Awaited<ReturnType<typeof startPowerHost>>;
@@ -14,10 +15,10 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
     postJson(`${h.s.api}/management/bulk/${action}`, body, token, headers);
   const status = (operationId: string, token = h.operate) => getJson(`${h.s.api}/management/bulk/${operationId}`, token);
   const finished = (operationId: string) =>
-    until(async () => {
+    waitFor(async () => {
       const r = await status(operationId);
       return r.body.state === 'Running' ? undefined : (r.body as BulkOperation);
-    }, 'the bulk operation to finish');
+    }, 15_000, 'the bulk operation to finish', 25);
 
   it('requeues every Failed occurrence of a filter in batches, with BulkProgress hub events and one audit per row; rows that no longer qualify are skipped', async () => {
     const live = await h.schedule(1500, 'Failed');
@@ -34,7 +35,7 @@ describe('POST /management/bulk/{action} and GET /management/bulk/{operationId} 
       expect(r.body).toMatchObject({ action: 'requeue', state: 'Running', count: 1520, requestedBy: 'operator', operationId: expect.any(String) });
       const done = await finished(r.body.operationId);
       expect(done).toMatchObject({ state: 'Completed', count: 1520, processed: 1520, succeeded: 1500, skipped: 20 });
-      await until(() => (progress.some((p) => p.state === 'Completed') ? true : undefined), 'the final BulkProgress event');
+      await waitFor(() => (progress.some((p) => p.state === 'Completed') ? true : undefined), 15_000, 'the final BulkProgress event', 25);
       expect(progress.at(-1)).toMatchObject({ operationId: r.body.operationId, state: 'Completed', succeeded: 1500, skipped: 20 });
       expect(progress.every((p) => p.operationId === r.body.operationId)).toBe(true);
       for (const id of [live.ids[0]!, live.ids[1499]!]) {

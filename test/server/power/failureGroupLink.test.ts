@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureGroup } from '../../../server/src/contracts/index.js';
-import { BACKEND } from '../monitoring/monitoredStore.js';
-import { finishRun, getJson, insertTask, login, useServed } from '../monitoring/fixtures.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
+import { finishRun, getJson, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
 
 const HOUR = 3_600_000;
 // The failures lie up to 4 h back; the test reads them with range=Week so that a run shortly after

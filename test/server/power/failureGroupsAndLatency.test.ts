@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
-import { finishRun, getJson, insertTask, login, withServed } from '../monitoring/fixtures.js';
-import { openMonitoredStore } from '../monitoring/monitoredStore.js';
+import { finishRun, getJson, insertTask, login, withServed } from '../../fixtures/server/servedMonitoring.js';
+import { openMonitoredStore } from '../../fixtures/server/monitoredStore.js';
 
 const NOW = Date.UTC(2026, 10, 23, 15, 30);
 const HOUR = 3_600_000;

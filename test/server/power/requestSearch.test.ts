@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { getJson, insertTask, login, useServed } from '../monitoring/fixtures.js';
-import { BACKEND } from '../monitoring/monitoredStore.js';
+import { getJson, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 /** Argument search: requestSearch (request JSON only) and searchScope=NamesAndArguments (names OR arguments). */
 describe(`GET /tasks?requestSearch and searchScope on ${BACKEND}`, () => {

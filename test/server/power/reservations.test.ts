@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkOperation } from '../../../server/src/contracts/index.js';
-import { getJson, postJson } from '../monitoring/fixtures.js';
-import { startPowerHost, until } from './powerFixture.js';
+import { getJson, postJson } from '../../fixtures/server/servedMonitoring.js';
+import { startPowerHost } from '../../fixtures/server/powerHost.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 // A Queued row taken ahead of a free worker carries the instance that reserved it. The API shows
 // the reservation while the row waits, and every cancel or requeue path drops it.
@@ -25,10 +26,10 @@ describe('reserved rows in the API; cancels and requeues clear the reservation (
   const finishedBulk = async (action: string, body: unknown) => {
     const r = await postJson(`${h.s.api}/management/bulk/${action}`, body, h.operate);
     expect(r.status).toBe(200);
-    return until(async () => {
+    return waitFor(async () => {
       const s = await getJson(`${h.s.api}/management/bulk/${r.body.operationId as string}`, h.operate);
       return s.body.state === 'Running' ? undefined : (s.body as BulkOperation);
-    }, 'the bulk operation to finish');
+    }, 15_000, 'the bulk operation to finish', 25);
   };
 
   it('a reserved Queued row shows reservedBy and reservedAtUtc in its detail and the task list; the queue metrics and the overview count it in reservedCount', async () => {

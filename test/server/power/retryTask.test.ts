@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getJson, insertTask, login, postJson, withServed } from '../monitoring/fixtures.js';
-import { OPERATOR, startPowerHost, until } from './powerFixture.js';
+import { getJson, insertTask, login, postJson, withServed } from '../../fixtures/server/servedMonitoring.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { OPERATOR, startPowerHost } from '../../fixtures/server/powerHost.js';
 
 describe('POST /management/tasks/{id}/retry (real engine)', () => {
   let h: Awaited<ReturnType<typeof startPowerHost>>;
@@ -17,7 +18,7 @@ describe('POST /management/tasks/{id}/retry (real engine)', () => {
     const r = await retry(id);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'Succeeded', message: expect.stringContaining('operator'), taskId: id });
-    await until(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 'the retried task to complete');
+    await waitFor(async () => ((await h.row(id))?.status === 'Completed' ? true : undefined), 15_000, 'the retried task to complete', 25);
     expect((await h.audits(id)).map((a) => [a.new_status, a.changed_by])).toEqual([
       ['Queued', 'operator'],
       ['InProgress', null],

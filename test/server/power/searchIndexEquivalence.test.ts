@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { getJson, insertTask, login, useServed } from '../monitoring/fixtures.js';
-import { BACKEND } from '../monitoring/monitoredStore.js';
+import { getJson, insertTask, login, useServed } from '../../fixtures/server/servedMonitoring.js';
+import { BACKEND } from '../../fixtures/server/monitoredStore.js';
 
 /**
  * Key-substring search and argument search answer through their indexes (a trigram index of task

@@ -1,3 +1,4 @@
+// @backends sqlite deferred — child processes killed or racing on one SQLite file (on PostgreSQL: test/server/multiInstance).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,9 +6,9 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { ms, openScheduleHarness } from './fixtures/scheduleHarness.js';
+import { ms, openScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 
-const CHILD = join(import.meta.dirname, 'fixtures', 'materializeChild.ts');
+const CHILD = join(import.meta.dirname, '../../fixtures/server/materializeChild.ts');
 const T0 = ms('2026-02-02T10:00:30Z');
 const MINUTE = 60_000;
 

@@ -1,3 +1,4 @@
+// @backends sqlite — never reaches a store.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CronSlotSource } from '../../../server/src/engine/schedules/CronSlotSource.js';

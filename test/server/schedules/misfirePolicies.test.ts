@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MisfirePolicy } from '../../../server/src/contracts/index.js';
-import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
+import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 
 // An hourly UTC schedule created at 2026-01-05T00:30Z; the engine is then down for 3 days and
 // comes back at 2026-01-08T00:30Z. 72 slots were missed: 48 older than the 24 h misfire window

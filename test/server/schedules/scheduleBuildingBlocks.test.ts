@@ -1,3 +1,4 @@
+// @backends sqlite — never reaches a store.
 import { describe, expect, it } from 'vitest';
 import { IntervalSlotSource } from '../../../server/src/engine/schedules/IntervalSlotSource.js';
 import { planOccurrences } from '../../../server/src/engine/schedules/MisfirePlanner.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ScheduleOperationError } from '../../../server/src/engine/schedules/index.js';
-import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
+import { auditsOf, hourly, iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 
 let h: ScheduleHarness;
 afterEach(() => h?.close());

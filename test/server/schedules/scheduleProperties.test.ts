@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MisfirePolicy, SvcEvent } from '../../../server/src/contracts/index.js';
-import { BACKEND } from '../engine/fixtures/storeUnderTest.js';
-import { cronSlotsByBruteForce } from './fixtures/slotOracle.js';
-import { occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
+import { BACKEND } from '../../fixtures/server/storeUnderTest.js';
+import { cronSlotsByBruteForce } from '../../fixtures/server/slotOracle.js';
+import { occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 
 const GRACE = 5000;
 const LOOKAHEAD = 2000;

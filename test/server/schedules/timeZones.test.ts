@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CronSlotSource } from '../../../server/src/engine/schedules/CronSlotSource.js';
-import { iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from './fixtures/scheduleHarness.js';
+import { iso, ms, occurrencesOf, openScheduleHarness, scheduleRow, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 
 let h: ScheduleHarness;
 // A test may open several harnesses (one per zone it compares): every one is closed after it.

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStoreUnderTest, type StoreUnderTest } from '../engine/fixtures/storeUnderTest.js';
+import { waitFor } from '../../fixtures/waitFor.js';
+import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 import type { Engine, SvcEvent } from '../../../server/src/index.js';
 
 // Durable schedules inside the real engine (createEngine): the materializer runs as its ticker,
@@ -17,14 +18,6 @@ afterEach(async () => {
   await sut?.destroy();
   sut = undefined;
 });
-
-async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 function open(): StoreUnderTest {
   sut = openStoreUnderTest();
@@ -54,7 +47,7 @@ describe('durable schedules in the real engine', () => {
     await waitFor(async () => {
       const occ = await occurrences();
       return occ.length === 30 && occ.every((o) => o.status === 'Completed');
-    }, 15_000, 'the catch-up to run');
+    }, 15_000, 'the catch-up to run', 10);
     const occ = await occurrences();
     // 09:31 … 10:00: the slots of the 30-minute window (10:00 is 30 s old, past the 5 s grace).
     expect(occ.map((o) => o.run_number)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
@@ -93,11 +86,11 @@ describe('durable schedules in the real engine', () => {
     await waitFor(async () => {
       const o = await occ();
       return o.length === 1 && o[0]!.status === 'Failed';
-    }, 10_000, 'the occurrence to fail');
+    }, 10_000, 'the occurrence to fail', 10);
     const occurrenceId = (await occ())[0]!.id as string;
 
     expect(await engine.schedules.requeue(occurrenceId)).toMatchObject({ status: 'Succeeded', taskId: occurrenceId });
-    await waitFor(async () => (await occ())[0]!.status === 'Completed', 10_000, 'the requeued occurrence to complete');
+    await waitFor(async () => (await occ())[0]!.status === 'Completed', 10_000, 'the requeued occurrence to complete', 10);
     expect(await occ()).toEqual([{ id: occurrenceId, status: 'Completed', run_number: 1 }]);
     const audits = (await rows('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id', occurrenceId)).map((r) => r.new_status);
     expect(audits.slice(audits.indexOf('Failed'))).toEqual(['Failed', 'Queued', 'InProgress', 'Completed']);

@@ -1,7 +1,9 @@
+// @backends sqlite — faults injected with SQLite triggers.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../../fixtures/waitFor.js';
 import { createEngine, openSqliteStorage, type Engine, type SqliteStorage } from '../../../server/src/index.js';
 import { failStatusAudit, failTaskWrite, isInjected, snapshotStore, snapshotTask, type Fault } from '../../fixtures/faults.js';
 
@@ -50,14 +52,6 @@ const occurrenceIds = (scheduleId: string) =>
 const statusOf = (id: string) => storage.db.prepare('SELECT status FROM tasks WHERE id = ?').pluck().get(id) as string;
 const auditsOf = (id: string) => storage.db.prepare('SELECT new_status FROM status_audit WHERE task_id = ? ORDER BY id').pluck().all(id) as string[];
 
-async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 describe('schedule operations whose transaction fails change nothing', () => {
   it('materialize: a failing occurrence audit leaves the cursor, the schedule row and the store as they were; the next tick after the fault writes the backlog', async () => {
     open();
@@ -67,11 +61,11 @@ describe('schedule operations whose transaction fails change nothing', () => {
     const fault = arm(failStatusAudit(storage.db, { status: 'Pending', parentId: id }));
     const engine = engineAt(T0, errors);
     await engine.start();
-    await waitFor(() => errors.some(isInjected), 'the materializer tick to fail');
+    await waitFor(() => errors.some(isInjected), 5000, 'the materializer tick to fail', 5);
     expect(snapshotStore(storage.db)).toEqual(before);
     fault.disarm();
     // The ticker retries on its next interval (1 s).
-    await waitFor(() => occurrenceIds(id).length === 3 && occurrenceIds(id).every((o) => statusOf(o) === 'Queued'), 'the backlog after the fault');
+    await waitFor(() => occurrenceIds(id).length === 3 && occurrenceIds(id).every((o) => statusOf(o) === 'Queued'), 5000, 'the backlog after the fault', 5);
     for (const o of occurrenceIds(id)) expect(auditsOf(o)).toEqual(['Pending', 'Queued']);
   });
 
@@ -84,7 +78,7 @@ describe('schedule operations whose transaction fails change nothing', () => {
       if (++calls === 1) throw new Error('first delivery fails');
     }, { retry: { attempts: 1 } });
     await engine.start();
-    await waitFor(() => occurrenceIds(id).length === 1 && statusOf(occurrenceIds(id)[0]!) === 'Failed', 'the occurrence to fail');
+    await waitFor(() => occurrenceIds(id).length === 1 && statusOf(occurrenceIds(id)[0]!) === 'Failed', 5000, 'the occurrence to fail', 5);
     const occ = occurrenceIds(id)[0]!;
     const before = snapshotTask(storage.db, occ);
     const fault = arm(failStatusAudit(storage.db, { status: 'Queued', taskId: occ }));
@@ -93,7 +87,7 @@ describe('schedule operations whose transaction fails change nothing', () => {
     expect(snapshotTask(storage.db, occ)).toEqual(before);
     fault.disarm();
     expect(await engine.schedules.requeue(occ)).toMatchObject({ status: 'Succeeded', taskId: occ });
-    await waitFor(() => statusOf(occ) === 'Completed', 'the requeued occurrence to complete');
+    await waitFor(() => statusOf(occ) === 'Completed', 5000, 'the requeued occurrence to complete', 5);
     expect(auditsOf(occ)).toEqual(['Pending', 'Queued', 'InProgress', 'Failed', 'Queued', 'InProgress', 'Completed']);
   });
 
@@ -102,7 +96,7 @@ describe('schedule operations whose transaction fails change nothing', () => {
     const id = await scheduleCreatedBefore(3 * HOUR, { key: 'nobody-runs-it', type: 'Jobs.Unhandled', every: '1h' });
     const engine = engineAt(T0);
     await engine.start();
-    await waitFor(() => occurrenceIds(id).length === 3 && occurrenceIds(id).every((o) => statusOf(o) === 'Queued'), 'three queued occurrences');
+    await waitFor(() => occurrenceIds(id).length === 3 && occurrenceIds(id).every((o) => statusOf(o) === 'Queued'), 5000, 'three queued occurrences', 5);
     const last = occurrenceIds(id).at(-1)!;
     const before = snapshotStore(storage.db);
     const fault = arm(failStatusAudit(storage.db, { status: 'Cancelled', taskId: last }));
@@ -120,7 +114,7 @@ describe('schedule operations whose transaction fails change nothing', () => {
     const engine = engineAt(T0);
     await engine.start();
     // Four missed hourly slots (the fifth is the current one) over a cap of 2.
-    await waitFor(() => storage.db.prepare('SELECT halt FROM tasks WHERE id = ?').pluck().get(id) !== null, 'the schedule to halt');
+    await waitFor(() => storage.db.prepare('SELECT halt FROM tasks WHERE id = ?').pluck().get(id) !== null, 5000, 'the schedule to halt', 5);
     const before = snapshotStore(storage.db);
     const fault = arm(failTaskWrite(storage.db, { event: 'UPDATE', taskId: id, haltSet: false }));
     const err = await engine.schedules.resume('backlog').then(() => null, (e: unknown) => e);

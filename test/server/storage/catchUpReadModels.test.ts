@@ -12,8 +12,8 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
-import { createTestDatabase } from '../support/postgresDatabase.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 
 // A catch-up writes its occurrences in bulk (audits, search rows and read-model counts from the

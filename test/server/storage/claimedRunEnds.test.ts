@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSqliteEngineStore, openSqliteStorage } from '../../../server/src/index.js';
 import type { CommitBatch, FinishedRun, NewTask } from '../../../server/src/storage/EngineStore.js';
-import { startsOf, tokenOf } from '../support/runTokens.js';
+import { startsOf, tokenOf } from '../../fixtures/server/runTokens.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -5,8 +5,8 @@ import { migratePostgres } from '../../../server/src/storage/postgres/migrate.js
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { pgMigrations } from '../../../server/src/storage/postgres/migrations/index.js';
-import { closedPort, passwordRefusingServer } from '../support/fakePostgresServer.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { closedPort, passwordRefusingServer } from '../../fixtures/server/fakePostgresServer.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 describe('openPostgresStorage: schema, migrations, errors at open', () => {
   let database: TestDatabase;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine, createSqliteEngineStore, migrations, openSqliteStorage, type SvcEvent } from '../../../server/src/index.js';
-import { rawFileAtVersion } from './searchPages.js';
+import { rawFileAtVersion } from '../../fixtures/server/searchPages.js';
 
 const dirs: string[] = [];
 afterEach(() => {

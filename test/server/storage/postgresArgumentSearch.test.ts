@@ -9,7 +9,7 @@ import { pgMigrations } from '../../../server/src/storage/postgres/migrations/in
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/queries/createPostgresMonitoringStore.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
   now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,

@@ -7,10 +7,10 @@ import { createPostgresEngineStore, type PostgresEngineStore } from '../../../se
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
 
-const WORKER = fileURLToPath(new URL('./fixtures/pgStoreWorker.ts', import.meta.url));
+const WORKER = fileURLToPath(new URL('../../fixtures/server/pgStoreWorker.ts', import.meta.url));
 
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
   now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 /** Failure groups are one group whichever backend (or instance) failed the run: same fingerprint in SQL and in TypeScript. */
 describe('svc_failure_fingerprint in PostgreSQL equals failureFingerprint', () => {

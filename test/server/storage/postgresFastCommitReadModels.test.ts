@@ -4,9 +4,9 @@ import type { CommitBatch, FinishedRun, NewTask, RunnableTaskRow } from '../../.
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
-import { startsOf, tokenOf } from '../support/runTokens.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { startsOf, tokenOf } from '../../fixtures/server/runTokens.js';
 
 const HOUR = 3_600_000;
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({

@@ -5,8 +5,8 @@ import { StoreUnavailableError, type CommitBatch, type FinishedRun, type NewExec
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../support/postgresDatabase.js';
-import { startsOf, tokenOf } from '../support/runTokens.js';
+import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { startsOf, tokenOf } from '../../fixtures/server/runTokens.js';
 
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
   now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,

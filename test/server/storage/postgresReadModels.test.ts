@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
-import { snapshotReadModels } from '../support/postgresReadModelSnapshot.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed. */
 function rng(seed: number) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage, type AuditLevel } from '../../../server/src/index.js';
 import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
-import { waitFor } from '../engine/helpers.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 /** Deterministic PRNG (mulberry32) so a failure can be replayed. */
 function rng(seed: number) {

@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations, openDatabase } from '../../../server/src/index.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
-import { insertTask } from '../monitoring/fixtures.js';
+import { insertTask } from '../../fixtures/server/servedMonitoring.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
-import { allPages, rawFileAtVersion } from './searchPages.js';
+import { allPages, rawFileAtVersion } from '../../fixtures/server/searchPages.js';
 
 const dirs: string[] = [];
 afterEach(() => {

@@ -12,7 +12,7 @@ import { prepareInsertStatusAudit } from '../../../server/src/storage/sqlite/sql
 import { setTasksStatus } from '../../../server/src/storage/sqlite/sql/management/setTasksStatus.js';
 import { preparePromoteDueTasks } from '../../../server/src/storage/sqlite/sql/promoteDueTasks.js';
 import { taskWriter } from '../../../server/src/storage/sqlite/sql/readModels/taskWriter.js';
-import { createTestDatabase, type TestDatabase } from '../support/postgresDatabase.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 // The task writers refuse a status write the transition table (contracts/taskTransitions.ts)
 // does not list: the row keeps its status, the refusal is a warning in the log and a count, and

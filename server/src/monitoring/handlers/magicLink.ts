@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { MagicResponse } from '../../contracts/index.js';
 import { toIso } from '../../storage/common/time.js';
 import { constantTimeEquals } from '../auth/constantTimeEquals.js';
+import { magicRequestSchema } from '../openapi/answerSchemas.js';
 import { sendProblem } from '../http/problem.js';
 import { QueryParams } from '../http/queryParams.js';
 import { sendJson } from '../http/sendJson.js';
@@ -25,9 +26,9 @@ function exchange(ctx: MonitoringContext, token: unknown, res: Response): void {
 /** POST /auth/magic {token}: exchanges the magic-link token for a read-only session token (no-store). */
 export function magicPostHandler(ctx: MonitoringContext): RequestHandler {
   return (req: Request, res) => {
-    const body = req.body as unknown;
-    const token = typeof body === 'object' && body !== null ? (body as Record<string, unknown>).token : undefined;
-    exchange(ctx, token, res);
+    // A body without a string token is no valid magic link (401), not a malformed request.
+    const parsed = magicRequestSchema.safeParse(req.body);
+    exchange(ctx, parsed.success ? parsed.data.token : undefined, res);
   };
 }
 

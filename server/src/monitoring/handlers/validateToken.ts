@@ -3,6 +3,7 @@ import type { ValidateResponse } from '../../contracts/index.js';
 import { toIso } from '../../storage/common/time.js';
 import { ANONYMOUS, bearerToken, sendUnauthorized } from '../auth/bearer.js';
 import { BadRequestError } from '../http/problem.js';
+import { fieldErrors, validateRequestSchema } from '../openapi/answerSchemas.js';
 import { sendJson } from '../http/sendJson.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
@@ -13,9 +14,10 @@ export function validateTokenHandler(ctx: MonitoringContext): RequestHandler {
     let token: string | undefined;
     if (body !== undefined && body !== null) {
       if (typeof body !== 'object' || Array.isArray(body)) throw BadRequestError.of('body', 'A JSON object {token?} is expected.');
-      const t = (body as Record<string, unknown>).token;
-      if (t !== undefined && t !== null && typeof t !== 'string') throw BadRequestError.of('token', 'The token must be a string.');
-      if (typeof t === 'string' && t !== '') token = t;
+      // A null token reads as none, like an empty one.
+      const parsed = validateRequestSchema.safeParse({ token: (body as Record<string, unknown>).token ?? undefined });
+      if (!parsed.success) throw new BadRequestError(fieldErrors(parsed.error));
+      if (parsed.data.token !== '') token = parsed.data.token;
     }
     token ??= bearerToken(req);
     if (token === undefined) {

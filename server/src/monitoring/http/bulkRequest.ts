@@ -1,14 +1,11 @@
 import type { Request } from 'express';
-import { BULK_ACTIONS, type BulkAction } from '../../contracts/index.js';
+import { BULK_ACTIONS, BULK_FILTER_PARAMS, type BulkAction } from '../../contracts/index.js';
 import type { TaskListFilter } from '../../storage/MonitoringStore.js';
 import { BadRequestError, NotFoundError } from './problem.js';
 import { parseTaskListQuery } from './taskListQuery.js';
 
 /** Filter keys a bulk body accepts: those of GET /tasks without paging and sorting. */
-const FILTER_KEYS = [
-  'statuses', 'queueName', 'taskType', 'isRecurring', 'createdAfter', 'createdBefore', 'searchTerm', 'searchScope',
-  'requestSearch', 'failureFingerprint', 'parentTaskId', 'onlyOccurrences', 'onlyCatchUp',
-] as const;
+const FILTER_KEYS: readonly string[] = BULK_FILTER_PARAMS.map((p) => p.name);
 
 export interface ParsedBulkRequest {
   action: BulkAction;
@@ -49,7 +46,7 @@ export function parseBulkBody(req: Request): { filter: TaskListFilter; expectedC
     errors.filter = ['The filter must be a JSON object with the GET /tasks filter parameters.'];
   } else {
     for (const [key, value] of Object.entries(rawFilter as Record<string, unknown>)) {
-      if (!(FILTER_KEYS as readonly string[]).includes(key)) {
+      if (!FILTER_KEYS.includes(key)) {
         errors[`filter.${key}`] = [`Unknown filter '${key}'. Filters: ${FILTER_KEYS.join(', ')}.`];
         continue;
       }

@@ -1,12 +1,41 @@
 /**
- * The zod schemas of the answers and request bodies that the OpenAPI document describes from
- * code: the handlers parse request bodies with them and the document prints their JSON Schema, so
- * a field added to a contract type must be added here (the type-check compares each schema with
- * its contract type) and then appears in both.
+ * The zod schemas of every answer and request body the OpenAPI document describes: the handlers
+ * parse request bodies with them (login, magic link, validate) and the document prints their JSON
+ * Schema, so a field added to a contract type must be added here (the type-check compares each
+ * schema with its contract type) and then appears in both.
  */
 import { z } from 'zod';
 import {
+  BULK_ACTIONS,
+  DASHBOARD_RANGES,
   TASK_STATUSES,
+  TREND_PERIODS,
+  type ApiParams,
+  type BulkCountMismatch,
+  type BulkOperation,
+  type DashboardOverview,
+  type ExecutionLogEntry,
+  type ExecutionLogPage,
+  type ExecutionTimesItem,
+  type FailureGroups,
+  type HaltBlock,
+  type HealthReport,
+  type ManagementResponse,
+  type MonitoringConfig,
+  type OccurrenceBlock,
+  type OccurrenceListItem,
+  type OccurrencePage,
+  type ProblemDetails,
+  type RecentActivityItem,
+  type ResumeOutlook,
+  type RunsAuditEntry,
+  type RunsAuditPage,
+  type ScheduleDefinitionView,
+  type StatusAuditEntry,
+  type StatusAuditPage,
+  type SuccessRateTrend,
+  type TaskDetail,
+  type TaskTypesDistribution,
   type LoginRequest,
   type LoginResponse,
   type MagicResponse,
@@ -23,11 +52,26 @@ type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 
 const isoTimestamp = z.string().meta({ format: 'date-time' });
 const count = z.int().min(0);
 const guid = z.string().meta({ format: 'uuid' });
+const misfirePolicy = z.enum(['ReplayAll', 'SkipOldest', 'Collapse', 'Skip']);
+const misfireKind = z.enum(['OnTime', 'CatchUp']);
+
+export const taskStatusSchema = z.enum(TASK_STATUSES);
+
+export const problemDetailsSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.int(),
+    detail: z.string().optional(),
+    instance: z.string().optional(),
+    errors: z.record(z.string(), z.array(z.string())).optional(),
+  })
+  .meta({ description: 'RFC 9457 problem details.' });
 
 export const taskSummarySchema = z.object({
   id: guid,
   type: z.string().meta({ description: 'Short type name in lists; full name in the detail.' }),
-  status: z.enum(TASK_STATUSES),
+  status: taskStatusSchema,
   queueName: z.string(),
   createdAtUtc: isoTimestamp,
   lastExecutionUtc: isoTimestamp.optional().meta({ description: 'End of the last run.' }),
@@ -37,11 +81,11 @@ export const taskSummarySchema = z.object({
   executionTimeMs: z.number().optional(),
   parentTaskId: guid.optional(),
   occurrenceMode: z.literal('Durable').optional(),
-  misfirePolicy: z.enum(['ReplayAll', 'SkipOldest', 'Collapse', 'Skip']).optional(),
+  misfirePolicy: misfirePolicy.optional(),
   timeZoneId: z.string().optional(),
   scheduleVersion: z.int().optional(),
   nominalSlotUtc: isoTimestamp.optional(),
-  misfireKind: z.enum(['OnTime', 'CatchUp']).optional(),
+  misfireKind: misfireKind.optional(),
   runDurationMs: z.number().optional().meta({
     description:
       'Additive (not in the spec): wall-clock length of the last finished run in ms, from its InProgress and end status-audit timestamps; present when the start was audited (audit level Full), also for a failed or timed-out run whose executionTimeMs reads 0.',
@@ -55,6 +99,230 @@ export const taskSummarySchema = z.object({
 
 export const taskPageSchema = z.object({ items: z.array(taskSummarySchema), totalCount: count, page: z.int().min(1), pageSize: z.int().min(1), totalPages: count });
 
+export const statusAuditEntrySchema = z.object({
+  id: z.int(),
+  queuedTaskId: guid,
+  updatedAtUtc: isoTimestamp,
+  newStatus: taskStatusSchema,
+  exception: z.string().optional(),
+  changedBy: z.string().optional().meta({ description: 'Additive: who made the transition when a person did (retry, bulk actions).' }),
+});
+
+export const runsAuditEntrySchema = z.object({
+  id: z.int(),
+  queuedTaskId: guid,
+  executedAt: isoTimestamp,
+  executionTimeMs: z.number(),
+  status: z.enum(['Completed', 'Failed']),
+  exception: z.string().optional(),
+});
+
+export const executionLogEntrySchema = z.object({
+  id: z.int(),
+  taskId: guid,
+  timestampUtc: isoTimestamp,
+  level: z.enum(['Trace', 'Debug', 'Information', 'Warning', 'Error']),
+  message: z.string(),
+  exceptionDetails: z.string().optional(),
+  sequenceNumber: z.int(),
+});
+
+export const occurrenceBlockSchema = z.object({
+  slotUtc: isoTimestamp,
+  runNumber: z.int(),
+  timeZoneId: z.string().optional(),
+  misfireKind,
+  missedFromUtc: isoTimestamp.optional(),
+  missedThroughUtc: isoTimestamp.optional(),
+  missedCount: z.int().optional(),
+  missedCountIsExact: z.boolean().optional(),
+});
+
+export const haltBlockSchema = z.object({
+  atUtc: isoTimestamp,
+  reason: z.string(),
+  detectedAtLeast: z.int(),
+  isExact: z.boolean(),
+  cursorUtc: isoTimestamp.optional(),
+  scheduleVersion: z.int(),
+});
+
+export const scheduleDefinitionViewSchema = z.object({
+  cron: z.string().optional(),
+  everyMs: z.number().optional(),
+  anchorUtc: isoTimestamp.optional().meta({ description: 'Interval schedules: slot k is anchorUtc + k·everyMs.' }),
+  timeZone: z.string(),
+  misfirePolicy,
+  misfireWindowMs: z.number(),
+  overflowCap: z.int(),
+  startAtUtc: isoTimestamp.optional(),
+  untilUtc: isoTimestamp.optional(),
+  maxRuns: z.int().optional(),
+});
+
+export const resumeOutlookSchema = z.object({
+  missedSlots: z.int().meta({ description: 'Slots between the halt cursor and now.' }),
+  missedSlotsIsExact: z.boolean(),
+  slotsInWindow: z.int().meta({ description: 'Of those, the slots inside the misfire window (the ones resume plans).' }),
+  slotsInWindowIsExact: z.boolean(),
+  behindSeconds: z.int(),
+  outcome: z.enum(['HaltsAgain', 'Replays']),
+  replayCount: z.int(),
+  skipCount: z.int(),
+  capNeeded: z.int().optional().meta({ description: 'ReplayAll: the smallest overflowCap that lets the current backlog through.' }),
+});
+
+export const taskDetailSchema = taskSummarySchema.extend({
+  handler: z.string(),
+  request: z.string().meta({ description: 'Serialized request (JSON text).' }),
+  taskKey: z.string().optional(),
+  statusAudits: z.array(statusAuditEntrySchema),
+  runsAudits: z.array(runsAuditEntrySchema),
+  statusAuditsTotalCount: count,
+  runsAuditsTotalCount: count,
+  occurrence: occurrenceBlockSchema.optional(),
+  halt: haltBlockSchema.optional(),
+  executionLogs: z.array(executionLogEntrySchema),
+  executionLogsTotalCount: count,
+  exception: z.string().optional(),
+  throttledUntilUtc: isoTimestamp.optional(),
+  auditLevel: z.enum(['Full', 'ErrorsOnly', 'None']),
+  scheduleDefinition: scheduleDefinitionViewSchema.optional().meta({ description: 'Additive (not in the spec): the definition of a durable schedule, on its schedule row.' }),
+  traceId: z.string().optional().meta({ description: 'Additive: the OpenTelemetry trace id of the dispatch that created the task (stored when a tracer provider was registered).' }),
+  resumeOutlook: resumeOutlookSchema.optional().meta({ description: 'Additive: on a halted schedule, a dry run of resume against the current definition.' }),
+});
+
+/** A page of a history trail: `totalCount` counts the whole trail. */
+const trailPage = <K extends string, T extends z.ZodType>(key: K, item: T) =>
+  z.object({ [key]: z.array(item), totalCount: count, skip: count, take: count } as { [P in K]: z.ZodArray<T> } & { totalCount: typeof count; skip: typeof count; take: typeof count });
+
+export const statusAuditPageSchema = trailPage('audits', statusAuditEntrySchema);
+export const runsAuditPageSchema = trailPage('audits', runsAuditEntrySchema);
+export const executionLogPageSchema = trailPage('logs', executionLogEntrySchema);
+
+export const occurrenceListItemSchema = z.object({
+  id: guid,
+  parentTaskId: guid,
+  status: taskStatusSchema,
+  occurrence: occurrenceBlockSchema,
+  createdAtUtc: isoTimestamp,
+  lastExecutionUtc: isoTimestamp.optional(),
+  startedAtUtc: isoTimestamp.optional(),
+  executionTimeMs: z.number().optional(),
+  scheduleVersion: z.int().optional(),
+  runDurationMs: z.number().optional().meta({ description: 'Additive: wall-clock length of the last run from its audited start and end, also for a failed run (executionTimeMs 0).' }),
+});
+export const occurrencePageSchema = trailPage('occurrences', occurrenceListItemSchema);
+
+export const tasksOverTimePointSchema = z.object({ timestamp: isoTimestamp, completed: count, failed: count, total: count });
+
+export const queueSummarySchema = z.object({
+  queueName: z.string(),
+  pendingCount: count,
+  inProgressCount: count,
+  completedCount: count,
+  failedCount: count,
+  throttledCount: count,
+  recurringWaitingCount: count.optional().meta({
+    description: 'Additive: the part of pendingCount that is not work (durable-schedule definitions and inline recurring rows waiting for their next run).',
+  }),
+  reservedCount: count.optional().meta({
+    description: 'Additive: of pendingCount, the Queued rows an engine instance has reserved (taken ahead of a free worker; not started).',
+  }),
+});
+
+export const catchUpBacklogSchema = z.object({
+  pending: count,
+  active: count,
+  failed: count,
+  skipped: count,
+  completed: count,
+  oldestPendingSlotUtc: isoTimestamp.optional(),
+  lagSeconds: z.int(),
+  haltedSchedules: count,
+});
+
+export const dashboardOverviewSchema = z.object({
+  totalTasksToday: count,
+  totalTasksWeek: count,
+  successRate: z.number(),
+  failedCount: count,
+  avgExecutionTimeMs: z.number(),
+  statusDistribution: z.partialRecord(taskStatusSchema, count),
+  tasksOverTime: z.array(tasksOverTimePointSchema),
+  queueSummaries: z.array(queueSummarySchema),
+  throttledTasks: count,
+  catchUpBacklog: catchUpBacklogSchema,
+  window: z.object({ timeZone: z.string(), fromUtc: isoTimestamp.optional(), toUtc: isoTimestamp }).optional().meta({
+    description: 'Additive: the window the range covered (fromUtc absent for All); with timeZone, the zone calendar window shared by every figure of the response.',
+  }),
+});
+
+export const recentActivityItemSchema = z.object({ taskId: guid, taskType: z.string(), status: taskStatusSchema, timestamp: isoTimestamp, message: z.string() });
+
+export const successRatePointSchema = z.object({ timestamp: isoTimestamp, successRate: z.number(), totalTasks: count, successfulTasks: count, failedTasks: count });
+export const successRateTrendSchema = z.object({ period: z.enum(TREND_PERIODS), dataPoints: z.array(successRatePointSchema) });
+
+export const taskTypesDistributionSchema = z.record(z.string(), count).meta({ description: 'Full task type name → tasks created in the range.' });
+
+export const executionTimesItemSchema = z.object({
+  taskType: z.string(),
+  averageExecutionTime: z.number(),
+  minExecutionTime: z.number(),
+  maxExecutionTime: z.number(),
+  taskCount: count,
+});
+
+export const bulkOperationSchema = z.object({
+  operationId: guid,
+  action: z.enum(BULK_ACTIONS),
+  state: z.enum(['Running', 'Completed', 'Failed']),
+  count,
+  processed: count,
+  succeeded: count,
+  skipped: count,
+  startedAtUtc: isoTimestamp,
+  finishedAtUtc: isoTimestamp.optional(),
+  requestedBy: z.string().optional(),
+  error: z.string().optional(),
+});
+
+export const bulkCountMismatchSchema = z.object({ status: z.literal('Conflict'), message: z.string(), expectedCount: count, count });
+
+export const failureGroupsSchema = z.object({
+  range: z.enum(DASHBOARD_RANGES),
+  groups: z.array(
+    z.object({ taskType: z.string(), fingerprint: z.string(), count, firstSeenUtc: isoTimestamp, lastSeenUtc: isoTimestamp, sampleTaskId: guid }),
+  ),
+});
+
+export const managementResponseSchema = z.object({
+  status: z.enum(['Succeeded', 'NotFound', 'Conflict', 'NotSupported', 'Unavailable']),
+  message: z.string(),
+  taskId: guid,
+  nextRunUtc: isoTimestamp.optional(),
+  releasedHalt: z.boolean().optional(),
+});
+
+export const monitoringConfigSchema = z.object({
+  apiBasePath: z.string(),
+  uiBasePath: z.string(),
+  signalRHubPath: z.string(),
+  requireAuthentication: z.boolean(),
+  uiEnabled: z.boolean(),
+  managementEnabled: z.boolean(),
+  eventDebounceMs: count,
+});
+
+export const healthReportSchema = z.object({
+  status: z.enum(['ok', 'degraded', 'failed']),
+  reason: z.string().optional(),
+  alerts: z
+    .object({ delivered: count, failed: count, waiting: count, lastFailureUtc: isoTimestamp.optional() })
+    .optional()
+    .meta({ description: 'Additive, with alert rules only: alert messages delivered, given up after their retries (or dropped), and waiting.' }),
+});
+
 export const loginRequestSchema = z.object({
   username: z.string({ error: 'The username is required.' }).min(1, { error: 'The username is required.' }),
   password: z.string({ error: 'The password is required.' }),
@@ -66,6 +334,11 @@ export const loginResponseSchema = z.object({
   username: z.string(),
   canManage: z.boolean(),
 });
+
+export const magicRequestSchema = z.object({ token: z.string() });
+
+/** The token to check; without it, the request's bearer token. */
+export const validateRequestSchema = z.object({ token: z.string({ error: 'The token must be a string.' }).optional() });
 
 export const magicResponseSchema = z.object({ token: z.string(), expiresAt: isoTimestamp, username: z.string() });
 
@@ -105,16 +378,62 @@ export type SchemasMatchContracts = [
   Check<Same<z.output<typeof queueMetricsSchema>, QueueMetrics>>,
   Check<Same<z.output<typeof taskSummarySchema>, TaskSummary>>,
   Check<Same<z.output<typeof taskPageSchema>, TaskPage>>,
+  Check<Same<z.output<typeof problemDetailsSchema>, ProblemDetails>>,
+  Check<Same<z.output<typeof statusAuditEntrySchema>, StatusAuditEntry>>,
+  Check<Same<z.output<typeof runsAuditEntrySchema>, RunsAuditEntry>>,
+  Check<Same<z.output<typeof executionLogEntrySchema>, ExecutionLogEntry>>,
+  Check<Same<z.output<typeof occurrenceBlockSchema>, OccurrenceBlock>>,
+  Check<Same<z.output<typeof haltBlockSchema>, HaltBlock>>,
+  Check<Same<z.output<typeof scheduleDefinitionViewSchema>, ScheduleDefinitionView>>,
+  Check<Same<z.output<typeof resumeOutlookSchema>, ResumeOutlook>>,
+  Check<Same<z.output<typeof taskDetailSchema>, TaskDetail>>,
+  Check<Same<z.output<typeof statusAuditPageSchema>, StatusAuditPage>>,
+  Check<Same<z.output<typeof runsAuditPageSchema>, RunsAuditPage>>,
+  Check<Same<z.output<typeof executionLogPageSchema>, ExecutionLogPage>>,
+  Check<Same<z.output<typeof occurrenceListItemSchema>, OccurrenceListItem>>,
+  Check<Same<z.output<typeof occurrencePageSchema>, OccurrencePage>>,
+  Check<Same<z.output<typeof dashboardOverviewSchema>, DashboardOverview>>,
+  Check<Same<z.output<typeof recentActivityItemSchema>, RecentActivityItem>>,
+  Check<Same<z.output<typeof successRateTrendSchema>, SuccessRateTrend>>,
+  Check<Same<z.output<typeof taskTypesDistributionSchema>, TaskTypesDistribution>>,
+  Check<Same<z.output<typeof executionTimesItemSchema>, ExecutionTimesItem>>,
+  Check<Same<z.output<typeof bulkOperationSchema>, BulkOperation>>,
+  Check<Same<z.output<typeof bulkCountMismatchSchema>, BulkCountMismatch>>,
+  Check<Same<z.output<typeof failureGroupsSchema>, FailureGroups>>,
+  Check<Same<z.output<typeof managementResponseSchema>, ManagementResponse>>,
+  Check<Same<z.output<typeof monitoringConfigSchema>, MonitoringConfig>>,
+  Check<Same<z.output<typeof healthReportSchema>, HealthReport>>,
+  Check<Same<z.output<typeof magicRequestSchema>, ApiParams<'auth.magic'>>>,
+  Check<Same<z.output<typeof validateRequestSchema>, ApiParams<'auth.validate'>>>,
 ];
 
 /** Schemas printed as a reference to their own component wherever another schema holds them. */
-const COMPONENTS = new Map<unknown, string>([[taskSummarySchema, 'TaskSummary']]);
+const COMPONENTS = new Map<unknown, string>([
+  [taskStatusSchema, 'TaskStatus'],
+  [taskSummarySchema, 'TaskSummary'],
+  [statusAuditEntrySchema, 'StatusAuditEntry'],
+  [runsAuditEntrySchema, 'RunsAuditEntry'],
+  [executionLogEntrySchema, 'ExecutionLogEntry'],
+  [occurrenceBlockSchema, 'OccurrenceBlock'],
+  [haltBlockSchema, 'HaltBlock'],
+  [scheduleDefinitionViewSchema, 'ScheduleDefinitionView'],
+  [resumeOutlookSchema, 'ResumeOutlook'],
+  [occurrenceListItemSchema, 'OccurrenceListItem'],
+  [tasksOverTimePointSchema, 'TasksOverTimePoint'],
+  [queueSummarySchema, 'QueueSummary'],
+  [catchUpBacklogSchema, 'CatchUpBacklog'],
+  [successRatePointSchema, 'SuccessRatePoint'],
+]);
 
 /** A schema as an OpenAPI component: its JSON Schema without the dialect line, nested components as references. */
 export function componentSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, {
     io: 'output',
     override: (ctx) => {
+      // z.int() prints the safe-integer range as bounds: they say nothing to a reader, so they are left out.
+      const printed = ctx.jsonSchema as Record<string, unknown>;
+      if (printed.maximum === Number.MAX_SAFE_INTEGER) delete printed.maximum;
+      if (printed.minimum === Number.MIN_SAFE_INTEGER) delete printed.minimum;
       const name = COMPONENTS.get(ctx.zodSchema);
       if (name === undefined || (ctx.zodSchema as unknown) === schema) return;
       for (const key of Object.keys(ctx.jsonSchema)) delete (ctx.jsonSchema as Record<string, unknown>)[key];

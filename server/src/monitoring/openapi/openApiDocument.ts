@@ -2,235 +2,89 @@ import {
   API_ROUTES,
   BASE_ROUTES,
   BULK_ACTIONS,
-  DASHBOARD_RANGES,
+  BULK_FILTER_PARAMS,
   pathParamsOf,
   TASK_STATUSES,
-  TREND_PERIODS,
   type ApiOperation,
   type ApiRouteSpec,
   type QueryParamSpec,
 } from '../../contracts/index.js';
-import {
-  componentSchema,
-  loginRequestSchema,
-  loginResponseSchema,
-  magicResponseSchema,
-  queueMetricsSchema,
-  taskCountsSchema,
-  taskPageSchema,
-  taskSummarySchema,
-  validateResponseSchema,
-} from './answerSchemas.js';
+import * as answers from './answerSchemas.js';
+
+const { componentSchema } = answers;
 
 /**
  * OpenAPI 3.1 description of every endpoint, parameter and schema (API group "svc-monitoring").
  * Paths, methods, parameters and security come from the route catalogue; this file adds the
- * schemas and the answers of each operation. The schemas of `answerSchemas.ts` are derived from
- * the zod schemas the handlers use; the others are written here.
+ * schemas and the answers of each operation. The schemas are printed from the zod schemas of
+ * `answerSchemas.ts`, each checked against its contract type.
  */
 type Json = Record<string, unknown>;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
 const str: Json = { type: 'string' };
 const int: Json = { type: 'integer' };
-const num: Json = { type: 'number' };
-const bool: Json = { type: 'boolean' };
 const ts: Json = { type: 'string', format: 'date-time' };
 const guid: Json = { type: 'string', format: 'uuid' };
 const arr = (items: Json): Json => ({ type: 'array', items });
 const obj = (properties: Record<string, Json>, required: string[] = []): Json => ({ type: 'object', properties, required, additionalProperties: false });
 
-
-/** The summary's properties, which the detail repeats. */
-const summaryProps = componentSchema(taskSummarySchema).properties as Record<string, Json>;
-
+/**
+ * The components, each printed from its zod schema (answerSchemas.ts). BulkRequest is written
+ * here: its filter is the GET /tasks query, printed from the route catalogue parameter by parameter.
+ */
 const schemas: Record<string, Json> = {
-  TaskStatus: { type: 'string', enum: [...TASK_STATUSES] },
-  ProblemDetails: {
-    type: 'object',
-    description: 'RFC 9457 problem details.',
-    properties: { type: str, title: str, status: int, detail: str, instance: str, errors: { type: 'object', additionalProperties: arr(str) } },
-    required: ['type', 'title', 'status'],
-  },
-  TaskSummary: componentSchema(taskSummarySchema),
-  TaskPage: componentSchema(taskPageSchema),
-  StatusAuditEntry: obj({ id: int, queuedTaskId: guid, updatedAtUtc: ts, newStatus: ref('TaskStatus'), exception: str }, ['id', 'queuedTaskId', 'updatedAtUtc', 'newStatus']),
-  RunsAuditEntry: obj(
-    { id: int, queuedTaskId: guid, executedAt: ts, executionTimeMs: num, status: { type: 'string', enum: ['Completed', 'Failed'] }, exception: str },
-    ['id', 'queuedTaskId', 'executedAt', 'executionTimeMs', 'status'],
-  ),
-  ExecutionLogEntry: obj(
-    { id: int, taskId: guid, timestampUtc: ts, level: { type: 'string', enum: ['Trace', 'Debug', 'Information', 'Warning', 'Error'] }, message: str, exceptionDetails: str, sequenceNumber: int },
-    ['id', 'taskId', 'timestampUtc', 'level', 'message', 'sequenceNumber'],
-  ),
-  OccurrenceBlock: obj(
-    { slotUtc: ts, runNumber: int, timeZoneId: str, misfireKind: { type: 'string', enum: ['OnTime', 'CatchUp'] }, missedFromUtc: ts, missedThroughUtc: ts, missedCount: int, missedCountIsExact: bool },
-    ['slotUtc', 'runNumber', 'misfireKind'],
-  ),
-  HaltBlock: obj({ atUtc: ts, reason: str, detectedAtLeast: int, isExact: bool, cursorUtc: ts, scheduleVersion: int }, ['atUtc', 'reason', 'detectedAtLeast', 'isExact', 'scheduleVersion']),
-  ScheduleDefinitionView: obj(
-    {
-      cron: str,
-      everyMs: num,
-      anchorUtc: { ...ts, description: 'Interval schedules: slot k is anchorUtc + k·everyMs.' },
-      timeZone: str,
-      misfirePolicy: { type: 'string', enum: ['ReplayAll', 'SkipOldest', 'Collapse', 'Skip'] },
-      misfireWindowMs: num,
-      overflowCap: int,
-      startAtUtc: ts,
-      untilUtc: ts,
-      maxRuns: int,
-    },
-    ['timeZone', 'misfirePolicy', 'misfireWindowMs', 'overflowCap'],
-  ),
-  ResumeOutlook: obj(
-    {
-      missedSlots: { ...int, description: 'Slots between the halt cursor and now.' },
-      missedSlotsIsExact: bool,
-      slotsInWindow: { ...int, description: 'Of those, the slots inside the misfire window (the ones resume plans).' },
-      slotsInWindowIsExact: bool,
-      behindSeconds: int,
-      outcome: { type: 'string', enum: ['HaltsAgain', 'Replays'] },
-      replayCount: int,
-      skipCount: int,
-      capNeeded: { ...int, description: 'ReplayAll: the smallest overflowCap that lets the current backlog through.' },
-    },
-    ['missedSlots', 'missedSlotsIsExact', 'slotsInWindow', 'slotsInWindowIsExact', 'behindSeconds', 'outcome', 'replayCount', 'skipCount'],
-  ),
-  TaskDetail: obj(
-    {
-      ...summaryProps,
-      handler: str,
-      request: { type: 'string', description: 'Serialized request (JSON text).' },
-      taskKey: str,
-      statusAudits: arr(ref('StatusAuditEntry')),
-      runsAudits: arr(ref('RunsAuditEntry')),
-      statusAuditsTotalCount: int,
-      runsAuditsTotalCount: int,
-      occurrence: ref('OccurrenceBlock'),
-      halt: ref('HaltBlock'),
-      executionLogs: arr(ref('ExecutionLogEntry')),
-      executionLogsTotalCount: int,
-      exception: str,
-      throttledUntilUtc: ts,
-      auditLevel: { type: 'string', enum: ['Full', 'ErrorsOnly', 'None'] },
-      scheduleDefinition: { ...ref('ScheduleDefinitionView'), description: 'Additive (not in the spec): the definition of a durable schedule, on its schedule row.' },
-      traceId: { ...str, description: 'Additive: the OpenTelemetry trace id of the dispatch that created the task (stored when a tracer provider was registered).' },
-      resumeOutlook: { ...ref('ResumeOutlook'), description: 'Additive: on a halted schedule, a dry run of resume against the current definition.' },
-    },
-    ['id', 'type', 'status', 'queueName', 'createdAtUtc', 'isRecurring', 'handler', 'request', 'statusAudits', 'runsAudits', 'statusAuditsTotalCount', 'runsAuditsTotalCount', 'executionLogs', 'executionLogsTotalCount', 'auditLevel'],
-  ),
-  StatusAuditPage: obj({ audits: arr(ref('StatusAuditEntry')), totalCount: int, skip: int, take: int }, ['audits', 'totalCount', 'skip', 'take']),
-  RunsAuditPage: obj({ audits: arr(ref('RunsAuditEntry')), totalCount: int, skip: int, take: int }, ['audits', 'totalCount', 'skip', 'take']),
-  ExecutionLogPage: obj({ logs: arr(ref('ExecutionLogEntry')), totalCount: int, skip: int, take: int }, ['logs', 'totalCount', 'skip', 'take']),
-  OccurrenceListItem: obj(
-    { id: guid, parentTaskId: guid, status: ref('TaskStatus'), occurrence: ref('OccurrenceBlock'), createdAtUtc: ts, lastExecutionUtc: ts, startedAtUtc: ts, executionTimeMs: num, scheduleVersion: int,
-      runDurationMs: { ...num, description: 'Additive: wall-clock length of the last run from its audited start and end, also for a failed run (executionTimeMs 0).' } },
-    ['id', 'parentTaskId', 'status', 'occurrence', 'createdAtUtc'],
-  ),
-  OccurrencePage: obj({ occurrences: arr(ref('OccurrenceListItem')), totalCount: int, skip: int, take: int }, ['occurrences', 'totalCount', 'skip', 'take']),
-  TaskCounts: componentSchema(taskCountsSchema),
-  TasksOverTimePoint: obj({ timestamp: ts, completed: int, failed: int, total: int }, ['timestamp', 'completed', 'failed', 'total']),
-  QueueSummary: obj(
-    {
-      queueName: str,
-      pendingCount: int,
-      inProgressCount: int,
-      completedCount: int,
-      failedCount: int,
-      throttledCount: int,
-      recurringWaitingCount: {
-        ...int,
-        description: 'Additive: the part of pendingCount that is not work (durable-schedule definitions and inline recurring rows waiting for their next run).',
-      },
-      reservedCount: { ...int, description: 'Additive: of pendingCount, the Queued rows an engine instance has reserved (taken ahead of a free worker; not started).' },
-    },
-    ['queueName', 'pendingCount', 'inProgressCount', 'completedCount', 'failedCount', 'throttledCount'],
-  ),
-  CatchUpBacklog: obj(
-    { pending: int, active: int, failed: int, skipped: int, completed: int, oldestPendingSlotUtc: ts, lagSeconds: int, haltedSchedules: int },
-    ['pending', 'active', 'failed', 'skipped', 'completed', 'lagSeconds', 'haltedSchedules'],
-  ),
-  DashboardOverview: obj(
-    {
-      totalTasksToday: int,
-      totalTasksWeek: int,
-      successRate: num,
-      failedCount: int,
-      avgExecutionTimeMs: num,
-      statusDistribution: { type: 'object', additionalProperties: int },
-      tasksOverTime: arr(ref('TasksOverTimePoint')),
-      queueSummaries: arr(ref('QueueSummary')),
-      throttledTasks: int,
-      catchUpBacklog: ref('CatchUpBacklog'),
-      window: {
-        ...obj({ timeZone: str, fromUtc: ts, toUtc: ts }, ['timeZone', 'toUtc']),
-        description: 'Additive: the window the range covered (fromUtc absent for All); with timeZone, the zone calendar window shared by every figure of the response.',
-      },
-    },
-    ['totalTasksToday', 'totalTasksWeek', 'successRate', 'failedCount', 'avgExecutionTimeMs', 'statusDistribution', 'tasksOverTime', 'queueSummaries', 'throttledTasks', 'catchUpBacklog'],
-  ),
-  RecentActivityItem: obj({ taskId: guid, taskType: str, status: ref('TaskStatus'), timestamp: ts, message: str }, ['taskId', 'taskType', 'status', 'timestamp', 'message']),
-  QueueMetrics: componentSchema(queueMetricsSchema),
-  SuccessRatePoint: obj({ timestamp: ts, successRate: num, totalTasks: int, successfulTasks: int, failedTasks: int }, ['timestamp', 'successRate', 'totalTasks', 'successfulTasks', 'failedTasks']),
-  SuccessRateTrend: obj({ period: { type: 'string', enum: [...TREND_PERIODS] }, dataPoints: arr(ref('SuccessRatePoint')) }, ['period', 'dataPoints']),
-  TaskTypesDistribution: { type: 'object', additionalProperties: int, description: 'Full task type name → tasks created in the range.' },
-  ExecutionTimesItem: obj(
-    { taskType: str, averageExecutionTime: num, minExecutionTime: num, maxExecutionTime: num, taskCount: int },
-    ['taskType', 'averageExecutionTime', 'minExecutionTime', 'maxExecutionTime', 'taskCount'],
-  ),
+  TaskStatus: componentSchema(answers.taskStatusSchema),
+  ProblemDetails: componentSchema(answers.problemDetailsSchema),
+  TaskSummary: componentSchema(answers.taskSummarySchema),
+  TaskPage: componentSchema(answers.taskPageSchema),
+  StatusAuditEntry: componentSchema(answers.statusAuditEntrySchema),
+  RunsAuditEntry: componentSchema(answers.runsAuditEntrySchema),
+  ExecutionLogEntry: componentSchema(answers.executionLogEntrySchema),
+  OccurrenceBlock: componentSchema(answers.occurrenceBlockSchema),
+  HaltBlock: componentSchema(answers.haltBlockSchema),
+  ScheduleDefinitionView: componentSchema(answers.scheduleDefinitionViewSchema),
+  ResumeOutlook: componentSchema(answers.resumeOutlookSchema),
+  TaskDetail: componentSchema(answers.taskDetailSchema),
+  StatusAuditPage: componentSchema(answers.statusAuditPageSchema),
+  RunsAuditPage: componentSchema(answers.runsAuditPageSchema),
+  ExecutionLogPage: componentSchema(answers.executionLogPageSchema),
+  OccurrenceListItem: componentSchema(answers.occurrenceListItemSchema),
+  OccurrencePage: componentSchema(answers.occurrencePageSchema),
+  TaskCounts: componentSchema(answers.taskCountsSchema),
+  TasksOverTimePoint: componentSchema(answers.tasksOverTimePointSchema),
+  QueueSummary: componentSchema(answers.queueSummarySchema),
+  CatchUpBacklog: componentSchema(answers.catchUpBacklogSchema),
+  DashboardOverview: componentSchema(answers.dashboardOverviewSchema),
+  RecentActivityItem: componentSchema(answers.recentActivityItemSchema),
+  QueueMetrics: componentSchema(answers.queueMetricsSchema),
+  SuccessRatePoint: componentSchema(answers.successRatePointSchema),
+  SuccessRateTrend: componentSchema(answers.successRateTrendSchema),
+  TaskTypesDistribution: componentSchema(answers.taskTypesDistributionSchema),
+  ExecutionTimesItem: componentSchema(answers.executionTimesItemSchema),
   BulkRequest: obj(
     {
-      filter: { type: 'object', description: 'The GET /tasks filter parameters (no paging or sorting): JSON strings, booleans, numbers; statuses as an array.' },
+      filter: {
+        ...obj(Object.fromEntries(BULK_FILTER_PARAMS.map((p) => [p.name, { ...querySchema(p), description: p.description }]))),
+        description: 'The GET /tasks filter parameters (no paging or sorting), checked by the same rules; statuses as an array.',
+      },
       expectedCount: { ...int, minimum: 0, description: 'The count the user confirmed.' },
     },
     ['filter', 'expectedCount'],
   ),
-  BulkOperation: obj(
-    {
-      operationId: guid,
-      action: { type: 'string', enum: [...BULK_ACTIONS] },
-      state: { type: 'string', enum: ['Running', 'Completed', 'Failed'] },
-      count: int,
-      processed: int,
-      succeeded: int,
-      skipped: int,
-      startedAtUtc: ts,
-      finishedAtUtc: ts,
-      requestedBy: str,
-      error: str,
-    },
-    ['operationId', 'action', 'state', 'count', 'processed', 'succeeded', 'skipped', 'startedAtUtc'],
-  ),
-  BulkCountMismatch: obj({ status: { type: 'string', enum: ['Conflict'] }, message: str, expectedCount: int, count: int }, ['status', 'message', 'expectedCount', 'count']),
-  FailureGroups: obj(
-    {
-      range: { type: 'string', enum: [...DASHBOARD_RANGES] },
-      groups: arr(
-        obj(
-          { taskType: str, fingerprint: str, count: int, firstSeenUtc: ts, lastSeenUtc: ts, sampleTaskId: guid },
-          ['taskType', 'fingerprint', 'count', 'firstSeenUtc', 'lastSeenUtc', 'sampleTaskId'],
-        ),
-      ),
-    },
-    ['range', 'groups'],
-  ),
-  LoginRequest: componentSchema(loginRequestSchema),
-  LoginResponse: componentSchema(loginResponseSchema),
-  MagicRequest: obj({ token: str }, ['token']),
-  MagicResponse: componentSchema(magicResponseSchema),
-  ValidateRequest: obj({ token: str }),
-  ValidateResponse: componentSchema(validateResponseSchema),
-  ManagementResponse: obj(
-    { status: { type: 'string', enum: ['Succeeded', 'NotFound', 'Conflict', 'NotSupported', 'Unavailable'] }, message: str, taskId: guid, nextRunUtc: ts, releasedHalt: bool },
-    ['status', 'message', 'taskId'],
-  ),
-  MonitoringConfig: obj(
-    { apiBasePath: str, uiBasePath: str, signalRHubPath: str, requireAuthentication: bool, uiEnabled: bool, managementEnabled: bool, eventDebounceMs: int },
-    ['apiBasePath', 'uiBasePath', 'signalRHubPath', 'requireAuthentication', 'uiEnabled', 'managementEnabled', 'eventDebounceMs'],
-  ),
+  BulkOperation: componentSchema(answers.bulkOperationSchema),
+  BulkCountMismatch: componentSchema(answers.bulkCountMismatchSchema),
+  FailureGroups: componentSchema(answers.failureGroupsSchema),
+  LoginRequest: componentSchema(answers.loginRequestSchema),
+  LoginResponse: componentSchema(answers.loginResponseSchema),
+  MagicRequest: componentSchema(answers.magicRequestSchema),
+  MagicResponse: componentSchema(answers.magicResponseSchema),
+  ValidateRequest: componentSchema(answers.validateRequestSchema),
+  ValidateResponse: componentSchema(answers.validateResponseSchema),
+  ManagementResponse: componentSchema(answers.managementResponseSchema),
+  MonitoringConfig: componentSchema(answers.monitoringConfigSchema),
+  HealthReport: componentSchema(answers.healthReportSchema),
 };
-
 
 const json = (schema: Json, description = 'OK', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
 const problem = (description: string, headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/problem+json': { schema: ref('ProblemDetails') } } });
@@ -281,17 +135,7 @@ const OPERATION_DOCS: { [Op in ApiOperation]: OperationDoc } = {
     responses: { '200': json(ref('ValidateResponse')), ...readErrors },
   },
   'config.get': { responses: { '200': json(ref('MonitoringConfig')), '403': refused403 } },
-  'health.get': {
-    responses: {
-      '200': json({
-        type: 'object',
-        required: ['status'],
-        properties: { status: { type: 'string', enum: ['ok', 'degraded', 'failed'] }, reason: { type: 'string' } },
-        additionalProperties: false,
-      }),
-      '403': refused403,
-    },
-  },
+  'health.get': { responses: { '200': json(ref('HealthReport')), '403': refused403 } },
   'tasks.list': { responses: read(ref('TaskPage')) },
   'tasks.counts': { responses: read(ref('TaskCounts')) },
   'tasks.get': { responses: read(ref('TaskDetail'), unknownTask) },
