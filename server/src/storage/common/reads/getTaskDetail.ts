@@ -15,10 +15,10 @@ export function createGetTaskDetail(
   },
 ) {
   // A database opened read-only from before the trace-context columns answers without a trace id.
-  const columns = db.features.traceContext ? DETAIL_COLUMNS : DETAIL_COLUMNS_WITHOUT_TRACE;
+  const byId = `SELECT ${db.features.traceContext ? DETAIL_COLUMNS : DETAIL_COLUMNS_WITHOUT_TRACE} FROM tasks WHERE id = ?`;
   return async function getTaskDetail(id: string): Promise<TaskDetail | undefined> {
     const [[row], status, runs, logs] = await Promise.all([
-      db.query<TaskDetailRow>(`SELECT ${columns} FROM tasks WHERE id = ?`, [id]),
+      db.query<TaskDetailRow>(byId, [id]),
       pages.statusAudits(id, DETAIL_PAGE),
       pages.runsAudits(id, DETAIL_PAGE),
       pages.executionLogs(id, DETAIL_PAGE),

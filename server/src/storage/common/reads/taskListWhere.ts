@@ -206,26 +206,15 @@ export async function buildTaskListWhere(db: ReadDb, filter: TaskListFilter, res
 export function statCountSql(db: ReadDb, dims: StatDimensions): { sql: string; params: unknown[] } {
   const parts: string[] = [];
   const params: unknown[] = [];
-  if (dims.statuses) {
-    parts.push(`status IN (${placeholders(dims.statuses.length)})`);
-    params.push(...dims.statuses);
-  }
-  if (dims.queue !== undefined) {
-    parts.push(`queue = ?`);
-    params.push(dims.queue);
-  }
-  if (dims.types) {
-    parts.push(`type IN (${placeholders(dims.types.length)})`);
-    params.push(...dims.types);
-  }
-  if (dims.isRecurring !== undefined) {
-    parts.push(`is_recurring = ?`);
-    params.push(dims.isRecurring);
-  }
-  if (dims.isOccurrence !== undefined) {
-    parts.push(`is_occurrence = ?`);
-    params.push(dims.isOccurrence);
-  }
+  const add = (sql: string, ...values: unknown[]) => {
+    parts.push(sql);
+    params.push(...values);
+  };
+  if (dims.statuses) add(`status IN (${placeholders(dims.statuses.length)})`, ...dims.statuses);
+  if (dims.queue !== undefined) add(`queue = ?`, dims.queue);
+  if (dims.types) add(`type IN (${placeholders(dims.types.length)})`, ...dims.types);
+  if (dims.isRecurring !== undefined) add(`is_recurring = ?`, dims.isRecurring);
+  if (dims.isOccurrence !== undefined) add(`is_occurrence = ?`, dims.isOccurrence);
   const where = parts.length === 0 ? '' : `WHERE ${parts.join(' AND ')}`;
   return { sql: `SELECT COALESCE(SUM(n), 0) AS n FROM ${db.dialect.model('stat_tasks')} ${where}`, params };
 }
