@@ -1,6 +1,11 @@
 import type { QueryResultRow } from 'pg';
+import { containsPattern } from '../common/containsPattern.js';
 import type { ReadDb, ReadDialect, ReadModel } from '../common/reads/ReadDb.js';
+import { KEY_INDEX_MIN_CHARS } from '../common/taskListTerms.js';
 import type { PostgresStorage } from './PostgresStorage.js';
+
+/** Columns that hold no NULL: ordered without a NULLS clause, so that a backward walk of their index serves DESC. */
+const NOT_NULL = new Set(['created_at', 'status', 'type', 'queue', 'seq']);
 
 /** The views that add the pending fast-commit deltas to each read model. */
 const MODEL_VIEWS: Record<ReadModel, string> = {
@@ -20,6 +25,29 @@ const POSTGRES_READS: ReadDialect = {
   sumWhere: (value, condition) => `SUM(${value}) FILTER (WHERE ${condition})`,
   indexedBy: () => '',
   latestOf: (value, by) => `(array_agg(${value} ORDER BY ${by} DESC, ${value} DESC))[1]`,
+  insertionOrder: 'seq',
+  orderKey: (column, descending) =>
+    `${column} ${descending ? 'DESC' : 'ASC'}${NOT_NULL.has(column) ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
+  contains: (column) => `strpos(lower(${column}), lower(?)) > 0`,
+  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index.
+  requestMatch: (terms) => ({
+    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ (${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
+    params: [...terms],
+  }),
+  keyContains: (term) =>
+    [...term].length >= KEY_INDEX_MIN_CHARS
+      ? // The trigram index of keys (ILIKE compares letters case-insensitively).
+        { sql: `task_key IS NOT NULL AND task_key ILIKE ?`, params: [containsPattern(term)] }
+      : // Too short for trigrams: the matching keys from the key index alone (an index-only scan,
+        // evaluated once as an array), then their rows by key lookups.
+        {
+          sql: `task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(?)) > 0))`,
+          params: [term],
+        },
+  // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
+  concurrentReads: true,
+  unhinted: (column) => column,
+  anyOf: (conditions) => `seq IN (${conditions.map((c) => `SELECT seq FROM tasks WHERE ${c}`).join(' UNION ALL ')})`,
 };
 
 /** `?` placeholders (outside quoted text) as PostgreSQL's `$1, $2, …`. */

@@ -25,6 +25,53 @@ export interface ReadDialect {
   indexedBy(index: string): string;
   /** The `value` of the group's row with the largest `by` (ties: the largest value). */
   latestOf(value: string, by: string): string;
+  /** The task column that numbers rows in insertion order (it breaks ties of a sort). */
+  readonly insertionOrder: string;
+  /** One ORDER BY term; NULLs sort lowest on both backends (first ascending, last descending). */
+  orderKey(column: string, descending: boolean): string;
+  /** True where `column` contains the text bound to its one `?`, letters compared case-insensitively. */
+  contains(column: string): string;
+  /** Tasks whose request has every term (a word or a quoted phrase) as a phrase: a condition on tasks. */
+  requestMatch(terms: readonly string[]): SqlFragment;
+  /** Tasks whose key contains `term`, letters compared case-insensitively: a condition on tasks. */
+  keyContains(term: string): SqlFragment;
+  /** Tasks that meet any of the conditions, each condition read by its own index. */
+  anyOf(conditions: readonly string[]): string;
+  /**
+   * Whether statements run at once (PostgreSQL: on pooled connections, so a list reads its count
+   * and its page together) or one after the other on one connection (SQLite: a list then reads a
+   * selective match once, and picks its index after the count).
+   */
+  readonly concurrentReads: boolean;
+  /** `column` hidden from the planner's choice of index (SQLite's unary +; PostgreSQL plans alone). */
+  unhinted(column: string): string;
+  /** The search rows and their full-text indexes, where the store keeps them (SQLite). */
+  searchRows?: SearchRowsDialect;
+}
+
+/** A piece of SQL and the values of its `?` placeholders, in order. */
+export interface SqlFragment {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * SQLite's search rows: one small row a task (its key, the group columns, the status) numbered in
+ * task insertion order, with full-text indexes of the request and the key over those numbers.
+ */
+export interface SearchRowsDialect {
+  /** The search rows whose request has every term as a phrase: a SELECT of their `id`. */
+  requestIds(terms: readonly string[]): SqlFragment;
+  /** The search rows whose key contains `term`: a SELECT of their `id`; undefined without the key index or for a term too short for it. */
+  keyIds(term: string): SqlFragment | undefined;
+  /** The condition on tasks whose search row is among `ids` (a SELECT of `id`). */
+  tasksOf(ids: string): string;
+  /** Whether the search rows carry the group columns (queue, type, recurring, occurrence, creation time). */
+  readonly groupColumns: boolean;
+  /** Whether the search rows carry their task's status. */
+  readonly status: boolean;
+  /** A read answering `ordered` = 1 while the search rows' order is creation-time order; undefined where not recorded. */
+  readonly orderedSql?: string;
 }
 
 /**

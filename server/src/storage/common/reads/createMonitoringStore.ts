@@ -5,6 +5,7 @@ import { createDashboardOverview } from './dashboardOverview.js';
 import { createExecutionTimes } from './executionTimes.js';
 import { createFailureGroups } from './failureGroups.js';
 import { createGetTaskDetail } from './getTaskDetail.js';
+import { createListTasks } from './listTasks.js';
 import { createManagementTarget } from './managementTarget.js';
 import { createPageExecutionLogs } from './pageExecutionLogs.js';
 import { createPageOccurrences } from './pageOccurrences.js';
@@ -13,17 +14,17 @@ import { createPageStatusAudits } from './pageStatusAudits.js';
 import { createQueueMetrics } from './queueMetrics.js';
 import type { ReadDb } from './ReadDb.js';
 import { createRecentActivity } from './recentActivity.js';
+import { createTypeResolver } from './resolveTypeNames.js';
 import { createRunsInRange } from './runsInRange.js';
 import { createScheduleStates } from './scheduleStates.js';
+import { createSelectTaskIds } from './selectTaskIds.js';
 import { createSuccessRateTrend } from './successRateTrend.js';
 import { createTaskCounts } from './taskCounts.js';
 import { createTaskTypes } from './taskTypes.js';
 
-/** The reads each backend still writes in its own SQL (the task list and its search). */
-export type BackendReads = Pick<MonitoringStore, 'listTasks' | 'taskIds'>;
-
 /** The monitoring storage contract over a store's reads: one module per read, the same on every backend. */
-export function createMonitoringStore(db: ReadDb, own: BackendReads): MonitoringStore {
+export function createMonitoringStore(db: ReadDb): MonitoringStore {
+  const resolver = createTypeResolver(db);
   const statusAudits = createPageStatusAudits(db);
   const runsAudits = createPageRunsAudits(db);
   const executionLogs = createPageExecutionLogs(db);
@@ -37,7 +38,8 @@ export function createMonitoringStore(db: ReadDb, own: BackendReads): Monitoring
     return exists ? { ...body, skip: page.skip, take: page.take } : undefined;
   };
   return {
-    ...own,
+    listTasks: createListTasks(db, resolver),
+    taskIds: createSelectTaskIds(db, resolver),
     getTask: createGetTaskDetail(db, { statusAudits, runsAudits, executionLogs }),
     statusAudits: (id, page) => paged(id, page, statusAudits),
     runsAudits: (id, page) => paged(id, page, runsAudits),

@@ -39,7 +39,9 @@ export function createDashboardOverview(
            COALESCE(${sumWhere('n', "status = 'Failed'")}, 0) AS failed`;
   const hourly = `SELECT hour AS b, ${outcomes} FROM ${model('stat_created_hour')} WHERE hour >= ? GROUP BY hour`;
   const daily = `SELECT day AS b, ${outcomes} FROM ${model('stat_created_day')} WHERE day >= ? GROUP BY day`;
-  const firstDay = `SELECT MIN(day) AS f FROM (SELECT day FROM ${model('stat_created_day')} GROUP BY day HAVING SUM(n) > 0) AS days`;
+  // The first day with tasks: days in key order, stopping at the first (a MIN over all the groups
+  // would sum every day of the model first).
+  const firstDay = `SELECT day AS f FROM ${model('stat_created_day')} GROUP BY day HAVING SUM(n) > 0 ORDER BY day LIMIT 1`;
   const hourSpan = `SELECT hour AS b, ${outcomes} FROM ${model('stat_created_hour')} WHERE hour >= ? AND hour < ? GROUP BY hour`;
   const daySpan = `SELECT day AS b, ${outcomes} FROM ${model('stat_created_day')} WHERE day >= ? AND day < ? GROUP BY day`;
   // Tasks created in part of an hour (a bucket edge off the hour, in zones such as +05:30).
@@ -78,8 +80,8 @@ export function createDashboardOverview(
     const today = floorTo(nowMs, DAY_MS) / DAY_MS;
     let count = range === 'Week' ? 7 : range === 'Month' ? 30 : 90;
     if (range === 'All') {
-      const f = (await queryOne<{ f: number | null }>(db, firstDay)).f;
-      count = f === null ? 1 : Math.min(90, Math.max(1, today - f + 1));
+      const f = (await db.query<{ f: number }>(firstDay))[0]?.f;
+      count = f === undefined ? 1 : Math.min(90, Math.max(1, today - f + 1));
     }
     const first = today - count + 1;
     return points(await db.query<BucketRow>(daily, [first]), first, count, DAY_MS);

@@ -14,10 +14,11 @@ export function createGetTaskDetail(
     executionLogs: ReturnType<typeof createPageExecutionLogs>;
   },
 ) {
-  const columns = detailColumns(db.features);
+  // A database opened read-only from before the trace-context or reservation columns answers without them.
+  const byId = `SELECT ${detailColumns(db.features)} FROM tasks WHERE id = ?`;
   return async function getTaskDetail(id: string): Promise<TaskDetail | undefined> {
     const [[row], status, runs, logs] = await Promise.all([
-      db.query<TaskDetailRow>(`SELECT ${columns} FROM tasks WHERE id = ?`, [id]),
+      db.query<TaskDetailRow>(byId, [id]),
       pages.statusAudits(id, DETAIL_PAGE),
       pages.runsAudits(id, DETAIL_PAGE),
       pages.executionLogs(id, DETAIL_PAGE),

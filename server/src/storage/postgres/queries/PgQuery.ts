@@ -1,8 +1,3 @@
-import type { QueryResultRow } from 'pg';
-
-/** Runs one statement on the store's pool and answers its rows. */
-export type PgQuery = <R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]) => Promise<R[]>;
-
 /** Collects positional parameters: `add(v)` answers its `$n` placeholder. */
 export class SqlParams {
   readonly values: unknown[] = [];
