@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { DEFAULT_MAX_ABANDONED } from '../common/abandonedRuns.js';
 import { StoreUnavailableError } from '../EngineStore.js';
 import type {
-  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
+  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, FinishedRun, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
   RunnableTaskRow,
 } from '../EngineStore.js';
 import { ClaimedGroups } from './sql/claimedGroups.js';
@@ -55,6 +55,19 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const reservedRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'Queued' AND reserved_by = ? AND reserved_at = ?`).pluck();
   const identity = fileIdentity(storage.file);
+  /**
+   * data_version read once per synchronous stretch of code: the engine asks stillReserved for
+   * each start of one pump, and another connection's commit cannot land inside it (the start's
+   * write is fenced in any case). Forgotten when the stretch ends (a microtask).
+   */
+  let versionThisTurn: number | null = null;
+  const currentVersion = (): number => {
+    if (versionThisTurn === null) {
+      versionThisTurn = dataVersion.get() as number;
+      queueMicrotask(() => (versionThisTurn = null));
+    }
+    return versionThisTurn;
+  };
 
   const write = taskWriter(db);
   const claimed = new ClaimedGroups();
@@ -77,7 +90,7 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
       // reserved, and each such commit moves data_version: unchanged, nothing to read.
       if (storage.closed) return false;
       const known = claimed.peek(id);
-      const version = dataVersion.get() as number;
+      const version = currentVersion();
       if (known !== undefined && known.dataVersion === version) return true;
       const held = reservedRow.get(id, instanceId, reservedAt) === 1;
       if (held && known !== undefined) known.dataVersion = version;
@@ -133,10 +146,17 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
   for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
-  if (b.startRuns !== undefined && b.startRuns.length > 0) out.started = sql.startRuns(b.startRuns, deltas, claimed);
+  // Runs started and ended in this commit are written once (startRuns), their ends' audits and deltas after the failures as always.
+  const endedHere = new Set<FinishedRun>();
+  if (b.startRuns !== undefined && b.startRuns.length > 0) {
+    // A run with a failed attempt in this commit is written step by step (the failure needs it InProgress).
+    const ends = b.completeRuns.length > 0 ? new Map(b.completeRuns.map((r) => [r.id, r])) : undefined;
+    for (const f of b.attemptFailures) ends?.delete(f.id);
+    out.started = sql.startRuns(b.startRuns, deltas, claimed, ends, endedHere);
+  }
   for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f));
   if (b.completeRuns.length > 0) {
-    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed));
+    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed, endedHere));
     for (const r of b.completeRuns) out.finished.push(recorded.has(r));
   }
   for (const s of b.serviceStopped) {
