@@ -3,7 +3,6 @@ import { closeAll, harness, waitFor } from './helpers.js';
 
 afterEach(closeAll);
 
-// Runs on SQLite and the deferred store, not in engine-postgres (vitest.config.ts says why).
 describe('retries honour rate limits', () => {
   it('a limit of 2 per second and a handler that fails twice: never more than 2 starts in any second', async () => {
     const h = harness();
