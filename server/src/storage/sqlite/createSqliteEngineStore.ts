@@ -4,7 +4,7 @@ import { statSync } from 'node:fs';
 import { DEFAULT_MAX_ABANDONED } from '../common/abandonedRuns.js';
 import { StoreUnavailableError } from '../EngineStore.js';
 import type {
-  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, FinishedRun, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
+  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
   RunnableTaskRow,
 } from '../EngineStore.js';
 import { ClaimedGroups } from './sql/claimedGroups.js';
@@ -146,17 +146,10 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
   for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
-  // Runs started and ended in this commit are written once (startRuns), their ends' audits and deltas after the failures as always.
-  const endedHere = new Set<FinishedRun>();
-  if (b.startRuns !== undefined && b.startRuns.length > 0) {
-    // A run with a failed attempt in this commit is written step by step (the failure needs it InProgress).
-    const ends = b.completeRuns.length > 0 ? new Map(b.completeRuns.map((r) => [r.id, r])) : undefined;
-    for (const f of b.attemptFailures) ends?.delete(f.id);
-    out.started = sql.startRuns(b.startRuns, deltas, claimed, ends, endedHere);
-  }
+  if (b.startRuns !== undefined && b.startRuns.length > 0) out.started = sql.startRuns(b.startRuns, deltas, claimed);
   for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f));
   if (b.completeRuns.length > 0) {
-    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed, endedHere));
+    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed));
     for (const r of b.completeRuns) out.finished.push(recorded.has(r));
   }
   for (const s of b.serviceStopped) {

@@ -22,12 +22,11 @@ interface FinishedRow extends TaskGroup {
  * A run whose row this store claimed takes the row's group from `claimed` and ends with a plain
  * UPDATE by rowid; any other run (claimed elsewhere, an inline recurring row going Pending again,
  * a failure without a text), and one whose plain UPDATE found nothing, has the UPDATE by id
- * return the row's group and stored exception. A run in `endedHere` was already written by its
- * start's UPDATE (startRuns): only its audits and deltas are recorded here.
+ * return the row's group and stored exception.
  */
 export function prepareCompleteTasks(
   db: Database,
-): (runs: readonly FinishedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups, endedHere?: ReadonlySet<FinishedRun>) => FinishedRun[] {
+): (runs: readonly FinishedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => FinishedRun[] {
   // A run that ends its row (or ends in a cancel) leaves scheduled_at and attempt alone: naming a
   // column in SET rewrites every index on it even when the value stays, and scheduled_at has two.
   const endSql = `UPDATE tasks SET
@@ -57,15 +56,14 @@ export function prepareCompleteTasks(
   const runAudit = db.prepare(
     'INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, ?, ?, ?)',
   );
-  return (runs, deltas, claimed, endedHere) => {
+  return (runs, deltas, claimed) => {
     const done: FinishedRun[] = [];
     const audits: StatusAuditRow[] = [];
     for (const r of runs) {
       const counts = r.outcome !== 'Cancelled';
       const group = claimed.take(r.id);
       let row: FinishedRow | undefined;
-      if (group !== undefined && endedHere?.has(r) === true) row = { ...group, exception: r.exception };
-      else if (group !== undefined && group.rowKey !== null && r.nextStatus !== 'Pending' && (r.outcome !== 'Failed' || r.exception !== null)) {
+      if (group !== undefined && group.rowKey !== null && r.nextStatus !== 'Pending' && (r.outcome !== 'Failed' || r.exception !== null)) {
         // The exception counted below is this run's own (only a failure's text is counted).
         const ended = endKnown.run(
           r.nextStatus, r.endedAt, r.executionTimeMs, counts ? r.outcome : null, counts ? 1 : 0, r.exception, group.rowKey, r.id, r.token,

@@ -1,5 +1,5 @@
 import type { Database } from 'better-sqlite3';
-import type { FinishedRun, Reservation, StartedRun } from '../../EngineStore.js';
+import type { Reservation, StartedRun } from '../../EngineStore.js';
 import type { ClaimedGroups } from './claimedGroups.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
@@ -12,47 +12,22 @@ import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
  * dropped (`reserved_at` kept: when the row was taken). A row that is no longer Queued under this very reservation (cancelled by any process,
  * or taken over by another engine after its reservation ran out) is left alone: the run is not
  * recorded, and the engine abandons it. Returns one flag per start.
- *
- * A run whose end rides the same commit (`ends`, by id; always so for a short handler) is started
- * and ended by ONE UPDATE when its row's group is known and its end is a plain one (see
- * `endsWithStart`): the end's columns are written with the start's, and the end is added to
- * `endedHere` so that completeTasks records its audit and deltas without writing the row again.
- * The InProgress audit keeps the handler's start instant either way.
  */
 export function prepareStartRuns(
   db: Database,
   instanceId: string,
-): (
-  starts: readonly StartedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups, ends?: ReadonlyMap<string, FinishedRun>, endedHere?: Set<FinishedRun>,
-) => boolean[] {
+): (starts: readonly StartedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => boolean[] {
   // reserved_at stays: the instant the row was taken (and counted by a rate window).
   const set = `SET status = 'InProgress', started_at = ?, run_token = ?, reserved_by = NULL`;
   const guard = `status = 'Queued' AND reserved_by = ? AND reserved_at = ?`;
   const startKnown = db.prepare(`UPDATE tasks ${set} WHERE rowid = ? AND id = ? AND ${guard}`);
   const start = db.prepare(`UPDATE tasks ${set} WHERE id = ? AND ${guard} RETURNING ${TASK_GROUP_COLUMNS}`);
-  // The start and the end of one run together (the end's columns as completeTasks writes them).
-  const startAndEndKnown = db.prepare(`UPDATE tasks SET
-      status = ?, started_at = ?, run_token = ?, reserved_by = NULL,
-      last_execution_at = ?, execution_time_ms = ?, last_outcome = COALESCE(?, last_outcome), run_count = run_count + ?,
-      exception = COALESCE(?, exception)
-    WHERE rowid = ? AND id = ? AND ${guard}`);
-  return (starts, deltas, claimed, ends, endedHere) => {
+  return (starts, deltas, claimed) => {
     const audits: StatusAuditRow[] = [];
     const out = starts.map((s) => {
       const known = claimed.peek(s.id);
       let group: TaskGroup | undefined;
-      const end = ends?.get(s.id);
-      if (known !== undefined && known.rowKey !== null && end !== undefined && endedHere !== undefined && endsWithStart(s, end)) {
-        const counts = end.outcome !== 'Cancelled';
-        if (startAndEndKnown.run(
-          end.nextStatus, s.startedAt, s.token, end.endedAt, end.executionTimeMs, counts ? end.outcome : null, counts ? 1 : 0, end.exception,
-          known.rowKey, s.id, instanceId, s.reservedAt,
-        ).changes === 1) {
-          group = known;
-          endedHere.add(end);
-        }
-      }
-      if (group === undefined && known !== undefined && known.rowKey !== null
+      if (known !== undefined && known.rowKey !== null
         && startKnown.run(s.startedAt, s.token, known.rowKey, s.id, instanceId, s.reservedAt).changes === 1) group = known;
       group ??= start.get(s.startedAt, s.token, s.id, instanceId, s.reservedAt) as TaskGroup | undefined;
       if (group === undefined) {
@@ -66,15 +41,6 @@ export function prepareStartRuns(
     if (audits.length > 0) insertStatusAuditRows(db, audits);
     return out;
   };
-}
-
-/**
- * Whether a run's end can be written by its start's UPDATE: the same run (token), and an end that
- * completeTasks writes by rowid (not an inline recurring row going Pending again, not a failure
- * without a text, whose stored text it reads back).
- */
-function endsWithStart(s: StartedRun, end: FinishedRun): boolean {
-  return end.token === s.token && end.nextStatus !== 'Pending' && (end.outcome !== 'Failed' || end.exception !== null);
 }
 
 /** Reserved rows handed back unstarted: the reservation dropped (they stay Queued for any engine). */
