@@ -1,6 +1,6 @@
 import type {
   AttemptFailure, CancelOutcome, CommitBatch, CommitOutcome, DispatchStep, EngineStore, FinishedRun, InsertOutcome, NewTask,
-  QueueCapacities, Reservation, RunnableTaskRow, StartedRun, StoppedRun,
+  QueueCapacities, Reservation, RetryStart, RunnableTaskRow, StartedRun, StoppedRun,
 } from '../storage/EngineStore.js';
 import { StoreUnavailableError } from '../storage/EngineStore.js';
 import type { PendingLog } from './RunLog.js';
@@ -38,6 +38,12 @@ export interface PendingStart {
   lost: () => void;
 }
 
+/** A retry asking the store's shared rate windows for its start; `answer` gets the verdict once it is written. */
+export interface PendingRetryStart {
+  retry: RetryStart;
+  answer: (verdict: true | number) => void;
+}
+
 interface PendingAttemptFailure {
   failure: AttemptFailure;
   after: (() => void) | undefined;
@@ -52,14 +58,15 @@ interface Changes {
   finishes: PendingFinish[];
   stops: StoppedRun[];
   releases: Reservation[];
+  retryStarts: PendingRetryStart[];
   logs: PendingLog[];
 }
 
-const noChanges = (): Changes => ({ inserts: [], cancels: [], starts: [], failures: [], finishes: [], stops: [], releases: [], logs: [] });
+const noChanges = (): Changes => ({ inserts: [], cancels: [], starts: [], failures: [], finishes: [], stops: [], releases: [], retryStarts: [], logs: [] });
 
 function countChanges(c: Changes): number {
   return c.inserts.length + c.cancels.length + c.starts.length + c.failures.length + c.finishes.length + c.stops.length +
-    c.releases.length + c.logs.length;
+    c.releases.length + c.retryStarts.length + c.logs.length;
 }
 
 /** How many new tasks may wait to be written, and what a caller past that meets. */
@@ -173,6 +180,12 @@ export class GroupCommit {
   /** A reserved row handed back unstarted. */
   release(r: Reservation): void {
     this.queue.releases.push(r);
+    this.queued();
+  }
+
+  /** A retry's start asked of the store's shared rate windows, in the next commit. */
+  retryStart(p: PendingRetryStart): void {
+    this.queue.retryStarts.push(p);
     this.queued();
   }
 
@@ -340,7 +353,7 @@ export class GroupCommit {
   }
 
   private async writeBatch(now: number, dispatching: DispatchStep | null, changes: Changes): Promise<boolean> {
-    const { inserts, cancels, starts, failures, finishes, stops, releases, logs } = changes;
+    const { inserts, cancels, starts, failures, finishes, stops, releases, retryStarts, logs } = changes;
     const batch: CommitBatch = {
       now,
       logs: logs.map((l) => l.row),
@@ -351,6 +364,7 @@ export class GroupCommit {
       completeRuns: finishes.map((f) => f.run),
       serviceStopped: stops,
       releases,
+      ...(retryStarts.length > 0 ? { retryStarts: retryStarts.map((r) => r.retry) } : {}),
       capacities: this.capacities,
       dispatching,
     };
@@ -384,6 +398,7 @@ export class GroupCommit {
     stops.forEach((s, i) => {
       if (out.stopped[i] === false) after.push(() => this.hooks.staleRunWrite('stop', s.id));
     });
+    retryStarts.forEach((r, i) => after.push(() => r.answer(out.retryStarts?.[i] ?? true)));
     for (const a of after) {
       try {
         a();
@@ -419,7 +434,7 @@ export class GroupCommit {
 
   /** Each change in its own commit; a refused insert or cancel rejects its caller, the rest is kept. */
   private async isolate(now: number, changes: Changes): Promise<boolean> {
-    const { inserts, cancels, starts, failures, finishes, stops, releases, logs } = changes;
+    const { inserts, cancels, starts, failures, finishes, stops, releases, retryStarts, logs } = changes;
     const empty: CommitBatch = {
       now, logs: [], insertTasks: [], cancels: [], startRuns: [], attemptFailures: [], completeRuns: [], serviceStopped: [], releases: [],
       capacities: this.capacities, dispatching: null,
@@ -518,6 +533,13 @@ export class GroupCommit {
         if (r !== unavailable) this.hooks.onError(r, `hand back reserved task ${x.id}`);
       }
     }
+    for (const x of retryStarts) {
+      const r = await one({ retryStarts: [x.retry] });
+      if (r instanceof Error) {
+        kept.retryStarts.push(x);
+        if (r !== unavailable) this.hooks.onError(r, `rate window of the retry of task ${x.retry.id}`);
+      } else x.answer(r.retryStarts?.[0] ?? true);
+    }
     this.requeue(kept);
     if (countChanges(kept) > 0) {
       this.failed(unavailable ?? new Error('Some changes could not be written; they are kept and retried'));
@@ -538,6 +560,7 @@ export class GroupCommit {
       finishes: back.finishes.concat(q.finishes),
       stops: back.stops.concat(q.stops),
       releases: back.releases.concat(q.releases),
+      retryStarts: back.retryStarts.concat(q.retryStarts),
       logs: back.logs.concat(q.logs),
     };
     // What goes back keeps its age.

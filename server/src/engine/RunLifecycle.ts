@@ -89,6 +89,8 @@ export interface RunLifecycleDeps {
   noteDue(at: number): void;
   /** Whether a reserved row is still reserved here (see EngineStore.stillReserved); absent: assumed. */
   stillReserved?(id: string, reservedAt: number): boolean;
+  /** Whether the store keeps rate windows shared by every process (see EngineStore.sharedRateWindows); absent: no. */
+  sharedRateWindows?(): boolean;
 }
 
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -538,12 +540,27 @@ export class RunLifecycle {
 
   /**
    * A retry's backoff is over: it waits for a worker, once its type's rate window has room (a
-   * retry is a start like any other); until then it waits for the window.
+   * retry is a start like any other); until then it waits for the window. Windows a shared store
+   * keeps (counting every process's claims) are asked in the next commit; else this process's.
    */
   private retryDue(run: ActiveRun): void {
     run.timer = undefined;
     if (run.phase !== 'retryWait') return;
-    const verdict = this.takeStart(run.row, this.d.options.clock());
+    const limit = run.reg.rateLimit;
+    if (limit !== undefined && this.d.sharedRateWindows?.() === true) {
+      const row = run.row;
+      this.d.commit.retryStart({
+        retry: { id: row.id, type: row.type, rateLimitKey: row.rate_limit_key, rateLimit: limit },
+        answer: (verdict) => this.retryVerdict(run, verdict),
+      });
+      return;
+    }
+    this.retryVerdict(run, this.takeStart(run.row, this.d.options.clock()));
+  }
+
+  /** The retry's window had room (it waits for a worker), or has room at the instant given (it asks again then). */
+  private retryVerdict(run: ActiveRun, verdict: true | number): void {
+    if (run.phase !== 'retryWait' || run.timer !== undefined) return; // cancelled or stopped meanwhile
     if (verdict !== true) {
       run.timer = setTimeout(() => this.retryDue(run), Math.max(1, verdict - this.d.options.clock()));
       return;

@@ -71,6 +71,12 @@ export interface EngineStore {
    * (SQLite) answers from the database.
    */
   stillReserved?(id: string, reservedAt: number): boolean;
+  /**
+   * The store keeps rate windows shared by every process on it (it decides claims from
+   * `DispatchStep.rateLimits`): a retry's start is then asked of those windows too
+   * (`CommitBatch.retryStarts`), not of this process's. Absent: this process's windows decide.
+   */
+  readonly sharedRateWindows?: boolean;
 }
 
 export interface LeaseState {
@@ -142,6 +148,11 @@ export interface CommitBatch {
   serviceStopped: readonly StoppedRun[];
   /** Reserved rows handed back unstarted: their reservation is dropped, they stay Queued (absent: none). */
   releases?: readonly Reservation[];
+  /**
+   * Retries whose backoff is over, asking the shared rate windows for their start (stores with
+   * `sharedRateWindows` only; decided before the claims, absent: none).
+   */
+  retryStarts?: readonly RetryStart[];
   /** Capacities used by admission of new and promoted rows and by WaitingQueue admission. */
   capacities: QueueCapacities;
   dispatching: DispatchStep | null;
@@ -182,6 +193,14 @@ export interface RateLimitSpec {
 
 export type ClaimDecider = (row: RunnableTaskRow) => true | number;
 
+/** A rate-limited retry asking for its start: counted in its window at the commit's instant, or not yet. */
+export interface RetryStart {
+  id: string;
+  type: string;
+  rateLimitKey: string | null;
+  rateLimit: RateLimitSpec;
+}
+
 export interface CommitOutcome {
   /** Ids of the written log rows, in the order of `logs`. */
   logIds: number[];
@@ -201,6 +220,8 @@ export interface CommitOutcome {
   promoted: number;
   /** Rows claimed (reserved for this store, still Queued), oldest first per queue. */
   claimed: RunnableTaskRow[];
+  /** One per `retryStarts` entry: true (its start counted now) or the instant its window has room. */
+  retryStarts?: (true | number)[];
 }
 
 /** A new task (dispatch or inline recurring). The store decides its first status. */

@@ -1,11 +1,9 @@
-// @backends sqlite deferred — not solved on PostgreSQL yet: a retry asks this process's rate window (which counts its claims too), but the windows shared in the database count claims only, so another process's claim may still land next to this one's retries.
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
 afterEach(closeAll);
 
-// Runs on SQLite and the deferred store, not in engine-postgres (vitest.config.ts says why).
 describe('retries honour rate limits', () => {
   it('a limit of 2 per second and a handler that fails twice: never more than 2 starts in any second', async () => {
     const h = harness();

@@ -55,6 +55,19 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
   const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const reservedRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'Queued' AND reserved_by = ? AND reserved_at = ?`).pluck();
   const identity = fileIdentity(storage.file);
+  /**
+   * data_version read once per synchronous stretch of code: the engine asks stillReserved for
+   * each start of one pump, and another connection's commit cannot land inside it (the start's
+   * write is fenced in any case). Forgotten when the stretch ends (a microtask).
+   */
+  let versionThisTurn: number | null = null;
+  const currentVersion = (): number => {
+    if (versionThisTurn === null) {
+      versionThisTurn = dataVersion.get() as number;
+      queueMicrotask(() => (versionThisTurn = null));
+    }
+    return versionThisTurn;
+  };
 
   const write = taskWriter(db);
   const claimed = new ClaimedGroups();
@@ -77,7 +90,7 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
       // reserved, and each such commit moves data_version: unchanged, nothing to read.
       if (storage.closed) return false;
       const known = claimed.peek(id);
-      const version = dataVersion.get() as number;
+      const version = currentVersion();
       if (known !== undefined && known.dataVersion === version) return true;
       const held = reservedRow.get(id, instanceId, reservedAt) === 1;
       if (held && known !== undefined) known.dataVersion = version;

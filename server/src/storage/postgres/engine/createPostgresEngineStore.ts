@@ -79,6 +79,13 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   // Wake notices carry the instance id: an instance does not wake itself with its own writes.
   const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
 
+  /** One commit's view of the shared rate windows: every limit its claims and retries name (null: none). */
+  const sharedWindows = (c: PoolClient, b: CommitBatch, now: number): GlobalRateWindows | null => {
+    const limits = new Map(b.dispatching?.rateLimits ?? []);
+    for (const r of b.retryStarts ?? []) if (!limits.has(r.type)) limits.set(r.type, r.rateLimit);
+    return limits.size > 0 ? new GlobalRateWindows(c, storage.schema, limits, now) : null;
+  };
+
   const applyCommit = (b: CommitBatch, afterLoss: boolean): Promise<CommitOutcome> => {
     const acknowledges = b.insertTasks.length > 0 || b.cancels.length > 0;
     // The steady state of a busy worker (runs ended, new claims) is one statement.
@@ -108,12 +115,18 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       };
       await releaseReservations(c, b.releases ?? [], instanceId);
       const d = b.dispatching;
+      // Rate limits hold across instances: the windows are kept in the database. Retries whose
+      // backoff is over take their starts from them before the claims do.
+      const rates = sharedWindows(c, b, now);
+      const retries = b.retryStarts ?? [];
+      if (rates !== null && retries.length > 0) {
+        await rates.prepare(retries);
+        out.retryStarts = retries.map((r) => rates.decideRetry(r));
+      }
       if (d !== null) {
         await admitWaiting(c, admission, now);
         if (d.promoteLimit > 0) out.promoted = await promoteDue(c, now, d.promoteLimit, admission);
         if (d.types.length > 0) {
-          // Rate limits hold across instances: the windows are kept in the database.
-          const rates = d.rateLimits !== undefined && d.rateLimits.size > 0 ? new GlobalRateWindows(c, storage.schema, d.rateLimits, now) : null;
           for (const cl of d.claims) {
             if (cl.limit <= 0) continue;
             out.claimed.push(...(await claimTasks(c, {
@@ -121,10 +134,10 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
               ...(rates === null ? { decide: d.decide } : { decide: (r) => rates.decide(r), prepare: (rows) => rates.prepare(rows) }),
             })));
           }
-          await rates?.flush();
         }
         await admitWaiting(c, admission, now);
       }
+      await rates?.flush();
       // Other instances look at once when this commit made work runnable or due.
       const queuedOrDue =
         out.inserted.some((i) => !i.existing) || out.promoted > 0 || b.completeRuns.some((r) => r.nextStatus === 'Pending') || out.stopped.some(Boolean) ||
@@ -202,6 +215,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     location: `postgres://${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`,
     instanceId,
     commit,
+    sharedRateWindows: true,
     recover: async (input: RecoverInput) => {
       maxAbandoned = input.maxAbandoned ?? DEFAULT_MAX_ABANDONED;
       onAbandoned = input.onAbandoned;

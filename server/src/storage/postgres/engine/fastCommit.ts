@@ -25,14 +25,14 @@ const runAudited = (r: FinishedRun) =>
 
 /**
  * Whether a batch is the steady state of a busy worker: runs started and ended and new claims,
- * nothing else (no new tasks, logs, cancels, retries, stops or hand-backs; no capped queue, no
+ * nothing else (no new tasks, logs, cancels, retries or their rate-window starts, stops or hand-backs; no capped queue, no
  * promotion, no rate limit).
  */
 export function isFastCommit(b: CommitBatch): boolean {
   const d = b.dispatching;
   return (
     b.logs.length === 0 && b.insertTasks.length === 0 && b.cancels.length === 0 && b.attemptFailures.length === 0 &&
-    b.serviceStopped.length === 0 && (b.releases ?? []).length === 0 && [...b.capacities.values()].every((c) => c === Infinity) &&
+    b.serviceStopped.length === 0 && (b.releases ?? []).length === 0 && (b.retryStarts ?? []).length === 0 && [...b.capacities.values()].every((c) => c === Infinity) &&
     (d === null || (d.promoteLimit === 0 && (d as { decide: unknown }).decide === null))
   );
 }

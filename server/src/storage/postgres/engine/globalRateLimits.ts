@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { RateLimitSpec, RunnableTaskRow } from '../../EngineStore.js';
+import type { RateLimitSpec, RetryStart, RunnableTaskRow } from '../../EngineStore.js';
 
 /**
  * Rate limits that hold across every instance on the store. The starts of each window are rows
@@ -23,8 +23,8 @@ export class GlobalRateWindows {
     private readonly now: number,
   ) {}
 
-  /** Before `decide` on these candidates: locks and reads the windows when one of them is rate limited. */
-  async prepare(rows: readonly RunnableTaskRow[]): Promise<void> {
+  /** Before `decide` on these candidates (claimed rows or retries): locks and reads the windows when one of them is rate limited. */
+  async prepare(rows: readonly { type: string }[]): Promise<void> {
     if (this.locked || !rows.some((r) => this.limits.has(r.type))) return;
     this.locked = true;
     const types = [...this.limits.keys()].sort();
@@ -46,10 +46,19 @@ export class GlobalRateWindows {
 
   /** Run the row now (its start is counted) or leave it throttled until the returned instant. */
   decide(row: RunnableTaskRow): true | number {
-    const limit = this.limits.get(row.type);
+    return this.take(row.type, row.rate_limit_key);
+  }
+
+  /** A retry's start: counted now, or the instant its window has room. */
+  decideRetry(r: RetryStart): true | number {
+    return this.take(r.type, r.rateLimitKey);
+  }
+
+  private take(type: string, rateKey: string | null): true | number {
+    const limit = this.limits.get(type);
     if (limit === undefined) return true;
-    const key = row.rate_limit_key ?? '';
-    const log = this.window(row.type, key);
+    const key = rateKey ?? '';
+    const log = this.window(type, key);
     const horizon = this.now - limit.windowMs;
     let drop = 0;
     while (drop < log.length && log[drop]! <= horizon) drop++;
@@ -59,7 +68,7 @@ export class GlobalRateWindows {
       let at = log.length;
       while (at > 0 && log[at - 1]! > this.now) at--;
       log.splice(at, 0, this.now);
-      this.added.push({ type: row.type, key, at: this.now });
+      this.added.push({ type, key, at: this.now });
       return true;
     }
     return log[log.length - limit.limit]! + limit.windowMs;
