@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HubConnectionState } from '@microsoft/signalr';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { TRANSPORT_CASES, createHubClient, sampleEvent, signToken, startHubServer, type HubServer } from '../../fixtures/server/hubServer.js';
+import { reusablePort } from '../../fixtures/reusablePort.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
 describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportCase) => {
@@ -13,7 +14,8 @@ describe.each(TRANSPORT_CASES)('hub automatic reconnect over $name', (transportC
   });
 
   it('withAutomaticReconnect reconnects after the server restarts on the same port and receives events again', async () => {
-    const first = await startHubServer();
+    // Below the ephemeral range: while the server is down, no other file's socket can take its port.
+    const first = await startHubServer({}, await reusablePort());
     const client = createHubClient(first.url, transportCase, () => signToken(), true);
     const ids: string[] = [];
     client.on('SvcEvent', (e: SvcEvent) => ids.push(e.taskId));
