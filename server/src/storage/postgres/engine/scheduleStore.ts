@@ -7,6 +7,7 @@ import type { PostgresStorage } from '../PostgresStorage.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAudits } from './statusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
+import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
   schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
@@ -183,30 +184,12 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         return (res.rowCount ?? 0) === 1;
       }),
 
+    // The same operation as the monitoring's own (serve --database): one implementation.
     requeueOccurrence: (occurrenceId, now) =>
       storage.transaction(async (c): Promise<StoreOperationResult> => {
-        const row = (await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [occurrenceId])).rows[0];
-        if (!row) return { status: 'NotFound', message: 'No task with this id.' };
-        const taskId = row.id;
-        if (isScheduleRow(row)) return { status: 'Conflict', message: 'A schedule row cannot be requeued; requeue one of its occurrences.', taskId };
-        if (row.parent_task_id === null) return { status: 'Conflict', message: 'The task is not an occurrence of a durable schedule.', taskId };
-        if (row.status !== 'Failed' && row.status !== 'Cancelled') {
-          return { status: 'Conflict', message: `The occurrence is ${row.status}; only a Failed or Cancelled occurrence can be requeued.`, taskId };
-        }
-        const parent = (await c.query<{ status: string }>(`SELECT status FROM tasks WHERE id = $1 FOR SHARE`, [row.parent_task_id])).rows[0];
-        if (!parent || parent.status === 'Cancelled') {
-          return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
-        }
-        await c.query(
-          taskStatusUpdate({
-            writer: 'requeueOccurrence', to: 'Queued', from: [row.status],
-            set: 'scheduled_at = $1, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL', where: 't.id = $2',
-          }),
-          [now, taskId],
-        );
-        await insertStatusAudits(c, [{ taskId, level: row.audit_level, at: now, status: 'Queued' }]);
-        await onWritten(c);
-        return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };
+        const result = await pgRequeueOccurrence(c, occurrenceId, now);
+        if (result.status === 'Succeeded') await onWritten(c);
+        return result;
       }),
   };
 }

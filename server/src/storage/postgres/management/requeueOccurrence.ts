@@ -1,12 +1,13 @@
 import type { PoolClient } from 'pg';
-import { OPERATION_COLUMNS, auditsTransition, isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import type { StoreOperationResult } from '../../EngineStore.js';
+import { OPERATION_COLUMNS, auditsTransition, isScheduleRow, type OperationRow } from './ScheduleOperationResult.js';
 import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
 
 /**
  * A Failed or Cancelled occurrence back to Queued: same id and history (one 'Queued' audit row),
  * attempts reset, due now. The row and its schedule are locked for the check and the write.
  */
-export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, nowMs: number): Promise<StorageOperationResult> {
+export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, nowMs: number): Promise<StoreOperationResult> {
   const { rows } = await c.query<OperationRow>(`SELECT ${OPERATION_COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [occurrenceId]);
   const row = rows[0];
   if (!row) return { status: 'NotFound', message: 'No task with this id.' };
