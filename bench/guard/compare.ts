@@ -6,7 +6,7 @@
 // 0 (lost, duplicates) as FAIL whenever it is not (exit status 1).
 import { parseArgs } from 'node:util';
 import { BENCHES, benchNamed, type Figure } from './benches.js';
-import { DEFAULT_HISTORY, figureOf, readHistory, type HistoryLine } from './history.js';
+import { DEFAULT_HISTORY, figureOf, readHistory, showFigure, type HistoryLine } from './history.js';
 
 /** Worse by more than this fraction of the earlier figure: marked. */
 export const WORSE_THRESHOLD = 0.25;
@@ -64,7 +64,7 @@ export function compareHistory(lines: HistoryLine[], base?: string, head?: strin
   return out;
 }
 
-const show = (n: number | undefined) => (n === undefined ? '—' : Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 }));
+const show = (n: number | undefined) => (n === undefined ? '—' : showFigure(n));
 const whereFrom = (l: HistoryLine | undefined) => (l === undefined ? 'none' : `${l.commit}${l.label ? ` [${l.label}]` : ''} ${l.at.slice(0, 16).replace('T', ' ')} load ${l.machine.loadBefore[0]}`);
 
 export function formatComparison(benches: BenchComparison[]): string {

@@ -49,3 +49,8 @@ export function figureOf(line: HistoryLine | undefined, key: string): number | u
   const value = line?.result?.[key];
   return typeof value === 'number' && Number.isFinite(value) ? value : undefined;
 }
+
+/** A figure as the compare table and README's block print it: whole numbers grouped, others to 2 decimals. */
+export function showFigure(n: number): string {
+  return Number.isInteger(n) ? n.toLocaleString('en-US') : n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
