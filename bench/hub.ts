@@ -1,4 +1,4 @@
-// Benchmark of the live event hub (issue 6, floor and 5,000 clients: issue 35): `npm run bench:hub`.
+// Benchmark of the live event hub against its floor (a bare `ws` broadcast), at 1,000 and 5,000 clients: `npm run bench:hub`.
 // Roles (one file, three kinds of process):
 //   parent: orchestrates; hosts 10 real @microsoft/signalr clients; merges the figures.
 //   server: the hub (http + express + hub on 127.0.0.1:0, an EventEmitter standing in for the
