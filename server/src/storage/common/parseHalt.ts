@@ -1,5 +1,6 @@
 import type { HaltBlock } from '../../contracts/index.js';
 import { toIso } from './time.js';
+import { jsonObject } from './jsonObject.js';
 
 const instant = (v: unknown): string | undefined => {
   if (typeof v === 'number' && Number.isFinite(v)) return toIso(v);
@@ -12,15 +13,8 @@ const instant = (v: unknown): string | undefined => {
  * instants may be stored as ms or ISO strings. Unreadable JSON yields no block, never an error.
  */
 export function parseHalt(text: string | null, fallbackVersion: number | null): HaltBlock | undefined {
-  if (text === null || text === '') return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const h = raw as Record<string, unknown>;
+  const h = jsonObject(text);
+  if (h === undefined) return undefined;
   const atUtc = instant(h.atUtc ?? h.at ?? h.atMs);
   if (atUtc === undefined) return undefined;
   const detected = Number(h.detectedAtLeast ?? 0);

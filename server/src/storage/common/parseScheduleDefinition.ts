@@ -1,5 +1,6 @@
 import type { MisfirePolicy, ScheduleDefinitionView } from '../../contracts/index.js';
 import { toIso } from './time.js';
+import { jsonObject } from './jsonObject.js';
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
@@ -8,15 +9,8 @@ const num = (v: unknown): number | undefined => (typeof v === 'number' && Number
  * interval, zone, misfire policy, window, cap, bounds). Unreadable JSON yields none, never an error.
  */
 export function parseScheduleDefinition(text: string | null, policy: string | null, zone: string | null): ScheduleDefinitionView | undefined {
-  if (text === null || text === '') return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const d = raw as Record<string, unknown>;
+  const d = jsonObject(text);
+  if (d === undefined) return undefined;
   const misfire = (typeof d.misfire === 'object' && d.misfire !== null ? d.misfire : {}) as Record<string, unknown>;
   const view: ScheduleDefinitionView = {
     timeZone: typeof d.timeZone === 'string' ? d.timeZone : (zone ?? 'UTC'),
