@@ -5,7 +5,8 @@
 //    generated set-based, then the set-based read-model rebuild, the argument index and ANALYZE.
 //    BENCH_API_KEEP=1 keeps the file; BENCH_API_FILE=path measures such a file without seeding.
 //    `--storage postgres` (or BENCH_API_STORAGE=postgres; server BENCH_PG, default the local one)
-//    seeds its own PostgreSQL database instead (bench/apiSeedPostgres.ts), dropped at the end.
+//    seeds its own PostgreSQL database instead (bench/apiSeedPostgres.ts), dropped at the end;
+//    BENCH_API_KEEP=1 keeps it, BENCH_API_PG_DB=name measures such a database without seeding.
 // 2. Starts the monitoring (standalone, authentication on) in a child process and measures each
 //    endpoint from this process with autocannon over loopback (1 connection: latency = service time).
 // 3. Times the bare SQL of GET /tasks (default page + count) in-process as the floor.
@@ -37,6 +38,7 @@ if (STORAGE !== 'sqlite' && STORAGE !== 'postgres') throw new Error(`--storage /
 const PG_ADMIN = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** A database seeded by an earlier run (BENCH_API_KEEP=1): measure only. */
 const REUSE_FILE = process.env.BENCH_API_FILE;
+const REUSE_PG_DB = process.env.BENCH_API_PG_DB;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -210,17 +212,27 @@ async function preparePostgres(): Promise<Prepared> {
       await c.end();
     }
   };
-  const name = `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
-  await admin(`CREATE DATABASE "${name}"`);
+  const name = REUSE_PG_DB ?? `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+  if (!REUSE_PG_DB) await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;
   const cleanup = async () => {
+    if (REUSE_PG_DB) return;
     if (process.env.BENCH_API_KEEP) console.log(`kept PostgreSQL database ${url.toString()}`);
     else await admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
   };
   try {
+    // Opening runs the migrations this code knows (a database kept by older code is upgraded).
     const storage = await openPostgresStorage({ connectionString: url.toString(), rollupIntervalMs: 0 });
     try {
+      if (REUSE_PG_DB) {
+        const rows = Number((await storage.pool.query(`SELECT COALESCE(SUM(n), 0) AS n FROM "${storage.schema}".stat_tasks_v`)).rows[0].n);
+        // About 1,000 ids spread over the table, as the seed's own sample is.
+        const percent = Math.min(100, (1_500 / Math.max(rows, 1)) * 100);
+        const ids = (await storage.pool.query(`SELECT id FROM "${storage.schema}".tasks TABLESAMPLE BERNOULLI (${percent}) LIMIT 1000`)).rows.map((r: { id: string }) => r.id);
+        console.log(`measuring PostgreSQL database ${name} (${rows.toLocaleString('en')} tasks)`);
+        return { rows, ids, seedS: 0, serveArgs: ['--serve-pg', url.toString()], cleanup };
+      }
       const seedStart = performance.now();
       const { ids, timings } = await seedPostgres(storage, ROWS, Date.now(), (line) => console.log(line));
       const seedS = Math.round((performance.now() - seedStart) / 100) / 10;
