@@ -20,13 +20,12 @@ const DAY = 86_400_000;
 const MINUTE = 60_000;
 
 function runShifted(startAt: number): Promise<{ code: number | null; output: string }> {
-  const offset = startAt - Date.now();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['node_modules/vitest/vitest.mjs', 'run', '--project', 'server', ...TIME_SENSITIVE], {
       cwd: REPO,
       env: {
         ...process.env,
-        SVC_TEST_CLOCK_OFFSET_MS: String(offset),
+        SVC_TEST_CLOCK_START_AT: String(startAt),
         NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${PRELOAD}`.trim(),
         FORCE_COLOR: '0',
       },

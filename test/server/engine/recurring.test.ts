@@ -70,10 +70,10 @@ describe('inline recurring tasks', () => {
     const h = harness();
     h.engine.handle('Until.Job', () => undefined);
     await h.engine.start();
-    // Slots at +300 and +600 ms; +900 is past until. A run ending after the next slot skips it
-    // (fixed rate), so the interval leaves a slow store 300 ms per run.
-    const id = await h.engine.recurring('Until.Job', {}, { every: 300, until: Date.now() + 700 });
-    await waitFor(async () => (await h.status(id)) === 'Completed', 5000);
+    // Slots at +1 s and +2 s; +3 s is past until. A run ending after the next slot skips it
+    // (fixed rate), so the interval leaves a loaded machine a second per run.
+    const id = await h.engine.recurring('Until.Job', {}, { every: 1000, until: Date.now() + 2500 });
+    await waitFor(async () => (await h.status(id)) === 'Completed', 10_000);
     expect((await h.row(id))['run_count']).toBe(2);
   });
 });

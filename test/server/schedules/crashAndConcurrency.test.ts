@@ -98,7 +98,10 @@ describe('crash and concurrency (separate engine processes on one SQLite file)',
     const through = Math.floor(last / MINUTE) * MINUTE;
     const total = verify(file, ids, through);
     expect(total).toBe(40 * ((through - (T0 + 30_000)) / MINUTE + 1));
-    // each slot was written by exactly one of the two processes
-    expect(writtenBy(a.output()) + writtenBy(b.output())).toBe(total);
+    // each slot was written by exactly one of the two processes; a tick that gave up waiting for
+    // the other's lock (a loaded machine) committed some schedules before failing, uncounted
+    const gaveUp = /waited too long for the lock/.test(a.output() + b.output());
+    if (gaveUp) expect(writtenBy(a.output()) + writtenBy(b.output())).toBeLessThanOrEqual(total);
+    else expect(writtenBy(a.output()) + writtenBy(b.output())).toBe(total);
   }, 90_000);
 });
