@@ -205,9 +205,14 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     return out.requeued + out.failed.length;
   };
   let disposed = false;
+  // The timer's tick in flight: dispose waits for it, or a recovery it began could take this
+  // instance's own rows for a dead instance's once its instance row is gone.
+  let ticking: Promise<unknown> | null = null;
   const timer = setInterval(() => {
-    if (disposed || storage.closed) return;
-    leaseTick().catch(() => undefined);
+    if (disposed || storage.closed || ticking !== null) return;
+    ticking = leaseTick().catch(() => undefined).finally(() => {
+      ticking = null;
+    });
   }, heartbeatMs);
   timer.unref();
 
@@ -290,6 +295,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     async dispose() {
       disposed = true;
       clearInterval(timer);
+      await ticking;
       if (!storage.closed) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
     },
   };
