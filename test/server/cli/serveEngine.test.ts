@@ -66,5 +66,7 @@ describe('serve over a database written by a separate engine process', () => {
     } finally {
       app.child.kill('SIGKILL');
     }
-  });
+    // Two processes started (the engine's, the CLI's) and a bundle built on first use: a limit for a
+    // loaded machine, where each start takes seconds, not a speed check.
+  }, 90_000);
 });

@@ -105,13 +105,15 @@ describe('every status the store writes follows the transition table', () => {
     await waitFor(async () => (await h.status(blocker)) === 'InProgress');
     const filler = await h.engine.dispatch('T.Ok', {}, { queue: 'tight' });
     const waiting = await h.engine.dispatch('T.Ok', {}, { queue: 'tight' });
-    const delayed = await h.engine.dispatch('T.Ok', {}, { queue: 'tight', delayMs: 20 });
+    // Due later than the commit that writes it, however loaded the machine: created Pending, then
+    // WaitingQueue behind the blocker (a delay shorter than the commit would create it waiting).
+    const delayed = await h.engine.dispatch('T.Ok', {}, { queue: 'tight', delayMs: 1500 });
     const later = await h.engine.dispatch('T.Ok', {}, { delayMs: 60_000 });
     const failing = await h.engine.dispatch('T.Fail', {});
     const every = await h.engine.recurring('T.Every', {}, { every: 20, maxRuns: 2 });
     expect(await h.engine.cancel(waiting)).toBe('Cancelled');
     expect(await h.engine.cancel(later)).toBe('Cancelled');
-    await waitFor(async () => (await h.status(delayed)) === 'WaitingQueue');
+    await waitFor(async () => (await h.status(delayed)) === 'WaitingQueue', 15_000);
     gate.resolve();
     await waitFor(async () => (await h.statuses([filler, delayed, every])).every((s) => s === 'Completed') && (await h.status(failing)) === 'Failed');
     const hanging = await h.engine.dispatch('T.Hang', {});
