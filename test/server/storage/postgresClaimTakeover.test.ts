@@ -8,6 +8,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { startsOf } from '../../fixtures/server/runTokens.js';
 
 const MAX_ABANDONED = 3;
 const HOLD_MS = 1000;
@@ -79,9 +80,19 @@ describe('PostgreSQL: a claim that takes over another instance\'s lapsed reserva
     expect(audits.rows).toEqual([{ new_status: 'Queued', exception: null }, { new_status: 'Failed', exception: text }]);
     // The Failed event's source: the store reports the row to the engine as recovery does.
     expect(failed.filter((f) => f.id === worn.id)).toEqual([expect.objectContaining({ id: worn.id, type: 'Pg.Work', queue, exception: text })]);
+    // The handlers begin: their starts, written with the next claim, count nothing more.
+    const next = claim(Date.now(), queue, path);
+    const started = await store.commit({ ...next, startRuns: startsOf(out.claimed, Date.now()) });
+    expect(started.started).toEqual([true, true]);
+    expect(started.claimed).toEqual([]);
+    const after = await storage.query<{ id: string; status: string; abandoned_count: number }>(
+      `SELECT id, status, abandoned_count FROM tasks WHERE id = ANY($1::text[]) ORDER BY created_at`, [[fresh.id, own.id]],
+    );
+    expect(after.rows).toEqual([{ id: fresh.id, status: 'InProgress', abandoned_count: 1 }, { id: own.id, status: 'InProgress', abandoned_count: 0 }]);
     const live = await snapshotReadModels(storage);
     expect(live.stat_tasks).toEqual(expect.arrayContaining([
-      expect.objectContaining({ queue, status: 'Failed', n: 1 }), expect.objectContaining({ queue, status: 'Queued', n: 3 }),
+      expect.objectContaining({ queue, status: 'Failed', n: 1 }), expect.objectContaining({ queue, status: 'InProgress', n: 2 }),
+      expect.objectContaining({ queue, status: 'Queued', n: 1 }),
     ]));
     await storage.rebuildReadModels();
     expect(await snapshotReadModels(storage)).toEqual(live);
