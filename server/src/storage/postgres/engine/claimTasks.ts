@@ -32,8 +32,9 @@ export const countTakeover = (heldBy: string, instance: string) =>
 export function splitTakeovers(rows: readonly ClaimedRow[], instanceId: string, maxAbandoned: number): { run: RunnableTaskRow[]; fail: string[] } {
   const run: RunnableTaskRow[] = [];
   const fail: string[] = [];
-  for (const { held_by, ...row } of rows) {
-    if (held_by !== null && held_by !== instanceId && row.abandoned_count > maxAbandoned) fail.push(row.id);
+  // A row to run keeps its `held_by` (one field more, not a copy of each row on the hot path).
+  for (const row of rows) {
+    if (row.held_by !== null && row.held_by !== instanceId && row.abandoned_count > maxAbandoned) fail.push(row.id);
     else run.push(row);
   }
   return { run, fail };
