@@ -118,7 +118,8 @@ export interface RecoverInput {
   /**
    * Each recovery of an InProgress row (its process died or lost its lease) counts as an abandoned
    * run; a row abandoned more than this many times ends Failed instead of Queued. Default 3. A
-   * store that also recovers later (lease recovery) keeps this and `onAbandoned` for those.
+   * store that also recovers later (lease recovery, a claim's takeover of another instance's
+   * lapsed reservation) keeps this and `onAbandoned` for those.
    */
   maxAbandoned?: number;
   /** Rows a recovery ended Failed (after their transaction committed). */

@@ -108,10 +108,12 @@ describe('PostgreSQL EngineStore shared by instances in separate processes', () 
     const [fresh, worn, mine] = [task(0, { queue: 'reserved' }), task(1, { queue: 'reserved' }), task(2, { queue: 'reserved' })];
     await store.commit(batch(Date.now(), { insertTasks: [fresh, worn, mine] }));
     // An instance whose heartbeat lapsed long ago, holding two reservations; one row already abandoned maxAbandoned (3) times.
-    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ('expired-one', 'h', 1, 0, 0)`);
+    // Its instance row comes last: the store's own timer may tick in between, and an expired
+    // instance is looked at once (its row removed), so its reservations must be there by then.
     await storage.query(`UPDATE tasks SET reserved_by = 'expired-one', reserved_at = $2 WHERE id = ANY($1::text[])`, [[fresh.id, worn.id], Date.now()]);
     await storage.query(`UPDATE tasks SET abandoned_count = 3 WHERE id = $1`, [worn.id]);
     await storage.query(`UPDATE tasks SET reserved_by = $2, reserved_at = $3 WHERE id = $1`, [mine.id, store.instanceId, Date.now()]);
+    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ('expired-one', 'h', 1, 0, 0)`);
     // This lease tick, or the store's own timer (it ticks every leaseMs / 3; one tick at a time), recovers them.
     await store.leaseTick();
     const deadline = Date.now() + 5000;

@@ -14,34 +14,69 @@ export const claimable = (now: string, heldSince: string) =>
   `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now}) AND (reserved_by IS NULL OR reserved_at <= ${heldSince})`;
 
 /**
+ * A claimed row as a claim's UPDATE returns it, with `held_by`: the instance whose reservation it
+ * carried before (one that no longer holds: its owner died or never handed it back), or null.
+ */
+export type ClaimedRow = RunnableTaskRow & { held_by: string | null };
+
+/** The SET of a claim's `abandoned_count` (`heldBy`: the row's reservation before, `instance`: this instance's id). */
+export const countTakeover = (heldBy: string, instance: string) =>
+  `abandoned_count = t.abandoned_count + CASE WHEN ${heldBy} <> ${instance} THEN 1 ELSE 0 END`;
+
+/**
+ * Claimed rows split into those to run and those to fail. A row taken over from another
+ * instance's reservation counts one abandoned run (its handler may have begun there and killed the
+ * process before its start was written), counted by the claim's own UPDATE; one now abandoned more
+ * than `maxAbandoned` times is not run but failed (failTakenOverClaims).
+ */
+export function splitTakeovers(rows: readonly ClaimedRow[], instanceId: string, maxAbandoned: number): { run: RunnableTaskRow[]; fail: string[] } {
+  const run: RunnableTaskRow[] = [];
+  const fail: string[] = [];
+  // A row to run keeps its `held_by` (one field more, not a copy of each row on the hot path).
+  for (const row of rows) {
+    if (row.held_by !== null && row.held_by !== instanceId && row.abandoned_count > maxAbandoned) fail.push(row.id);
+    else run.push(row);
+  }
+  return { run, fail };
+}
+
+/**
  * Reserves up to `limit` of the oldest claimable rows of a queue (types this engine handles) for
  * this instance in one statement: `UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED LIMIT n)
  * RETURNING`, so instances claiming at once take different rows. The rows stay Queued, marked
  * `reserved_by`/`reserved_at` (no status move, no audit); they become InProgress when their
  * handler begins. Rows the decider refuses (rate limits) lose the mark again and get their
- * throttle mark in the same transaction.
+ * throttle mark in the same transaction. A row taken over from another instance's lapsed
+ * reservation counts an abandoned run; past `maxAbandoned` it is returned in `fail` (still
+ * reserved by this instance), not run and not shown to the decider.
  */
 export async function claimTasks(
   c: PoolClient,
   input: {
-    queue: string; limit: number; types: readonly string[]; now: number; reservationMs: number; instanceId: string; decide: ClaimDecider | null;
+    queue: string; limit: number; types: readonly string[]; now: number; reservationMs: number; instanceId: string; maxAbandoned: number;
+    decide: ClaimDecider | null;
     /** Awaited before `decide` sees a round of candidates (global rate windows are read there). */
     prepare?: (rows: readonly RunnableTaskRow[]) => Promise<void>;
   },
-): Promise<RunnableTaskRow[]> {
+): Promise<{ claimed: RunnableTaskRow[]; fail: string[] }> {
   const claimed: RunnableTaskRow[] = [];
+  const fail: string[] = [];
   // Throttled candidates leave the window of the next round, so this terminates.
   for (let round = 0; round < 16 && claimed.length < input.limit; round++) {
-    const { rows } = await c.query<RunnableTaskRow>(
-      `UPDATE tasks t SET reserved_by = $2, reserved_at = $1, throttled_until = NULL
-         FROM (SELECT id FROM tasks
+    const { rows: taken } = await c.query<ClaimedRow>(
+      `UPDATE tasks t SET reserved_by = $2, reserved_at = $1, throttled_until = NULL, ${countTakeover('s.held_by', '$2')}
+         FROM (SELECT id, reserved_by AS held_by FROM tasks
                 WHERE queue = $3 AND ${claimable('$1', '$6')} AND type = ANY($4::text[])
                 ORDER BY created_at LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
         WHERE t.id = s.id
-        RETURNING ${RETURNING_RUNNABLE}`,
+        RETURNING ${RETURNING_RUNNABLE}, s.held_by`,
       [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length, input.now - input.reservationMs],
     );
-    if (rows.length === 0) break;
+    if (taken.length === 0) break;
+    const split = splitTakeovers(taken, input.instanceId, input.maxAbandoned);
+    fail.push(...split.fail);
+    const rows = split.run;
+    if (rows.length === 0) continue;
     rows.sort((a, b) => a.created_at - b.created_at);
     if (input.prepare !== undefined) await input.prepare(rows);
     const throttled: { id: string; until: number }[] = [];
@@ -59,5 +94,5 @@ export async function claimTasks(
     }
     if (throttled.length === 0) break;
   }
-  return claimed;
+  return { claimed, fail };
 }

@@ -14,7 +14,7 @@ import { asStoreUnavailable, classifyTrouble } from './connectionTrouble.js';
 import { completeRuns } from './completeRuns.js';
 import { insertExecutionLogs } from './insertExecutionLogs.js';
 import { insertTasks } from './insertTasks.js';
-import { heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns } from './instanceLeases.js';
+import { failTakenOverClaims, heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns } from './instanceLeases.js';
 import { createPostgresTaskManagementStore } from './managementStore.js';
 import { markServiceStopped } from './markServiceStopped.js';
 import { promoteDue } from './promoteDue.js';
@@ -79,6 +79,13 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   // Wake notices carry the instance id: an instance does not wake itself with its own writes.
   const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
 
+  // What the engine's last recover() asked of later lease recoveries and claims' takeovers.
+  let maxAbandoned = DEFAULT_MAX_ABANDONED;
+  let onAbandoned: RecoverInput['onAbandoned'];
+  const reportAbandoned = (failed: AbandonedTask[]) => {
+    if (failed.length > 0) onAbandoned?.(failed);
+  };
+
   /** One commit's view of the shared rate windows: every limit its claims and retries name (null: none). */
   const sharedWindows = (c: PoolClient, b: CommitBatch, now: number): GlobalRateWindows | null => {
     const limits = new Map(b.dispatching?.rateLimits ?? []);
@@ -86,12 +93,14 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     return limits.size > 0 ? new GlobalRateWindows(c, storage.schema, limits, now) : null;
   };
 
-  const applyCommit = (b: CommitBatch, afterLoss: boolean): Promise<CommitOutcome> => {
+  /** A commit's outcome, with the rows its claims took over past maxAbandoned (to fail, not run: see splitTakeovers). */
+  type Applied = CommitOutcome & { abandonedClaims: string[] };
+  const applyCommit = (b: CommitBatch, afterLoss: boolean): Promise<Applied> => {
     const acknowledges = b.insertTasks.length > 0 || b.cancels.length > 0;
     // The steady state of a busy worker (runs ended, new claims) is one statement.
     if (!afterLoss && isFastCommit(b)) {
       return withClient(storage.pool, (c) => fastCommit(c, b, {
-        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false,
+        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false, maxAbandoned,
       }));
     }
     return inTransaction(storage.pool, async (c) => {
@@ -102,7 +111,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       const admission = new QueueAdmission(c, storage.schema, b.capacities);
       // Queue locks come first in every commit that may take one (see QueueAdmission).
       if (b.dispatching !== null || b.insertTasks.some((t) => admission.capped(t.queue))) await admission.lockAll();
-      const out: CommitOutcome = {
+      const out: Applied = {
         logIds: await insertExecutionLogs(c, b.logs, afterLoss),
         inserted: await insertTasks(c, b.insertTasks, now, admission, afterLoss),
         cancelled: await cancelTasks(c, b.cancels, now),
@@ -112,6 +121,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         stopped: await markServiceStopped(c, b.serviceStopped, now),
         promoted: 0,
         claimed: [],
+        abandonedClaims: [],
       };
       await releaseReservations(c, b.releases ?? [], instanceId);
       const d = b.dispatching;
@@ -129,10 +139,12 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         if (d.types.length > 0) {
           for (const cl of d.claims) {
             if (cl.limit <= 0) continue;
-            out.claimed.push(...(await claimTasks(c, {
-              queue: cl.queue, limit: cl.limit, types: d.types, now, reservationMs: d.reservationMs, instanceId,
+            const { claimed, fail } = await claimTasks(c, {
+              queue: cl.queue, limit: cl.limit, types: d.types, now, reservationMs: d.reservationMs, instanceId, maxAbandoned,
               ...(rates === null ? { decide: d.decide } : { decide: (r) => rates.decide(r), prepare: (rows) => rates.prepare(rows) }),
-            })));
+            });
+            out.claimed.push(...claimed);
+            out.abandonedClaims.push(...fail);
           }
         }
         await admitWaiting(c, admission, now);
@@ -156,14 +168,16 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   let lostOutcome = false;
   const commit = async (b: CommitBatch): Promise<CommitOutcome> => {
     const afterLoss = lostOutcome;
-    let out: CommitOutcome;
+    let applied: Applied;
     try {
-      out = await applyCommit(b, afterLoss);
+      applied = await applyCommit(b, afterLoss);
     } catch (err) {
       const trouble = classifyTrouble(err);
       if (trouble === 'lost') lostOutcome = true;
       throw asStoreUnavailable(err, storage.target, trouble);
     }
+    const { abandonedClaims, ...out } = applied;
+    if (abandonedClaims.length > 0) await failAbandonedClaims(abandonedClaims, b.now);
     if (afterLoss) lostOutcome = false;
     (b.startRuns ?? []).forEach((r, i) => {
       if (out.started[i]) owned.add(r.id);
@@ -173,11 +187,17 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     return out;
   };
 
-  // What the engine's last recover() asked of later lease recoveries.
-  let maxAbandoned = DEFAULT_MAX_ABANDONED;
-  let onAbandoned: RecoverInput['onAbandoned'];
-  const reportAbandoned = (failed: AbandonedTask[]) => {
-    if (failed.length > 0) onAbandoned?.(failed);
+  /**
+   * Rows this instance's claims took over and found abandoned more than maxAbandoned times: Failed
+   * in their own transaction after the commit (the fast commit is one statement). Should that
+   * fail, the rows stay reserved by this instance, unrun, until another claim takes them over.
+   */
+  const failAbandonedClaims = async (ids: string[], now: number) => {
+    try {
+      reportAbandoned((await storage.transaction((c) => failTakenOverClaims(c, ids, instanceId, now, maxAbandoned))).failed);
+    } catch {
+      // (see above: another instance's takeover counts and fails them)
+    }
   };
   // The lease as this process sees it: measured on its monotonic clock from the last heartbeat written.
   let renewedAt = performance.now();

@@ -1,21 +1,22 @@
 import { createHash } from 'node:crypto';
 import type { PoolClient } from 'pg';
-import type { CommitBatch, CommitOutcome, FinishedRun, RunnableTaskRow, StartedRun } from '../../EngineStore.js';
+import type { CommitBatch, CommitOutcome, FinishedRun, StartedRun } from '../../EngineStore.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import { checkTransition } from '../../common/statusTransitions.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from '../queries/PgQuery.js';
 import { FAILED_CTE, deltaInsertCtes } from '../readModelDeltas.js';
-import { claimable } from './claimTasks.js';
+import { claimable, countTakeover, splitTakeovers, type ClaimedRow } from './claimTasks.js';
 
-/** The columns of a claimed row handed to the engine (RunnableTaskRow). */
+/** The columns of a claimed row (ClaimedRow: the row handed to the engine, and whose reservation it carried before). */
 const CLAIMED_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
-  attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate, last_log_sequence, reserved_at`;
+  attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate, last_log_sequence, reserved_at,
+  held_by`;
 /** The same, as the UPDATE returns them (the last log sequence read for claimed rows only). */
 const RETURNING_CLAIMED = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
   t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id, t.abandoned_count, t.traceparent, t.tracestate,
   CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence,
-  t.reserved_at`;
+  t.reserved_at, r.held_by`;
 
 /** A run end that counts as a run (a cancel does not). */
 const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
@@ -55,13 +56,15 @@ interface RunChange {
  *
  * A start applies only to a row still Queued under this instance's very reservation; an end only
  * to a row InProgress under the run's token (a row recovered and started again since is left
- * alone). A row started and ended here moves Queued → its end status directly.
+ * alone). A row started and ended here moves Queued → its end status directly. A reservation
+ * taken over from another instance counts an abandoned run; past `maxAbandoned` the row is
+ * returned in `abandonedClaims` (reserved by this instance, not run) for the store to fail.
  */
 export async function fastCommit(
   c: Pick<PoolClient, 'query'>,
   b: CommitBatch,
-  ctx: { instanceId: string; wakeChannel: string; wakeOrigin: string; asyncCommit: boolean },
-): Promise<CommitOutcome> {
+  ctx: { instanceId: string; wakeChannel: string; wakeOrigin: string; asyncCommit: boolean; maxAbandoned: number },
+): Promise<CommitOutcome & { abandonedClaims: string[] }> {
   const p = new SqlParams();
   const runs = b.completeRuns;
   const starts = b.startRuns ?? [];
@@ -92,7 +95,7 @@ export async function fastCommit(
   const instance = claiming || starts.length > 0 ? p.add(ctx.instanceId) : '';
   if (changes.length > 0) {
     const e = (f: (r: FinishedRun) => unknown) => changes.map((ch) => (ch.end === undefined ? null : f(ch.end)));
-    sources.push(`SELECT false AS claim, u.* FROM unnest(${p.add(changes.map((ch) => ch.id))}::text[],
+    sources.push(`SELECT false AS claim, u.*, NULL::text AS held_by FROM unnest(${p.add(changes.map((ch) => ch.id))}::text[],
                     ${p.add(changes.map((ch) => ch.start !== undefined))}::bool[], ${p.add(changes.map((ch) => ch.end !== undefined))}::bool[],
                     ${p.add(changes.map((ch) => ch.start?.reservedAt ?? null))}::bigint[], ${p.add(changes.map((ch) => ch.start?.startedAt ?? null))}::bigint[],
                     ${p.add(changes.map((ch) => (ch.start ?? ch.end)!.token))}::text[],
@@ -116,12 +119,12 @@ export async function fastCommit(
     d.claims.forEach((cl, k) => {
       if (cl.limit <= 0) return;
       // The oldest claimable rows of the queue, locked; rows another instance holds are skipped.
-      ctes.push(`pick${k} AS (SELECT id FROM tasks
+      ctes.push(`pick${k} AS (SELECT id, reserved_by FROM tasks
                  WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`)}
                    AND type = ANY(${types}::text[]) ${notStarting}
                  ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
       sources.push(`SELECT true, id, false, false, NULL::bigint, NULL::bigint, NULL::text, false, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0,
-                           NULL::text, NULL::bigint, false, false, NULL::text FROM pick${k}`);
+                           NULL::text, NULL::bigint, false, false, NULL::text, reserved_by FROM pick${k}`);
     });
   }
   const startGuard = starts.length > 0 ? `(r.starts AND t.status = 'Queued' AND t.reserved_by = ${instance}::text AND t.reserved_at = r.reserved_at)` : 'false';
@@ -137,9 +140,10 @@ export async function fastCommit(
              reserved_at = CASE WHEN r.claim THEN ${claiming ? `${now}::bigint` : 'NULL'} ELSE t.reserved_at END,
              throttled_until = CASE WHEN r.claim THEN NULL ELSE t.throttled_until END,
              instance_id = CASE WHEN r.ends THEN NULL WHEN r.starts THEN ${starts.length > 0 ? `${instance}::text` : 'NULL'} ELSE t.instance_id END
+             ${claiming ? `, ${countTakeover('r.held_by', `${instance}::text`)}` : ''}
         FROM (${sources.join(' UNION ALL ')})
              AS r(claim, id, starts, ends, reserved_at, started_at, token, start_audited, next_status, ended_at, ms, outcome, counts, exception, next_at,
-                  audited, run_audited, run_outcome)
+                  audited, run_audited, run_outcome, held_by)
        WHERE t.id = r.id AND (r.claim OR ${startGuard} OR (NOT r.starts AND t.status = 'InProgress' AND t.run_token = r.token))
        RETURNING r.claim, r.starts, r.ends, r.started_at AS began_at, r.start_audited, ${RETURNING_CLAIMED},
                  r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome, r.counts,
@@ -184,12 +188,13 @@ export async function fastCommit(
   const { rows } = await c.query<{ kind: string; row: unknown }>({ name: statementName(text), text, values: p.values });
   const doneIds = new Set<string>();
   const startedIds = new Set<string>();
-  const claimed: RunnableTaskRow[] = [];
+  const taken: ClaimedRow[] = [];
   for (const r of rows) {
     if (r.kind === 'done') doneIds.add(r.row as string);
     else if (r.kind === 'started') startedIds.add(r.row as string);
-    else if (r.kind === 'claimed') claimed.push(r.row as RunnableTaskRow);
+    else if (r.kind === 'claimed') taken.push(r.row as ClaimedRow);
   }
+  const { run: claimed, fail: abandonedClaims } = splitTakeovers(taken, ctx.instanceId, ctx.maxAbandoned);
   // Oldest first per queue, queues in the order asked.
   const order = new Map((d?.claims ?? []).map((cl, i) => [cl.queue, i]));
   claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || x.created_at - y.created_at);
@@ -198,6 +203,7 @@ export async function fastCommit(
     started: starts.map((s) => startedIds.has(s.id)),
     finished: runs.map((r) => doneIds.has(r.id)),
     claimed,
+    abandonedClaims,
   };
 }
 

@@ -64,14 +64,20 @@ export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: nu
 }
 
 /**
- * Rows of a dead owner count one more abandoned run each: InProgress rows matching
- * `dead.inProgress` and Queued rows still reserved matching `dead.reserved` (SQL predicates over
- * `t`, parameters from $5; reserved null: none). A reserved row counts because its handler may have
- * begun, and killed its process, before its start was written. Each is Queued again without a
- * reservation (delivery is at least once), or Failed as a failed run once abandoned more than
- * `maxAbandoned` times. Status audits (for a status that moved) and (inline recurring) runs
- * audits are written here; the read models follow through the table's triggers.
+ * Rows a claim of this instance took over from another instance's lapsed reservation, already
+ * counted by that claim (claimTasks, fastCommit) and now abandoned more than `maxAbandoned` times:
+ * Failed as recovery fails them (still reserved by this instance: not run).
  */
+export function failTakenOverClaims(c: PoolClient, ids: readonly string[], instanceId: string, now: number, maxAbandoned: number) {
+  return recoverAbandonedRuns(
+    c,
+    { inProgress: null, reserved: { sql: `t.id = ANY($5::text[]) AND t.reserved_by = $6`, params: [ids, instanceId] } },
+    now,
+    maxAbandoned,
+    true,
+  );
+}
+
 /** The abandoned-run error text before and after its count, for SQL to put the row's count between. */
 const ABANDONED_ERROR_AROUND_COUNT = abandonedRunError('\u0001').split('\u0001') as [string, string];
 
@@ -81,26 +87,41 @@ interface DeadRows {
   params: unknown[];
 }
 
+/**
+ * Rows of a dead owner count one more abandoned run each: InProgress rows matching
+ * `dead.inProgress` and Queued rows still reserved matching `dead.reserved` (SQL predicates over
+ * `t`, parameters from $5; null: none). A reserved row counts because its handler may have
+ * begun, and killed its process, before its start was written. Each is Queued again without a
+ * reservation (delivery is at least once), or Failed as a failed run once abandoned more than
+ * `maxAbandoned` times. `counted`: the rows' counts already hold this abandonment (a claim's
+ * takeover); only those past `maxAbandoned` are ended here, the others are left as they are.
+ * Status audits (for a status that moved) and (inline recurring) runs audits are written here;
+ * the read models follow through the table's triggers.
+ */
 async function recoverAbandonedRuns(
-  c: PoolClient, dead: { inProgress: DeadRows; reserved: DeadRows | null }, now: number, maxAbandoned: number,
+  c: PoolClient, dead: { inProgress: DeadRows | null; reserved: DeadRows | null }, now: number, maxAbandoned: number, counted = false,
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
-  const over = `t.abandoned_count + 1 > $2`;
+  const times = counted ? 't.abandoned_count' : '(t.abandoned_count + 1)';
+  const over = `${times} > $2`;
   type Recovered = AbandonedTask & { audit_level: AuditLevel; status: 'Queued' | 'Failed'; is_recurring: number };
-  const set = `abandoned_count = t.abandoned_count + 1, instance_id = NULL, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL,
+  const set = `abandoned_count = ${times}, instance_id = NULL, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL,
         last_execution_at = CASE WHEN ${over} THEN $1 ELSE t.last_execution_at END,
         execution_time_ms = CASE WHEN ${over} THEN 0 ELSE t.execution_time_ms END,
         last_outcome = CASE WHEN ${over} THEN 'Failed' ELSE t.last_outcome END,
         run_count = t.run_count + CASE WHEN ${over} THEN 1 ELSE 0 END,
-        exception = CASE WHEN ${over} THEN $3 || (t.abandoned_count + 1)::text || $4 ELSE t.exception END`;
+        exception = CASE WHEN ${over} THEN $3 || ${times}::text || $4 ELSE t.exception END`;
   const returning = 't.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring';
   const values = (dead: DeadRows) => [now, maxAbandoned, ...ABANDONED_ERROR_AROUND_COUNT, ...dead.params];
   const writer = 'recoverAbandonedRuns';
-  // Running rows: Queued again, or Failed past maxAbandoned.
-  const running = await c.query<Recovered>(
-    taskStatusUpdate({ writer, to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress'], set, where: dead.inProgress.sql, returning }),
-    values(dead.inProgress),
-  );
-  const rows: (Recovered & { was: 'InProgress' | 'Queued' })[] = running.rows.map((r) => ({ ...r, was: 'InProgress' as const }));
+  const rows: (Recovered & { was: 'InProgress' | 'Queued' })[] = [];
+  if (dead.inProgress !== null) {
+    // Running rows: Queued again, or Failed past maxAbandoned.
+    const running = await c.query<Recovered>(
+      taskStatusUpdate({ writer, to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress'], set, where: dead.inProgress.sql, returning }),
+      values(dead.inProgress),
+    );
+    for (const r of running.rows) rows.push({ ...r, was: 'InProgress' });
+  }
   if (dead.reserved !== null) {
     const reserved = `t.reserved_by IS NOT NULL AND (${dead.reserved.sql})`;
     // Reserved rows past maxAbandoned: Failed (their handler may have begun).
@@ -108,12 +129,15 @@ async function recoverAbandonedRuns(
       taskStatusUpdate({ writer, to: 'Failed', from: ['Queued'], set, where: `${reserved} AND ${over}`, returning }),
       values(dead.reserved),
     );
-    // The other reserved rows stay Queued (no status change, no audit), counted and claimable by any instance.
-    const unreserved = await c.query<Recovered>(
-      `UPDATE tasks t SET ${set} WHERE t.status = 'Queued' AND ${reserved} AND NOT (${over}) RETURNING ${returning}`,
-      values(dead.reserved),
-    );
-    for (const r of [...failedReserved.rows, ...unreserved.rows]) rows.push({ ...r, was: 'Queued' });
+    for (const r of failedReserved.rows) rows.push({ ...r, was: 'Queued' });
+    if (!counted) {
+      // The other reserved rows stay Queued (no status change, no audit), counted and claimable by any instance.
+      const unreserved = await c.query<Recovered>(
+        `UPDATE tasks t SET ${set} WHERE t.status = 'Queued' AND ${reserved} AND NOT (${over}) RETURNING ${returning}`,
+        values(dead.reserved),
+      );
+      for (const r of unreserved.rows) rows.push({ ...r, was: 'Queued' });
+    }
   }
   const failed = rows.filter((r) => r.status === 'Failed');
   await insertStatusAudits(c, rows.filter((r) => r.status !== r.was).map((r) => ({
