@@ -17,16 +17,15 @@
 // The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
 import autocannon from 'autocannon';
 import type { Database } from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
 import { AUDITS_PER_TASK, SCHEDULES } from './apiData.js';
 import { seedSqlite, type SeedTimings } from './apiSeedSqlite.js';
+import { listenForParent, startServingChild } from './servingChild.js';
 
 const ROWS = Number(process.env.BENCH_API_ROWS ?? 1_000_000);
 if (!Number.isInteger(ROWS) || ROWS < 1_000) throw new Error(`BENCH_API_ROWS must be an integer ≥ 1000 (got ${process.env.BENCH_API_ROWS})`);
@@ -40,19 +39,6 @@ const REUSE_FILE = process.env.BENCH_API_FILE;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function startChild(serveArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      const m = /^PORT (\d+)/.exec(line);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return { child, port };
 }
 
 async function measure(base: string, token: string, name: string, paths: string[]): Promise<{ p50: number; p99: number; rps: number }> {
@@ -241,7 +227,7 @@ async function main(): Promise<void> {
   const prepared = STORAGE === 'postgres' ? await preparePostgres() : await prepareSqlite();
   const { rows, ids, seedS, timings, bare } = prepared;
   try {
-    const started = await startChild(prepared.serveArgs);
+    const started = await startServingChild(import.meta.url, prepared.serveArgs);
     child = started.child;
     const base = `http://127.0.0.1:${started.port}`;
     const login = await fetch(`${base}/svc-monitoring/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) });
@@ -324,10 +310,7 @@ async function serveChild(): Promise<void> {
   }
   const app = express();
   app.use(monitoring.router);
-  const server = app.listen(0, '127.0.0.1', () => {
-    const addr = server.address();
-    process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
-  });
+  const server = listenForParent(app);
   process.on('SIGTERM', () => server.close(() => void close().finally(() => process.exit(0))));
 }
 
