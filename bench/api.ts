@@ -184,17 +184,11 @@ async function prepareSqlite(): Promise<Prepared> {
 
 /** PostgreSQL: its own database on the local server, created here and dropped at the end. */
 async function preparePostgres(): Promise<Prepared> {
-  const pg = (await import('pg')).default;
+  const { admin: adminOn } = await import('./benchDatabase.js');
   const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
   const { seedPostgres } = await import('./apiSeedPostgres.js');
   const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: PG_ADMIN });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
+    await adminOn(PG_ADMIN, sql);
   };
   const name = `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
   await admin(`CREATE DATABASE "${name}"`);
