@@ -18,16 +18,15 @@
 // The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
 import autocannon from 'autocannon';
 import type { Database } from 'better-sqlite3';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
 import { AUDITS_PER_TASK, SCHEDULES } from './apiData.js';
 import { seedSqlite, type SeedTimings } from './apiSeedSqlite.js';
+import { listenForParent, startServingChild } from './servingChild.js';
 
 const ROWS = Number(process.env.BENCH_API_ROWS ?? 1_000_000);
 if (!Number.isInteger(ROWS) || ROWS < 1_000) throw new Error(`BENCH_API_ROWS must be an integer ≥ 1000 (got ${process.env.BENCH_API_ROWS})`);
@@ -42,19 +41,6 @@ const REUSE_PG_DB = process.env.BENCH_API_PG_DB;
 
 function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
-
-async function startChild(serveArgs: string[]): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), ...serveArgs], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      const m = /^PORT (\d+)/.exec(line);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`server exited ${code}`)));
-  });
-  return { child, port };
 }
 
 async function measure(base: string, token: string, name: string, paths: string[]): Promise<{ p50: number; p99: number; rps: number }> {
@@ -200,17 +186,11 @@ async function prepareSqlite(): Promise<Prepared> {
 
 /** PostgreSQL: its own database on the local server, created here and dropped at the end. */
 async function preparePostgres(): Promise<Prepared> {
-  const pg = (await import('pg')).default;
+  const { admin: adminOn } = await import('./benchDatabase.js');
   const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
   const { seedPostgres } = await import('./apiSeedPostgres.js');
   const admin = async (sql: string) => {
-    const c = new pg.Client({ connectionString: PG_ADMIN });
-    await c.connect();
-    try {
-      await c.query(sql);
-    } finally {
-      await c.end();
-    }
+    await adminOn(PG_ADMIN, sql);
   };
   const name = REUSE_PG_DB ?? `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
   if (!REUSE_PG_DB) await admin(`CREATE DATABASE "${name}"`);
@@ -253,7 +233,7 @@ async function main(): Promise<void> {
   const prepared = STORAGE === 'postgres' ? await preparePostgres() : await prepareSqlite();
   const { rows, ids, seedS, timings, bare } = prepared;
   try {
-    const started = await startChild(prepared.serveArgs);
+    const started = await startServingChild(import.meta.url, prepared.serveArgs);
     child = started.child;
     const base = `http://127.0.0.1:${started.port}`;
     const login = await fetch(`${base}/svc-monitoring/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'admin' }) });
@@ -336,10 +316,7 @@ async function serveChild(): Promise<void> {
   }
   const app = express();
   app.use(monitoring.router);
-  const server = app.listen(0, '127.0.0.1', () => {
-    const addr = server.address();
-    process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
-  });
+  const server = listenForParent(app);
   process.on('SIGTERM', () => server.close(() => void close().finally(() => process.exit(0))));
 }
 

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
-async function admin(adminUrl: string, sql: string): Promise<void> {
+/** Runs one statement (CREATE or DROP DATABASE) on its own connection to the server `adminUrl` names. */
+export async function admin(adminUrl: string, sql: string): Promise<void> {
   const c = new pg.Client({ connectionString: adminUrl });
   await c.connect();
   try {

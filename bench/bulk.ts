@@ -14,18 +14,17 @@
 // The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
 // BENCH_BULK_SEED_CACHE=<file> keeps the seeded database there and copies it on later runs.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
 import { rebuildReadModels } from '../server/src/storage/sqlite/rebuildReadModels.js';
 import { rebuildSearchRows } from '../server/src/storage/sqlite/rebuildSearchRows.js';
+import { listenForParent, startServingChild } from './servingChild.js';
 
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 100_000);
 const BASELINE_S = Number(process.env.BENCH_BULK_BASELINE_SECONDS ?? 4);
@@ -70,19 +69,6 @@ interface LoopReport {
 
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
-async function startChild(file: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--serve', file], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      const m = /^PORT (\d+)/.exec(line);
-      if (m) resolve(Number(m[1]));
-    });
-    child.on('exit', (code) => reject(new Error(`host exited ${code}`)));
-  });
-  return { child, port };
-}
-
 /** p99 of the read requests over `durationS`, or until `stop()` says so. */
 async function apiLatency(base: string, token: string, durationS: number, stop?: () => boolean) {
   const api = '/svc-monitoring/api';
@@ -119,7 +105,7 @@ async function main(): Promise<void> {
       if (cache !== undefined) copyFileSync(file, cache);
       console.log(`seeded ${(2 * ROWS).toLocaleString('en')} tasks (${ROWS.toLocaleString('en')} Failed) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     }
-    const started = await startChild(file);
+    const started = await startServingChild(import.meta.url, ['--serve', file]);
     child = started.child;
     const base = `http://127.0.0.1:${started.port}`;
     const api = `${base}/svc-monitoring/api`;
@@ -216,10 +202,7 @@ async function serveChild(): Promise<void> {
     next();
   });
   app.use(monitoring.router);
-  const server = app.listen(0, '127.0.0.1', () => {
-    const addr = server.address();
-    process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
-  });
+  const server = listenForParent(app);
   process.on('SIGTERM', () => server.close(() => void engine.stop({ graceMs: 100 }).then(() => process.exit(0))));
 }
 

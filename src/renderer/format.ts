@@ -37,6 +37,12 @@ const oneDecimal = new Intl.NumberFormat(undefined, { maximumFractionDigits: 1 }
 
 const toMs = (v: string | number): number => (typeof v === 'number' ? v : Date.parse(v));
 
+/** `t` in style `today` when it falls on the viewer's today in `zone`, else in style `otherDay`. */
+function byDay(t: number, now: Date, zone: string | undefined, today: keyof typeof STYLES, otherDay: keyof typeof STYLES): string {
+  const day = style(zone, 'ymd');
+  return style(zone, day.format(t) === day.format(now) ? today : otherDay).format(t);
+}
+
 /** Date and time (seconds) in `zone`. */
 export function formatLocal(iso: string | undefined | null, zone?: string): string {
   if (!iso) return '—';
@@ -47,9 +53,7 @@ export function formatLocal(iso: string | undefined | null, zone?: string): stri
 export function formatCompact(iso: string | undefined | null, now: Date = new Date(), zone?: string): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  const day = style(zone, 'ymd');
-  return day.format(t) === day.format(now) ? style(zone, 'timeOnly').format(t) : style(zone, 'compactDay').format(t);
+  return Number.isNaN(t) ? iso : byDay(t, now, zone, 'timeOnly', 'compactDay');
 }
 export function formatLocalTime(iso: string | number | undefined | null, zone?: string): string {
   if (iso === undefined || iso === null) return '—';
@@ -60,9 +64,7 @@ export function formatLocalTime(iso: string | number | undefined | null, zone?: 
 export function formatPrecise(iso: string | undefined | null, now: Date = new Date(), zone?: string): string {
   if (!iso) return '—';
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return iso;
-  const day = style(zone, 'ymd');
-  return day.format(t) === day.format(now) ? style(zone, 'precise').format(t) : style(zone, 'preciseDay').format(t);
+  return Number.isNaN(t) ? iso : byDay(t, now, zone, 'precise', 'preciseDay');
 }
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto', style: 'long' });
 /** "3 minutes ago", "in 2 hours": for lists (the absolute time goes in the tooltip). */

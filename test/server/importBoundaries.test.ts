@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ROOT, underDir, violations, type Rule } from '../fixtures/importGraph.js';
 
 // The layers of the server package, lowest first: the contracts are the shared vocabulary and
-// import no other folder; storage sits under the engine and knows nothing of the monitoring, the
+// import no other folder; time/ (zone offsets and wall times) is shared by the engine and
+// storage and imports no other folder; storage sits under the engine and knows nothing of the monitoring, the
 // hub or the command line; the engine knows no HTTP (the monitoring and the hub read through
 // storage and listen to engine events).
 
@@ -19,6 +20,11 @@ describe('import boundaries of the server package', () => {
 
   it('storage imports nothing from the monitoring, the hub or the command line', async () => {
     const rule = refusing('storage is read by the monitoring and the hub, never the reverse; move the shared type to contracts or storage', 'monitoring', 'hub', 'cli');
+    expect(await violations('server/src/storage', rule)).toEqual([]);
+  });
+
+  it('storage imports nothing from the engine (what both need lives in contracts or time)', async () => {
+    const rule = refusing('storage sits under the engine; move what both need to contracts (types) or time (zone arithmetic)', 'engine');
     expect(await violations('server/src/storage', rule)).toEqual([]);
   });
 
@@ -39,7 +45,12 @@ describe('import boundaries of the server package', () => {
   });
 
   it('the contracts import only the contracts', async () => {
-    const rule = refusing('the contracts are the shared vocabulary and import no other folder', 'engine', 'storage', 'monitoring', 'hub', 'cli', 'options');
+    const rule = refusing('the contracts are the shared vocabulary and import no other folder', 'engine', 'storage', 'monitoring', 'hub', 'cli', 'options', 'time');
     expect(await violations('server/src/contracts', rule)).toEqual([]);
+  });
+
+  it('the time folder imports no other folder of the package', async () => {
+    const rule = refusing('time/ is read by the engine and storage alike and depends on neither', 'contracts', 'engine', 'storage', 'monitoring', 'hub', 'cli', 'options');
+    expect(await violations('server/src/time', rule)).toEqual([]);
   });
 });

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { AuditLevel, SvcEvent } from '../../../server/src/contracts/index.js';
-import type { EngineInternals } from '../../../server/src/engine/EngineInternals.js';
+import type { AuditLevel } from '../../../server/src/contracts/index.js';
 import { createScheduleManager, type DurableScheduleManager } from '../../../server/src/engine/schedules/index.js';
 import type { EngineStore } from '../../../server/src/storage/EngineStore.js';
 import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
@@ -12,6 +11,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
 import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
+import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
 import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
@@ -23,8 +23,9 @@ const T0 = Date.parse('2026-03-05T22:00:30Z');
 const HOUR = 3_600_000;
 const DOWN = 30 * HOUR;
 
-function internalsFor(store: EngineStore, clock: { now: number }): EngineInternals {
-  return scheduleInternals(store, () => clock.now, []);
+/** A schedule manager over `store` whose clock the test moves, writing at most 700 rows per transaction. */
+function catchUpManager(store: EngineStore, clock: { now: number }): DurableScheduleManager {
+  return createScheduleManager(scheduleInternals(store, () => clock.now, []), { rowsPerTransaction: 700 });
 }
 
 /** Schedules of several groups (type, queue), requests, keys and audit levels; 1,800 + 360 + 120 + 30 occurrences after 30 h down. */
@@ -66,16 +67,35 @@ function sqliteView(db: Database): Record<string, unknown> {
   };
 }
 
+/**
+ * A fresh SQLite file with the schedules of upsertSchedules written at T0; `body` moves the
+ * clock and drains. The file is removed afterwards.
+ */
+async function withSqliteSchedules(body: (storage: SqliteStorage, manager: DurableScheduleManager, clock: { now: number }) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'catchup-rm-'));
+  const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+  try {
+    const clock = { now: T0 };
+    const manager = catchUpManager(createSqliteEngineStore(storage), clock);
+    await upsertSchedules(manager);
+    await body(storage, manager, clock);
+  } finally {
+    storage.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The read models and search rows recomputed from the task table show what `live` showed. */
+function expectSqliteViewAsRebuilt(storage: SqliteStorage, live: Record<string, unknown>): void {
+  storage.rebuildReadModels();
+  rebuildSearchRows(storage.db);
+  expect(sqliteView(storage.db)).toEqual(live);
+}
+
 describe('a catch-up leaves audits, read models and argument search as a rebuild would', () => {
-  it('SQLite: many write transactions, one with slots already written', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'catchup-rm-'));
-    const file = join(dir, 'tasks.db');
-    const storage = openSqliteStorage({ file });
-    try {
+  it('SQLite: many write transactions, one with slots already written', () =>
+    withSqliteSchedules(async (storage, manager, clock) => {
       const db = storage.db;
-      const clock = { now: T0 };
-      const manager = createScheduleManager(internalsFor(createSqliteEngineStore(storage), clock), { rowsPerTransaction: 700 });
-      await upsertSchedules(manager);
       clock.now = T0 + DOWN;
       const first = await manager.materializer.drain(clock.now);
       expect(first.written).toBe(1800 + 360 + 120 + 30);
@@ -99,41 +119,22 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
       expect((live['acme'] as string[]).length).toBe(1800 + 30 + 5 + 2);
       expect((live['probe'] as string[]).length).toBe(120 + 1);
       expect(live['ordered']).toBe(1);
-      storage.rebuildReadModels();
-      rebuildSearchRows(db);
-      expect(sqliteView(db)).toEqual(live);
-    } finally {
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+      expectSqliteViewAsRebuilt(storage, live);
+    }), 60_000);
 
-  it('SQLite: a catch-up written behind the newest task (clock went back) leaves the key order marked unordered, as a rebuild does', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'catchup-rm-'));
-    const file = join(dir, 'tasks.db');
-    const storage = openSqliteStorage({ file });
-    try {
-      const db = storage.db;
-      const clock = { now: T0 };
-      const manager = createScheduleManager(internalsFor(createSqliteEngineStore(storage), clock), { rowsPerTransaction: 700 });
-      await upsertSchedules(manager);
+  it('SQLite: a catch-up written behind the newest task (clock went back) leaves the key order marked unordered, as a rebuild does', () =>
+    withSqliteSchedules(async (storage, manager, clock) => {
       // A schedule created an hour after the catch-up will run: its search row is the newest.
       clock.now = T0 + DOWN + HOUR;
       await manager.upsert({ key: 'late', type: 'Ops.Late', request: { host: 'db-9' }, every: '1h' });
       clock.now = T0 + DOWN;
       expect((await manager.materializer.drain(clock.now)).written).toBe(1800 + 360 + 120 + 30);
 
-      const live = sqliteView(db);
+      const live = sqliteView(storage.db);
       expect(live['ordered']).toBe(0);
       expect((live['probe'] as string[]).length).toBe(120 + 2);
-      storage.rebuildReadModels();
-      rebuildSearchRows(db);
-      expect(sqliteView(db)).toEqual(live);
-    } finally {
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+      expectSqliteViewAsRebuilt(storage, live);
+    }), 60_000);
 
   it('PostgreSQL: the same catch-up by two instances at once', async () => {
     const database = await createTestDatabase('svc_catchup_rm');
@@ -142,7 +143,7 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
     const stores = storages.map((s) => createPostgresEngineStore(s));
     try {
       const clock = { now: T0 };
-      const managers = stores.map((s) => createScheduleManager(internalsFor(s, clock), { rowsPerTransaction: 700 }));
+      const managers = stores.map((s) => catchUpManager(s, clock));
       await upsertSchedules(managers[0]!);
       clock.now = T0 + DOWN;
       const outcomes = await Promise.all(managers.map((m) => m.materializer.drain(clock.now)));

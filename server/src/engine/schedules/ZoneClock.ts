@@ -1,66 +1,14 @@
 /**
- * UTC offsets of an IANA time zone, and the mapping of a local wall-clock time to the one
- * instant a durable schedule uses for it: a wall time that does not exist (DST
+ * The UTC offsets of an IANA time zone by local day, and the mapping of a local wall-clock
+ * time to the one instant a durable schedule uses for it: a wall time that does not exist (DST
  * spring-forward gap) maps to nothing; an ambiguous one (fall-back overlap) maps to its first
  * occurrence only.
  *
  * Wall times are written as "local epoch ms": Date.UTC(y, m, d, h, mi, s) of the local fields.
  */
+import { zoneOffsetMs } from '../../time/wallTime.js';
+
 const DAY_MS = 86_400_000;
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-const knownZones = new Map<string, boolean>();
-
-/** True when the runtime knows the IANA zone (answers cached per process). */
-export function isKnownTimeZone(zone: string): boolean {
-  let known = knownZones.get(zone);
-  if (known === undefined) {
-    try {
-      new Intl.DateTimeFormat('en-US', { timeZone: zone });
-      known = true;
-    } catch {
-      known = false;
-    }
-    if (knownZones.size < 10_000) knownZones.set(zone, known);
-  }
-  return known;
-}
-
-function formatterOf(zone: string): Intl.DateTimeFormat {
-  let f = formatters.get(zone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(zone, f);
-  }
-  return f;
-}
-
-/** Offset (local − UTC) in ms of `zone` at the instant `utcMs`. */
-export function zoneOffsetMs(zone: string, utcMs: number): number {
-  if (zone === 'UTC' || zone === 'Etc/UTC') return 0;
-  const floored = Math.floor(utcMs / 1000) * 1000;
-  let y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0;
-  for (const p of formatterOf(zone).formatToParts(new Date(floored))) {
-    switch (p.type) {
-      case 'year': y = Number(p.value); break;
-      case 'month': mo = Number(p.value); break;
-      case 'day': d = Number(p.value); break;
-      case 'hour': h = Number(p.value); break;
-      case 'minute': mi = Number(p.value); break;
-      case 'second': s = Number(p.value); break;
-    }
-  }
-  return Date.UTC(y, mo - 1, d, h, mi, s) - floored;
-}
 
 export interface DayOffsets {
   /** Offset before a transition near this day (or the only offset). */

@@ -3,7 +3,7 @@ import { IntervalSlotSource } from './IntervalSlotSource.js';
 import { ScheduleOperationError } from './ScheduleManager.js';
 import type { SlotSource } from './SlotSource.js';
 import type { StoredScheduleDefinition } from './StoredScheduleDefinition.js';
-import { isKnownTimeZone } from './ZoneClock.js';
+import { isKnownTimeZone } from '../../time/wallTime.js';
 
 /**
  * The slots of a stored definition. A definition that cannot be evaluated (unknown zone, a

@@ -1,5 +1,6 @@
 import type { DashboardRange, TrendPeriod } from '../../contracts/index.js';
-import { DAY_MS, HOUR_MS, floorTo } from './timeRanges.js';
+import { isKnownTimeZone, wallFields, zoneOffsetMs } from '../../time/wallTime.js';
+import { DAY_MS, HOUR_MS } from './timeRanges.js';
 
 /**
  * Calendar arithmetic in a viewer's IANA time zone, with the runtime's own zone data (Intl):
@@ -8,56 +9,9 @@ import { DAY_MS, HOUR_MS, floorTo } from './timeRanges.js';
  * uses the same windows.
  */
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
 /** True when the runtime knows the zone (IANA name such as "America/Los_Angeles", or "UTC"). */
 export function isKnownZone(timeZone: string): boolean {
-  if (timeZone.length === 0 || timeZone.length > 64) return false;
-  try {
-    formatter(timeZone);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-interface LocalParts {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
-
-function localParts(timeZone: string, ms: number): LocalParts {
-  const out: Record<string, number> = {};
-  for (const p of formatter(timeZone).formatToParts(ms)) if (p.type !== 'literal') out[p.type] = Number(p.value);
-  return out as unknown as LocalParts;
-}
-
-/** Offset of the zone at `ms`: local wall time minus UTC, in milliseconds. */
-export function zoneOffsetMs(timeZone: string, ms: number): number {
-  const p = localParts(timeZone, ms);
-  const wall = Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second);
-  return wall - floorTo(ms, 1000);
+  return timeZone.length > 0 && timeZone.length <= 64 && isKnownTimeZone(timeZone);
 }
 
 /** The instant of a local wall time (a time skipped by a DST jump resolves to the instant after the gap). */
@@ -70,13 +24,13 @@ function localToUtc(timeZone: string, year: number, month: number, day: number):
 
 /** The local midnight starting the viewer's day that contains `ms`. */
 export function startOfLocalDay(timeZone: string, ms: number): number {
-  const p = localParts(timeZone, ms);
+  const p = wallFields(timeZone, ms);
   return localToUtc(timeZone, p.year, p.month, p.day);
 }
 
 /** The local midnight `days` calendar days after the local day containing `ms` (negative: before). */
 export function addLocalDays(timeZone: string, ms: number, days: number): number {
-  const p = localParts(timeZone, ms);
+  const p = wallFields(timeZone, ms);
   const d = new Date(Date.UTC(p.year, p.month - 1, p.day + days));
   return localToUtc(timeZone, d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate());
 }

@@ -20,6 +20,7 @@ import { changeTaskRow } from './sql/readModels/changeTaskRow.js';
 import type { ReadModelDeltas, TaskGroup } from './sql/readModels/ReadModelDeltas.js';
 import { taskWriter } from './sql/readModels/taskWriter.js';
 import type { ScheduleRow } from '../EngineStore.js';
+import { cancelStatusRefusal, noSuchTask, requeueRowCheck, requeueScheduleRefusal, requeued } from '../common/scheduleOperationRefusals.js';
 import type { SqliteStorage } from '../Storage.js';
 import { retryWhileBusy } from './retryWhileBusy.js';
 
@@ -142,11 +143,9 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     cancel: async (id, now) =>
       tx((deltas): StoreOperationResult => {
         const fresh = selectTaskById(db, id);
-        if (!fresh) return { status: 'NotFound', message: 'No task with this id.' };
-        if (fresh.status === 'Cancelled') return { status: 'Conflict', message: 'The schedule is already cancelled.', taskId: id };
-        if (fresh.status === 'Completed') {
-          return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: id };
-        }
+        if (!fresh) return noSuchTask();
+        const refusal = cancelStatusRefusal(fresh);
+        if (refusal) return refusal;
         setScheduleStatus(db, id, 'Cancelled', null);
         deltas.moved(groupOf(fresh), fresh.status, 'Cancelled');
         if (fresh.halt !== null) setScheduleHalt(db, id, null);
@@ -176,21 +175,16 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     requeueOccurrence: async (occurrenceId, now) =>
       tx((deltas): StoreOperationResult => {
         const row = selectTaskById(db, occurrenceId);
-        if (!row) return { status: 'NotFound', message: 'No task with this id.' };
+        if (!row) return noSuchTask();
         const taskId = row.id;
-        if (isScheduleRow(row)) return { status: 'Conflict', message: 'A schedule row cannot be requeued; requeue one of its occurrences.', taskId };
-        if (row.parent_task_id === null) return { status: 'Conflict', message: 'The task is not an occurrence of a durable schedule.', taskId };
-        if (row.status !== 'Failed' && row.status !== 'Cancelled') {
-          return { status: 'Conflict', message: `The occurrence is ${row.status}; only a Failed or Cancelled occurrence can be requeued.`, taskId };
-        }
-        const parent = selectTaskById(db, row.parent_task_id);
-        if (!parent || parent.status === 'Cancelled') {
-          return { status: 'Conflict', message: 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.', taskId };
-        }
+        const check = requeueRowCheck(row);
+        if (check.refused) return check.refused;
+        const refusal = requeueScheduleRefusal(taskId, selectTaskById(db, check.scheduleId));
+        if (refusal) return refusal;
         if (!requeueTerminalTask(db, taskId, now)) return { status: 'Conflict', message: 'The occurrence is no longer terminal.', taskId };
         deltas.moved(groupOf(row), row.status, 'Queued');
         insertStatusAudit(db, taskId, row.audit_level, 'Queued', now);
-        return { status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId };
+        return requeued(taskId);
       }),
   };
 }

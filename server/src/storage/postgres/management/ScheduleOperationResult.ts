@@ -1,4 +1,5 @@
-import type { OperationResult } from '../../../contracts/index.js';
+import type { AuditLevel, OperationResult } from '../../../contracts/index.js';
+import { auditAllows } from '../../common/auditAllows.js';
 
 /** The answer of a management operation (same shape as the schedule manager's). */
 export type StorageOperationResult = OperationResult;
@@ -18,7 +19,5 @@ export interface OperationRow {
   scheduled_at: number | null;
 }
 
-export const isScheduleRow = (r: OperationRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
-
-/** Status-audit rows are written for every transition at Full, and only with an error text below it. */
-export const auditsTransition = (auditLevel: string) => auditLevel === 'Full';
+/** Whether a transition without error text writes a status-audit row at this level (Full only). */
+export const auditsTransition = (auditLevel: string) => auditAllows(auditLevel as AuditLevel, null);

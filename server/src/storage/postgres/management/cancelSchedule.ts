@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { TaskStatus } from '../../../contracts/task.js';
-import { auditsTransition, isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import { cancelStatusRefusal, scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
+import { auditsTransition, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
 import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
 
 /**
@@ -8,12 +9,8 @@ import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
  * WaitingQueue occurrences Cancelled; running occurrences finish. The schedule row is locked.
  */
 export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: number): Promise<StorageOperationResult> {
-  if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
-  if (row.task_key === null) return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
-  if (row.status === 'Cancelled') return { status: 'Conflict', message: 'The schedule is already cancelled.', taskId: row.id };
-  if (row.status === 'Completed') {
-    return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: row.id };
-  }
+  const refusal = scheduleRowRefusal(row) ?? cancelStatusRefusal(row);
+  if (refusal) return refusal;
   await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [row.status as TaskStatus], set: 'scheduled_at = NULL, halt = NULL', where: 'id = $1' }), [row.id]);
   if (auditsTransition(row.audit_level)) {
     await c.query(`INSERT INTO status_audit (task_id, updated_at, new_status) VALUES ($1, $2, 'Cancelled')`, [row.id, nowMs]);

@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import { toIso } from '../../common/time.js';
-import { isScheduleRow, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import { scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
+import type { OperationRow, StorageOperationResult } from './ScheduleOperationResult.js';
 
 /**
  * Resume from a process without a local engine: releases the halt (cursor and backlog kept); the
@@ -8,8 +9,8 @@ import { isScheduleRow, type OperationRow, type StorageOperationResult } from '.
  * (woken through the wake channel). A schedule without a halt answers Succeeded, releasedHalt=false.
  */
 export async function pgReleaseHalt(c: PoolClient, row: OperationRow): Promise<StorageOperationResult> {
-  if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
-  if (row.task_key === null) return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
+  const refusal = scheduleRowRefusal(row);
+  if (refusal) return refusal;
   if (row.status !== 'Pending') {
     return { status: 'Conflict', message: `The schedule is ${row.status}; only an active schedule can be resumed.`, taskId: row.id };
   }

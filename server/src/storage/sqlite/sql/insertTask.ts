@@ -1,27 +1,11 @@
 import type { Database } from 'better-sqlite3';
-import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
+import type { TaskStatus } from '../../../contracts/index.js';
+import type { NewTask } from '../../EngineStore.js';
 import type { StatusAuditWriter } from './insertStatusAudit.js';
 import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 
-export interface NewTaskRow {
-  id: string;
-  type: string;
-  handler: string;
-  request: string;
-  queue: string;
-  status: Extract<TaskStatus, 'Pending' | 'Queued' | 'WaitingQueue'>;
-  taskKey: string | null;
-  auditLevel: AuditLevel;
-  createdAt: number;
-  scheduledAt: number | null;
-  retryPolicy: string | null;
-  timeoutMs: number | null;
-  rateLimitKey: string | null;
-  isRecurring: boolean;
-  recurrence: string | null;
-  traceparent?: string | null;
-  tracestate?: string | null;
-}
+/** A new task as the engine hands it (NewTask), with the first status the store chose instead of its due time. */
+export type NewTaskRow = Omit<NewTask, 'dueAt'> & { status: Extract<TaskStatus, 'Pending' | 'Queued' | 'WaitingQueue'> };
 
 /** Inserts a new task row and its first status-audit row (same transaction as the caller's), recording it in `deltas`. */
 export function prepareInsertTask(db: Database, audit: StatusAuditWriter): (row: NewTaskRow, deltas: ReadModelDeltas) => void {
