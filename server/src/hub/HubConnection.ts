@@ -37,7 +37,7 @@ export class HubConnection {
   readonly createdAtMs = Date.now();
   lastReceivedAtMs = this.createdAtMs;
   lastSentAtMs = this.createdAtMs;
-  /** Since when the send buffer has been over maxBufferedBytes at every send (undefined: under it at the last one). */
+  /** Since when the send buffer has been over slowClientBufferedBytes at every send (undefined: under it at the last one). */
   private overBufferSinceMs: number | undefined;
 
   constructor(
