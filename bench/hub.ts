@@ -230,11 +230,11 @@ async function runServer(): Promise<void> {
 // ---------------------------------------------------------------- light clients process
 async function runClients(): Promise<void> {
   let h = new Histogram();
-  let clients: { seen: Uint8Array; received: number; ws: WebSocket }[] = [];
+  let clients: { seen: Uint8Array; received: number; ws: WebSocket; open: boolean }[] = [];
   let cpuAtStart = 0;
   const open = (url: string, side: Side, timed: boolean) => {
     const ws = new WebSocket(url, { perMessageDeflate: false, skipUTF8Validation: true });
-    const c = { seen: new Uint8Array(TOTAL_EVENTS), received: 0, ws };
+    const c = { seen: new Uint8Array(TOTAL_EVENTS), received: 0, ws, open: false };
     clients.push(c);
     return new Promise<void>((resolve, reject) => {
       ws.once('error', reject);
@@ -244,7 +244,10 @@ async function runClients(): Promise<void> {
         });
         if (side === 'floor') return resolve();
         ws.send(`{"protocol":"json","version":1}${RS}`);
-        ws.once('message', () => resolve()); // {} handshake answer
+        ws.once('message', () => {
+          c.open = true; // {} handshake answer: from now on it pings
+          resolve();
+        });
       });
     });
   };
@@ -254,13 +257,16 @@ async function runClients(): Promise<void> {
       const url = m.side === 'hub' ? `ws://127.0.0.1:${m.port}${HUB_PATH}` : `ws://127.0.0.1:${m.port}/`;
       // a few at a time: thousands of handshakes at once would measure the listen backlog
       const kinds = [...Array<boolean>(m.receiving).fill(true), ...Array<boolean>(m.idle).fill(false)];
-      for (let i = 0; i < kinds.length; i += 50) await Promise.all(kinds.slice(i, i + 50).map((timed) => open(url, m.side, timed)));
+      // Keep-alive from each connection's handshake on, as a SignalR client does: connecting
+      // thousands takes seconds, and a ping that waited for the last of them would let the first
+      // ones reach the hub's client timeout.
       if (m.side === 'hub') {
         ping = setInterval(() => {
-          for (const c of clients) if (c.ws.readyState === WebSocket.OPEN) c.ws.send(`{"type":6}${RS}`);
+          for (const c of clients) if (c.open && c.ws.readyState === WebSocket.OPEN) c.ws.send(`{"type":6}${RS}`);
         }, 10_000);
         ping.unref();
       }
+      for (let i = 0; i < kinds.length; i += 50) await Promise.all(kinds.slice(i, i + 50).map((timed) => open(url, m.side, timed)));
       cpuAtStart = cpuMs();
       send({ t: 'connected' });
     }

@@ -13,7 +13,11 @@ import {
 
 export interface ConnectionLimits {
   maxMessageBytes: number;
+  /** A send buffer over this closes the connection at once. */
   maxBufferedBytes: number;
+  /** A send buffer over this (at most maxBufferedBytes) for slowClientGraceMs closes the connection. */
+  slowClientBufferedBytes: number;
+  slowClientGraceMs: number;
 }
 
 export const METHOD_DOES_NOT_EXIST = 'Method does not exist';
@@ -33,6 +37,8 @@ export class HubConnection {
   readonly createdAtMs = Date.now();
   lastReceivedAtMs = this.createdAtMs;
   lastSentAtMs = this.createdAtMs;
+  /** Since when the send buffer has been over slowClientBufferedBytes at every send (undefined: under it at the last one). */
+  private overBufferSinceMs: number | undefined;
 
   constructor(
     readonly connectionId: string,
@@ -103,17 +109,33 @@ export class HubConnection {
     return undefined;
   }
 
-  /** Sends framed text when the connection is open; a client whose buffer would overflow is closed. */
-  send(text: string, utf8?: Buffer): void {
+  /**
+   * Sends framed text when the connection is open. A client that is behind gets time to catch up
+   * rather than being dropped at its first backlog: it is closed when its send buffer has been
+   * over slowClientBufferedBytes at every send for slowClientGraceMs (it is not catching up), or
+   * at once when a write would take the buffer past maxBufferedBytes. An empty buffer always
+   * takes one write (a burst larger than the bound is not a slow client). `nowMs` lets a
+   * broadcast read the clock once for all connections.
+   */
+  send(text: string, utf8?: Buffer, nowMs: number = Date.now()): void {
     if (this.state !== 'open' || !this.sink) return;
-    // An empty buffer always takes one write (a burst larger than the bound is not a slow client).
     const buffered = this.sink.bufferedBytes();
-    if (buffered > 0 && buffered + (utf8?.length ?? text.length) > this.limits.maxBufferedBytes) {
-      this.close(`The client is too slow: its send buffer exceeded ${this.limits.maxBufferedBytes} bytes.`);
+    const { maxBufferedBytes, slowClientBufferedBytes, slowClientGraceMs } = this.limits;
+    if (buffered > 0 && buffered + (utf8?.length ?? text.length) > maxBufferedBytes) {
+      this.close(`The client is too slow: its send buffer exceeded ${maxBufferedBytes} bytes.`);
       return;
     }
+    if (buffered <= slowClientBufferedBytes) {
+      this.overBufferSinceMs = undefined;
+    } else {
+      this.overBufferSinceMs ??= nowMs;
+      if (nowMs - this.overBufferSinceMs >= slowClientGraceMs) {
+        this.close(`The client is too slow: its send buffer stayed over ${slowClientBufferedBytes} bytes for ${slowClientGraceMs} ms.`);
+        return;
+      }
+    }
     this.sink.write(text, utf8);
-    this.lastSentAtMs = Date.now();
+    this.lastSentAtMs = nowMs;
   }
 
   ping(): void {

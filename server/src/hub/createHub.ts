@@ -33,7 +33,15 @@ export interface HubOptions {
   keepAliveIntervalMs?: number;
   clientTimeoutMs?: number;
   maxMessageBytes?: number;
+  /** A connection whose send buffer would pass this is closed at once (default 16 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * A connection whose send buffer stays over slowClientBufferedBytes (default 1 MiB, at most
+   * maxBufferedBytes) for slowClientGraceMs (default 10 s) is closed: it is not catching up. A
+   * client briefly behind (a busy machine, a pause) catches up instead.
+   */
+  slowClientBufferedBytes?: number;
+  slowClientGraceMs?: number;
   longPollTimeoutMs?: number;
   /** The client a connection counts against (default: the socket's peer address). */
   clientKey?: (req: IncomingMessage) => string | undefined;
@@ -74,7 +82,12 @@ const RETIRED_LONG_POLL_MS = 30_000;
 export function createHub(options: HubOptions): Hub {
   const resolved = resolveHubOptions(options);
   const registry = new ConnectionRegistry(
-    { maxMessageBytes: resolved.maxMessageBytes, maxBufferedBytes: resolved.maxBufferedBytes },
+    {
+      maxMessageBytes: resolved.maxMessageBytes,
+      maxBufferedBytes: resolved.maxBufferedBytes,
+      slowClientBufferedBytes: resolved.slowClientBufferedBytes,
+      slowClientGraceMs: resolved.slowClientGraceMs,
+    },
     RETIRED_LONG_POLL_MS,
     { maxConnectionsPerClient: resolved.maxConnectionsPerClient, maxConnections: resolved.maxConnections },
   );
@@ -103,9 +116,10 @@ export function createHub(options: HubOptions): Hub {
     const frames = pending.length;
     pending = [];
     const utf8 = Buffer.from(text, 'utf8');
+    const nowMs = Date.now();
     for (const connection of registry.connections()) {
       if (!connection.isOpen) continue;
-      connection.send(text, utf8);
+      connection.send(text, utf8, nowMs);
       messagesSent += frames;
     }
   };

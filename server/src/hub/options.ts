@@ -10,6 +10,8 @@ export interface ResolvedHubOptions {
   clientTimeoutMs: number;
   maxMessageBytes: number;
   maxBufferedBytes: number;
+  slowClientBufferedBytes: number;
+  slowClientGraceMs: number;
   longPollTimeoutMs: number;
   clientKey: HubOptions['clientKey'];
   maxConnectionsPerClient: number;
@@ -20,7 +22,9 @@ export const HUB_DEFAULTS = {
   keepAliveIntervalMs: 15_000,
   clientTimeoutMs: 30_000,
   maxMessageBytes: 32 * 1024,
-  maxBufferedBytes: 1024 * 1024,
+  maxBufferedBytes: 16 * 1024 * 1024,
+  slowClientBufferedBytes: 1024 * 1024,
+  slowClientGraceMs: 10_000,
   longPollTimeoutMs: 90_000,
 } as const;
 
@@ -43,6 +47,8 @@ const HUB_OPTION_NAMES = [
   'clientTimeoutMs',
   'maxMessageBytes',
   'maxBufferedBytes',
+  'slowClientBufferedBytes',
+  'slowClientGraceMs',
   'longPollTimeoutMs',
   'clientKey',
   'maxConnectionsPerClient',
@@ -72,6 +78,9 @@ export function resolveHubOptions(options: HubOptions): ResolvedHubOptions {
     clientTimeoutMs: positive('clientTimeoutMs'),
     maxMessageBytes: positive('maxMessageBytes'),
     maxBufferedBytes: positive('maxBufferedBytes'),
+    // A lower hard bound lowers the slow-client one with it (a grace over the hard bound would never start).
+    slowClientBufferedBytes: Math.min(positive('slowClientBufferedBytes'), positive('maxBufferedBytes')),
+    slowClientGraceMs: positive('slowClientGraceMs'),
     longPollTimeoutMs: positive('longPollTimeoutMs'),
     clientKey: read.fn<NonNullable<HubOptions['clientKey']>>('clientKey') ?? undefined,
     // Caps are opt-in: none (Infinity) when absent.

@@ -326,6 +326,7 @@ describe('hub raw protocol (ws and fetch)', () => {
   it('fails at creation naming a bad option', () => {
     expect(() => createHub({ path: 'hub', access: jwtAccess })).toThrow(/createHub: option "path"/);
     expect(() => createHub({ path: HUB_PATH, access: jwtAccess, maxBufferedBytes: -1 })).toThrow(/createHub: option "maxBufferedBytes"/);
+    expect(() => createHub({ path: HUB_PATH, access: jwtAccess, slowClientGraceMs: 0 })).toThrow(/createHub: option "slowClientGraceMs"/);
     expect(() => createHub({ path: HUB_PATH, access: jwtAccess, keepAliveIntervalMs: 30_000 })).toThrow(/createHub: option "clientTimeoutMs"/);
   });
 });
