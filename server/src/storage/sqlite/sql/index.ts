@@ -16,6 +16,7 @@ import { preparePromoteDueTasks } from './promoteDueTasks.js';
 import { prepareReadTaskState } from './readTaskState.js';
 import { prepareRecordAttemptFailure } from './recordAttemptFailure.js';
 import { prepareRecoverTasks } from './recoverTasks.js';
+import { prepareStartAndEndRuns } from './startAndEndRuns.js';
 import { prepareReleaseReservations, prepareStartRuns } from './startRuns.js';
 import { prepareUpdatePendingTask } from './updatePendingTask.js';
 
@@ -36,6 +37,7 @@ export function prepareEngineStatements(db: Database, instanceId: string) {
     claimTasks: prepareClaimTasks(db, instanceId),
     claimTasksAtOnce: prepareClaimTasksAtOnce(db, instanceId),
     startRuns: prepareStartRuns(db, instanceId),
+    startAndEndRuns: prepareStartAndEndRuns(db, instanceId),
     releaseReservations: prepareReleaseReservations(db, instanceId),
     completeTasks: prepareCompleteTasks(db),
     recordAttemptFailure: prepareRecordAttemptFailure(db),

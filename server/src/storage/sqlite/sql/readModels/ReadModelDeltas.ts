@@ -215,6 +215,17 @@ export class ReadModelDeltas {
     this.countIn(keys, to, 1);
   }
 
+  /** The row's status went `from → through → to` in one write (both steps checked): counted as leaving `from` for `to`. */
+  movedThrough(row: TaskGroup, from: string, through: string, to: string): void {
+    if (this.checkTransitions && !(transitionAllowed(from, through) && transitionAllowed(through, to))) {
+      reportRefusedTransition(WRITER, from, `${through} → ${to}`, [], true);
+    }
+    if (from === to) return;
+    const keys = new GroupKeys(row);
+    this.countIn(keys, from, -1);
+    this.countIn(keys, to, 1);
+  }
+
   /** The row left group `before` (with status `from`) for group `after` (status `to`): a schedule's definition changed. */
   regrouped(before: TaskGroup, from: string, after: TaskGroup & { handler: string }, to: string): void {
     if (this.checkTransitions && !transitionAllowed(from, to)) reportRefusedTransition(WRITER, from, to, [], true);
