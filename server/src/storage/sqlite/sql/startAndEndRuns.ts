@@ -5,6 +5,7 @@ import { auditAllows } from '../../common/auditAllows.js';
 import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { checkTwoStepWrite, priorStatusCondition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 /** A run whose start and end ride the same commit. */
 export interface WholeRun {
@@ -38,7 +39,7 @@ export function prepareStartAndEndRuns(
 ): (runs: readonly WholeRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => boolean[] {
   const guard = `${priorStatusCondition('startAndEndRuns', 'status', 'InProgress', ['Queued'])} AND reserved_by = ? AND reserved_at = ?`;
   // The start's columns (as startRuns writes them) and the end's (as completeTasks does).
-  const startAndEnd = db.prepare(`UPDATE tasks SET
+  const startAndEnd = db.prepare(`${UPDATE_TASK_STATUS} SET
       status = ?,
       started_at = ?,
       run_token = ?,
