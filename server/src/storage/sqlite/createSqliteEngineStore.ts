@@ -9,6 +9,7 @@ import type {
 } from '../EngineStore.js';
 import { ClaimedGroups } from './sql/claimedGroups.js';
 import { prepareEngineStatements, type EngineStatements } from './sql/index.js';
+import type { StatusAuditRow } from './sql/insertStatusAuditRows.js';
 import { endsWithItsStart, type WholeRun } from './sql/startAndEndRuns.js';
 import type { ReadModelDeltas } from './sql/readModels/ReadModelDeltas.js';
 import { taskWriter } from './sql/readModels/taskWriter.js';
@@ -145,7 +146,11 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
     logIds: [], inserted: [], cancelled: [], started: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
   };
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
-  for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
+  if (b.insertTasks.length > 0) {
+    const audits: StatusAuditRow[] = [];
+    for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities, audits));
+    if (audits.length > 0) sql.statusAudits(audits);
+  }
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
   // Runs whose start and end this commit both carries are written as one change of their row first.
   const whole = wholeRuns(b);
@@ -240,8 +245,10 @@ function admitWaiting(sql: EngineStatements, deltas: ReadModelDeltas, capacities
   }
 }
 
-/** Task-key dedup, then the first status (admission), insert and audit. */
-function insertTask(sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, now: number, capacities: QueueCapacities): InsertOutcome {
+/** Task-key dedup, then the first status (admission), insert and audit (into `audits`). */
+function insertTask(
+  sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, now: number, capacities: QueueCapacities, audits: StatusAuditRow[],
+): InsertOutcome {
   if (t.taskKey !== null) {
     const open = sql.findOpenTaskByKey(t.taskKey);
     if (open !== undefined) {
@@ -271,7 +278,7 @@ function insertTask(sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, 
     recurrence: t.recurrence,
     traceparent: t.traceparent ?? null,
     tracestate: t.tracestate ?? null,
-  }, deltas);
+  }, deltas, audits);
   return { id: t.id, existing: false, status };
 }
 

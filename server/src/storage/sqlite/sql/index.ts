@@ -9,6 +9,7 @@ import { prepareFindOpenTaskByKey } from './findOpenTaskByKey.js';
 import { prepareInsertExecutionLog } from './insertExecutionLog.js';
 import { prepareInsertStatusAudit } from './insertStatusAudit.js';
 import { prepareInsertTask } from './insertTask.js';
+import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import { prepareLastLogSequence } from './lastLogSequence.js';
 import { prepareMarkServiceStopped } from './markServiceStopped.js';
 import { prepareNextWakeAt } from './nextWakeAt.js';
@@ -28,7 +29,9 @@ export function prepareEngineStatements(db: Database, instanceId: string) {
   const audit = prepareInsertStatusAudit(db);
   return {
     audit,
-    insertTask: prepareInsertTask(db, audit),
+    /** Status-audit rows collected by a batch, many per statement. */
+    statusAudits: (rows: readonly StatusAuditRow[]) => insertStatusAuditRows(db, rows),
+    insertTask: prepareInsertTask(db),
     findOpenTaskByKey: prepareFindOpenTaskByKey(db),
     updatePendingTask: prepareUpdatePendingTask(db),
     countQueued: prepareCountQueued(db),
