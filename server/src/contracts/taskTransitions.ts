@@ -4,7 +4,8 @@ import type { TaskStatus } from './task.js';
  * Every status change a store may write, and the statuses a new row may start in. A change not
  * listed here is a bug: the task writers of both backends refuse it and report it
  * (`storage/common/statusTransitions.ts`), and `test/server/engine/transitions.test.ts` records
- * every status update the engine and the schedules make on a real database and checks it here.
+ * every status update the engine and the schedules make on a real database and checks it here
+ * (a transition, or one of the two-step writes below).
  * Plain data (no imports of runtime code): the renderer may read it too.
  */
 export const INITIAL_STATUSES: readonly TaskStatus[] = ['Pending', 'Queued', 'WaitingQueue'];
@@ -29,7 +30,25 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]
   Cancelled: ['Queued'],
 };
 
+/**
+ * The only writes that carry two transitions of the table at once: a run whose handler began and
+ * settled between two commits has its start and its end written by the same commit, and a store
+ * may write them as one change of its row, from Queued straight to the run's end. Both steps are
+ * transitions of the table, and the status audit keeps the step in between as if written apart
+ * (InProgress at the instant the handler began, then the end). [from, through, to].
+ */
+export const TWO_STEP_WRITES: readonly (readonly [TaskStatus, TaskStatus, TaskStatus])[] = [
+  ['Queued', 'InProgress', 'Completed'],
+  ['Queued', 'InProgress', 'Failed'],
+  ['Queued', 'InProgress', 'Cancelled'],
+];
+
 /** Whether `from → to` is a change a store may write. */
 export function isAllowedTransition(from: TaskStatus, to: TaskStatus): boolean {
   return TASK_TRANSITIONS[from].includes(to);
+}
+
+/** Whether one write may move a row from `from` to `to`: a transition, or a two-step write. */
+export function isAllowedWrite(from: TaskStatus, to: TaskStatus): boolean {
+  return isAllowedTransition(from, to) || TWO_STEP_WRITES.some(([f, , t]) => f === from && t === to);
 }

@@ -17,7 +17,7 @@ import type {
   RecurringOptions, StopOptions, TaskHandler,
 } from './types.js';
 import { assertKnownKeys, assertPlainObject, checkInt, errorMessage } from './validation.js';
-import { loadTracing, providerRegistered, startDispatchSpan } from './tracing.js';
+import { loadedTracing, loadTracing, providerRegistered, startDispatchSpan } from './tracing.js';
 import { WakeTimer } from './WakeTimer.js';
 
 /** How long stop() keeps trying to write what is queued when the store is unavailable (when not given). */
@@ -266,7 +266,8 @@ export class TaskEngine implements Engine {
 
   async dispatch(type: string, request?: unknown, options: DispatchOptions = {}): Promise<string> {
     const plan = planDispatch(this.planning, type, request, options);
-    const otel = providerRegistered() ? await loadTracing() : undefined;
+    // Once loaded, the API is taken at once: a dispatch awaits only its insert.
+    const otel = providerRegistered() ? (loadedTracing() ?? await loadTracing()) : undefined;
     if (!otel) return (await this.commit.insert(newTask(plan, false))).id;
     const span = startDispatchSpan(otel, plan);
     try {

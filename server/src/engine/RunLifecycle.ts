@@ -137,8 +137,12 @@ class AttemptEstimates {
 
   note(type: string, ms: number, at: number): void {
     const e = this.byType.get(type);
-    if (e === undefined || ms >= e.ms) this.byType.set(type, { ms, at });
-    else this.byType.set(type, { ms: e.ms + ESTIMATE_WEIGHT * (ms - e.ms), at });
+    if (e === undefined) {
+      this.byType.set(type, { ms, at });
+      return;
+    }
+    e.ms = ms >= e.ms ? ms : e.ms + ESTIMATE_WEIGHT * (ms - e.ms);
+    e.at = at;
   }
 
   /** The largest recent estimate among the given types; null when none of them ran recently. */

@@ -18,12 +18,23 @@ export interface EventExtras {
   abandoned?: boolean;
 }
 
+/** The last instant formatted and its text: the events of one commit mostly share their millisecond. */
+let lastAt = Number.NaN;
+let lastText = '';
+function isoText(at: number): string {
+  if (at !== lastAt) {
+    lastText = new Date(at).toISOString();
+    lastAt = at;
+  }
+  return lastText;
+}
+
 /** An engine event, the one argument of the hub's `SvcEvent` invocation, with null fields omitted. */
 export function buildEvent(kind: SvcEventKind, at: number, task: EventSubject, message: string, extras: EventExtras = {}): SvcEvent {
   const e: SvcEvent = {
     kind,
     taskId: task.id,
-    eventDateUtc: new Date(at).toISOString(),
+    eventDateUtc: isoText(at),
     severity: SEVERITY_BY_KIND[kind],
     taskType: task.type,
     taskHandlerType: task.handler,

@@ -39,7 +39,7 @@ export async function loadTracing(): Promise<Api | undefined> {
 }
 
 /** The API if already loaded and a provider is still registered (runs never wait for the import). */
-function loadedTracing(): Api | undefined {
+export function loadedTracing(): Api | undefined {
   if (!providerRegistered()) return undefined;
   if (!api) void loadTracing();
   return api;

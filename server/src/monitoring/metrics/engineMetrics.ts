@@ -76,27 +76,32 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
     },
   });
 
-  const startedAt = new Map<string, number>();
+  // The label sets, made once per queue (and type, and outcome) rather than once per event.
+  const queueLabels = labelCache((queue: string) => ({ engine_instance: instance, queue }));
+  const typeLabels = labelCache((queue: string, type: string) => ({ engine_instance: instance, queue, type }));
+  const outcomeLabels = labelCache((queue: string, type: string, outcome: string) => ({ engine_instance: instance, queue, type, outcome }));
+  /** Each running task's Started time, as the event's text (read only for an end without its own duration). */
+  const startedAt = new Map<string, string>();
   // A final attempt that timed out emits Timeout and then Failed in the same turn; a Timeout of an
   // attempt that is retried stands alone. So a mark lives until the end of the current turn.
   const timedOut = new Set<string>();
-  const end = (taskId: string, queue: string, taskType: string, at: number, outcome: FinishOutcome, executionTimeMs?: number) => {
+  const end = (taskId: string, queue: string, taskType: string, at: () => number, outcome: FinishOutcome, executionTimeMs?: number) => {
     const type = types.of(taskType);
-    finished.inc({ engine_instance: instance, queue, type, outcome });
+    finished.inc(outcomeLabels(queue, type, outcome));
     const began = startedAt.get(taskId);
     startedAt.delete(taskId);
-    const seconds = executionTimeMs !== undefined ? executionTimeMs / 1000 : began === undefined ? undefined : (at - began) / 1000;
-    if (seconds !== undefined && seconds >= 0) runSeconds.observe({ engine_instance: instance, queue, type }, seconds);
+    const seconds = executionTimeMs !== undefined ? executionTimeMs / 1000 : began === undefined ? undefined : (at() - Date.parse(began)) / 1000;
+    if (seconds !== undefined && seconds >= 0) runSeconds.observe(typeLabels(queue, type), seconds);
   };
   const endOf = (e: SvcEvent, outcome: FinishOutcome) =>
-    end(e.taskId, e.queueName ?? 'default', e.taskType, Date.parse(e.eventDateUtc), outcome, e.kind === 'Completed' ? e.executionTimeMs : undefined);
+    end(e.taskId, e.queueName ?? 'default', e.taskType, () => Date.parse(e.eventDateUtc), outcome, e.kind === 'Completed' ? e.executionTimeMs : undefined);
   const onEvent = (e: SvcEvent) => {
     switch (e.kind) {
       case 'Started':
         // A run whose end never comes here (its process lost the row) must not grow the map without bound.
         if (startedAt.size >= MAX_TRACKED_RUNS) startedAt.clear();
-        startedAt.set(e.taskId, Date.parse(e.eventDateUtc));
-        if (e.waitTimeMs !== undefined) waitSeconds.observe({ engine_instance: instance, queue: e.queueName ?? 'default' }, e.waitTimeMs / 1000);
+        startedAt.set(e.taskId, e.eventDateUtc);
+        if (e.waitTimeMs !== undefined) waitSeconds.observe(queueLabels(e.queueName ?? 'default'), e.waitTimeMs / 1000);
         return;
       case 'Completed':
         return endOf(e, 'completed');
@@ -115,10 +120,24 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
   };
   engine.on('event', onEvent);
   const stopCommits = engine.observeCommits?.((seconds) => commitSeconds.observe({ engine_instance: instance }, seconds));
-  const stopStoppedRuns = engine.observeStoppedRuns?.((run) => end(run.taskId, run.queueName, run.taskType, run.at, 'service_stopped'));
+  const stopStoppedRuns = engine.observeStoppedRuns?.((run) => end(run.taskId, run.queueName, run.taskType, () => run.at, 'service_stopped'));
   return () => {
     engine.off('event', onEvent);
     stopCommits?.();
     stopStoppedRuns?.();
+  };
+}
+
+/**
+ * A label set per distinct argument list, made once and kept (the arguments are bounded: queues,
+ * the bounded type label, outcomes). prom-client reads the object and never keeps it.
+ */
+function labelCache<A extends string[], L extends Record<string, string>>(make: (...args: A) => L): (...args: A) => L {
+  const cache = new Map<string, L>();
+  return (...args) => {
+    const key = args.length === 1 ? args[0]! : args.join('\u0000');
+    let labels = cache.get(key);
+    if (labels === undefined) cache.set(key, (labels = make(...args)));
+    return labels;
   };
 }

@@ -1,5 +1,5 @@
 import type { TaskStatus } from '../../contracts/task.js';
-import { INITIAL_STATUSES, TASK_TRANSITIONS } from '../../contracts/taskTransitions.js';
+import { INITIAL_STATUSES, TASK_TRANSITIONS, TWO_STEP_WRITES } from '../../contracts/taskTransitions.js';
 
 /**
  * The transition table (contracts/taskTransitions.ts) as the task writers of both backends
@@ -70,6 +70,17 @@ export function reportRefusedTransition(writer: string, from: string | null, to:
 export function checkTransition(writer: string, from: string, to: string, ids?: readonly string[]): boolean {
   if (transitionAllowed(from, to)) return true;
   reportRefusedTransition(writer, from, to, ids);
+  return false;
+}
+
+/**
+ * Whether one write may carry `from → through → to`: a two-step write the contract lists, each
+ * step a transition of the table. A refused one is reported like a refused transition.
+ */
+export function checkTwoStepWrite(writer: string, from: TaskStatus, through: TaskStatus, to: TaskStatus, ids?: readonly string[]): boolean {
+  const listed = TWO_STEP_WRITES.some(([f, b, t]) => f === from && b === through && t === to);
+  if (listed && transitionAllowed(from, through) && transitionAllowed(through, to)) return true;
+  reportRefusedTransition(writer, from, `${through} → ${to} (in one write)`, ids);
   return false;
 }
 

@@ -4,11 +4,13 @@ import { statSync } from 'node:fs';
 import { DEFAULT_MAX_ABANDONED } from '../common/abandonedRuns.js';
 import { StoreUnavailableError } from '../EngineStore.js';
 import type {
-  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
-  RunnableTaskRow,
+  CancelOutcome, CommitBatch, CommitOutcome, EngineStore, FinishedRun, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
+  RunnableTaskRow, StartedRun,
 } from '../EngineStore.js';
 import { ClaimedGroups } from './sql/claimedGroups.js';
 import { prepareEngineStatements, type EngineStatements } from './sql/index.js';
+import type { StatusAuditRow } from './sql/insertStatusAuditRows.js';
+import { endsWithItsStart, type WholeRun } from './sql/startAndEndRuns.js';
 import type { ReadModelDeltas } from './sql/readModels/ReadModelDeltas.js';
 import { taskWriter } from './sql/readModels/taskWriter.js';
 import type { SqliteStorage } from '../Storage.js';
@@ -144,13 +146,38 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
     logIds: [], inserted: [], cancelled: [], started: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
   };
   for (const l of b.logs) out.logIds.push(sql.insertExecutionLog(l));
-  for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities));
+  if (b.insertTasks.length > 0) {
+    const audits: StatusAuditRow[] = [];
+    for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities, audits));
+    if (audits.length > 0) sql.statusAudits(audits);
+  }
   for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
-  if (b.startRuns !== undefined && b.startRuns.length > 0) out.started = sql.startRuns(b.startRuns, deltas, claimed);
+  // Runs whose start and end this commit both carries are written as one change of their row first.
+  const whole = wholeRuns(b);
+  const startsWritten = new Set<StartedRun>();
+  const endsWritten = new Set<FinishedRun>();
+  if (whole.length > 0) {
+    sql.startAndEndRuns(whole, deltas, claimed).forEach((written, i) => {
+      if (!written) return;
+      startsWritten.add(whole[i]!.start);
+      endsWritten.add(whole[i]!.end);
+    });
+  }
+  const startRuns = b.startRuns ?? [];
+  if (startRuns.length > 0) {
+    const apart = startsWritten.size === 0 ? startRuns : startRuns.filter((s) => !startsWritten.has(s));
+    const started = apart.length > 0 ? sql.startRuns(apart, deltas, claimed) : [];
+    if (apart === startRuns) out.started = started;
+    else {
+      let k = 0;
+      for (const s of startRuns) out.started.push(startsWritten.has(s) || started[k++]!);
+    }
+  }
   for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f));
   if (b.completeRuns.length > 0) {
-    const recorded = new Set(sql.completeTasks(b.completeRuns, deltas, claimed));
-    for (const r of b.completeRuns) out.finished.push(recorded.has(r));
+    const apart = endsWritten.size === 0 ? b.completeRuns : b.completeRuns.filter((r) => !endsWritten.has(r));
+    const recorded = new Set(apart.length > 0 ? sql.completeTasks(apart, deltas, claimed) : []);
+    for (const r of b.completeRuns) out.finished.push(endsWritten.has(r) || recorded.has(r));
   }
   for (const s of b.serviceStopped) {
     claimed.forget(s.id);
@@ -183,6 +210,26 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
   return out;
 }
 
+/**
+ * The runs whose start and end the batch both carries (the same run token), where the end can go
+ * with its start (`endsWithItsStart`) and the batch holds no failed attempt or stop of that row
+ * in between; oldest start first.
+ */
+function wholeRuns(b: CommitBatch): WholeRun[] {
+  const starts = b.startRuns;
+  if (starts === undefined || starts.length === 0 || b.completeRuns.length === 0) return [];
+  const ends = new Map<string, FinishedRun>();
+  for (const r of b.completeRuns) if (endsWithItsStart(r)) ends.set(r.token, r);
+  for (const f of b.attemptFailures) ends.delete(f.token);
+  for (const s of b.serviceStopped) ends.delete(s.token);
+  const runs: WholeRun[] = [];
+  for (const s of starts) {
+    const end = ends.get(s.token);
+    if (end !== undefined && end.id === s.id) runs.push({ start: s, end });
+  }
+  return runs;
+}
+
 /** Queued when the queue has room (capacity counts Queued rows), else WaitingQueue. */
 function admission(sql: EngineStatements, deltas: ReadModelDeltas, capacities: QueueCapacities, queue: string): 'Queued' | 'WaitingQueue' {
   const capacity = capacities.get(queue);
@@ -198,8 +245,10 @@ function admitWaiting(sql: EngineStatements, deltas: ReadModelDeltas, capacities
   }
 }
 
-/** Task-key dedup, then the first status (admission), insert and audit. */
-function insertTask(sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, now: number, capacities: QueueCapacities): InsertOutcome {
+/** Task-key dedup, then the first status (admission), insert and audit (into `audits`). */
+function insertTask(
+  sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, now: number, capacities: QueueCapacities, audits: StatusAuditRow[],
+): InsertOutcome {
   if (t.taskKey !== null) {
     const open = sql.findOpenTaskByKey(t.taskKey);
     if (open !== undefined) {
@@ -229,7 +278,7 @@ function insertTask(sql: EngineStatements, deltas: ReadModelDeltas, t: NewTask, 
     recurrence: t.recurrence,
     traceparent: t.traceparent ?? null,
     tracestate: t.tracestate ?? null,
-  }, deltas);
+  }, deltas, audits);
   return { id: t.id, existing: false, status };
 }
 

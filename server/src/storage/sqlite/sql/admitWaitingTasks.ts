@@ -5,6 +5,7 @@ import { prepareLimitedSelect } from './limitedSelect.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 import { priorStatusCondition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 /** WaitingQueue → Queued for the oldest `room` rows of a queue. Returns how many were admitted. */
 export function prepareAdmitWaitingTasks(
@@ -13,7 +14,7 @@ export function prepareAdmitWaitingTasks(
 ): (queue: string, room: number, now: number, deltas: ReadModelDeltas) => number {
   const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks
     WHERE queue = ? AND status = 'WaitingQueue' ORDER BY created_at LIMIT ${limit}`);
-  const update = db.prepare(`UPDATE tasks SET status = 'Queued' WHERE id = ? AND ${priorStatusCondition('admitWaitingTasks', 'status', 'Queued', ['WaitingQueue'])}`);
+  const update = db.prepare(`${UPDATE_TASK_STATUS} SET status = 'Queued' WHERE id = ? AND ${priorStatusCondition('admitWaitingTasks', 'status', 'Queued', ['WaitingQueue'])}`);
   return (queue, room, now, deltas) => {
     if (room <= 0) return 0;
     const rows = select(room, queue) as (TaskGroup & { id: string; audit_level: AuditLevel })[];

@@ -4,6 +4,7 @@ import type { StatusAuditWriter } from './insertStatusAudit.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 import { checkTransition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 const NOT_STARTED: readonly string[] = ['Pending', 'Queued', 'WaitingQueue'];
 
@@ -13,7 +14,7 @@ export function prepareCancelWaitingTask(
   audit: StatusAuditWriter,
 ): (id: string, auditLevel: AuditLevel, now: number, deltas: ReadModelDeltas) => boolean {
   const select = db.prepare(`SELECT status, ${TASK_GROUP_COLUMNS} FROM tasks WHERE id = ?`);
-  const stmt = db.prepare(`UPDATE tasks SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL WHERE id = ? AND status = ?`);
+  const stmt = db.prepare(`${UPDATE_TASK_STATUS} SET status = 'Cancelled', throttled_until = NULL, reserved_by = NULL, reserved_at = NULL WHERE id = ? AND status = ?`);
   return (id, auditLevel, now, deltas) => {
     const row = select.get(id) as (TaskGroup & { status: string }) | undefined;
     if (row === undefined || !NOT_STARTED.includes(row.status)) return false;

@@ -1,11 +1,10 @@
 import type { Database } from 'better-sqlite3';
 import type { ClaimDecider } from '../../EngineStore.js';
 import { prepareLimitedSelect } from './limitedSelect.js';
-import { CLAIMABLE, RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
+import { CLAIMABLE, KEYED_RUNNABLE_COLUMNS, keyedRunnableRow, type KeyedRunnableRow, type RunnableTaskRow } from './TaskRow.js';
 
 export type { ClaimDecider };
 
-type KeyedRow = RunnableTaskRow & { row_key: number };
 
 /**
  * Reserves (see claimTasksAtOnce) up to `limit` of the oldest claimable Queued rows of a queue
@@ -24,24 +23,24 @@ export function prepareClaimTasks(
   decide: ClaimDecider,
   handles: (type: string) => boolean,
 ) => RunnableTaskRow[] {
-  const select = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS}, rowid AS row_key FROM tasks
+  const select = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
       AND type IN (SELECT value FROM json_each(?))
-    ORDER BY created_at LIMIT ${limit}`);
+    ORDER BY created_at LIMIT ${limit}`, true);
   // Fast path: the oldest rows of the queue, whatever their type; used when all of them are handled here.
-  const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS}, rowid AS row_key FROM tasks
+  const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
-    ORDER BY created_at LIMIT ${limit}`);
+    ORDER BY created_at LIMIT ${limit}`, true);
   const reserve = db.prepare(`UPDATE tasks SET reserved_by = ?, reserved_at = ?, throttled_until = NULL
     WHERE rowid = ? AND status = 'Queued'`);
   const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE rowid = ? AND status = 'Queued'`);
   return (queue, typesJson, limit, now, reservationMs, decide, handles) => {
     const heldSince = now - reservationMs;
     const claimed: RunnableTaskRow[] = [];
-    const candidates = (n: number): KeyedRow[] => {
-      const rows = selectAny(n, queue, now, heldSince) as KeyedRow[];
+    const candidates = (n: number): KeyedRunnableRow[] => {
+      const rows = (selectAny(n, queue, now, heldSince) as unknown[][]).map(keyedRunnableRow);
       if (rows.every((r) => handles(r.type))) return rows;
-      return select(n, queue, now, heldSince, typesJson) as KeyedRow[];
+      return (select(n, queue, now, heldSince, typesJson) as unknown[][]).map(keyedRunnableRow);
     };
     // Throttled candidates leave the window of the next select, so this terminates.
     for (let round = 0; round < 16 && claimed.length < limit; round++) {

@@ -1,9 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { prepareLimitedSelect } from './limitedSelect.js';
-import { CLAIMABLE, RUNNABLE_COLUMNS, type RunnableTaskRow } from './TaskRow.js';
+import { CLAIMABLE, KEYED_RUNNABLE_COLUMNS, keyedRunnableRow, type KeyedRunnableRow, type RunnableTaskRow } from './TaskRow.js';
 
-/** A candidate row with its rowid (`row_key`), which stays on the returned row for the run's start and end. */
-type KeyedRow = RunnableTaskRow & { row_key: number };
 
 /**
  * Reserves up to `limit` of the oldest claimable Queued rows of a queue for this store's engine:
@@ -23,19 +21,19 @@ export function prepareClaimTasksAtOnce(
 ): (queue: string, typesJson: string, limit: number, now: number, reservationMs: number, handles: (type: string) => boolean) => RunnableTaskRow[] {
   // Each candidate comes with its rowid: the reservation marks it by that key, without a second walk of
   // the id index (the read and the update share one transaction, so the rowid cannot change between).
-  const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS}, rowid AS row_key FROM tasks
+  const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
-    ORDER BY created_at LIMIT ${limit}`);
-  const selectHandled = prepareLimitedSelect(db, (limit) => `SELECT ${RUNNABLE_COLUMNS}, rowid AS row_key FROM tasks
+    ORDER BY created_at LIMIT ${limit}`, true);
+  const selectHandled = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
       AND type IN (SELECT value FROM json_each(?))
-    ORDER BY created_at LIMIT ${limit}`);
+    ORDER BY created_at LIMIT ${limit}`, true);
   const reserve = db.prepare(`UPDATE tasks SET reserved_by = ?, reserved_at = ?, throttled_until = NULL
     WHERE rowid = ? AND status = 'Queued'`);
   return (queue, typesJson, limit, now, reservationMs, handles) => {
     const heldSince = now - reservationMs;
-    let candidates = selectAny(limit, queue, now, heldSince) as KeyedRow[];
-    if (!candidates.every((r) => handles(r.type))) candidates = selectHandled(limit, queue, now, heldSince, typesJson) as KeyedRow[];
+    let candidates = (selectAny(limit, queue, now, heldSince) as unknown[][]).map(keyedRunnableRow);
+    if (!candidates.every((r) => handles(r.type))) candidates = (selectHandled(limit, queue, now, heldSince, typesJson) as unknown[][]).map(keyedRunnableRow);
     const rows: RunnableTaskRow[] = [];
     for (const r of candidates) {
       if (reserve.run(instanceId, now, r.row_key).changes !== 1) continue;

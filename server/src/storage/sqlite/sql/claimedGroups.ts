@@ -21,7 +21,10 @@ export class ClaimedGroups {
   private readonly groups = new Map<string, ClaimedGroup>();
 
   remember(row: RunnableTaskRow & { row_key?: number }, dataVersion: number): void {
-    this.groups.set(row.id, { ...managedGroup(row), rowKey: row.row_key ?? null, dataVersion });
+    const g = managedGroup(row);
+    this.groups.set(row.id, {
+      queue: g.queue, type: g.type, is_recurring: g.is_recurring, is_occurrence: g.is_occurrence, created_at: g.created_at, rowKey: row.row_key ?? null, dataVersion,
+    });
   }
 
   /** The group of a claimed row, kept (its start is written; its end comes later). */

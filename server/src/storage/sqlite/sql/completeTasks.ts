@@ -6,6 +6,7 @@ import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditR
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 import { checkTransition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 export type { FinishedRun };
 
@@ -30,7 +31,7 @@ export function prepareCompleteTasks(
 ): (runs: readonly FinishedRun[], deltas: ReadModelDeltas, claimed: ClaimedGroups) => FinishedRun[] {
   // A run that ends its row (or ends in a cancel) leaves scheduled_at and attempt alone: naming a
   // column in SET rewrites every index on it even when the value stays, and scheduled_at has two.
-  const endSql = `UPDATE tasks SET
+  const endSql = `${UPDATE_TASK_STATUS} SET
       status = ?,
       last_execution_at = ?,
       execution_time_ms = ?,
@@ -43,7 +44,7 @@ export function prepareCompleteTasks(
   // since (a VACUUM renumbers rows), nothing matches and the run end falls back to `end`.
   const endKnown = db.prepare(endSql.replace('WHERE id = ?', 'WHERE rowid = ? AND id = ?'));
   // An inline recurring run with a next one: Pending again at its next due time, attempts reset.
-  const again = db.prepare(`UPDATE tasks SET
+  const again = db.prepare(`${UPDATE_TASK_STATUS} SET
       status = 'Pending',
       last_execution_at = ?,
       execution_time_ms = ?,

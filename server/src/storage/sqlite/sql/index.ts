@@ -9,6 +9,7 @@ import { prepareFindOpenTaskByKey } from './findOpenTaskByKey.js';
 import { prepareInsertExecutionLog } from './insertExecutionLog.js';
 import { prepareInsertStatusAudit } from './insertStatusAudit.js';
 import { prepareInsertTask } from './insertTask.js';
+import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditRows.js';
 import { prepareLastLogSequence } from './lastLogSequence.js';
 import { prepareMarkServiceStopped } from './markServiceStopped.js';
 import { prepareNextWakeAt } from './nextWakeAt.js';
@@ -16,6 +17,7 @@ import { preparePromoteDueTasks } from './promoteDueTasks.js';
 import { prepareReadTaskState } from './readTaskState.js';
 import { prepareRecordAttemptFailure } from './recordAttemptFailure.js';
 import { prepareRecoverTasks } from './recoverTasks.js';
+import { prepareStartAndEndRuns } from './startAndEndRuns.js';
 import { prepareReleaseReservations, prepareStartRuns } from './startRuns.js';
 import { prepareUpdatePendingTask } from './updatePendingTask.js';
 
@@ -27,7 +29,9 @@ export function prepareEngineStatements(db: Database, instanceId: string) {
   const audit = prepareInsertStatusAudit(db);
   return {
     audit,
-    insertTask: prepareInsertTask(db, audit),
+    /** Status-audit rows collected by a batch, many per statement. */
+    statusAudits: (rows: readonly StatusAuditRow[]) => insertStatusAuditRows(db, rows),
+    insertTask: prepareInsertTask(db),
     findOpenTaskByKey: prepareFindOpenTaskByKey(db),
     updatePendingTask: prepareUpdatePendingTask(db),
     countQueued: prepareCountQueued(db),
@@ -36,6 +40,7 @@ export function prepareEngineStatements(db: Database, instanceId: string) {
     claimTasks: prepareClaimTasks(db, instanceId),
     claimTasksAtOnce: prepareClaimTasksAtOnce(db, instanceId),
     startRuns: prepareStartRuns(db, instanceId),
+    startAndEndRuns: prepareStartAndEndRuns(db, instanceId),
     releaseReservations: prepareReleaseReservations(db, instanceId),
     completeTasks: prepareCompleteTasks(db),
     recordAttemptFailure: prepareRecordAttemptFailure(db),

@@ -12,19 +12,20 @@ export type LimitedSelect = (limit: number, ...params: unknown[]) => unknown[];
  * BY, so a statement holding one is prepared again every time that parameter is bound: about ten
  * times the cost of running it, on every claim. With the number in the text each statement is
  * prepared once. Past MAX_LITERAL_LIMITS distinct values the limit is bound (appended last).
+ * `raw`: rows come as arrays of values (better-sqlite3's raw mode).
  */
-export function prepareLimitedSelect(db: Database, sql: (limit: string) => string): LimitedSelect {
+export function prepareLimitedSelect(db: Database, sql: (limit: string) => string, raw = false): LimitedSelect {
   const byLimit = new Map<number, Statement>();
   let bound: Statement | undefined;
   return (limit, ...params) => {
     const n = Math.max(0, Math.trunc(limit));
     let statement = byLimit.get(n);
     if (statement === undefined && byLimit.size < MAX_LITERAL_LIMITS) {
-      statement = db.prepare(sql(String(n)));
+      statement = db.prepare(sql(String(n))).raw(raw);
       byLimit.set(n, statement);
     }
     if (statement !== undefined) return statement.all(...params);
-    bound ??= db.prepare(sql('?'));
+    bound ??= db.prepare(sql('?')).raw(raw);
     return bound.all(...params, n);
   };
 }

@@ -4,6 +4,7 @@ import type { StatusAuditWriter } from './insertStatusAudit.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 import { priorStatusCondition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 /**
  * InProgress → ServiceStopped: the engine stopped and the run did not finish within the grace
@@ -13,7 +14,7 @@ export function prepareMarkServiceStopped(
   db: Database,
   audit: StatusAuditWriter,
 ): (id: string, token: string, auditLevel: AuditLevel, now: number, deltas: ReadModelDeltas) => boolean {
-  const stmt = db.prepare(`UPDATE tasks SET status = 'ServiceStopped' WHERE id = ? AND ${priorStatusCondition('markServiceStopped', 'status', 'ServiceStopped', ['InProgress'])} AND run_token = ?
+  const stmt = db.prepare(`${UPDATE_TASK_STATUS} SET status = 'ServiceStopped' WHERE id = ? AND ${priorStatusCondition('markServiceStopped', 'status', 'ServiceStopped', ['InProgress'])} AND run_token = ?
     RETURNING ${TASK_GROUP_COLUMNS}`);
   return (id, token, auditLevel, now, deltas) => {
     const row = stmt.get(id, token) as TaskGroup | undefined;

@@ -6,6 +6,7 @@ import { IS_SCHEDULE_ROW } from './TaskRow.js';
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 import { checkTransition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 /** Chooses Queued or WaitingQueue for a row of `queue` (capacity check, counted by the caller). */
 export type AdmissionDecider = (queue: string) => 'Queued' | 'WaitingQueue';
@@ -20,7 +21,7 @@ export function preparePromoteDueTasks(
   const select = prepareLimitedSelect(db, (limit) => `SELECT id, audit_level, ${TASK_GROUP_COLUMNS} FROM tasks INDEXED BY ix_tasks_pending_due
     WHERE status = 'Pending' AND scheduled_at <= ? AND NOT ${IS_SCHEDULE_ROW}
     ORDER BY scheduled_at LIMIT ${limit}`);
-  const update = db.prepare(`UPDATE tasks SET status = ? WHERE id = ? AND status = 'Pending'`);
+  const update = db.prepare(`${UPDATE_TASK_STATUS} SET status = ? WHERE id = ? AND status = 'Pending'`);
   return (now, limit, decide, deltas) => {
     const rows = select(limit, now) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     for (const r of rows) {

@@ -6,6 +6,7 @@ import { insertStatusAuditRows, type StatusAuditRow } from './insertStatusAuditR
 import type { ReadModelDeltas, TaskGroup } from './readModels/ReadModelDeltas.js';
 import { TASK_GROUP_COLUMNS } from './readModels/TaskGroupColumns.js';
 import { priorStatusCondition } from '../../common/statusTransitions.js';
+import { UPDATE_TASK_STATUS } from './updateTaskStatus.js';
 
 /**
  * Handlers that began on rows this store reserved: Queued → InProgress with the instant the
@@ -21,8 +22,8 @@ export function prepareStartRuns(
   // reserved_at stays: the instant the row was taken (and counted by a rate window).
   const set = `SET status = 'InProgress', started_at = ?, run_token = ?, reserved_by = NULL`;
   const guard = `${priorStatusCondition('startRuns', 'status', 'InProgress', ['Queued'])} AND reserved_by = ? AND reserved_at = ?`;
-  const startKnown = db.prepare(`UPDATE tasks ${set} WHERE rowid = ? AND id = ? AND ${guard}`);
-  const start = db.prepare(`UPDATE tasks ${set} WHERE id = ? AND ${guard} RETURNING ${TASK_GROUP_COLUMNS}`);
+  const startKnown = db.prepare(`${UPDATE_TASK_STATUS} ${set} WHERE rowid = ? AND id = ? AND ${guard}`);
+  const start = db.prepare(`${UPDATE_TASK_STATUS} ${set} WHERE id = ? AND ${guard} RETURNING ${TASK_GROUP_COLUMNS}`);
   return (starts, deltas, claimed) => {
     const audits: StatusAuditRow[] = [];
     const out = starts.map((s) => {

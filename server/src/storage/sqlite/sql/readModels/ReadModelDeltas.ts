@@ -19,12 +19,15 @@ export interface NewTaskFacts extends TaskGroup {
   request: string;
   status: string;
   task_key: string | null;
+  /** The row's rowid when its writer knows it (its search row then reads the row's status by it). */
+  rowid?: number;
 }
 
 /** A new task's search row: its request and key (the full-text indexes) and its group columns (sort and filter). */
 export interface NewSearchRow extends TaskGroup {
   request: string;
   task_key: string | null;
+  rowid?: number;
 }
 
 /** One finished run (run_count went up by one): the run buckets, failure groups and queue throughput count it. */
@@ -184,7 +187,7 @@ export class ReadModelDeltas {
     this.count(row, row.status, 1);
     this.searchInserts.set(row.id, {
       request: row.request, task_key: row.task_key, queue: row.queue, type: row.type, is_recurring: row.is_recurring,
-      is_occurrence: row.is_occurrence, created_at: row.created_at,
+      is_occurrence: row.is_occurrence, created_at: row.created_at, ...(row.rowid !== undefined ? { rowid: row.rowid } : {}),
     });
     this.handledBy(row.type, row.handler);
   }
@@ -210,6 +213,17 @@ export class ReadModelDeltas {
   moved(row: TaskGroup, from: string, to: string): void {
     if (from === to) return;
     if (this.checkTransitions && !transitionAllowed(from, to)) reportRefusedTransition(WRITER, from, to, [], true);
+    const keys = new GroupKeys(row);
+    this.countIn(keys, from, -1);
+    this.countIn(keys, to, 1);
+  }
+
+  /** The row's status went `from → through → to` in one write (both steps checked): counted as leaving `from` for `to`. */
+  movedThrough(row: TaskGroup, from: string, through: string, to: string): void {
+    if (this.checkTransitions && !(transitionAllowed(from, through) && transitionAllowed(through, to))) {
+      reportRefusedTransition(WRITER, from, `${through} → ${to}`, [], true);
+    }
+    if (from === to) return;
     const keys = new GroupKeys(row);
     this.countIn(keys, from, -1);
     this.countIn(keys, to, 1);

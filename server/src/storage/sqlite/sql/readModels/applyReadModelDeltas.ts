@@ -116,11 +116,13 @@ function writeSearchRows(db: Database, d: ReadModelDeltas): void {
       const firstKey = (last?.[0] ?? 0) + 1;
       const values: unknown[] = [];
       // The status is read from the task row as it stands now: a status change earlier in this
-      // transaction found no search row to update yet.
-      chunk.forEach(([taskId, r], i) => values.push(firstKey + i, taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence, taskId));
-      statementFor(db, 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
+      // transaction found no search row to update yet. By its rowid when every row of the chunk
+      // came with one (a seek of the table alone, not of the id index first).
+      const byRowid = chunk.every(([, r]) => r.rowid !== undefined);
+      chunk.forEach(([taskId, r], i) => values.push(firstKey + i, taskId, r.created_at, r.queue, r.type, r.is_recurring, r.is_occurrence, byRowid ? r.rowid : taskId));
+      statementFor(db, byRowid ? 'task_search_rows_by_rowid' : 'task_search_rows', chunk.length, (n) => `INSERT INTO task_search_rows
           (id, task_id, created_at, queue, type, is_recurring, is_occurrence, status)
-          VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?, (SELECT status FROM tasks WHERE id = ?))')}`)
+          VALUES ${rows(n, `(?, ?, ?, ?, ?, ?, ?, (SELECT status FROM tasks WHERE ${byRowid ? 'rowid' : 'id'} = ?))`)}`)
         .run(values);
       const texts: unknown[] = [];
       chunk.forEach(([, r], i) => texts.push(firstKey + i, r.request));
