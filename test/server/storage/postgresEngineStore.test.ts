@@ -114,11 +114,15 @@ describe('PostgreSQL EngineStore shared by instances in separate processes', () 
     await storage.query(`UPDATE tasks SET abandoned_count = 3 WHERE id = $1`, [worn.id]);
     await storage.query(`UPDATE tasks SET reserved_by = $2, reserved_at = $3 WHERE id = $1`, [mine.id, store.instanceId, Date.now()]);
     await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ('expired-one', 'h', 1, 0, 0)`);
-    // This lease tick, or the store's own timer (it ticks every leaseMs / 3; one tick at a time), recovers them.
-    await store.leaseTick();
+    // A lease tick recovers them: this one, or the store's own timer's. A tick that finds another
+    // holding the recovery lock does nothing (the other may have looked before the instance row
+    // above existed), so tick again until one has counted them.
     const deadline = Date.now() + 5000;
     const counted = async () => (await storage.query<{ n: number }>(`SELECT abandoned_count AS n FROM tasks WHERE id = $1`, [fresh.id])).rows[0]!.n;
-    while ((await counted()) === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while ((await counted()) === 0 && Date.now() < deadline) {
+      await store.leaseTick();
+      await new Promise((r) => setTimeout(r, 50));
+    }
     const { rows } = await storage.query<{ id: string; status: string; reserved_by: string | null; reserved_at: number | null; abandoned_count: number; exception: string | null }>(
       `SELECT id, status, reserved_by, reserved_at, abandoned_count, exception FROM tasks WHERE id = ANY($1::text[])`, [[fresh.id, worn.id, mine.id]],
     );

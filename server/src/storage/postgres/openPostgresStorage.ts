@@ -96,6 +96,18 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     options: o.idleInTransactionTimeoutMs === undefined ? searchPath : `${searchPath} -c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs}`,
     types,
     application_name: 'svc-monitor',
+    // Without the option, a default for sessions the server or role leaves at 0 (no limit), set
+    // before the pool hands the new connection to its first user (a statement sent beside the
+    // user's would be a second query on a busy client, which the driver deprecates). A failure
+    // leaves the session as the server made it.
+    onConnect:
+      o.idleInTransactionTimeoutMs === undefined
+        ? (client: pg.ClientBase) =>
+            client.query(
+              `SELECT set_config('idle_in_transaction_session_timeout', $1, false) WHERE current_setting('idle_in_transaction_session_timeout') = '0'`,
+              [String(DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS)],
+            ).then(() => undefined, () => undefined)
+        : undefined,
   });
   let lastConnectionError: Error | undefined;
   // An idle pooled connection that dies (server restart, network) is dropped and replaced on the
@@ -103,15 +115,6 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   pool.on('error', (err) => {
     lastConnectionError = err;
   });
-  if (o.idleInTransactionTimeoutMs === undefined) {
-    // Queued on the new session ahead of any statement of its first user; a failure here shows on that statement.
-    pool.on('connect', (client) => {
-      client.query(
-        `SELECT set_config('idle_in_transaction_session_timeout', $1, false) WHERE current_setting('idle_in_transaction_session_timeout') = '0'`,
-        [String(DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS)],
-      ).catch(() => undefined);
-    });
-  }
 
   try {
     (await pool.connect()).release();

@@ -1,0 +1,32 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
+import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+
+describe('a new pooled PostgreSQL connection', () => {
+  let database: TestDatabase;
+  let storage: PostgresStorage;
+  const warnings: string[] = [];
+  const onWarning = (w: Error) => warnings.push(`${w.name}: ${w.message}`);
+  beforeAll(async () => {
+    process.on('warning', onWarning);
+    database = await createTestDatabase('svc_conn_setup');
+    storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 4 });
+  });
+  afterAll(async () => {
+    process.off('warning', onWarning);
+    await storage?.close();
+    await database?.drop();
+  });
+
+  it('is set up before its first user: the idle-in-transaction default holds, and no query is sent beside the user\'s', async () => {
+    // Four at once: each needs a connection of its own, new to the pool.
+    const answers = await Promise.all([1, 2, 3, 4].map(() =>
+      storage.query<{ t: string; pid: number }>(`SELECT current_setting('idle_in_transaction_session_timeout') AS t, pg_backend_pid() AS pid, pg_sleep(0.05)`)));
+    expect(new Set(answers.map((a) => a.rows[0]!.pid)).size).toBe(4);
+    expect(answers.map((a) => a.rows[0]!.t)).toEqual(['90s', '90s', '90s', '90s']);
+    await new Promise((r) => setImmediate(r));
+    // The driver warns when a query is sent on a client still busy with another.
+    expect(warnings.filter((w) => w.includes('already executing a query'))).toEqual([]);
+  });
+});
