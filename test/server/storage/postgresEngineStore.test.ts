@@ -142,6 +142,13 @@ describe('PostgreSQL EngineStore shared by instances in separate processes', () 
     expect(await snapshotReadModels(storage)).toEqual(live);
   });
 
+  it('a commit with nothing to write (its queues have no room to claim in) answers an empty outcome', async () => {
+    const out = await store.commit(batch(Date.now(), {
+      dispatching: { promoteLimit: 0, claims: [{ queue: 'full', limit: 0 }], reservationMs: 1000, types: ['Pg.Work'], decide: null },
+    }));
+    expect(out).toMatchObject({ claimed: [], started: [], finished: [], inserted: [] });
+  });
+
   it('task keys stay unique among open rows and queue capacity is global when instances write at once', async () => {
     const other = createPostgresEngineStore(storage);
     try {

@@ -18,6 +18,11 @@ const RETURNING_CLAIMED = `t.id, t.type, t.handler, t.request, t.queue, t.status
   CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence,
   t.reserved_at, r.held_by`;
 
+/** The parts of an outcome a fast commit never has (it inserts, cancels, stops and promotes nothing). */
+const noOtherChanges = (): Pick<CommitOutcome, 'logIds' | 'inserted' | 'cancelled' | 'attemptsRecorded' | 'stopped' | 'promoted'> => ({
+  logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], stopped: [], promoted: 0,
+});
+
 /** A run end that counts as a run (a cancel does not). */
 const counts = (r: FinishedRun) => r.outcome !== 'Cancelled';
 /** A run end that writes a runs-audit row: a counted run of an inline recurring row, as its audit level allows. */
@@ -127,6 +132,9 @@ export async function fastCommit(
                            NULL::text, NULL::bigint, false, false, NULL::text, reserved_by FROM pick${k}`);
     });
   }
+  // No claim asks for rows and no run change is left (each end refused by the transition table):
+  // nothing to write, and no statement (an UPDATE over no source rows is not valid SQL).
+  if (sources.length === 0) return { ...noOtherChanges(), started: [], finished: runs.map(() => false), claimed: [], abandonedClaims: [] };
   const startGuard = starts.length > 0 ? `(r.starts AND t.status = 'Queued' AND t.reserved_by = ${instance}::text AND t.reserved_at = r.reserved_at)` : 'false';
   ctes.push(`changed AS (
       UPDATE tasks t SET status = CASE WHEN r.ends THEN r.next_status WHEN r.starts THEN 'InProgress' ELSE t.status END,
@@ -199,7 +207,7 @@ export async function fastCommit(
   const order = new Map((d?.claims ?? []).map((cl, i) => [cl.queue, i]));
   claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || x.created_at - y.created_at);
   return {
-    logIds: [], inserted: [], cancelled: [], attemptsRecorded: [], stopped: [], promoted: 0,
+    ...noOtherChanges(),
     started: starts.map((s) => startedIds.has(s.id)),
     finished: runs.map((r) => doneIds.has(r.id)),
     claimed,
