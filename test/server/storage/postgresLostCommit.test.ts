@@ -39,7 +39,10 @@ describe('PostgreSQL engine store: the commit after a lost connection', () => {
   async function loseNextCommit(): Promise<void> {
     await admin.query(`ALTER DATABASE "${database.name}" ALLOW_CONNECTIONS false`);
     await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [database.name]);
-    const failed = await store.commit(batch(5_000)).then(
+    // A commit that has something to ask of the database (an empty one sends no statement): a
+    // claim in a queue that holds no rows.
+    const probe = batch(5_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'lost-probe', limit: 1 }], types: ['Lost.Work'], decide: null, reservationMs: 250 } });
+    const failed = await store.commit(probe).then(
       () => null,
       (err: unknown) => err,
     );
