@@ -8,8 +8,10 @@ import { waitFor } from '../../fixtures/waitFor.js';
 const LIMIT = 2;
 const WINDOW = 1000;
 
+/** Even tasks go to the first process's queue, odd ones to the second's: both processes run attempts whatever the machine's load. */
+const QUEUES = ['left', 'right'] as const;
 const task = (i: number, failures: number): NewTask => ({
-  id: randomUUID(), type: 'Multi.Flaky', handler: 'Multi.FlakyHandler', request: JSON.stringify({ i, failures }), queue: 'default', taskKey: null,
+  id: randomUUID(), type: 'Multi.Flaky', handler: 'Multi.FlakyHandler', request: JSON.stringify({ i, failures }), queue: QUEUES[i % 2]!, taskKey: null,
   auditLevel: 'Full', createdAt: Date.now() + i, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null,
   isRecurring: false, recurrence: null,
 });
@@ -22,6 +24,8 @@ const insertOnly = (insertTasks: NewTask[]): CommitBatch => ({
  * tasks that fail twice (retried 20 ms later) and fresh tasks. A retry takes its start from the
  * windows the instances share, like a first start: a retry that skipped them would start 20 ms
  * after its failure, and windows kept per process would let each process start 2 per second.
+ * Each process serves a queue of its own, so both run attempts (a busy machine once let one
+ * process take every claim), while the limit of the type spans the two.
  */
 describe('retries and first starts share one rate limit across PostgreSQL instances', () => {
   const shared = useSharedDatabase('svc_rate_retry', 2);
@@ -35,7 +39,7 @@ describe('retries and first starts share one rate limit across PostgreSQL instan
       CREATE FUNCTION keep_counted_start() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN INSERT INTO counted_starts VALUES (NEW.*); RETURN NULL; END $$;
       CREATE TRIGGER keep_counted_start AFTER INSERT ON rate_limit_starts FOR EACH ROW EXECUTE FUNCTION keep_counted_start();`);
-    const instances = await Promise.all([0, 1].map(() => startInstance(shared.database.connectionString, { rateLimit: { limit: LIMIT, windowMs: WINDOW } })));
+    const instances = await Promise.all(QUEUES.map((queue) => startInstance(shared.database.connectionString, { rateLimit: { limit: LIMIT, windowMs: WINDOW }, queue })));
     running.push(...instances);
     const flaky = [0, 1, 2, 3].map((i) => task(i, 2));
     await store.commit(insertOnly(flaky));
@@ -59,7 +63,7 @@ describe('retries and first starts share one rate limit across PostgreSQL instan
     const attempts = (id: string) => begins.filter((b) => b.task_id === id).map((b) => Number(/^attempt (\d+)/.exec(b.message)![1]));
     for (const t of flaky) expect(attempts(t.id)).toEqual([1, 2, 3]);
     for (const t of fresh) expect(attempts(t.id)).toEqual([1]);
-    // Both processes ran attempts: the limit held across them, not within one.
+    // Both processes ran attempts (each serves its own queue): the limit held across them, not within one.
     expect(new Set(begins.map((b) => /process (\d+)$/.exec(b.message)![1])).size).toBe(2);
 
     const counted = (await storage.query<{ at: number }>(`SELECT started_at AS at FROM counted_starts WHERE type = 'Multi.Flaky' ORDER BY started_at`)).rows.map((r) => Number(r.at));
