@@ -1,5 +1,5 @@
 import type { ScheduleRow } from '../../storage/EngineStore.js';
-import { isScheduleRow } from '../../storage/EngineStore.js';
+import { scheduleRowRefusal } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import type { ScheduleOperationResult } from './ScheduleManager.js';
 
@@ -8,9 +8,7 @@ import type { ScheduleOperationResult } from './ScheduleManager.js';
  * WaitingQueue occurrences Cancelled; running occurrences finish.
  */
 export async function cancelScheduleRow(internals: EngineInternals, row: ScheduleRow): Promise<ScheduleOperationResult> {
-  if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
-  if (row.task_key === null) {
-    return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
-  }
+  const refused = scheduleRowRefusal(row);
+  if (refused) return refused;
   return internals.store.schedules.cancel(row.id, internals.now());
 }

@@ -1,4 +1,5 @@
 import type { ScheduleRow } from '../../storage/EngineStore.js';
+import { noSuchTask } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { cancelScheduleRow } from './cancelSchedule.js';
 import { OccurrenceMaterializer, type MaterializerOptions } from './OccurrenceMaterializer.js';
@@ -36,7 +37,7 @@ export function createScheduleManager(internals: EngineInternals, options: Sched
   };
   const byId = async (id: string, run: (row: ScheduleRow) => Promise<ScheduleOperationResult>): Promise<ScheduleOperationResult> => {
     const row = typeof id === 'string' ? await schedules.findById(id) : undefined;
-    return row ? run(row) : { status: 'NotFound', message: 'No task with this id.' };
+    return row ? run(row) : noSuchTask();
   };
 
   return {

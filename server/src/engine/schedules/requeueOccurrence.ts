@@ -1,3 +1,4 @@
+import { noSuchTask } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import type { ScheduleOperationResult } from './ScheduleManager.js';
 
@@ -6,7 +7,7 @@ import type { ScheduleOperationResult } from './ScheduleManager.js';
  * row), no new runNumber (it spends no run of the series).
  */
 export async function requeueOccurrence(internals: EngineInternals, occurrenceId: string): Promise<ScheduleOperationResult> {
-  if (typeof occurrenceId !== 'string') return { status: 'NotFound', message: 'No task with this id.' };
+  if (typeof occurrenceId !== 'string') return noSuchTask();
   const result = await internals.store.schedules.requeueOccurrence(occurrenceId, internals.now());
   if (result.status === 'Succeeded') internals.wake();
   return result;

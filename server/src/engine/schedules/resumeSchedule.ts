@@ -1,5 +1,5 @@
 import type { ScheduleRow } from '../../storage/EngineStore.js';
-import { isScheduleRow } from '../../storage/EngineStore.js';
+import { resumeStatusRefusal, scheduleRowRefusal } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { createSlotSource } from './createSlotSource.js';
 import type { OccurrenceMaterializer } from './OccurrenceMaterializer.js';
@@ -16,13 +16,8 @@ export async function resumeScheduleRow(
   materializer: OccurrenceMaterializer,
   row: ScheduleRow,
 ): Promise<ScheduleOperationResult> {
-  if (!isScheduleRow(row)) return { status: 'Conflict', message: 'The task is not a durable schedule.', taskId: row.id };
-  if (row.task_key === null) {
-    return { status: 'Conflict', message: 'The schedule has no task key and cannot be operated on.', taskId: row.id };
-  }
-  if (row.status !== 'Pending') {
-    return { status: 'Conflict', message: `The schedule is ${row.status}; only an active schedule can be resumed.`, taskId: row.id };
-  }
+  const refused = scheduleRowRefusal(row) ?? resumeStatusRefusal(row);
+  if (refused) return refused;
   try {
     createSlotSource(parseStoredDefinition(row.schedule_definition!));
   } catch (err) {

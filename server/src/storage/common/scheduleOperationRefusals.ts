@@ -25,6 +25,12 @@ export function cancelStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): St
   return undefined;
 }
 
+/** Why a schedule cannot be resumed in its status (only an active, Pending, schedule can); undefined: it can. */
+export function resumeStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): StoreOperationResult | undefined {
+  if (row.status !== 'Pending') return conflict(row.id, `The schedule is ${row.status}; only an active schedule can be resumed.`);
+  return undefined;
+}
+
 /**
  * The first check of a requeue, on the row alone: a Failed or Cancelled occurrence passes, with
  * its status and the id of its schedule, whose status the caller reads next (requeueScheduleRefusal).

@@ -5,6 +5,7 @@ import type {
 } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { auditAllows } from '../../common/auditAllows.js';
+import { cancelStatusRefusal, noSuchTask } from '../../common/scheduleOperationRefusals.js';
 import { insertStatusAudits } from './statusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
 import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
@@ -167,11 +168,9 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     cancel: (id, now) =>
       storage.transaction(async (c): Promise<StoreOperationResult> => {
         const fresh = (await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [id])).rows[0];
-        if (!fresh) return { status: 'NotFound', message: 'No task with this id.' };
-        if (fresh.status === 'Cancelled') return { status: 'Conflict', message: 'The schedule is already cancelled.', taskId: id };
-        if (fresh.status === 'Completed') {
-          return { status: 'Conflict', message: 'The schedule has completed its series; there is nothing to cancel.', taskId: id };
-        }
+        if (!fresh) return noSuchTask();
+        const refused = cancelStatusRefusal(fresh);
+        if (refused) return refused;
         await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [fresh.status], set: 'scheduled_at = NULL, halt = NULL', where: 't.id = $1' }), [id]);
         await insertStatusAudits(c, [{ taskId: id, level: fresh.audit_level, at: now, status: 'Cancelled' }]);
         const cancelled = await cancelOpenOccurrences(c, id, now);

@@ -1,6 +1,6 @@
 import type { PoolClient } from 'pg';
 import { toIso } from '../../common/time.js';
-import { scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
+import { resumeStatusRefusal, scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
 import type { OperationRow, StorageOperationResult } from './ScheduleOperationResult.js';
 
 /**
@@ -9,11 +9,8 @@ import type { OperationRow, StorageOperationResult } from './ScheduleOperationRe
  * (woken through the wake channel). A schedule without a halt answers Succeeded, releasedHalt=false.
  */
 export async function pgReleaseHalt(c: PoolClient, row: OperationRow): Promise<StorageOperationResult> {
-  const refusal = scheduleRowRefusal(row);
+  const refusal = scheduleRowRefusal(row) ?? resumeStatusRefusal(row);
   if (refusal) return refusal;
-  if (row.status !== 'Pending') {
-    return { status: 'Conflict', message: `The schedule is ${row.status}; only an active schedule can be resumed.`, taskId: row.id };
-  }
   const releasedHalt = row.halt !== null;
   if (releasedHalt) await c.query(`UPDATE tasks SET halt = NULL WHERE id = $1`, [row.id]);
   const result: StorageOperationResult = {
