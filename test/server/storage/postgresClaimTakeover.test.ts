@@ -96,4 +96,36 @@ describe('PostgreSQL: a claim that takes over another instance\'s lapsed reserva
     await storage.rebuildReadModels();
     expect(await snapshotReadModels(storage)).toEqual(live);
   });
+
+  it('a worn row whose failing transaction fails stays reserved, unrun, and is Failed by the next commit', async () => {
+    const queue = 'takeover-retried';
+    const worn = task(queue, 0);
+    await store.commit(batch(Date.now(), { insertTasks: [worn] }));
+    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, 'h', 1, $2, $2) ON CONFLICT (id) DO UPDATE SET heartbeat_at = $2`, ['dead-one', Date.now()]);
+    await storage.query(`UPDATE tasks SET reserved_by = 'dead-one', reserved_at = $2, abandoned_count = $3 WHERE id = $1`, [worn.id, Date.now() - 5 * HOLD_MS, MAX_ABANDONED]);
+    // While the row is listed here, the database refuses its move to Failed: the transaction after the claim fails.
+    await storage.query(`CREATE TABLE refuse_failed (id text PRIMARY KEY);
+      INSERT INTO refuse_failed VALUES ('${worn.id}');
+      CREATE FUNCTION refuse_failed() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.status = 'Failed' AND EXISTS (SELECT 1 FROM refuse_failed r WHERE r.id = NEW.id) THEN
+          RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+      CREATE TRIGGER refuse_failed BEFORE UPDATE ON tasks FOR EACH ROW EXECUTE FUNCTION refuse_failed();`);
+    try {
+      const out = await store.commit(claim(Date.now(), queue, 'fast'));
+      expect(out.claimed).toEqual([]);
+      const held = await storage.query<{ status: string; reserved_by: string | null }>('SELECT status, reserved_by FROM tasks WHERE id = $1', [worn.id]);
+      expect(held.rows).toEqual([{ status: 'Queued', reserved_by: store.instanceId }]);
+      expect(failed.some((f) => f.id === worn.id)).toBe(false);
+      // A commit while the refusal holds fails it again; the first commit after it lifts ends the row.
+      await store.commit(batch(Date.now()));
+      expect((await storage.query('SELECT status FROM tasks WHERE id = $1', [worn.id])).rows).toEqual([{ status: 'Queued' }]);
+      await storage.query('DELETE FROM refuse_failed');
+      await store.commit(batch(Date.now()));
+      const ended = await storage.query<{ status: string; reserved_by: string | null; abandoned_count: number }>('SELECT status, reserved_by, abandoned_count FROM tasks WHERE id = $1', [worn.id]);
+      expect(ended.rows).toEqual([{ status: 'Failed', reserved_by: null, abandoned_count: MAX_ABANDONED + 1 }]);
+      expect(failed.filter((f) => f.id === worn.id)).toHaveLength(1);
+    } finally {
+      await storage.query('DROP TRIGGER refuse_failed ON tasks; DROP FUNCTION refuse_failed(); DROP TABLE refuse_failed;');
+    }
+  });
 });

@@ -177,7 +177,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       throw asStoreUnavailable(err, storage.target, trouble);
     }
     const { abandonedClaims, ...out } = applied;
-    if (abandonedClaims.length > 0) await failAbandonedClaims(abandonedClaims, b.now);
+    if (abandonedClaims.length > 0 || unfailedTakeovers.size > 0) await failAbandonedClaims(abandonedClaims, b.now);
     if (afterLoss) lostOutcome = false;
     (b.startRuns ?? []).forEach((r, i) => {
       if (out.started[i]) owned.add(r.id);
@@ -187,16 +187,22 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     return out;
   };
 
+  /** Taken-over rows to fail whose transaction failed: tried again after every commit until it lands. */
+  const unfailedTakeovers = new Set<string>();
   /**
    * Rows this instance's claims took over and found abandoned more than maxAbandoned times: Failed
    * in their own transaction after the commit (the fast commit is one statement). Should that
-   * fail, the rows stay reserved by this instance, unrun, until another claim takes them over.
+   * fail, the rows stay reserved by this instance, unrun, and the next commit tries again (the
+   * commit's own error, if the database is gone, is what the engine hears about).
    */
   const failAbandonedClaims = async (ids: string[], now: number) => {
+    for (const id of ids) unfailedTakeovers.add(id);
+    const due = [...unfailedTakeovers];
     try {
-      reportAbandoned((await storage.transaction((c) => failTakenOverClaims(c, ids, instanceId, now, maxAbandoned))).failed);
+      reportAbandoned((await storage.transaction((c) => failTakenOverClaims(c, due, instanceId, now, maxAbandoned))).failed);
+      for (const id of due) unfailedTakeovers.delete(id);
     } catch {
-      // (see above: another instance's takeover counts and fails them)
+      // kept in unfailedTakeovers (see above)
     }
   };
   // The lease as this process sees it: measured on its monotonic clock from the last heartbeat written.
