@@ -416,8 +416,15 @@ async function runParent(): Promise<void> {
     }
     listening = side === 'hub';
     const connected = await rss();
+    // One sample in flight at a time: a busy server answers late, and unanswered requests would pile up listeners.
+    let sampling = false;
     const sampler = setInterval(() => {
-      if (side === 'hub') void rss().then((r) => (peakRss = Math.max(peakRss, r.rssMb)));
+      if (side !== 'hub' || sampling) return;
+      sampling = true;
+      void rss().then((r) => {
+        peakRss = Math.max(peakRss, r.rssMb);
+        sampling = false;
+      });
     }, 250);
     if (side === 'hub') peakRss = Math.max(peakRss, connected.rssMb);
     server.send({ t: 'emit', side } satisfies Msg);
