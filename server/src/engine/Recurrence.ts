@@ -1,4 +1,5 @@
 import { Cron } from 'croner';
+import { isKnownTimeZone } from '../time/wallTime.js';
 
 /** Inline recurring definition, stored as JSON in tasks.recurrence. */
 export interface Recurrence {
@@ -14,11 +15,7 @@ export interface Recurrence {
 
 /** Throws an Error naming the problem when the IANA zone is unknown. */
 export function assertTimeZone(timeZone: string, optionName = 'timeZone'): void {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone }).format(0);
-  } catch {
-    throw new RangeError(`${optionName}: unknown IANA time zone "${timeZone}"`);
-  }
+  if (!isKnownTimeZone(timeZone)) throw new RangeError(`${optionName}: unknown IANA time zone "${timeZone}"`);
 }
 
 const crons = new Map<string, Cron>();
