@@ -169,7 +169,7 @@ async function benchPostgres(): Promise<void> {
   console.log(`target (scaled to 1,000 schedules): catch-up < ${TARGET_MS} ms: one instance ${scaled(one.ms).toFixed(0)} ms, two instances ${scaled(two.ms).toFixed(0)} ms`);
   console.log(JSON.stringify({
     bench: 'schedules', storage: 'postgres', schedules: SCHEDULES, occurrences: one.occurrences, catchUpMs: Math.round(one.ms),
-    twoInstancesMs: Math.round(two.ms), duplicates: two.duplicates,
+    twoInstancesMs: Math.round(two.ms), duplicates: two.duplicates, catchUpScaledMs: Math.round(scaled(one.ms)), twoInstancesScaledMs: Math.round(scaled(two.ms)),
   }));
 }
 

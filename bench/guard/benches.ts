@@ -112,6 +112,20 @@ export const BENCHES: BenchEntry[] = [
     describe: '1,000 minute schedules after 24 h down: catch-up time',
   },
   {
+    name: 'schedules-pg',
+    script: 'schedules.ts',
+    args: ['--storage', 'postgres'],
+    // 200 schedules (288,000 occurrences per catch-up, 1.5 min for both catch-ups); the figures are scaled to 1,000.
+    env: { BENCH_SCHEDULES: '200' },
+    quickEnv: { BENCH_SCHEDULES: '3' },
+    figures: [
+      lower('catchUpScaledMs', 'catch-up, one instance (scaled to 1,000 schedules)', 'ms'),
+      lower('twoInstancesScaledMs', 'catch-up, two instances at once (scaled)', 'ms'),
+      zero('duplicates', 'duplicate slots'),
+    ],
+    describe: 'the same catch-up on PostgreSQL (200 schedules, scaled to 1,000): one instance, then two materializing at once',
+  },
+  {
     name: 'hub',
     script: 'hub.ts',
     quickEnv: { BENCH_HUB_CLIENTS: '40', BENCH_HUB_SECONDS: '1', BENCH_HUB_EVENTS_PER_SEC: '200', BENCH_HUB_ROUNDS: '1' },
