@@ -35,7 +35,7 @@ describe('the bench regression guard: bench:all → history → bench:compare �
     expect(recorded).toMatchObject({ bench: 'hub', label: 'before', quick: true, machine: { cpus: expect.any(Number) } });
     expect(recorded!.commit).toMatch(/^[0-9a-f]{7,}(\+dirty)?$/);
     expect(recorded!.machine.loadBefore).toHaveLength(3);
-    expect(Object.keys(recorded!.result!)).toEqual(['bench', 'clients', 'p99Ms', 'floorP99Ms', 'ratio', 'lost', 'rssMb']);
+    expect(Object.keys(recorded!.result!)).toEqual(['bench', 'clients', 'p99Ms', 'floorP99Ms', 'ratio', 'lost', 'rssMb', 'p50Ms']);
     expect(recorded!.result).toMatchObject({ bench: 'hub', clients: 40, lost: 0 });
     const ratio = recorded!.result!['ratio'] as number;
     expect(ratio).toBeGreaterThan(0);
