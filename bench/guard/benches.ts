@@ -23,7 +23,7 @@ interface BenchBase {
 /** What runs: a script under bench/ (through tsx), or an npm script of package.json. */
 export type BenchEntry = BenchBase & ({ script: string; npmScript?: never } | { npmScript: string; script?: never });
 
-/** The API's p99 targets, the same at every size and on both backends. */
+/** The API's p99 targets, the same at every size and on both backends; seeding's, where one is stated, per size and backend. */
 function apiFigures(seedTargetS?: number): Figure[] {
   return [
     lower('tasksP99Ms', '/tasks p99 (worst variant)', 'ms', 'absolute', below(25)),
