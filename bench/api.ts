@@ -128,7 +128,8 @@ function requestSearchSplit(file: string): { matchP99: number; keysP99: number }
 interface Prepared {
   rows: number;
   ids: string[];
-  seedS: number;
+  /** null: a database kept by an earlier run, measured without seeding. */
+  seedS: number | null;
   timings?: SeedTimings;
   bare?: { p50: number; p99: number };
   /** Arguments of the child process that serves the monitoring over the seeded store. */
@@ -148,7 +149,7 @@ async function prepareSqlite(): Promise<Prepared> {
   };
   try {
     let ids: string[];
-    let seedS = 0;
+    let seedS: number | null = null;
     let timings: SeedTimings | undefined;
     let rows = ROWS;
     if (REUSE_FILE && !existsSync(REUSE_FILE)) throw new Error(`BENCH_API_FILE: ${REUSE_FILE} does not exist`);
@@ -211,7 +212,7 @@ async function preparePostgres(): Promise<Prepared> {
         const percent = Math.min(100, (1_500 / Math.max(rows, 1)) * 100);
         const ids = (await storage.pool.query(`SELECT id FROM "${storage.schema}".tasks TABLESAMPLE BERNOULLI (${percent}) LIMIT 1000`)).rows.map((r: { id: string }) => r.id);
         console.log(`measuring PostgreSQL database ${name} (${rows.toLocaleString('en')} tasks)`);
-        return { rows, ids, seedS: 0, serveArgs: ['--serve-pg', url.toString()], cleanup };
+        return { rows, ids, seedS: null, serveArgs: ['--serve-pg', url.toString()], cleanup };
       }
       const seedStart = performance.now();
       const { ids, timings } = await seedPostgres(storage, ROWS, Date.now(), (line) => console.log(line));

@@ -1,16 +1,17 @@
 // `npm run bench:all [-- --quick] [--only engine,hub] [--label baseline] [--history file]`:
-// runs every bench of bench/guard/benches.ts in one sitting, one after the other, each in its
-// own process with its usual output, and appends one line per bench to the history file
-// (default bench/history.jsonl): the bench's last JSON line (its figures and its peer's or
-// floor's from the same run), the commit, the label, and the machine's load before and after.
-// A bench that fails gets a line with `error` and the sitting goes on.
+// runs every bench of bench/guard/benches.ts but the opt-in ones (those run only when `--only`
+// names them) in one sitting, one after the other, each in its own process with its usual
+// output, and appends one line per bench to the history file (default bench/history.jsonl): the
+// bench's last JSON line (its figures and its peer's or floor's from the same run), the commit,
+// the label, and the machine's load before and after. A bench that fails gets a line with
+// `error` and the sitting goes on.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { BENCHES, type BenchEntry } from './benches.js';
+import { BENCHES, sittingOf, type BenchEntry } from './benches.js';
 import { appendHistory, DEFAULT_HISTORY, type HistoryLine } from './history.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -18,6 +19,7 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url));
 function usage(message: string): never {
   console.error(`bench:all: ${message}`);
   console.error(`usage: npm run bench:all -- [--quick] [--only ${BENCHES.map((b) => b.name).join(',')}] [--label <name>] [--history <file>]`);
+  console.error(`opt-in (run only when --only names them): ${BENCHES.filter((b) => b.optional).map((b) => b.name).join(', ')}`);
   process.exit(2);
 }
 
@@ -32,13 +34,9 @@ function options(): { quick: boolean; only: BenchEntry[]; label: string | null; 
   } catch (err) {
     usage((err as Error).message);
   }
-  let only = BENCHES;
-  if (values.only !== undefined) {
-    const names = values.only.split(',').map((n) => n.trim()).filter((n) => n !== '');
-    const unknown = names.filter((n) => !BENCHES.some((b) => b.name === n));
-    if (unknown.length > 0 || names.length === 0) usage(`--only: unknown bench ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}`);
-    only = BENCHES.filter((b) => names.includes(b.name));
-  }
+  const names = values.only?.split(',').map((n) => n.trim()).filter((n) => n !== '');
+  const { benches: only, unknown } = sittingOf(names);
+  if (unknown.length > 0 || names?.length === 0) usage(`--only: unknown bench ${unknown.map((n) => `"${n}"`).join(', ') || '(none given)'}`);
   if (values.label !== undefined && !/^[\w.-]{1,40}$/.test(values.label)) usage('--label: 1 to 40 letters, digits, ".", "-" or "_"');
   return { quick: values.quick ?? false, only, label: values.label ?? null, history: values.history ?? DEFAULT_HISTORY };
 }
@@ -54,8 +52,12 @@ const load = () => loadavg().map((x) => Math.round(x * 100) / 100);
 
 /** Runs one bench with its output shown as usual; resolves with its last JSON line, or the reason it has none. */
 function runBench(entry: BenchEntry, quick: boolean): Promise<{ result?: Record<string, unknown>; error?: string }> {
-  const args = ['--import', 'tsx', fileURLToPath(new URL(`../${entry.script}`, import.meta.url)), ...((quick ? entry.quickArgs : undefined) ?? entry.args ?? [])];
-  const child = spawn(process.execPath, args, {
+  const extra = (quick ? entry.quickArgs : undefined) ?? entry.args ?? [];
+  const [command, args] =
+    entry.script !== undefined
+      ? [process.execPath, ['--import', 'tsx', fileURLToPath(new URL(`../${entry.script}`, import.meta.url)), ...extra]]
+      : ['npm', ['run', '--silent', entry.npmScript, ...(extra.length > 0 ? ['--', ...extra] : [])]];
+  const child = spawn(command, args, {
     cwd: REPO,
     env: { ...process.env, ...entry.env, ...(quick ? entry.quickEnv : {}) },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,54 +1,44 @@
-// The benches that `npm run bench:all` runs in one sitting, in this order, and the figures of
-// each bench's last JSON line that `npm run bench:compare` and `npm run bench:readme` read.
+// The benches of `npm run bench:all`, in the order it runs them, and the figures of each bench's
+// last JSON line that `npm run bench:compare` and `npm run bench:readme` read, with their targets.
+// An opt-in entry (`optional`) is left out of a plain sitting and runs only when `--only` names it.
 
-/** How a figure is judged against the previous line of the same bench. */
-export type FigureKind =
-  /** A ratio to a peer or floor measured in the same run: the machine's speed cancels out. */
-  | 'ratio'
-  /** An absolute figure: moves with the machine's load as much as with the code (noisy). */
-  | 'absolute'
-  /** A count that must stay 0 (lost events, duplicate runs): any other value is a failure. */
-  | 'zero';
+import { atLeast, atMost, below, higher, lower, zero, type Figure } from './figures.js';
 
-export interface Figure {
-  /** Key in the bench's JSON line. */
-  key: string;
-  label: string;
-  unit: string;
-  better: 'higher' | 'lower';
-  kind: FigureKind;
-}
-
-export interface BenchEntry {
+interface BenchBase {
   /** Key of the bench's lines in the history file. */
   name: string;
-  /** Script under bench/. */
-  script: string;
   args?: string[];
+  /** Set over the parent's environment (which passes through, e.g. BENCH_API_FILE). */
   env?: Record<string, string>;
   /** Small sizes for `--quick`: proves the pipeline, measures nothing worth keeping. */
   quickEnv: Record<string, string>;
   quickArgs?: string[];
   figures: Figure[];
-  /** One line for the README's generated block: what the bench does. */
+  /** One line for the README's generated table: what the bench does. */
   describe: string;
+  /** Not in a plain `bench:all`: runs only when `--only` names it (too long for every sitting). */
+  optional?: true;
 }
 
-const lower = (key: string, label: string, unit: string, kind: FigureKind = 'absolute'): Figure => ({ key, label, unit, better: 'lower', kind });
-const higher = (key: string, label: string, unit: string, kind: FigureKind = 'absolute'): Figure => ({ key, label, unit, better: 'higher', kind });
-const zero = (key: string, label: string): Figure => ({ key, label, unit: '', better: 'lower', kind: 'zero' });
+/** What runs: a script under bench/ (through tsx), or an npm script of package.json. */
+export type BenchEntry = BenchBase & ({ script: string; npmScript?: never } | { npmScript: string; script?: never });
 
-const apiFigures: Figure[] = [
-  lower('tasksP99Ms', '/tasks p99 (worst variant)', 'ms'),
-  lower('countsP99Ms', '/tasks/counts p99', 'ms'),
-  lower('overviewAllP99Ms', 'overview All p99', 'ms'),
-  lower('detailP99Ms', 'detail p99', 'ms'),
-  lower('requestSearchP99Ms', 'requestSearch p99', 'ms'),
-  lower('seedS', 'seeding', 's'),
-  lower('metricsScrapeP99Ms', 'metrics scrape p99', 'ms'),
-];
+/** The API's p99 targets, the same at every size and on both backends; seeding's, where one is stated, per size and backend. */
+function apiFigures(seedTargetS?: number): Figure[] {
+  return [
+    lower('tasksP99Ms', '/tasks p99 (worst variant)', 'ms', 'absolute', below(25)),
+    lower('countsP99Ms', '/tasks/counts p99', 'ms', 'absolute', below(25)),
+    lower('overviewAllP99Ms', 'overview All p99', 'ms', 'absolute', below(100)),
+    lower('detailP99Ms', 'detail p99', 'ms', 'absolute', below(10)),
+    lower('requestSearchP99Ms', 'requestSearch p99', 'ms', 'absolute', below(50)),
+    // null (not shown) when the run measured a kept database (BENCH_API_FILE, BENCH_API_PG_DB).
+    lower('seedS', 'seeding', 's', 'absolute', seedTargetS === undefined ? undefined : below(seedTargetS)),
+    lower('metricsScrapeP99Ms', 'metrics scrape p99', 'ms', 'absolute', below(50)),
+  ];
+}
 // The scrape of GET /svc-monitoring/metrics is measured too (BENCH_API_METRICS).
 const apiEnv = { BENCH_API_METRICS: '1' };
+const apiEnv10m = { ...apiEnv, BENCH_API_ROWS: '10000000' };
 // 20,000 rows: the fewest at which every list variant finds rows (the search for "order-12" among them).
 const apiQuick = { BENCH_API_ROWS: '20000', BENCH_API_SECONDS: '0.2' };
 
@@ -60,12 +50,14 @@ export const BENCHES: BenchEntry[] = [
     env: { BENCH_OBSERVABILITY: '1' },
     quickEnv: { BENCH_TASKS: '300', BENCH_ROUNDS: '1', BENCH_LONE_SAMPLES: '50' },
     figures: [
-      higher('ratioVsBullmq', 'end to end / BullMQ', '×', 'ratio'),
+      higher('ratioVsBullmq', 'end to end / BullMQ', '×', 'ratio', atLeast(1.5)),
       higher('ratioObservedVsBullmq', 'with metrics and tracing / BullMQ', '×', 'ratio'),
       higher('observedVsPlain', 'metrics and tracing on / off', '×', 'ratio'),
       higher('endToEndPerSec', 'end to end (audit Full)', 'tasks/s'),
+      higher('endToEndErrorsOnlyPerSec', 'end to end (audit ErrorsOnly)', 'tasks/s'),
+      higher('endToEndNonePerSec', 'end to end (audit None)', 'tasks/s'),
       higher('bullmqPerSec', 'BullMQ peer', 'jobs/s'),
-      lower('loneDispatchToStartedP99Ms', 'lone task dispatch → Started p99', 'ms'),
+      lower('loneDispatchToStartedP99Ms', 'lone task dispatch → Started p99', 'ms', 'absolute', below(5)),
     ],
     describe: '20,000 no-op tasks, concurrency 4, file DB; BullMQ on the local Redis in alternating rounds; each round also runs with metrics and tracing on',
   },
@@ -74,7 +66,7 @@ export const BENCHES: BenchEntry[] = [
     script: 'engine-pg.ts',
     quickEnv: { BENCH_TASKS: '300', BENCH_ROUNDS: '1', BENCH_GW_ADDJOB: '0' },
     figures: [
-      higher('ratio', '3 instances / graphile-worker', '×', 'ratio'),
+      higher('ratio', '3 instances / graphile-worker', '×', 'ratio', atLeast(1.5)),
       higher('endToEndPerSec', '3 instances end to end', 'tasks/s'),
       higher('graphileWorkerPerSec', 'graphile-worker peer', 'jobs/s'),
       zero('duplicates', 'duplicate runs'),
@@ -87,7 +79,7 @@ export const BENCHES: BenchEntry[] = [
     args: ['--storage', 'sqlite'],
     env: apiEnv,
     quickEnv: apiQuick,
-    figures: apiFigures,
+    figures: apiFigures(),
     describe: 'monitoring API over 1,000,000 tasks (SQLite), p99 over loopback',
   },
   {
@@ -96,18 +88,39 @@ export const BENCHES: BenchEntry[] = [
     args: ['--storage', 'postgres'],
     env: apiEnv,
     quickEnv: apiQuick,
-    figures: apiFigures,
+    figures: apiFigures(),
     describe: 'monitoring API over 1,000,000 tasks (PostgreSQL), p99 over loopback',
+  },
+  {
+    name: 'api-sqlite-10m',
+    script: 'api.ts',
+    args: ['--storage', 'sqlite'],
+    env: apiEnv10m,
+    quickEnv: apiQuick,
+    figures: apiFigures(15 * 60),
+    describe: 'monitoring API over 10,000,000 tasks (SQLite); BENCH_API_FILE measures a file kept by BENCH_API_KEEP=1 without seeding',
+    optional: true,
+  },
+  {
+    name: 'api-postgres-10m',
+    script: 'api.ts',
+    args: ['--storage', 'postgres'],
+    env: apiEnv10m,
+    quickEnv: apiQuick,
+    figures: apiFigures(20 * 60),
+    describe: 'monitoring API over 10,000,000 tasks (PostgreSQL); BENCH_API_PG_DB measures a database kept by BENCH_API_KEEP=1 without seeding',
+    optional: true,
   },
   {
     name: 'schedules',
     script: 'schedules.ts',
     quickEnv: { BENCH_SCHEDULES: '3' },
     figures: [
-      // Present once the bench measures its floor (the same rows inserted by hand): catch-up / floor.
+      // The floor: the same rows inserted by hand in batches, in the same run.
       lower('ratio', 'catch-up / hand-inserted floor', '×', 'ratio'),
-      lower('catchUpMs', 'catch-up of 1,000 schedules × 24 h', 'ms'),
-      lower('boundCountMs', 'counting bound', 'ms'),
+      lower('catchUpMs', 'catch-up of 1,000 schedules × 24 h', 'ms', 'absolute', below(15_000)),
+      lower('floorMs', 'the same rows inserted by hand (floor)', 'ms'),
+      lower('boundCountMs', 'counting bound', 'ms', 'absolute', below(1_000)),
     ],
     describe: '1,000 minute schedules after 24 h down: catch-up time',
   },
@@ -130,11 +143,12 @@ export const BENCHES: BenchEntry[] = [
     script: 'hub.ts',
     quickEnv: { BENCH_HUB_CLIENTS: '40', BENCH_HUB_SECONDS: '1', BENCH_HUB_EVENTS_PER_SEC: '200', BENCH_HUB_ROUNDS: '1' },
     figures: [
-      lower('ratio', 'p99 / bare ws floor', '×', 'ratio'),
+      lower('ratio', 'p99 / bare ws floor', '×', 'ratio', atMost(1.5)),
+      lower('p50Ms', 'p50 emit → receipt', 'ms'),
       lower('p99Ms', 'p99 emit → receipt', 'ms'),
       lower('floorP99Ms', 'bare ws floor p99', 'ms'),
       zero('lost', 'lost deliveries'),
-      lower('rssMb', 'server RSS', 'MB'),
+      lower('rssMb', 'server RSS', 'MB', 'absolute', below(300)),
     ],
     describe: '1,000 WebSocket clients at 1,000 events/s; a bare `ws` broadcast in alternating rounds',
   },
@@ -145,10 +159,10 @@ export const BENCHES: BenchEntry[] = [
     quickEnv: { BENCH_HUB_SECONDS: '1', BENCH_HUB_EVENTS_PER_SEC: '200', BENCH_HUB_ROUNDS: '1' },
     quickArgs: ['--clients', '100'],
     figures: [
-      lower('ratio', 'p99 / bare ws floor', '×', 'ratio'),
+      lower('ratio', 'p99 / bare ws floor', '×', 'ratio', atMost(1.5)),
       lower('p99Ms', 'p99 emit → receipt', 'ms'),
       zero('lost', 'lost deliveries'),
-      lower('rssMb', 'server RSS', 'MB'),
+      lower('rssMb', 'server RSS', 'MB', 'absolute', below(500)),
     ],
     describe: '5,000 connections (1,000 receiving every event, 4,000 idle with keep-alive) at 1,000 events/s',
   },
@@ -157,8 +171,8 @@ export const BENCHES: BenchEntry[] = [
     script: 'bulk.ts',
     quickEnv: { BENCH_BULK_ROWS: '300', BENCH_BULK_BASELINE_SECONDS: '1' },
     figures: [
-      lower('ms', 'bulk retry of 100,000 rows', 'ms'),
-      lower('apiP99DuringMs', 'API p99 during the bulk', 'ms'),
+      lower('ms', 'bulk retry of 100,000 rows', 'ms', 'absolute', below(60_000)),
+      lower('apiP99DuringMs', 'API p99 during the bulk', 'ms', 'absolute', below(25)),
       lower('apiP99BeforeMs', 'API p99 before (baseline)', 'ms'),
     ],
     describe: 'bulk retry of 100,000 Failed tasks with the engine running',
@@ -167,11 +181,35 @@ export const BENCHES: BenchEntry[] = [
     name: 'stall',
     script: 'stall.ts',
     quickEnv: { BENCH_TASKS: '30', BENCH_LOCK_MS: '1000' },
-    figures: [lower('configMaxMs', '/config max during a 20 s lock', 'ms'), lower('configP99Ms', '/config p99 during the lock', 'ms'), zero('lost', 'lost rows'), zero('duplicates', 'duplicate runs')],
+    figures: [lower('configMaxMs', '/config max during a 20 s lock', 'ms', 'absolute', below(100)), lower('configP99Ms', '/config p99 during the lock', 'ms'), zero('lost', 'lost rows'), zero('duplicates', 'duplicate runs')],
     describe: 'another process holds the database 20 s while 1,000 tasks run',
+  },
+  {
+    name: 'web-size',
+    npmScript: 'build:web',
+    quickEnv: {},
+    // The build itself fails over its budget (WEB_GZIP_BUDGET_KB, 400 by default in scripts/report-web-size.mjs).
+    figures: [lower('gzipKb', 'web assets, gzip', 'KB', 'absolute', below(400))],
+    describe: 'the web dashboard built for production (`build:web`): every asset gzipped at level 9',
+    optional: true,
+  },
+  {
+    name: 'suite',
+    script: 'suiteCpu.ts',
+    quickEnv: {},
+    quickArgs: ['test/server/contracts.test.ts'],
+    figures: [lower('wallS', '`npm test` wall time', 's', 'absolute', below(180)), lower('machineBusyS', 'machine busy meanwhile', 'CPU-s')],
+    describe: '`npm test` (typecheck and every vitest project) with every process of the machine sampled from /proc (`bench:suite`)',
+    optional: true,
   },
 ];
 
 export function benchNamed(name: string): BenchEntry | undefined {
   return BENCHES.find((b) => b.name === name);
+}
+
+/** A sitting's benches in list order: all but the opt-in ones, or exactly those `only` names. */
+export function sittingOf(only?: string[]): { benches: BenchEntry[]; unknown: string[] } {
+  if (only === undefined) return { benches: BENCHES.filter((b) => !b.optional), unknown: [] };
+  return { benches: BENCHES.filter((b) => only.includes(b.name)), unknown: only.filter((n) => benchNamed(n) === undefined) };
 }

@@ -5,7 +5,8 @@
 // WORSE (noisy) (it moves with the machine too; the exit status stays 0), a count that must be
 // 0 (lost, duplicates) as FAIL whenever it is not (exit status 1).
 import { parseArgs } from 'node:util';
-import { BENCHES, benchNamed, type Figure } from './benches.js';
+import { BENCHES, benchNamed } from './benches.js';
+import type { Figure } from './figures.js';
 import { DEFAULT_HISTORY, figureOf, readHistory, showFigure, type HistoryLine } from './history.js';
 
 /** Worse by more than this fraction of the earlier figure: marked. */
