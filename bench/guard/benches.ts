@@ -132,8 +132,9 @@ export const BENCHES: BenchEntry[] = [
     env: { BENCH_SCHEDULES: '200' },
     quickEnv: { BENCH_SCHEDULES: '3' },
     figures: [
-      lower('catchUpScaledMs', 'catch-up, one instance (scaled to 1,000 schedules)', 'ms'),
-      lower('twoInstancesScaledMs', 'catch-up, two instances at once (scaled)', 'ms'),
+      // Issue 35 asks the same bench of PostgreSQL, with the same target.
+      lower('catchUpScaledMs', 'catch-up, one instance (scaled to 1,000 schedules)', 'ms', 'absolute', below(15_000)),
+      lower('twoInstancesScaledMs', 'catch-up, two instances at once (scaled)', 'ms', 'absolute', below(15_000)),
       zero('duplicates', 'duplicate slots'),
     ],
     describe: 'the same catch-up on PostgreSQL (200 schedules, scaled to 1,000): one instance, then two materializing at once',
