@@ -35,16 +35,19 @@ describe('svc-monitor-server serve --database postgres://…', () => {
     }
   });
 
-  it('bad --database values → exit 2 naming the host and the cause', async () => {
-    const port = await closedPort();
-    const refused = await runCli(['serve', '--database', `postgres://postgres@127.0.0.1:${port}/x`]);
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(new RegExp(`--database: PostgreSQL at 127\\.0\\.0\\.1:${port} is unreachable: connection refused`));
-    const malformed = await runCli(['serve', '--database', 'postgres//nohost']);
-    expect(malformed.code).toBe(2);
-    expect(malformed.stderr).toMatch(/--database: option "connectionString" is not a valid URL/);
-    const both = await runCli(['serve', '--database', database.connectionString, '--db', 'x.db']);
-    expect(both.code).toBe(2);
-    expect(both.stderr).toMatch(/either --db <file> \(SQLite\) or --database/);
+  // One CLI run per case: each starts a node process, and on a loaded machine three in one test
+  // added up to the test's time limit.
+  it.each([
+    ['a closed port', async () => {
+      const port = await closedPort();
+      return { argv: ['serve', '--database', `postgres://postgres@127.0.0.1:${port}/x`], message: new RegExp(`--database: PostgreSQL at 127\\.0\\.0\\.1:${port} is unreachable: connection refused`) };
+    }],
+    ['a malformed URL', async () => ({ argv: ['serve', '--database', 'postgres//nohost'], message: /--database: option "connectionString" is not a valid URL/ })],
+    ['both --database and --db', async () => ({ argv: ['serve', '--database', database.connectionString, '--db', 'x.db'], message: /either --db <file> \(SQLite\) or --database/ })],
+  ] as const)('bad --database values, %s → exit 2 naming the host and the cause', async (_case, given) => {
+    const { argv, message } = await given();
+    const r = await runCli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
   });
 });
