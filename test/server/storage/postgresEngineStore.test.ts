@@ -116,8 +116,9 @@ describe('PostgreSQL EngineStore shared by instances in separate processes', () 
     await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ('expired-one', 'h', 1, 0, 0)`);
     // A lease tick recovers them: this one, or the store's own timer's. A tick that finds another
     // holding the recovery lock does nothing (the other may have looked before the instance row
-    // above existed), so tick again until one has counted them.
-    const deadline = Date.now() + 5000;
+    // above existed), so tick again until one has counted them. The bound only ends a test that
+    // never counts: a loaded machine's PostgreSQL took more than 5 s for it once.
+    const deadline = Date.now() + 25_000;
     const counted = async () => (await storage.query<{ n: number }>(`SELECT abandoned_count AS n FROM tasks WHERE id = $1`, [fresh.id])).rows[0]!.n;
     while ((await counted()) === 0 && Date.now() < deadline) {
       await store.leaseTick();
@@ -140,7 +141,7 @@ describe('PostgreSQL EngineStore shared by instances in separate processes', () 
     const live = await snapshotReadModels(storage);
     await storage.rebuildReadModels();
     expect(await snapshotReadModels(storage)).toEqual(live);
-  });
+  }, 60_000);
 
   it('a commit with nothing to write (its queues have no room to claim in) answers an empty outcome', async () => {
     const out = await store.commit(batch(Date.now(), {
