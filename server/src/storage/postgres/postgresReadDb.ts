@@ -29,10 +29,14 @@ const POSTGRES_READS: ReadDialect = {
   orderKey: (column, descending) =>
     `${column} ${descending ? 'DESC' : 'ASC'}${NOT_NULL.has(column) ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
   contains: (column) => `strpos(lower(${column}), lower(?)) > 0`,
-  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index.
+  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index. The
+  // index is read for the terms' rare words (svc_request_lookup, migration 14); the phrases are
+  // checked on the rows found, through ts_match_vq: a function call, which the planner does not
+  // take as an index condition (the operator @@ it would).
   requestMatch: (terms) => ({
-    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ (${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
-    params: [...terms],
+    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ svc_request_lookup(?::text[])
+      AND ts_match_vq(words, ${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
+    params: [[...terms], ...terms],
   }),
   keyContains: (term) =>
     [...term].length >= KEY_INDEX_MIN_CHARS
