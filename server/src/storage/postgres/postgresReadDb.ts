@@ -48,10 +48,12 @@ const POSTGRES_READS: ReadDialect = {
           sql: `task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(?)) > 0))`,
           params: [term],
         },
-  // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
   concurrentReads: true,
   unhinted: (column) => column,
-  anyOf: (conditions) => `seq IN (${conditions.map((c) => `SELECT seq FROM tasks WHERE ${c}`).join(' UNION ALL ')})`,
+  // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
+  // One alternative is the condition itself: its rows read once, not their seq and then each row again.
+  anyOf: (conditions) =>
+    conditions.length === 1 ? `(${conditions[0]!})` : `seq IN (${conditions.map((c) => `SELECT seq FROM tasks WHERE ${c}`).join(' UNION ALL ')})`,
 };
 
 /** `?` placeholders (outside quoted text) as PostgreSQL's `$1, $2, …`. */
