@@ -24,6 +24,8 @@ export interface SeedTimings {
   readModelsS: number;
   searchS: number;
   analyzeS: number;
+  /** PostgreSQL: the wall time of everything after the load, whose phases overlap on two connections. */
+  restS?: number;
 }
 
 const seconds = (t0: number) => Math.round((performance.now() - t0) / 100) / 10;

@@ -88,4 +88,33 @@ describe('PostgreSQL argument search over the task_search table', () => {
     const { rows } = await storage.query<{ n: number; tasks: number }>(`SELECT (SELECT COUNT(*) FROM task_search) AS n, (SELECT COUNT(*) FROM tasks) AS tasks`);
     expect(rows[0]!.n).toBe(rows[0]!.tasks);
   });
+
+  it('reads the index for the rare words of the terms (by the statistics) and still matches whole phrases', async () => {
+    // `cust` in every request, each customer number in two, `gold` in a quarter, `basic` in the
+    // rest; row 7 also has "42 cust", the words the other way round, which is not the phrase CUST-42.
+    const rows = Array.from({ length: 400 }, (_, i) =>
+      task({ customer: `CUST-${i % 200}`, plan: i % 4 === 0 ? 'gold' : 'basic', note: i === 7 ? '42 cust' : 'x' }, { createdAt: 10_000 + i }),
+    );
+    await store.commit(batch(5_000, { insertTasks: rows }));
+    /** The words the index is read for, in alphabetical order (null: none). */
+    const lookup = async (...terms: string[]) =>
+      (await storage.query<{ q: string | null }>(`SELECT svc_request_lookup($1::text[])::text AS q`, [terms])).rows[0]!.q?.split(' & ').sort().join(' & ') ?? null;
+    // No statistics yet: every word of the terms.
+    expect(await lookup('CUST-42')).toBe(`'42' & 'cust'`);
+    await storage.query('ANALYZE task_search');
+    expect(await lookup('CUST-42')).toBe(`'42'`);
+    expect(await lookup('CUST-42', '"final copy"')).toBe(`'42' & 'copy' & 'final'`);
+    // A word in a quarter of the requests still narrows the candidates; one in three quarters does not.
+    expect(await lookup('gold', 'CUST-40')).toBe(`'40' & 'gold'`);
+    expect(await lookup('basic', 'CUST-42')).toBe(`'42'`);
+    // Every word common: the least common one alone.
+    expect(["'cust'", "'customer'"]).toContain(await lookup('customer cust'));
+    expect(await lookup('---')).toBeNull();
+    const page = await monitoring.listTasks({ requestSearch: ['CUST-42'], sortBy: 'CreatedAtUtc', sortDescending: true, page: 1, pageSize: 50 });
+    expect(page.items.map((t) => t.id)).toEqual([rows[242]!.id, rows[42]!.id]);
+    expect(page.totalCount).toBe(2);
+    expect(await search('"42 cust"')).toEqual([rows[7]!.id]);
+    expect(await search('gold', 'CUST-40')).toEqual([rows[40]!.id, rows[240]!.id].sort());
+    expect(await search('gold', 'CUST-42')).toEqual([]);
+  });
 });

@@ -29,10 +29,14 @@ const POSTGRES_READS: ReadDialect = {
   orderKey: (column, descending) =>
     `${column} ${descending ? 'DESC' : 'ASC'}${NOT_NULL.has(column) ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
   contains: (column) => `strpos(lower(${column}), lower(?)) > 0`,
-  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index.
+  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index. The
+  // index is read for the terms' rare words (svc_request_lookup, migration 14); the phrases are
+  // checked on the rows found, through ts_match_vq: a function call, which the planner does not
+  // take as an index condition (the operator @@ it would).
   requestMatch: (terms) => ({
-    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ (${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
-    params: [...terms],
+    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ svc_request_lookup(?::text[])
+      AND ts_match_vq(words, ${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
+    params: [[...terms], ...terms],
   }),
   keyContains: (term) =>
     [...term].length >= KEY_INDEX_MIN_CHARS
@@ -44,10 +48,12 @@ const POSTGRES_READS: ReadDialect = {
           sql: `task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(?)) > 0))`,
           params: [term],
         },
-  // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
   concurrentReads: true,
   unhinted: (column) => column,
-  anyOf: (conditions) => `seq IN (${conditions.map((c) => `SELECT seq FROM tasks WHERE ${c}`).join(' UNION ALL ')})`,
+  // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
+  // One alternative is the condition itself: its rows read once, not their seq and then each row again.
+  anyOf: (conditions) =>
+    conditions.length === 1 ? `(${conditions[0]!})` : `seq IN (${conditions.map((c) => `SELECT seq FROM tasks WHERE ${c}`).join(' UNION ALL ')})`,
 };
 
 /** `?` placeholders (outside quoted text) as PostgreSQL's `$1, $2, …`. */

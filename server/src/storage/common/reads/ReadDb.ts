@@ -39,8 +39,8 @@ export interface ReadDialect {
   anyOf(conditions: readonly string[]): string;
   /**
    * Whether statements run at once (PostgreSQL: on pooled connections, so a list reads its count
-   * and its page together) or one after the other on one connection (SQLite: a list then reads a
-   * selective match once, and picks its index after the count).
+   * and its page together) or one after the other on one connection (SQLite: a list picks its
+   * index after the count). A selective match is read once on both.
    */
   readonly concurrentReads: boolean;
   /** `column` hidden from the planner's choice of index (SQLite's unary +; PostgreSQL plans alone). */

@@ -63,8 +63,9 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
       ? statCountSql(db, where.statDimensions)
       : { sql: `SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`, params: where.params };
 
-    if (dialect.concurrentReads) {
+    if (dialect.concurrentReads && !where.selective) {
       // The count and the page at once on two pooled connections (one round trip of latency).
+      // Not for a selective match: reading it twice at once costs twice the work for one answer.
       const [totalCount, rows] = await Promise.all([
         count(countSql.sql, countSql.params),
         db.query<TaskSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks ${where.sql(false)} ORDER BY ${order} LIMIT ? OFFSET ?`, [...where.params, pageSize, offset]),
@@ -112,9 +113,9 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
     if (where.searchRows && rowOrder) {
       return pageOfMatched('task_search_rows', where.searchRows.sql, where.searchRows.params, [...rowOrder, 'id'], ['task_id', 'id']);
     }
-    // Argument search or a key-only search term with other filters or sorts: an index yields a
-    // small set of rows, so read their sort keys once instead of matching twice (count, then
-    // page) and sorting whole rows.
+    // Argument search or a key-only search term (on SQLite, with other filters or sorts): an
+    // index yields a small set of rows, so read their sort keys once instead of matching twice
+    // (count, then page) and sorting whole rows.
     if (where.selective) return pageOfMatched('tasks', where.sql(false), where.params, orderColumns, [dialect.insertionOrder, dialect.insertionOrder]);
 
     const totalCount = await count(countSql.sql, countSql.params);
