@@ -27,8 +27,8 @@ export async function heartbeat(storage: PostgresStorage, instanceId: string): P
  * `leaseMs` by the database clock, or no instance row at all) are abandoned runs (see
  * recoverAbandonedRuns), and so are the Queued rows still reserved by an instance found expired
  * here (looked for only then: the reserved rows have no index of their own, and a dead instance
- * is found expired once, before its row is removed). One instance at a time (transaction
- * advisory lock).
+ * is found expired once, before its row is removed; only the rows found expired are removed).
+ * One instance at a time (transaction advisory lock).
  */
 export async function recoverExpiredLeases(
   c: PoolClient, schema: string, now: number, leaseMs: number, maxAbandoned: number,
@@ -45,7 +45,12 @@ export async function recoverExpiredLeases(
     now,
     maxAbandoned,
   );
-  await c.query(`DELETE FROM engine_instances WHERE heartbeat_at < ${DB_NOW_MS} - $1`, [leaseMs]);
+  // Only the instances whose reserved rows were just recovered: one that expired (or was
+  // registered already expired) after the SELECT above keeps its row for the next tick, which
+  // counts its reservations; deleting it here would lose them.
+  if (expired.length > 0) {
+    await c.query(`DELETE FROM engine_instances WHERE id = ANY($1::text[]) AND heartbeat_at < ${DB_NOW_MS} - $2`, [expired.map((r) => r.id), leaseMs]);
+  }
   return out;
 }
 
