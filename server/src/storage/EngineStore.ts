@@ -451,6 +451,11 @@ export interface MaterializeInput<T> {
   plan: SchedulePlanner<T>;
   /** Ids of new occurrences, called in slot order (time-ordered ids keep inserts appending). */
   newId: () => string;
+  /**
+   * A transaction writing at least this many occurrences (a catch-up) writes them compact where
+   * the store has that form (SQLite, migration 15); undefined: never.
+   */
+  compactFrom?: number;
 }
 
 export interface MaterializeResult<T> {

@@ -18,6 +18,11 @@ export interface MaterializerOptions extends PlanBounds {
    * with the remaining due schedules in a setImmediate continuation.
    */
   tickBudgetMs: number;
+  /**
+   * A write transaction of at least this many occurrences (a catch-up) writes them in the store's
+   * compact form where it has one (SQLite): a small row each, a task row when due.
+   */
+  compactFrom: number;
 }
 
 export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = {
@@ -27,6 +32,7 @@ export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = {
   countBound: 100_000,
   rowsPerTransaction: 20_000,
   tickBudgetMs: 200,
+  compactFrom: 1000,
 };
 
 export interface MaterializeOutcome {
@@ -116,6 +122,7 @@ export class OccurrenceMaterializer {
       ids,
       now: nowMs,
       rowsPerTransaction: this.options.rowsPerTransaction,
+      compactFrom: this.options.compactFrom,
       newId: uuidV7,
       plan: (row, lastRun) => {
         let planned: { def: StoredScheduleDefinition; plan: OccurrencePlan };
@@ -166,6 +173,7 @@ export class OccurrenceMaterializer {
       ids: [id],
       now: nowMs,
       rowsPerTransaction: Number.MAX_SAFE_INTEGER,
+      compactFrom: this.options.compactFrom,
       newId: uuidV7,
       plan: (row, lastRun) => {
         unavailable = undefined;

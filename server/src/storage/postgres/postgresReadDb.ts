@@ -78,6 +78,8 @@ export function postgresReadDb(storage: Pick<PostgresStorage, 'query'>): ReadDb 
       statusAuditChangedBy: true,
       traceContext: true,
       reservations: true,
+      // PostgreSQL writes every occurrence as a task row (its catch-up is measured as such).
+      pendingOccurrences: false,
     },
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       let text = numbered.get(sql);

@@ -283,6 +283,7 @@ function insertTask(
 }
 
 function cancel(sql: EngineStatements, deltas: ReadModelDeltas, id: string, now: number): CancelOutcome {
+  sql.spill(deltas, { ids: [id] });
   const st = sql.readTaskState(id);
   if (st === undefined) return { result: 'NotFound' };
   if (st.is_schedule === 1) return { result: 'NotCancellable', task: st };

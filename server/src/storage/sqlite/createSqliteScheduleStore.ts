@@ -2,6 +2,9 @@ import type { MaterializeInput, NewOccurrence, MaterializeResult, ScheduleStore,
 import { cancelNotStartedTask } from './sql/schedules/cancelNotStartedTask.js';
 import { countOccurrencesAfter } from './sql/schedules/countOccurrencesAfter.js';
 import { insertOccurrences, lastTaskRowid } from './sql/schedules/insertOccurrences.js';
+import { countCompactAfter, insertCompactOccurrences, lastCompactSeq, type CompactParent } from './sql/schedules/insertCompactOccurrences.js';
+import { hasPendingOccurrences, spillPendingOccurrences } from './sql/spillPendingOccurrences.js';
+import { preparedStatement } from './sql/schedules/preparedStatement.js';
 import { insertScheduleRow } from './sql/schedules/insertScheduleRow.js';
 import { insertStatusAudit } from './sql/schedules/insertStatusAudit.js';
 import { insertStatusAuditsAfterRowid } from './sql/schedules/insertStatusAudits.js';
@@ -49,29 +52,43 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     }
   };
 
+  const compactTable = hasPendingOccurrences(db);
+  const rowidOf = (id: string) => preparedStatement(db, 'SELECT rowid FROM tasks WHERE id = ?').pluck().get(id) as number;
+
   /**
    * Inserts the collected occurrences in slot order (ids assigned in that order), so that the
    * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule.
-   * Everything else follows from the rows written, in bulk: one 'Pending' audit per row in one
-   * statement, their search rows from the task rows, and the read-model counts once per schedule
-   * (its occurrences share their group). Returns the rows written.
+   * At least `compactFrom` of them (a catch-up) are written compact (migration 15): one small row
+   * each, counted in the read models now, their audits and search rows written when they become
+   * task rows. Fewer are written as task rows, and everything else follows from the rows written,
+   * in bulk: one 'Pending' audit per row in one statement, their search rows from the task rows,
+   * and the read-model counts once per schedule (its occurrences share their group). Returns the
+   * rows written.
    */
-  const flushOccurrences = (sink: NewOccurrence[], now: number, newId: () => string, deltas: ReadModelDeltas): number => {
+  const flushOccurrences = (
+    sink: NewOccurrence[], parents: Map<string, CompactParent>, compactFrom: number, now: number, newId: () => string, deltas: ReadModelDeltas,
+  ): number => {
     if (sink.length === 0) return 0;
     sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
     const ids = sink.map(() => newId());
+    const first = new Map<string, NewOccurrence>();
+    for (const o of sink) if (!first.has(o.parentTaskId)) first.set(o.parentTaskId, o);
+    const group = (o: NewOccurrence) => ({ queue: o.queue, type: o.type, handler: o.handler, is_recurring: 0, is_occurrence: 1, created_at: o.createdAt });
+    if (compactTable && sink.length >= compactFrom) {
+      const afterSeq = lastCompactSeq(db);
+      const written = insertCompactOccurrences(db, sink, ids, parents);
+      if (written === 0) return 0;
+      const perSchedule = written === sink.length ? countPerSchedule(sink) : countCompactAfter(db, afterSeq);
+      for (const [scheduleId, n] of perSchedule) deltas.insertedCompact(group(first.get(scheduleId)!), n);
+      return written;
+    }
     const afterRowid = lastTaskRowid(db);
     const written = insertOccurrences(db, sink, ids);
     if (written === 0) return 0;
     const writtenPerSchedule = written === sink.length ? countPerSchedule(sink) : countOccurrencesAfter(db, afterRowid);
-    const first = new Map<string, NewOccurrence>();
-    for (const o of sink) if (!first.has(o.parentTaskId)) first.set(o.parentTaskId, o);
     for (const [scheduleId, n] of writtenPerSchedule) {
       const o = first.get(scheduleId)!;
-      deltas.insertedMany({
-        queue: o.queue, type: o.type, handler: o.handler, request: o.request, status: 'Pending', task_key: null,
-        is_recurring: 0, is_occurrence: 1, created_at: o.createdAt,
-      }, n, afterRowid);
+      deltas.insertedMany({ ...group(o), request: o.request, status: 'Pending', task_key: null }, n, afterRowid);
     }
     insertStatusAuditsAfterRowid(db, afterRowid, 'Pending', now);
     return written;
@@ -86,13 +103,14 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
       tx((deltas) => {
         const { ids, now } = input;
         const sink: NewOccurrence[] = [];
+        const parents = new Map<string, CompactParent>();
         const notes: T[] = [];
         let consumed = 0;
         for (const id of ids) {
           consumed++;
           const row = selectTaskById(db, id);
           if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
-          const planned = input.plan(row, selectLastRunNumber(db, row.id));
+          const planned = input.plan(row, selectLastRunNumber(db, row.id, compactTable));
           if (planned === null) continue;
           notes.push(planned.note);
           const w = planned.write;
@@ -100,6 +118,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
             setScheduleHalt(db, row.id, w.halt, w.nextSlotAt);
           } else {
             for (const o of w.occurrences) sink.push(o);
+            if (w.occurrences.length > 0) parents.set(row.id, { rowid: rowidOf(row.id), handler: row.handler });
             updateScheduleProgress(db, row.id, w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending');
             if (w.completed) {
               deltas.moved(groupOf(row), row.status, 'Completed');
@@ -108,13 +127,13 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           }
           if (sink.length >= input.rowsPerTransaction) break;
         }
-        return { consumed, written: flushOccurrences(sink, now, input.newId, deltas), notes };
+        return { consumed, written: flushOccurrences(sink, parents, input.compactFrom ?? Number.POSITIVE_INFINITY, now, input.newId, deltas), notes };
       }),
 
     upsert: async (input: UpsertInput) =>
       tx((deltas) => {
         const existing = selectScheduleByKey(db, input.key);
-        const decision = input.decide(existing, existing ? selectLastRunNumber(db, existing.id) : 0);
+        const decision = input.decide(existing, existing ? selectLastRunNumber(db, existing.id, compactTable) : 0);
         if (decision.kind === 'keep') return decision.id;
         if (decision.kind === 'insert') {
           const r = decision.row;
@@ -127,6 +146,8 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
           return decision.row.id;
         }
         const c = decision.change;
+        // The schedule's compact occurrences read its row: they become task rows before it changes.
+        if (compactTable) spillPendingOccurrences(db, deltas, { scheduleId: c.id });
         changeTaskRow(db, deltas, c.id, () => {
           updateScheduleDefinition(db, c);
           return true;
@@ -146,6 +167,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
         if (!fresh) return noSuchTask();
         const refusal = cancelStatusRefusal(fresh);
         if (refusal) return refusal;
+        if (compactTable) spillPendingOccurrences(db, deltas, { scheduleId: id });
         setScheduleStatus(db, id, 'Cancelled', null);
         deltas.moved(groupOf(fresh), fresh.status, 'Cancelled');
         if (fresh.halt !== null) setScheduleHalt(db, id, null);
@@ -174,6 +196,8 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
 
     requeueOccurrence: async (occurrenceId, now) =>
       tx((deltas): StoreOperationResult => {
+        // A compact occurrence is Pending: as a task row it is refused as any Pending occurrence is.
+        if (compactTable) spillPendingOccurrences(db, deltas, { ids: [occurrenceId] });
         const row = selectTaskById(db, occurrenceId);
         if (!row) return noSuchTask();
         const taskId = row.id;

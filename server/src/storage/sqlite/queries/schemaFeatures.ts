@@ -17,5 +17,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     statusAuditChangedBy: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('status_audit') WHERE name = 'changed_by'`).pluck().get() as number) > 0,
     traceContext: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'traceparent'`).pluck().get() as number) > 0,
     reservations: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'reserved_by'`).pluck().get() as number) > 0,
+    pendingOccurrences: (has.get('pending_occurrence_tasks') as number) > 0,
   };
 }

@@ -20,6 +20,8 @@ import { prepareRecoverTasks } from './recoverTasks.js';
 import { prepareStartAndEndRuns } from './startAndEndRuns.js';
 import { prepareReleaseReservations, prepareStartRuns } from './startRuns.js';
 import { prepareUpdatePendingTask } from './updatePendingTask.js';
+import { hasPendingOccurrences, spillPendingOccurrences, type SpillSelection } from './spillPendingOccurrences.js';
+import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 
 /**
  * Every write operation of the engine, prepared once on the writer connection. `instanceId` marks
@@ -27,7 +29,10 @@ import { prepareUpdatePendingTask } from './updatePendingTask.js';
  */
 export function prepareEngineStatements(db: Database, instanceId: string) {
   const audit = prepareInsertStatusAudit(db);
+  const compact = hasPendingOccurrences(db);
   return {
+    /** Compact occurrences (migration 15) → task rows; see spillPendingOccurrences. */
+    spill: (deltas: ReadModelDeltas, sel: SpillSelection, limit?: number) => (compact ? spillPendingOccurrences(db, deltas, sel, limit) : 0),
     audit,
     /** Status-audit rows collected by a batch, many per statement. */
     statusAudits: (rows: readonly StatusAuditRow[]) => insertStatusAuditRows(db, rows),
@@ -35,7 +40,7 @@ export function prepareEngineStatements(db: Database, instanceId: string) {
     findOpenTaskByKey: prepareFindOpenTaskByKey(db),
     updatePendingTask: prepareUpdatePendingTask(db),
     countQueued: prepareCountQueued(db),
-    promoteDueTasks: preparePromoteDueTasks(db, audit),
+    promoteDueTasks: preparePromoteDueTasks(db, audit, compact),
     admitWaitingTasks: prepareAdmitWaitingTasks(db, audit),
     claimTasks: prepareClaimTasks(db, instanceId),
     claimTasksAtOnce: prepareClaimTasksAtOnce(db, instanceId),
@@ -49,7 +54,7 @@ export function prepareEngineStatements(db: Database, instanceId: string) {
     recoverTasks: prepareRecoverTasks(db, audit),
     insertExecutionLog: prepareInsertExecutionLog(db),
     lastLogSequence: prepareLastLogSequence(db),
-    nextWakeAt: prepareNextWakeAt(db),
+    nextWakeAt: prepareNextWakeAt(db, compact),
     readTaskState: prepareReadTaskState(db),
   };
 }

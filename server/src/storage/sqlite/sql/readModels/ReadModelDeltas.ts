@@ -209,6 +209,33 @@ export class ReadModelDeltas {
     this.handledBy(row.type, row.handler);
   }
 
+  /**
+   * `n` new compact Pending occurrences alike (migration 15): counted as Pending task rows now;
+   * their search rows are written when they become task rows (`spilled`).
+   */
+  insertedCompact(row: Omit<NewTaskFacts, 'id' | 'status' | 'task_key' | 'request'>, n: number): void {
+    if (n === 0) return;
+    this.count(row, 'Pending', n);
+    this.handledBy(row.type, row.handler);
+  }
+
+  /**
+   * A compact occurrence became the task row `row` (already counted when it was written): only its
+   * search row is new. After a bulk insert in this transaction the bulk pass writes it instead.
+   */
+  spilled(row: NewTaskFacts & { rowid: number }): void {
+    if (this.bulkInsertedAfterRowid !== null && row.rowid > this.bulkInsertedAfterRowid) return;
+    this.searchInserts.set(row.id, {
+      request: row.request, task_key: row.task_key, queue: row.queue, type: row.type, is_recurring: row.is_recurring,
+      is_occurrence: row.is_occurrence, created_at: row.created_at, rowid: row.rowid,
+    });
+  }
+
+  /** A compact occurrence dropped without becoming a task row (its slot already had one): uncounted. */
+  droppedCompact(row: TaskGroup): void {
+    this.count(row, 'Pending', -1);
+  }
+
   /** The row's status changed from `from` to `to` (nothing else that groups it). */
   moved(row: TaskGroup, from: string, to: string): void {
     if (from === to) return;

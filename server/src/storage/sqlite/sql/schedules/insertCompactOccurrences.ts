@@ -1,0 +1,67 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { NewOccurrence } from '../../../EngineStore.js';
+import { preparedStatement } from './preparedStatement.js';
+
+const COLUMNS = `(id, schedule_rowid, nominal_slot_at, scheduled_at, created_at, run_number, schedule_version, handler,
+  misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact)`;
+const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const CHUNK = 64;
+
+function statementFor(db: Database, rows: number): Statement {
+  return preparedStatement(
+    db,
+    `INSERT INTO pending_occurrences ${COLUMNS} VALUES ${Array.from({ length: rows }, () => ROW).join(', ')}
+     ON CONFLICT (schedule_rowid, nominal_slot_at) DO NOTHING`,
+  );
+}
+
+/** What a compact occurrence reads from its schedule row: the row's rowid and handler. */
+export interface CompactParent {
+  rowid: number;
+  handler: string;
+}
+
+/** The seq of the newest compact occurrence (0: none); rows inserted after this call get larger ones. */
+export function lastCompactSeq(db: Database): number {
+  return (preparedStatement(db, 'SELECT max(seq) FROM pending_occurrences').pluck().get() as number | null) ?? 0;
+}
+
+/**
+ * Inserts Pending occurrences in their compact form (migration 15), many rows per statement, with
+ * `ids[i]` as the id of `rows[i]`; `parents` gives each schedule's rowid and handler (an
+ * occurrence's handler is stored only where it differs). A slot that already has a compact
+ * occurrence is skipped. Returns how many rows were written.
+ */
+export function insertCompactOccurrences(
+  db: Database,
+  rows: readonly NewOccurrence[],
+  ids: readonly string[],
+  parents: ReadonlyMap<string, CompactParent>,
+): number {
+  let written = 0;
+  for (let start = 0; start < rows.length; start += CHUNK) {
+    const end = Math.min(rows.length, start + CHUNK);
+    const params: unknown[] = [];
+    for (let i = start; i < end; i++) {
+      const r = rows[i]!;
+      const parent = parents.get(r.parentTaskId)!;
+      params.push(
+        ids[i], parent.rowid, r.nominalSlotAt, r.scheduledAt, r.createdAt, r.runNumber, r.scheduleVersion,
+        r.handler === parent.handler ? null : r.handler,
+        r.misfireKind, r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact,
+      );
+    }
+    written += statementFor(db, end - start).run(params).changes;
+  }
+  return written;
+}
+
+/** Compact occurrences written after `afterSeq`, per schedule id. */
+export function countCompactAfter(db: Database, afterSeq: number): Map<string, number> {
+  const rows = preparedStatement(
+    db,
+    `SELECT s.id AS id, COUNT(*) AS n FROM pending_occurrences p JOIN tasks s ON s.rowid = p.schedule_rowid
+      WHERE p.seq > ? GROUP BY p.schedule_rowid`,
+  ).all(afterSeq) as { id: string; n: number }[];
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
