@@ -220,15 +220,14 @@ export class ReadModelDeltas {
   }
 
   /**
-   * A compact occurrence became the task row `row` (already counted when it was written): only its
-   * search row is new. After a bulk insert in this transaction the bulk pass writes it instead.
+   * Compact occurrences became the task rows above `afterRowid` (already counted when they were
+   * written): only their search rows are new, written by the bulk pass as for `insertedMany`.
    */
-  spilled(row: NewTaskFacts & { rowid: number }): void {
-    if (this.bulkInsertedAfterRowid !== null && row.rowid > this.bulkInsertedAfterRowid) return;
-    this.searchInserts.set(row.id, {
-      request: row.request, task_key: row.task_key, queue: row.queue, type: row.type, is_recurring: row.is_recurring,
-      is_occurrence: row.is_occurrence, created_at: row.created_at, rowid: row.rowid,
-    });
+  spilledMany(afterRowid: number, minCreatedAt: number, maxCreatedAt: number): void {
+    if (this.bulkInsertedAfterRowid === null || afterRowid < this.bulkInsertedAfterRowid) this.bulkInsertedAfterRowid = afterRowid;
+    const bulk = this.bulkInserted;
+    bulk.minCreatedAt = Math.min(bulk.minCreatedAt, minCreatedAt);
+    bulk.maxCreatedAt = Math.max(bulk.maxCreatedAt, maxCreatedAt);
   }
 
   /** A compact occurrence dropped without becoming a task row (its slot already had one): uncounted. */
