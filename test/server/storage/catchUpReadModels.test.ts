@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import type { AuditLevel } from '../../../server/src/contracts/index.js';
 import { createScheduleManager, type DurableScheduleManager } from '../../../server/src/engine/schedules/index.js';
-import type { EngineStore } from '../../../server/src/storage/EngineStore.js';
+import type { CommitBatch, EngineStore, FinishedRun } from '../../../server/src/storage/EngineStore.js';
 import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
@@ -15,6 +15,7 @@ import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
 import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
+import { startsOf, tokenOf } from '../../fixtures/server/runTokens.js';
 
 // A catch-up writes its occurrences in bulk (audits, search rows and read-model counts from the
 // rows written); when it ends, all of them must be what a rebuild from the task table gives.
@@ -23,9 +24,12 @@ const T0 = Date.parse('2026-03-05T22:00:30Z');
 const HOUR = 3_600_000;
 const DOWN = 30 * HOUR;
 
-/** A schedule manager over `store` whose clock the test moves, writing at most 700 rows per transaction. */
-function catchUpManager(store: EngineStore, clock: { now: number }): DurableScheduleManager {
-  return createScheduleManager(scheduleInternals(store, () => clock.now, []), { rowsPerTransaction: 700 });
+/**
+ * A schedule manager over `store` whose clock the test moves, writing at most 700 rows per
+ * transaction, as task rows (`compactFrom` absent) or compact from `compactFrom` rows on (SQLite).
+ */
+function catchUpManager(store: EngineStore, clock: { now: number }, compactFrom = Number.POSITIVE_INFINITY): DurableScheduleManager {
+  return createScheduleManager(scheduleInternals(store, () => clock.now, []), { rowsPerTransaction: 700, compactFrom });
 }
 
 /** Schedules of several groups (type, queue), requests, keys and audit levels; 1,800 + 360 + 120 + 30 occurrences after 30 h down. */
@@ -71,14 +75,18 @@ function sqliteView(db: Database): Record<string, unknown> {
  * A fresh SQLite file with the schedules of upsertSchedules written at T0; `body` moves the
  * clock and drains. The file is removed afterwards.
  */
-async function withSqliteSchedules(body: (storage: SqliteStorage, manager: DurableScheduleManager, clock: { now: number }) => Promise<void>): Promise<void> {
+async function withSqliteSchedules(
+  body: (storage: SqliteStorage, manager: DurableScheduleManager, clock: { now: number }, store: EngineStore) => Promise<void>,
+  compactFrom?: number,
+): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'catchup-rm-'));
   const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
   try {
     const clock = { now: T0 };
-    const manager = catchUpManager(createSqliteEngineStore(storage), clock);
+    const store = createSqliteEngineStore(storage);
+    const manager = catchUpManager(store, clock, compactFrom);
     await upsertSchedules(manager);
-    await body(storage, manager, clock);
+    await body(storage, manager, clock, store);
   } finally {
     storage.close();
     rmSync(dir, { recursive: true, force: true });
@@ -90,6 +98,37 @@ function expectSqliteViewAsRebuilt(storage: SqliteStorage, live: Record<string, 
   storage.rebuildReadModels();
   rebuildSearchRows(storage.db);
   expect(sqliteView(storage.db)).toEqual(live);
+}
+
+const compactCount = (db: Database) => db.prepare('SELECT COUNT(*) FROM pending_occurrences').pluck().get() as number;
+
+/** `n` occurrences in all, task rows and compact ones, no slot of a schedule twice (in one form or across both). */
+function expectEachSlotOnce(db: Database, n: number): void {
+  const slots = db.prepare(`SELECT COUNT(*) AS n, COUNT(DISTINCT parent_task_id || '/' || nominal_slot_at) AS slots FROM (
+    SELECT parent_task_id, nominal_slot_at FROM tasks WHERE parent_task_id IS NOT NULL
+    UNION ALL SELECT parent_task_id, nominal_slot_at FROM pending_occurrence_tasks)`).get();
+  expect(slots).toEqual({ n, slots: n });
+}
+
+const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
+  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
+});
+
+/**
+ * One dispatch at `now` (promote up to `promote` due rows, claim up to `claim` billing rows), the
+ * claimed rows started, the first `complete` of them completed. Answers how many were claimed.
+ */
+async function runSome(store: EngineStore, now: number, promote: number, claim: number, complete: number): Promise<number> {
+  const c = await store.commit(batch(now, {
+    dispatching: { promoteLimit: promote, claims: [{ queue: 'billing', limit: claim }], types: ['Billing.Invoice'], decide: null, reservationMs: 60_000 },
+  }));
+  await store.commit(batch(now + 1, { startRuns: startsOf(c.claimed, now + 1) }));
+  const ends = c.claimed.slice(0, complete).map((r): FinishedRun => ({
+    id: r.id, token: tokenOf(r.id), auditLevel: r.audit_level, endedAt: now + 2, executionTimeMs: 3, outcome: 'Completed', exception: null,
+    nextStatus: 'Completed', nextScheduledAt: null, recurring: false,
+  }));
+  await store.commit(batch(now + 2, { completeRuns: ends }));
+  return c.claimed.length;
 }
 
 describe('a catch-up leaves audits, read models and argument search as a rebuild would', () => {
@@ -135,6 +174,54 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
       expect((live['probe'] as string[]).length).toBe(120 + 2);
       expectSqliteViewAsRebuilt(storage, live);
     }), 60_000);
+
+  it('SQLite, compact: a catch-up written as compact occurrences (and slots already written as task rows skipped either way) '
+    + 'leaves read models and search rows as a rebuild would, before and after part of it was promoted and run', () =>
+    withSqliteSchedules(async (storage, manager, clock, store) => {
+      const db = storage.db;
+      // 20 minutes in: a few occurrences, fewer than compactFrom, as task rows.
+      clock.now = T0 + 20 * 60_000;
+      const early = await manager.materializer.drain(clock.now);
+      expect(early.written).toBeGreaterThan(20);
+      expect(compactCount(db)).toBe(0);
+      // An engine with an older cursor for billing-run: the catch-up that follows is compact and
+      // must skip the ten billing slots already written as task rows.
+      db.prepare(`UPDATE tasks SET cursor_at = cursor_at - ? WHERE task_key = 'billing-run'`).run(10 * 60_000);
+      clock.now = T0 + DOWN;
+      const catchUp = await manager.materializer.drain(clock.now);
+      expect(early.written + catchUp.written).toBe(1800 + 360 + 120 + 30);
+      expect(compactCount(db)).toBe(catchUp.written);
+      expectEachSlotOnce(db, 1800 + 360 + 120 + 30);
+      // Again with an older cursor, now behind compact occurrences: a small write (task rows) skips those.
+      db.prepare(`UPDATE tasks SET cursor_at = cursor_at - ? WHERE task_key = 'billing-run'`).run(10 * 60_000);
+      clock.now += 5 * 60_000;
+      expect((await manager.materializer.drain(clock.now)).written).toBe(5 + 1);
+      expectEachSlotOnce(db, 1800 + 360 + 120 + 30 + 6);
+      // Compact occurrences have no audit and no search row yet; the read models count them.
+      expect(db.prepare(`SELECT COUNT(*) FROM status_audit a JOIN pending_occurrences p ON p.id = a.task_id`).pluck().get()).toBe(0);
+      expect(db.prepare(`SELECT COUNT(*) FROM task_search_rows s JOIN pending_occurrences p ON p.id = s.task_id`).pluck().get()).toBe(0);
+      expect(db.prepare(`SELECT SUM(n) FROM stat_tasks WHERE is_occurrence = 1 AND status = 'Pending'`).pluck().get()).toBe(2310 + 6);
+
+      let live = sqliteView(db);
+      expectSqliteViewAsRebuilt(storage, live);
+
+      // Part of it promoted (compact occurrences become task rows first), claimed, started, some completed.
+      clock.now += 60_000;
+      const claimed = await runSome(store, clock.now, 700, 120, 70);
+      expect(claimed).toBe(120);
+      // The 700 compact occurrences due first became task rows (then Queued, with the due task rows).
+      expect(compactCount(db)).toBe(catchUp.written - 700);
+      expectEachSlotOnce(db, 2316);
+      // Each spilled occurrence got its Pending audit at its creation time (audit level permitting), and its search row.
+      expect(db.prepare(`SELECT COUNT(*) FROM tasks t WHERE t.parent_task_id IS NOT NULL AND t.audit_level = 'Full' AND NOT EXISTS
+        (SELECT 1 FROM status_audit a WHERE a.task_id = t.id AND a.new_status = 'Pending' AND a.updated_at = t.created_at)`).pluck().get()).toBe(0);
+      expect(db.prepare(`SELECT COUNT(*) FROM tasks t WHERE NOT EXISTS (SELECT 1 FROM task_search_rows s WHERE s.task_id = t.id)`).pluck().get()).toBe(0);
+      expect(db.prepare(`SELECT status, COUNT(*) AS n FROM tasks WHERE parent_task_id IS NOT NULL GROUP BY 1 ORDER BY 1`).all()).toEqual(
+        expect.arrayContaining([{ status: 'Completed', n: 70 }, { status: 'InProgress', n: 50 }]),
+      );
+      live = sqliteView(db);
+      expectSqliteViewAsRebuilt(storage, live);
+    }, 50), 60_000);
 
   it('PostgreSQL: the same catch-up by two instances at once', async () => {
     const database = await createTestDatabase('svc_catchup_rm');

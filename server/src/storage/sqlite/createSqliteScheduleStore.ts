@@ -5,6 +5,7 @@ import { insertOccurrences, lastTaskRowid } from './sql/schedules/insertOccurren
 import { countCompactAfter, insertCompactOccurrences, lastCompactSeq, type CompactParent } from './sql/schedules/insertCompactOccurrences.js';
 import { hasPendingOccurrences, spillPendingOccurrences } from './sql/spillPendingOccurrences.js';
 import { preparedStatement } from './sql/schedules/preparedStatement.js';
+import { withoutWrittenSlots } from './sql/schedules/withoutWrittenSlots.js';
 import { insertScheduleRow } from './sql/schedules/insertScheduleRow.js';
 import { insertStatusAudit } from './sql/schedules/insertStatusAudit.js';
 import { insertStatusAuditsAfterRowid } from './sql/schedules/insertStatusAudits.js';
@@ -62,19 +63,23 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
    * each, counted in the read models now, their audits and search rows written when they become
    * task rows. Fewer are written as task rows, and everything else follows from the rows written,
    * in bulk: one 'Pending' audit per row in one statement, their search rows from the task rows,
-   * and the read-model counts once per schedule (its occurrences share their group). Returns the
-   * rows written.
+   * and the read-model counts once per schedule (its occurrences share their group). A slot its
+   * schedule already has in the other form is skipped (`withoutWrittenSlots`). Returns the rows
+   * written.
    */
   const flushOccurrences = (
-    sink: NewOccurrence[], parents: Map<string, CompactParent>, compactFrom: number, now: number, newId: () => string, deltas: ReadModelDeltas,
+    collected: NewOccurrence[], parents: Map<string, CompactParent>, compactFrom: number, now: number, newId: () => string, deltas: ReadModelDeltas,
   ): number => {
+    if (collected.length === 0) return 0;
+    const asCompact = compactTable && collected.length >= compactFrom;
+    const sink = compactTable ? withoutWrittenSlots(db, collected, parents, asCompact ? 'tasks' : 'compact') : collected;
     if (sink.length === 0) return 0;
     sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
     const ids = sink.map(() => newId());
     const first = new Map<string, NewOccurrence>();
     for (const o of sink) if (!first.has(o.parentTaskId)) first.set(o.parentTaskId, o);
     const group = (o: NewOccurrence) => ({ queue: o.queue, type: o.type, handler: o.handler, is_recurring: 0, is_occurrence: 1, created_at: o.createdAt });
-    if (compactTable && sink.length >= compactFrom) {
+    if (asCompact) {
       const afterSeq = lastCompactSeq(db);
       const written = insertCompactOccurrences(db, sink, ids, parents);
       if (written === 0) return 0;

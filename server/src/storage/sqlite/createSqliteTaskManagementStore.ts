@@ -10,14 +10,23 @@ import { managedGroup } from './sql/management/managedGroup.js';
 import { selectBulkCandidates } from './sql/management/selectBulkCandidates.js';
 import { setTasksStatus } from './sql/management/setTasksStatus.js';
 import { taskWriter } from './sql/readModels/taskWriter.js';
+import { hasPendingOccurrences, spillPendingOccurrences } from './sql/spillPendingOccurrences.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../TaskManagementStore.js';
 
-/** The SQLite implementation of the retry and bulk writes, on the engine's writer connection. */
+/**
+ * The SQLite implementation of the retry and bulk writes, on the engine's writer connection.
+ *
+ * A compact Pending occurrence (migration 15) among the targets first becomes the task row it
+ * stands for (`spillPendingOccurrences`, in the same transaction), so that every rule below acts
+ * on it exactly as on that row: a retry refuses it as Pending, a bulk cancel cancels it.
+ */
 export function createSqliteTaskManagementStore(db: Database): TaskManagementStore {
   const write = taskWriter(db);
+  const compact = hasPendingOccurrences(db);
   return {
     async retryTask({ id, now, actor }): Promise<StoreOperationResult> {
       return write((deltas): StoreOperationResult => {
+        if (compact) spillPendingOccurrences(db, deltas, { ids: [id] });
         const row = selectManagedTask(db, id);
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };
         const refusal = actionRefusal('retry', row);
@@ -35,7 +44,9 @@ export function createSqliteTaskManagementStore(db: Database): TaskManagementSto
       const target = action === 'cancel' ? 'Cancelled' : 'Queued';
       return write((deltas): BulkBatchResult => {
         // Set-based: one read of the rows that qualify, one UPDATE, one audit insert. The
-        // transaction holds the writer, so the rows read are the rows changed.
+        // transaction holds the writer, so the rows read are the rows changed. Compact occurrences
+        // are Pending: only an action that applies to Pending rows (cancel) needs them as task rows.
+        if (compact && allowed.includes('Pending')) spillPendingOccurrences(db, deltas, { ids });
         const rows = selectBulkCandidates(db, action, ids, allowed);
         const changedIds = rows.map((r) => r.id);
         const changed = setTasksStatus(db, changedIds, allowed, target, now);

@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import { rebuildFailureGroupsSql } from './migrations/006_search_failures_latency.js';
 import { RUN_BUCKET_MERGE } from './sql/readModels/runBucketMerge.js';
+import { hasPendingOccurrences } from './sql/spillPendingOccurrences.js';
 
 /**
  * Recomputes every read model from the task table (and runs_audit for the runs of inline
@@ -14,8 +15,15 @@ import { RUN_BUCKET_MERGE } from './sql/readModels/runBucketMerge.js';
  * of order. Exact for the task counters; the run buckets cover the runs whose history is kept:
  * the last run of each one-shot row and every audited run of recurring rows (runs_audit drives
  * that join: it holds only recurring rows' runs).
+ *
+ * `compact`: the schema has compact Pending occurrences (migration 15). Each one is counted as the
+ * task row it stands for (Pending, an occurrence, not recurring; queue and type of its schedule,
+ * its own creation time, its handler or its schedule's), as the writers counted it when they wrote
+ * it (`ReadModelDeltas.insertedCompact`); it has no run yet, so no run bucket. Three scans of the
+ * (small-rowed) compact table, each row joined to its schedule row by rowid.
  */
-export const rebuildReadModelsSql = `
+export function rebuildReadModelsSqlFor(compact: boolean): string {
+  return `
 DELETE FROM stat_tasks; DELETE FROM stat_created_hour; DELETE FROM stat_created_day;
 DELETE FROM stat_runs_hour; DELETE FROM stat_runs_day;
 
@@ -26,6 +34,7 @@ INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
 INSERT INTO stat_created_hour (hour, type, status, n)
   SELECT created_at / 3600000, type, status, 1 FROM tasks NOT INDEXED WHERE true
   ON CONFLICT (hour, type, status) DO UPDATE SET n = n + 1;
+${compact ? COMPACT_COUNTS : ''}
 INSERT INTO stat_created_day (day, type, status, n)
   SELECT hour / 24, type, status, SUM(n) FROM stat_created_hour GROUP BY 1, 2, 3;
 
@@ -49,12 +58,30 @@ INSERT INTO stat_runs_day (bucket, type, queue, completed, failed, dur_sum, dur_
     FROM stat_runs_hour GROUP BY 1, 2, 3;
 
 INSERT OR IGNORE INTO monitor_type_handlers (type, handler) SELECT type, handler FROM tasks NOT INDEXED;
+${compact ? `INSERT OR IGNORE INTO monitor_type_handlers (type, handler)
+  SELECT DISTINCT s.type, COALESCE(p.handler, s.handler) FROM pending_occurrences p NOT INDEXED JOIN tasks s ON s.rowid = p.schedule_rowid;` : ''}
 `;
+}
+
+/** Compact occurrences into the task counters (before the per-day fold): see rebuildReadModelsSqlFor. */
+const COMPACT_COUNTS = `
+INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
+  SELECT s.queue, s.type, 'Pending', 0, 1, p.n
+    FROM (SELECT schedule_rowid, COUNT(*) AS n FROM pending_occurrences GROUP BY schedule_rowid) p
+    JOIN tasks s ON s.rowid = p.schedule_rowid WHERE true
+  ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n;
+INSERT INTO stat_created_hour (hour, type, status, n)
+  SELECT p.created_at / 3600000, s.type, 'Pending', 1 FROM pending_occurrences p NOT INDEXED JOIN tasks s ON s.rowid = p.schedule_rowid WHERE true
+  ON CONFLICT (hour, type, status) DO UPDATE SET n = n + 1;
+`;
+
+/** The rebuild for the current schema (every migration applied; see rebuildReadModelsSqlFor). */
+export const rebuildReadModelsSql = rebuildReadModelsSqlFor(true);
 
 /** Recomputes the read models and the failure groups in one write transaction. */
 export function rebuildReadModels(db: Database): void {
   db.transaction(() => {
-    db.exec(rebuildReadModelsSql);
+    db.exec(rebuildReadModelsSqlFor(hasPendingOccurrences(db)));
     db.exec(rebuildFailureGroupsSql);
   }).immediate();
 }

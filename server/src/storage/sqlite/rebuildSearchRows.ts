@@ -7,6 +7,13 @@ import { detectSchemaFeatures } from './queries/schemaFeatures.js';
  * in one pass each, numbering the search rows with the task rowids, which are in insertion order
  * as the writer's numbering is. For a task table loaded in bulk with raw inserts (benches, imports).
  * `withStatus`: the schema's search rows carry the status (migration 10).
+ *
+ * Compact Pending occurrences (migration 15, `pending_occurrences`) get none, on purpose: a compact
+ * occurrence has no search row while it is compact (the catch-up that writes it writes none, which
+ * is what makes it cheap), and gets one, numbered as any new row, when it becomes a task row
+ * (`spillPendingOccurrences`); reads find compact occurrences through `pending_occurrence_tasks`.
+ * So the search rows of the task table are all the search rows there are, and a rebuild from it
+ * equals what the writers keep.
  */
 export const rebuildSearchRowsSql = (withStatus: boolean): string => `
 DELETE FROM task_request_fts; DELETE FROM task_key_fts; DELETE FROM task_search_rows;

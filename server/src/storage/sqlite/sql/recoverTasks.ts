@@ -30,7 +30,8 @@ export interface RecoverOutcome {
  * written, so it counts as an abandoned run too and loses the reservation. A row abandoned more
  * than `maxAbandoned` times ends Failed instead, as a failed run (its audit, run and failure read
  * models). Throttle marks of Queued rows are dropped (budgets live in memory). Other Queued and
- * WaitingQueue rows need no move: the dispatcher claims and admits them.
+ * WaitingQueue rows need no move: the dispatcher claims and admits them. Compact occurrences
+ * (migration 15) are Pending, never begun: nothing here concerns them.
  */
 export function prepareRecoverTasks(
   db: Database,

@@ -25,6 +25,8 @@ function qualifies(action: BulkBatchAction): string {
 /**
  * Of `ids`, the rows that `action` applies to now and whose status is one of `allowed`, read in
  * one statement (the ids travel as one JSON array). Rows missing from the answer are skipped.
+ * Task rows only: compact occurrences among `ids` (migration 15) are turned into task rows first
+ * by the caller when `allowed` has Pending (they are all Pending; no other action takes them).
  */
 export function selectBulkCandidates(db: Database, action: BulkBatchAction, ids: readonly string[], allowed: readonly TaskStatus[]): BulkCandidateRow[] {
   if (allowed.length === 0 || ids.length === 0) return [];

@@ -2,6 +2,11 @@ import type { Database } from 'better-sqlite3';
 import type { ManagedTaskRow } from '../../../common/ManagedTaskRow.js';
 import { preparedStatement } from '../schedules/preparedStatement.js';
 
+/**
+ * The task row `id` with what the management rules read (its schedule's status). Task rows only:
+ * the caller first turns a compact occurrence of that id into its task row (migration 15,
+ * `spillPendingOccurrences`), in the same transaction.
+ */
 export function selectManagedTask(db: Database, id: string): ManagedTaskRow | undefined {
   return preparedStatement(
     db,

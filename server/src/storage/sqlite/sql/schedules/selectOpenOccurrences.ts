@@ -5,7 +5,11 @@ import { preparedStatement } from './preparedStatement.js';
 
 export type { OpenOccurrence };
 
-/** Occurrences of a schedule that have not started: Pending, Queued or WaitingQueue. */
+/**
+ * Occurrences of a schedule that have not started: Pending, Queued or WaitingQueue. Task rows
+ * only: its callers (a definition change, a cancellation) first turn the schedule's compact
+ * occurrences (migration 15) into task rows.
+ */
 export function selectOpenOccurrences(db: Database, scheduleId: string): OpenOccurrence[] {
   return preparedStatement(
     db,
