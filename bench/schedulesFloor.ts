@@ -44,7 +44,7 @@ const TASK_ROWS: FloorShape = {
 
 const COMPACT_ROWS: FloorShape = {
   textColumns: ['handler', 'misfire_kind'],
-  numberColumns: ['schedule_rowid', 'nominal_slot_at', 'scheduled_at', 'created_at', 'run_number', 'schedule_version', 'missed_from', 'missed_through', 'missed_count', 'missed_count_is_exact'],
+  numberColumns: ['schedule_ref', 'nominal_slot_at', 'scheduled_at', 'created_at', 'run_number', 'schedule_version', 'missed_from', 'missed_through', 'missed_count', 'missed_count_is_exact'],
   select: (c) => `SELECT ${c} FROM pending_occurrences ORDER BY seq`,
   insert: (columns, tuples) => `INSERT INTO pending_occurrences (id, ${columns}) VALUES ${tuples}`,
   constants: { values: '' },

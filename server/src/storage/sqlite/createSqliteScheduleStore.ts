@@ -2,7 +2,7 @@ import type { MaterializeInput, NewOccurrence, MaterializeResult, ScheduleStore,
 import { cancelNotStartedTask } from './sql/schedules/cancelNotStartedTask.js';
 import { countOccurrencesAfter } from './sql/schedules/countOccurrencesAfter.js';
 import { insertOccurrences, lastTaskRowid } from './sql/schedules/insertOccurrences.js';
-import { countCompactAfter, insertCompactOccurrences, lastCompactSeq, type CompactParent } from './sql/schedules/insertCompactOccurrences.js';
+import { countCompactAfter, insertCompactOccurrences, lastCompactSeq, scheduleRef, type CompactParent } from './sql/schedules/insertCompactOccurrences.js';
 import { hasPendingOccurrences, spillPendingOccurrences } from './sql/spillPendingOccurrences.js';
 import { preparedStatement } from './sql/schedules/preparedStatement.js';
 import { withoutWrittenSlots } from './sql/schedules/withoutWrittenSlots.js';
@@ -54,7 +54,6 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
   };
 
   const compactTable = hasPendingOccurrences(db);
-  const rowidOf = (id: string) => preparedStatement(db, 'SELECT rowid FROM tasks WHERE id = ?').pluck().get(id) as number;
 
   /**
    * Inserts the collected occurrences in slot order (ids assigned in that order), so that the
@@ -123,7 +122,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
             setScheduleHalt(db, row.id, w.halt, w.nextSlotAt);
           } else {
             for (const o of w.occurrences) sink.push(o);
-            if (w.occurrences.length > 0) parents.set(row.id, { rowid: rowidOf(row.id), handler: row.handler });
+            if (w.occurrences.length > 0) parents.set(row.id, { ref: scheduleRef(db, row.id), handler: row.handler });
             updateScheduleProgress(db, row.id, w.cursorAt, w.completed ? null : w.nextSlotAt, w.completed ? 'Completed' : 'Pending');
             if (w.completed) {
               deltas.moved(groupOf(row), row.status, 'Completed');

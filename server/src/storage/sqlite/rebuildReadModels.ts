@@ -59,7 +59,7 @@ INSERT INTO stat_runs_day (bucket, type, queue, completed, failed, dur_sum, dur_
 
 INSERT OR IGNORE INTO monitor_type_handlers (type, handler) SELECT type, handler FROM tasks NOT INDEXED;
 ${compact ? `INSERT OR IGNORE INTO monitor_type_handlers (type, handler)
-  SELECT DISTINCT s.type, COALESCE(p.handler, s.handler) FROM pending_occurrences p NOT INDEXED JOIN tasks s ON s.rowid = p.schedule_rowid;` : ''}
+  SELECT DISTINCT s.type, COALESCE(p.handler, s.handler) FROM pending_occurrences p NOT INDEXED JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id;` : ''}
 `;
 }
 
@@ -67,11 +67,11 @@ ${compact ? `INSERT OR IGNORE INTO monitor_type_handlers (type, handler)
 const COMPACT_COUNTS = `
 INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
   SELECT s.queue, s.type, 'Pending', 0, 1, p.n
-    FROM (SELECT schedule_rowid, COUNT(*) AS n FROM pending_occurrences GROUP BY schedule_rowid) p
-    JOIN tasks s ON s.rowid = p.schedule_rowid WHERE true
+    FROM (SELECT schedule_ref, COUNT(*) AS n FROM pending_occurrences GROUP BY schedule_ref) p
+    JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id WHERE true
   ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n;
 INSERT INTO stat_created_hour (hour, type, status, n)
-  SELECT p.created_at / 3600000, s.type, 'Pending', 1 FROM pending_occurrences p NOT INDEXED JOIN tasks s ON s.rowid = p.schedule_rowid WHERE true
+  SELECT p.created_at / 3600000, s.type, 'Pending', 1 FROM pending_occurrences p NOT INDEXED JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id WHERE true
   ON CONFLICT (hour, type, status) DO UPDATE SET n = n + 1;
 `;
 

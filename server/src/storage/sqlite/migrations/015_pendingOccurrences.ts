@@ -3,7 +3,8 @@
  * once; as task rows each one costs a row in every index of the task table, a status audit and a
  * search row. Here each is one small row that names its schedule (the schedule row in `tasks`
  * holds what all of them share: type, request, queue, audit level, time zone, trace context) and
- * its own identity (id, slot, due time, run number, misfire columns). A compact occurrence
+ * its own identity (id, slot, due time, run number, misfire columns), by the schedule's number in
+ * `occurrence_schedules`. A compact occurrence
  * becomes a task row (its Pending audit and search row written then) when it is due, or as soon
  * as anything but a read touches it or its schedule (see `sql/spillPendingOccurrences.ts`).
  *
@@ -12,10 +13,16 @@
  * (2^40 + seq) orders compact occurrences after every task row created in the same millisecond.
  */
 export const migration015PendingOccurrences = `
+-- A schedule's number for its compact occurrences: an INTEGER PRIMARY KEY, which VACUUM keeps
+-- (the task table's implicit rowid it may renumber).
+CREATE TABLE occurrence_schedules (
+  ref          INTEGER PRIMARY KEY,
+  schedule_id  TEXT NOT NULL UNIQUE
+);
 CREATE TABLE pending_occurrences (
   seq                   INTEGER PRIMARY KEY,         -- insertion order among compact occurrences
   id                    TEXT NOT NULL UNIQUE,        -- the task id it keeps as a task row
-  schedule_rowid        INTEGER NOT NULL,            -- rowid of its schedule's row in tasks
+  schedule_ref          INTEGER NOT NULL,            -- occurrence_schedules.ref of its schedule
   nominal_slot_at       INTEGER NOT NULL,
   scheduled_at          INTEGER NOT NULL,            -- due time
   created_at            INTEGER NOT NULL,
@@ -28,7 +35,7 @@ CREATE TABLE pending_occurrences (
   missed_count          INTEGER,
   missed_count_is_exact INTEGER
 );
-CREATE UNIQUE INDEX ux_pending_occurrences_slot ON pending_occurrences (schedule_rowid, nominal_slot_at);
+CREATE UNIQUE INDEX ux_pending_occurrences_slot ON pending_occurrences (schedule_ref, nominal_slot_at);
 CREATE INDEX ix_pending_occurrences_due ON pending_occurrences (scheduled_at);
 
 CREATE VIEW pending_occurrence_tasks AS
@@ -45,6 +52,6 @@ SELECT
   p.missed_count AS missed_count, p.missed_count_is_exact AS missed_count_is_exact, 1 AS is_occurrence,
   NULL AS reserved_by, NULL AS reserved_at, NULL AS run_token, 0 AS abandoned_count,
   s.traceparent AS traceparent, s.tracestate AS tracestate,
-  p.seq + 1099511627776 AS rowid, p.seq AS seq, p.schedule_rowid AS schedule_rowid
-FROM pending_occurrences p JOIN tasks s ON s.rowid = p.schedule_rowid;
+  p.seq + 1099511627776 AS rowid, p.seq AS seq, p.schedule_ref AS schedule_ref
+FROM pending_occurrences p JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id;
 `;

@@ -21,7 +21,7 @@ export type SpillSelection =
 
 function condition(sel: SpillSelection): { sql: string; params: unknown[] } {
   if ('due' in sel) return { sql: 'scheduled_at <= ?', params: [sel.due] };
-  if ('scheduleId' in sel) return { sql: 'schedule_rowid = (SELECT rowid FROM tasks WHERE id = ?)', params: [sel.scheduleId] };
+  if ('scheduleId' in sel) return { sql: 'schedule_ref = (SELECT ref FROM occurrence_schedules WHERE schedule_id = ?)', params: [sel.scheduleId] };
   return { sql: 'id IN (SELECT value FROM json_each(?))', params: [JSON.stringify(sel.ids)] };
 }
 

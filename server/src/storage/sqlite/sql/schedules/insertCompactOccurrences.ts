@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { NewOccurrence } from '../../../EngineStore.js';
 import { preparedStatement } from './preparedStatement.js';
 
-const COLUMNS = `(id, schedule_rowid, nominal_slot_at, scheduled_at, created_at, run_number, schedule_version, handler,
+const COLUMNS = `(id, schedule_ref, nominal_slot_at, scheduled_at, created_at, run_number, schedule_version, handler,
   misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact)`;
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 const CHUNK = 64;
@@ -11,14 +11,20 @@ function statementFor(db: Database, rows: number): Statement {
   return preparedStatement(
     db,
     `INSERT INTO pending_occurrences ${COLUMNS} VALUES ${Array.from({ length: rows }, () => ROW).join(', ')}
-     ON CONFLICT (schedule_rowid, nominal_slot_at) DO NOTHING`,
+     ON CONFLICT (schedule_ref, nominal_slot_at) DO NOTHING`,
   );
 }
 
-/** What a compact occurrence reads from its schedule row: the row's rowid and handler. */
+/** What a compact occurrence reads from its schedule: its number (`occurrence_schedules`) and handler. */
 export interface CompactParent {
-  rowid: number;
+  ref: number;
   handler: string;
+}
+
+/** The schedule's number for its compact occurrences, given on first use. */
+export function scheduleRef(db: Database, scheduleId: string): number {
+  preparedStatement(db, 'INSERT OR IGNORE INTO occurrence_schedules (schedule_id) VALUES (?)').run(scheduleId);
+  return preparedStatement(db, 'SELECT ref FROM occurrence_schedules WHERE schedule_id = ?').pluck().get(scheduleId) as number;
 }
 
 /** The seq of the newest compact occurrence (0: none); rows inserted after this call get larger ones. */
@@ -28,7 +34,7 @@ export function lastCompactSeq(db: Database): number {
 
 /**
  * Inserts Pending occurrences in their compact form (migration 15), many rows per statement, with
- * `ids[i]` as the id of `rows[i]`; `parents` gives each schedule's rowid and handler (an
+ * `ids[i]` as the id of `rows[i]`; `parents` gives each schedule's number and handler (an
  * occurrence's handler is stored only where it differs). A slot that already has a compact
  * occurrence is skipped. Returns how many rows were written.
  */
@@ -46,7 +52,7 @@ export function insertCompactOccurrences(
       const r = rows[i]!;
       const parent = parents.get(r.parentTaskId)!;
       params.push(
-        ids[i], parent.rowid, r.nominalSlotAt, r.scheduledAt, r.createdAt, r.runNumber, r.scheduleVersion,
+        ids[i], parent.ref, r.nominalSlotAt, r.scheduledAt, r.createdAt, r.runNumber, r.scheduleVersion,
         r.handler === parent.handler ? null : r.handler,
         r.misfireKind, r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact,
       );
@@ -60,8 +66,8 @@ export function insertCompactOccurrences(
 export function countCompactAfter(db: Database, afterSeq: number): Map<string, number> {
   const rows = preparedStatement(
     db,
-    `SELECT s.id AS id, COUNT(*) AS n FROM pending_occurrences p JOIN tasks s ON s.rowid = p.schedule_rowid
-      WHERE p.seq > ? GROUP BY p.schedule_rowid`,
+    `SELECT r.schedule_id AS id, COUNT(*) AS n FROM pending_occurrences p JOIN occurrence_schedules r ON r.ref = p.schedule_ref
+      WHERE p.seq > ? GROUP BY p.schedule_ref`,
   ).all(afterSeq) as { id: string; n: number }[];
   return new Map(rows.map((r) => [r.id, r.n]));
 }

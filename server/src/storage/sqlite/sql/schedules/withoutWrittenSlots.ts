@@ -7,7 +7,7 @@ import { preparedStatement } from './preparedStatement.js';
  * Where a schedule's slots are already written in the other form than the one about to be
  * written (migration 15: an occurrence is a task row or a compact row, never both).
  * - 'tasks': task rows, by the (parent_task_id, nominal_slot_at) index;
- * - 'compact': compact occurrences, by the (schedule_rowid, nominal_slot_at) index.
+ * - 'compact': compact occurrences, by the (schedule_ref, nominal_slot_at) index.
  */
 export type WrittenForm = 'tasks' | 'compact';
 
@@ -36,10 +36,10 @@ export function withoutWrittenSlots(
   }
   const select = form === 'tasks'
     ? preparedStatement(db, 'SELECT nominal_slot_at FROM tasks WHERE parent_task_id = ? AND nominal_slot_at BETWEEN ? AND ?').pluck()
-    : preparedStatement(db, 'SELECT nominal_slot_at FROM pending_occurrences WHERE schedule_rowid = ? AND nominal_slot_at BETWEEN ? AND ?').pluck();
+    : preparedStatement(db, 'SELECT nominal_slot_at FROM pending_occurrences WHERE schedule_ref = ? AND nominal_slot_at BETWEEN ? AND ?').pluck();
   const written = new Map<string, Set<number>>();
   for (const [scheduleId, range] of ranges) {
-    const key = form === 'tasks' ? scheduleId : parents.get(scheduleId)!.rowid;
+    const key = form === 'tasks' ? scheduleId : parents.get(scheduleId)!.ref;
     const slots = select.all(key, range.from, range.to) as number[];
     if (slots.length > 0) written.set(scheduleId, new Set(slots));
   }
