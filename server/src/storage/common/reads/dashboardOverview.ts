@@ -11,6 +11,7 @@ import { DAY_MS, HOUR_MS, ceilTo, floorTo, rangeStartMs, round2, successRate } f
 import { addLocalDays, bucketIndex, startOfLocalDay, zonedWindow, type ZonedWindow } from '../zonedCalendar.js';
 import type { createCatchUpBacklog } from './catchUpBacklog.js';
 import type { CreatedInRange } from './createdInRange.js';
+import { pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
 import { createReservedCount } from './reservedCount.js';
 import type { RunsInRange } from './runsInRange.js';
@@ -48,7 +49,15 @@ export function createDashboardOverview(
   const partialHourSql = `
     SELECT COUNT(*) AS total, COALESCE(${sumWhere('1', "status = 'Completed'")}, 0) AS completed, COALESCE(${sumWhere('1', "status = 'Failed'")}, 0) AS failed
       FROM tasks ${indexedBy('ix_tasks_created')} WHERE created_at >= ? AND created_at < ?`;
-  const partialHour = (fromMs: number, toMs: number) => queryOne<Omit<BucketRow, 'b'>>(db, partialHourSql, [fromMs, toMs]);
+  // Compact occurrences created in it too (Pending: neither completed nor failed), while any exist.
+  const pending = pendingOccurrenceReads(db);
+  const partialHourWithCompactSql = `SELECT COUNT(*) + (SELECT COUNT(*) FROM pending_occurrences WHERE created_at >= ? AND created_at < ?) AS total,
+      COALESCE(${sumWhere('1', "status = 'Completed'")}, 0) AS completed, COALESCE(${sumWhere('1', "status = 'Failed'")}, 0) AS failed
+      FROM tasks ${indexedBy('ix_tasks_created')} WHERE created_at >= ? AND created_at < ?`;
+  const partialHour = async (fromMs: number, toMs: number) =>
+    pending && (await pending.present())
+      ? queryOne<Omit<BucketRow, 'b'>>(db, partialHourWithCompactSql, [fromMs, toMs, fromMs, toMs])
+      : queryOne<Omit<BucketRow, 'b'>>(db, partialHourSql, [fromMs, toMs]);
   const queueStatus = `SELECT queue, status, SUM(n) AS n, COALESCE(${sumWhere('n', 'is_recurring = 1 AND is_occurrence = 0')}, 0) AS recurring
        FROM ${model('stat_tasks')} GROUP BY queue, status`;
   const throttled = `SELECT queue, COUNT(*) AS n FROM tasks WHERE throttled_until IS NOT NULL AND throttled_until > ? AND status = 'Queued' GROUP BY queue`;
