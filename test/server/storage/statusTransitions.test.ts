@@ -34,7 +34,7 @@ describe('SQLite task writer', () => {
   const storage = openSqliteStorage({ file: ':memory:' });
   const db = storage.db;
   const write = taskWriter(db);
-  const promote = preparePromoteDueTasks(db, prepareInsertStatusAudit(db));
+  const promote = preparePromoteDueTasks(db, prepareInsertStatusAudit(db), true);
   const statusOf = (id: string) => (db.prepare('SELECT status FROM tasks WHERE id = ?').get(id) as { status: string }).status;
   const add = (id: string, status: string) => db.prepare(`${ROW} VALUES (?, 'T.Job', 'T.Handler', '{}', 'default', ?, 'Full', 1, 1)`).run(id, status);
   afterAll(() => storage.close());
