@@ -27,7 +27,8 @@ vi.mock('../../../server/src/engine/uuidV7.js', () => ({
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
-const T0 = Date.parse('2026-03-05T22:00:30Z');
+// The catch-up at 18:40:30Z: inside the hour in which Asia/Kolkata's day and its hourly buckets begin (18:30Z).
+const T0 = Date.parse('2026-03-05T12:40:30Z');
 const DOWN = 6 * HOUR;
 const CATCH_UP = T0 + DOWN;
 const NOW = CATCH_UP + 2 * MIN;

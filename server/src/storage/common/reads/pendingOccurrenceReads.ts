@@ -25,9 +25,17 @@ export const PENDING_AUDIT_LEVEL = 'Full';
 /** The view's rowid offset: a synthesized audit entry's id is its occurrence's view rowid. */
 export const COMPACT_ROWID_BASE = 2 ** 40;
 
+/** The first and last creation time of the compact occurrences. */
+export interface CreatedSpan {
+  first: number;
+  last: number;
+}
+
 export interface PendingOccurrenceReads {
   /** Whether any compact occurrence exists now (one probe of the table's first row). */
   present(): Promise<boolean>;
+  /** When the compact occurrences were created (a scan of them), or undefined when there are none. */
+  createdSpan(): Promise<CreatedSpan | undefined>;
   /** `db` as it reads the view: request matches go through the schedule's search row, key matches never hold. */
   readonly viewDb: ReadDb;
 }
@@ -36,8 +44,15 @@ export interface PendingOccurrenceReads {
 export function pendingOccurrenceReads(db: ReadDb): PendingOccurrenceReads | undefined {
   if (!db.features.pendingOccurrences) return undefined;
   const sql = `SELECT EXISTS (SELECT 1 FROM pending_occurrences) AS e`;
+  const spanSql = `SELECT MIN(created_at) AS first, MAX(created_at) AS last FROM pending_occurrences`;
+  const present = async () => (await db.query<{ e: number }>(sql))[0]?.e === 1;
   return {
-    present: async () => (await db.query<{ e: number }>(sql))[0]?.e === 1,
+    present,
+    createdSpan: async () => {
+      if (!(await present())) return undefined;
+      const [span] = await db.query<{ first: number | null; last: number | null }>(spanSql);
+      return span?.first === null || span?.first === undefined || span.last === null ? undefined : { first: span.first, last: span.last };
+    },
     viewDb: { dialect: viewDialect(db.dialect), features: db.features, query: (text, params) => db.query(text, params) },
   };
 }

@@ -50,13 +50,22 @@ export async function taskListUnion(
       return (await queryOne<{ n: number }>(db, sql, [...tasks.params, ...view.params])).n;
     },
     page<R>(columns: string, orderColumns: readonly string[], desc: boolean, limit: number, offset: number) {
-      // Each side's first offset+limit rows in list order (each by its own indexes), then the page of their merge.
-      const inner = order([...orderColumns, dialect.insertionOrder], desc);
+      // Each side's first offset+limit rows in list order, then the page of their merge.
+      const ord = dialect.insertionOrder;
+      const inner = order([...orderColumns, ord], desc);
       const outer = order([...orderColumns, 'ord'], desc);
-      const side = (relation: string, where: TaskListWhere) =>
-        `SELECT * FROM (SELECT ${columns}, ${dialect.insertionOrder} AS ord FROM ${relation} ${where.sql(false)} ORDER BY ${inner} LIMIT ?)`;
-      const sql = `SELECT * FROM (${side('tasks', tasks)} UNION ALL ${side(PENDING_OCCURRENCE_TASKS, view)}) AS listed
-        ORDER BY ${outer} LIMIT ? OFFSET ?`;
+      // Task rows: by their indexes; a selective match (argument search, key-only term) reads its
+      // small set's sort keys once, as the list does without compact rows.
+      const keyed = `WITH m AS MATERIALIZED (SELECT ${ord} AS r, ${orderColumns.join(', ')} FROM tasks ${tasks.sql(false)})
+        SELECT r FROM m ORDER BY ${order([...orderColumns, 'r'], desc)} LIMIT ?`;
+      const taskSide = tasks.selective
+        ? `SELECT ${columns}, ${ord} AS ord FROM tasks WHERE ${ord} IN (${keyed})`
+        : `SELECT * FROM (SELECT ${columns}, ${ord} AS ord FROM tasks ${tasks.sql(false)} ORDER BY ${inner} LIMIT ?)`;
+      // Compact rows: no index serves a sort, so the sort keys are read first (a few columns of
+      // each), then only the chosen rows' columns (by seq, the table's key).
+      const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN
+        (SELECT seq FROM ${PENDING_OCCURRENCE_TASKS} ${view.sql(false)} ORDER BY ${inner} LIMIT ?)`;
+      const sql = `SELECT * FROM (${taskSide} UNION ALL ${viewSide}) AS listed ORDER BY ${outer} LIMIT ? OFFSET ?`;
       return db.query<R>(sql, [...tasks.params, offset + limit, ...view.params, offset + limit, limit, offset]);
     },
   };
