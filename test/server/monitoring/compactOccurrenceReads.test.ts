@@ -2,7 +2,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Database } from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLevel } from '../../../server/src/contracts/index.js';
 import { createScheduleManager } from '../../../server/src/engine/schedules/index.js';
 import type { MonitoringStore, TaskListFilter, TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
@@ -17,15 +18,10 @@ import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { getJson, insertTask, login, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
 
-// The same catch-up written twice, into two SQLite files with the same ids: once as compact
-// occurrences (compactFrom 1), once as task rows (compactFrom ∞). Every monitoring read must
-// answer the same on both: a compact occurrence is shown exactly as the task row it stands for.
-
-/** Task ids in creation order, the same sequence in both stores (the engine's uuidV7 replaced). */
-const ids = vi.hoisted(() => ({ n: 0 }));
-vi.mock('../../../server/src/engine/uuidV7.js', () => ({
-  uuidV7: () => `00000000-0000-7000-8000-${(++ids.n).toString(16).padStart(12, '0')}`,
-}));
+// The same catch-up written twice, into two SQLite files: once as compact occurrences
+// (compactFrom 1), once as task rows (compactFrom ∞), the second store's ids then made the first's.
+// Every monitoring read must answer the same on both: a compact occurrence is shown exactly as
+// the task row it stands for.
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -52,12 +48,12 @@ interface Built {
   store: MonitoringStore;
   served: Served;
   token: string;
-  scheduleIds: string[];
+  /** The schedules' ids, by key. */
+  readonly scheduleIds: string[];
   close(): Promise<void>;
 }
 
 async function build(compactFrom: number): Promise<Built> {
-  ids.n = 0;
   const dir = mkdtempSync(join(tmpdir(), 'compact-reads-'));
   const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
   const clock = { now: T0 };
@@ -79,19 +75,48 @@ async function build(compactFrom: number): Promise<Built> {
   expect((await manager.materializer.drain(clock.now)).written).toBe(OCCURRENCES);
   const served = await serve({ storage: { db } }, { now: () => NOW });
   const token = await login(served.api);
-  const scheduleIds = (db.prepare(`SELECT id FROM tasks WHERE task_key IN (${SCHEDULES.map(() => '?').join(', ')}) ORDER BY task_key`).pluck().all(...SCHEDULES.map((s) => s.key)) as string[]);
+  const scheduleIds = db.prepare(`SELECT id FROM tasks WHERE task_key IN (${SCHEDULES.map(() => '?').join(', ')}) ORDER BY task_key`).pluck();
   return {
     storage,
     store: createMonitoringStore(sqliteReadDb(db)),
     served,
     token,
-    scheduleIds,
+    get scheduleIds() {
+      return scheduleIds.all(...SCHEDULES.map((s) => s.key)) as string[];
+    },
     async close() {
       await served.close();
       storage.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Gives the task-row store's schedules and occurrences the ids the compact store gave them (the
+ * engine's ids are random): schedules by key, occurrences by schedule key and slot, in every table
+ * that names a task.
+ */
+function alignIds(from: Database, to: Database): void {
+  const ids = (db: Database) =>
+    new Map(
+      (db.prepare(`SELECT s.task_key || '@' || COALESCE(o.nominal_slot_at, '') AS k, COALESCE(o.id, s.id) AS id
+          FROM tasks s LEFT JOIN (SELECT parent_task_id, nominal_slot_at, id FROM tasks WHERE parent_task_id IS NOT NULL
+                                  UNION ALL SELECT parent_task_id, nominal_slot_at, id FROM pending_occurrence_tasks) o ON o.parent_task_id = s.id
+         WHERE s.task_key IS NOT NULL AND s.parent_task_id IS NULL AND s.occurrence_mode = 'Durable'
+         UNION ALL SELECT task_key || '@', id FROM tasks WHERE task_key IS NOT NULL AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`).all() as { k: string; id: string }[]).map((r) => [r.k, r.id]),
+    );
+  const wanted = ids(from);
+  const pairs = [...ids(to)].map(([k, id]) => [id, wanted.get(k)!] as const);
+  expect(pairs.every(([, id]) => id !== undefined)).toBe(true);
+  to.transaction(() => {
+    to.exec(`CREATE TEMP TABLE id_map (old TEXT PRIMARY KEY, new TEXT NOT NULL)`);
+    const put = to.prepare(`INSERT OR IGNORE INTO id_map VALUES (?, ?)`);
+    for (const [old, id] of pairs) put.run(old, id);
+    const mapped = (column: string) => `${column} = (SELECT new FROM id_map WHERE old = ${column}) WHERE ${column} IN (SELECT old FROM id_map)`;
+    to.exec(`UPDATE tasks SET ${mapped('id')}; UPDATE tasks SET ${mapped('parent_task_id')};
+      UPDATE status_audit SET ${mapped('task_id')}; UPDATE task_search_rows SET ${mapped('task_id')}; DROP TABLE temp.id_map`);
+  })();
 }
 
 /** A status-audit entry's id is its row's (a compact occurrence's synthesized entry has none of its own): left out. */
@@ -111,6 +136,7 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
   beforeAll(async () => {
     compact = await build(1);
     rows = await build(Number.POSITIVE_INFINITY);
+    alignIds(compact.storage.db, rows.storage.db);
   }, 60_000);
   afterAll(async () => {
     await compact?.close();
@@ -260,6 +286,7 @@ describe('partly turned into task rows, a catch-up still reads as task rows', ()
   beforeAll(async () => {
     mixed = await build(1);
     rows = await build(Number.POSITIVE_INFINITY);
+    alignIds(mixed.storage.db, rows.storage.db);
     // The first 150 due, and every occurrence of one schedule (as a change of it would), become task rows.
     const db = mixed.storage.db;
     expect(taskWriter(db)((deltas) => spillPendingOccurrences(db, deltas, { due: CATCH_UP }, 150))).toBe(150);
