@@ -15,7 +15,13 @@ import type { ReadDb, ReadDialect } from './ReadDb.js';
  * - It has no search row: its request is its schedule's request, so an argument match is a match
  *   of its schedule's search row; it has no task key, so a key match never holds.
  * - With no compact rows (and always on PostgreSQL) every read takes the task-table path alone,
- *   with the SQL it had before compact occurrences existed.
+ *   with the SQL it had before compact occurrences existed (a detail, status-audit page or
+ *   management target of an id with no task row / no audit row looks the id up among them: one
+ *   indexed lookup).
+ * - Reads that need nothing: counts, queue metrics, task types and the overview's totals (read
+ *   models); schedule states and halted schedules (schedule rows); Queued, reserved, throttled,
+ *   failed rows and runs (a compact occurrence is none of them); the first creation time (its
+ *   schedule row is older).
  */
 export const PENDING_OCCURRENCE_TASKS = 'pending_occurrence_tasks';
 

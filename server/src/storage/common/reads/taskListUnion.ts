@@ -18,9 +18,10 @@ export function compactCanMatch(filter: TaskListFilter): boolean {
  * A task list over the task rows and the compact occurrences together: the same filter as a
  * WHERE on `tasks` and one on the view, counted and paged as one list ordered by the sort
  * columns, then insertion order (a task row's rowid; the view's rowid for a compact occurrence).
+ * Where sort keys tie, a compact occurrence comes after every task row, also one inserted after
+ * it (the view's rowid is 2^40 + seq): as a task row it would have come before such a row.
  */
 export interface TaskListUnion {
-  readonly tasks: TaskListWhere;
   /** How many rows match: from the counters where every condition is a counter dimension (they count compact rows), else both relations counted. */
   count(): Promise<number>;
   /** `columns` (plain task columns or expressions with names) of rows [offset, offset+limit) in `orderColumns` order. */
@@ -40,7 +41,6 @@ export async function taskListUnion(
   const { dialect } = db;
   const order = (columns: readonly string[], desc: boolean) => columns.map((c) => dialect.orderKey(c, desc)).join(', ');
   return {
-    tasks,
     async count() {
       if (tasks.statDimensions) {
         const stat = statCountSql(db, tasks.statDimensions);
