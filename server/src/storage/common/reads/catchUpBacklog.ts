@@ -1,5 +1,6 @@
 import type { CatchUpBacklog } from '../../../contracts/index.js';
 import { toIso } from '../time.js';
+import { pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
 
 /** The overview's catch-up backlog over every durable schedule in the store (any range). */
@@ -11,11 +12,15 @@ export function createCatchUpBacklog(db: ReadDb) {
        UNION ALL SELECT MIN(nominal_slot_at) FROM tasks WHERE parent_task_id IS NOT NULL AND status = 'Queued'
        UNION ALL SELECT MIN(nominal_slot_at) FROM tasks WHERE parent_task_id IS NOT NULL AND status = 'WaitingQueue'
        UNION ALL SELECT MIN(nominal_slot_at) FROM tasks WHERE parent_task_id IS NOT NULL AND status = 'ServiceStopped') AS slots`;
+  // Compact occurrences are Pending occurrences too (already in the counters): their oldest slot,
+  // read while any exist (a scan of the slot index, during a backlog only).
+  const pending = pendingOccurrenceReads(db);
+  const oldestCompact = `SELECT MIN(m) AS m FROM (${oldest} UNION ALL SELECT MIN(nominal_slot_at) FROM pending_occurrences) AS compact`;
   const halted = `SELECT COUNT(*) AS n FROM tasks WHERE halt IS NOT NULL AND status NOT IN ('Cancelled', 'Completed')`;
   return async function catchUpBacklog(nowMs: number): Promise<CatchUpBacklog> {
     const [rows, first, haltedCount] = await Promise.all([
       db.query<{ status: string; n: number }>(byStatus),
-      queryOne<{ m: number | null }>(db, oldest),
+      (async () => queryOne<{ m: number | null }>(db, pending && (await pending.present()) ? oldestCompact : oldest))(),
       queryOne<{ n: number }>(db, halted),
     ]);
     const counts: Record<string, number> = {};

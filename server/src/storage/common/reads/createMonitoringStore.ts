@@ -12,6 +12,7 @@ import { createPageOccurrences } from './pageOccurrences.js';
 import { createPageRunsAudits } from './pageRunsAudits.js';
 import { createPageStatusAudits } from './pageStatusAudits.js';
 import { createQueueMetrics } from './queueMetrics.js';
+import { pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 import { createRecentActivity } from './recentActivity.js';
 import { createTypeResolver } from './resolveTypeNames.js';
@@ -32,7 +33,11 @@ export function createMonitoringStore(db: ReadDb): MonitoringStore {
   const createdInRange = createCreatedInRange(db);
   const runsInRange = createRunsInRange(db);
   const catchUpBacklog = createCatchUpBacklog(db);
-  const found = async (id: string) => (await db.query(`SELECT 1 FROM tasks WHERE id = ?`, [id])).length > 0;
+  // A compact occurrence is a task too (its id is unique in pending_occurrences).
+  const compact = pendingOccurrenceReads(db) !== undefined;
+  const found = async (id: string) =>
+    (await db.query(`SELECT 1 FROM tasks WHERE id = ?`, [id])).length > 0 ||
+    (compact && (await db.query(`SELECT 1 FROM pending_occurrences WHERE id = ?`, [id])).length > 0);
   const paged = async <T extends object>(id: string, page: PageRequest, read: (id: string, p: PageRequest) => Promise<T>) => {
     const [exists, body] = await Promise.all([found(id), read(id, page)]);
     return exists ? { ...body, skip: page.skip, take: page.take } : undefined;

@@ -1,4 +1,5 @@
 import { DAY_MS, HOUR_MS, ceilTo } from '../timeRanges.js';
+import { PENDING_OCCURRENCE_TASKS, pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 
 export interface CreatedGroup {
@@ -15,18 +16,25 @@ export interface CreatedGroup {
 export function createCreatedInRange(db: ReadDb) {
   const { model, indexedBy } = db.dialect;
   const all = `SELECT type, status, SUM(n) AS n FROM ${model('stat_tasks')} GROUP BY type, status`;
-  const since = `
+  const sinceSql = (compact: boolean) => `
     SELECT type, status, SUM(n) AS n FROM (
       SELECT type, status, COUNT(*) AS n FROM tasks ${indexedBy('ix_tasks_created')}
         WHERE created_at >= ? AND created_at < ? GROUP BY type, status
-      UNION ALL SELECT type, status, n FROM ${model('stat_created_hour')} WHERE hour >= ? AND hour < ?
+      UNION ALL${compact ? ` SELECT type, status, COUNT(*) AS n FROM ${PENDING_OCCURRENCE_TASKS} WHERE created_at >= ? AND created_at < ? GROUP BY type, status
+      UNION ALL` : ''} SELECT type, status, n FROM ${model('stat_created_hour')} WHERE hour >= ? AND hour < ?
       UNION ALL SELECT type, status, n FROM ${model('stat_created_day')} WHERE day >= ?
     ) AS created GROUP BY type, status`;
-  return function createdInRange(fromMs: number | null): Promise<CreatedGroup[]> {
+  const since = sinceSql(false);
+  // The partial hour counts compact occurrences created in it too (a scan of them: no creation-time index; during a backlog only).
+  const pending = pendingOccurrenceReads(db);
+  const sinceWithCompact = sinceSql(true);
+  return async function createdInRange(fromMs: number | null): Promise<CreatedGroup[]> {
     if (fromMs === null) return db.query<CreatedGroup>(all);
     const h1 = ceilTo(fromMs, HOUR_MS);
     const d1 = ceilTo(h1, DAY_MS);
-    return db.query<CreatedGroup>(since, [fromMs, h1, h1 / HOUR_MS, d1 / HOUR_MS, d1 / DAY_MS]);
+    const models = [h1 / HOUR_MS, d1 / HOUR_MS, d1 / DAY_MS];
+    if (pending && fromMs < h1 && (await pending.present())) return db.query<CreatedGroup>(sinceWithCompact, [fromMs, h1, fromMs, h1, ...models]);
+    return db.query<CreatedGroup>(since, [fromMs, h1, ...models]);
   };
 }
 export type CreatedInRange = ReturnType<typeof createCreatedInRange>;

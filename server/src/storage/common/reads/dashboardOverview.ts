@@ -11,6 +11,7 @@ import { DAY_MS, HOUR_MS, ceilTo, floorTo, rangeStartMs, round2, successRate } f
 import { addLocalDays, bucketIndex, startOfLocalDay, zonedWindow, type ZonedWindow } from '../zonedCalendar.js';
 import type { createCatchUpBacklog } from './catchUpBacklog.js';
 import type { CreatedInRange } from './createdInRange.js';
+import { pendingOccurrenceReads, type CreatedSpan } from './pendingOccurrenceReads.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
 import { createReservedCount } from './reservedCount.js';
 import type { RunsInRange } from './runsInRange.js';
@@ -48,7 +49,16 @@ export function createDashboardOverview(
   const partialHourSql = `
     SELECT COUNT(*) AS total, COALESCE(${sumWhere('1', "status = 'Completed'")}, 0) AS completed, COALESCE(${sumWhere('1', "status = 'Failed'")}, 0) AS failed
       FROM tasks ${indexedBy('ix_tasks_created')} WHERE created_at >= ? AND created_at < ?`;
-  const partialHour = (fromMs: number, toMs: number) => queryOne<Omit<BucketRow, 'b'>>(db, partialHourSql, [fromMs, toMs]);
+  // Compact occurrences created in it too (Pending: neither completed nor failed), where the span
+  // of their creation times (read once an overview, `compact`) meets it: a scan of them.
+  const pending = pendingOccurrenceReads(db);
+  const partialHourWithCompactSql = `SELECT COUNT(*) + (SELECT COUNT(*) FROM pending_occurrences WHERE created_at >= ? AND created_at < ?) AS total,
+      COALESCE(${sumWhere('1', "status = 'Completed'")}, 0) AS completed, COALESCE(${sumWhere('1', "status = 'Failed'")}, 0) AS failed
+      FROM tasks ${indexedBy('ix_tasks_created')} WHERE created_at >= ? AND created_at < ?`;
+  const partialHour = (fromMs: number, toMs: number, compact: CreatedSpan | undefined) =>
+    compact && fromMs <= compact.last && toMs > compact.first
+      ? queryOne<Omit<BucketRow, 'b'>>(db, partialHourWithCompactSql, [fromMs, toMs, fromMs, toMs])
+      : queryOne<Omit<BucketRow, 'b'>>(db, partialHourSql, [fromMs, toMs]);
   const queueStatus = `SELECT queue, status, SUM(n) AS n, COALESCE(${sumWhere('n', 'is_recurring = 1 AND is_occurrence = 0')}, 0) AS recurring
        FROM ${model('stat_tasks')} GROUP BY queue, status`;
   const throttled = `SELECT queue, COUNT(*) AS n FROM tasks WHERE throttled_until IS NOT NULL AND throttled_until > ? AND status = 'Queued' GROUP BY queue`;
@@ -88,7 +98,7 @@ export function createDashboardOverview(
   }
 
   /** Tasks created in [fromMs, toMs): whole hours from the hour model, partial hours from the created_at index. */
-  async function createdBetween(fromMs: number, toMs: number): Promise<Omit<BucketRow, 'b'>> {
+  async function createdBetween(fromMs: number, toMs: number, compact: CreatedSpan | undefined): Promise<Omit<BucketRow, 'b'>> {
     const out = { total: 0, completed: 0, failed: 0 };
     const plus = (r: Omit<BucketRow, 'b'>) => {
       out.total += r.total;
@@ -98,17 +108,17 @@ export function createDashboardOverview(
     const h0 = ceilTo(fromMs, HOUR_MS);
     const h1 = floorTo(toMs, HOUR_MS);
     if (h0 > h1) {
-      plus(await partialHour(fromMs, toMs));
+      plus(await partialHour(fromMs, toMs, compact));
       return out;
     }
-    if (fromMs < h0) plus(await partialHour(fromMs, h0));
+    if (fromMs < h0) plus(await partialHour(fromMs, h0, compact));
     if (h1 > h0) plus(await queryOne<Omit<BucketRow, 'b'>>(db, hoursTotal, [h0 / HOUR_MS, h1 / HOUR_MS]));
-    if (h1 < toMs) plus(await partialHour(h1, toMs));
+    if (h1 < toMs) plus(await partialHour(h1, toMs, compact));
     return out;
   }
 
   /** Chart buckets of a zoned window, from the hour read model (the day model for n-day buckets). */
-  async function zonedOverTime(w: ZonedWindow): Promise<TasksOverTimePoint[]> {
+  async function zonedOverTime(w: ZonedWindow, compact: CreatedSpan | undefined): Promise<TasksOverTimePoint[]> {
     const { bounds } = w;
     const acc = bounds.slice(0, -1).map(() => ({ completed: 0, failed: 0, total: 0 }));
     const add = (i: number, r: Omit<BucketRow, 'b'>, sign: 1 | -1) => {
@@ -136,7 +146,7 @@ export function createDashboardOverview(
       for (const [i, edge] of bounds.entries()) {
         const anchor = anchors[i]!;
         if (edge === anchor) continue;
-        const between = await createdBetween(Math.min(edge, anchor), Math.max(edge, anchor));
+        const between = await createdBetween(Math.min(edge, anchor), Math.max(edge, anchor), compact);
         if (between.total === 0) continue;
         // count(before edge) = count(before anchor) ± between: the bucket ending at the edge gains
         // what the one starting there loses.
@@ -152,7 +162,7 @@ export function createDashboardOverview(
       for (const edge of bounds) {
         if (edge % HOUR_MS === 0) continue;
         const hourStart = floorTo(edge, HOUR_MS);
-        const moved = await partialHour(edge, hourStart + HOUR_MS);
+        const moved = await partialHour(edge, hourStart + HOUR_MS, compact);
         if (moved.total === 0) continue;
         add(bucketIndex(bounds, hourStart), moved, -1);
         add(bucketIndex(bounds, edge), moved, 1);
@@ -174,7 +184,7 @@ export function createDashboardOverview(
       db.query<{ queue: string; n: number }>(throttled, [nowMs]),
       total(todayStart),
       total(weekStart),
-      zoned ? zonedOverTime(zoned) : tasksOverTime(range, nowMs),
+      zoned ? (async () => zonedOverTime(zoned, pending && (await pending.createdSpan())))() : tasksOverTime(range, nowMs),
       parts.catchUpBacklog(nowMs),
     ]);
     const statusDistribution: Partial<Record<TaskStatus, number>> = {};

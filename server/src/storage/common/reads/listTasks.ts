@@ -1,8 +1,10 @@
 import type { TaskPage, TaskSortField } from '../../../contracts/index.js';
 import type { TaskListQuery } from '../../MonitoringStore.js';
 import { SUMMARY_COLUMNS as CURRENT_SUMMARY_COLUMNS, SUMMARY_COLUMNS_WITHOUT_RESERVATIONS, toTaskSummary, type TaskSummaryRow } from '../taskRow.js';
+import { pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
 import type { TypeResolver } from './resolveTypeNames.js';
+import { taskListUnion } from './taskListUnion.js';
 import { buildTaskListWhere, statCountSql } from './taskListWhere.js';
 
 /** Task-list sort fields → ORDER BY columns, each served by an index (insertion order breaks ties). */
@@ -43,6 +45,7 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
   const count = async (sql: string, params: readonly unknown[]) => (await queryOne<{ n: number }>(db, sql, params)).n;
   // A database opened read-only from before the reservation columns lists without them.
   const SUMMARY_COLUMNS = db.features.reservations ? CURRENT_SUMMARY_COLUMNS : SUMMARY_COLUMNS_WITHOUT_RESERVATIONS;
+  const pending = pendingOccurrenceReads(db);
 
   return async function listTasks(query: TaskListQuery): Promise<TaskPage> {
     const { page, pageSize } = query;
@@ -59,6 +62,13 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
     const orderColumns = [...ORDER_COLUMNS[query.sortBy], dialect.insertionOrder];
     const order = orderColumns.map((c) => dialect.orderKey(c, desc)).join(', ');
     const offset = (page - 1) * pageSize;
+    // Compact occurrences that can match: one list of task rows and compact rows (the paths below read task rows only).
+    const union = await taskListUnion(db, pending, query, resolver, where);
+    if (union) {
+      const totalCount = await union.count();
+      if (offset >= totalCount) return pageOf([], totalCount);
+      return pageOf(await union.page<TaskSummaryRow>(SUMMARY_COLUMNS, ORDER_COLUMNS[query.sortBy], desc, pageSize, offset), totalCount);
+    }
     const countSql = where.statDimensions
       ? statCountSql(db, where.statDimensions)
       : { sql: `SELECT COUNT(*) AS n FROM tasks ${where.sql(false)}`, params: where.params };

@@ -2,6 +2,7 @@ import type { StatusAuditEntry, StatusAuditPage, TaskStatus } from '../../../con
 import type { PageRequest } from '../../MonitoringStore.js';
 import { toIso } from '../time.js';
 import { pagedRows } from './pagedRows.js';
+import { COMPACT_ROWID_BASE, PENDING_AUDIT_LEVEL, PENDING_OCCURRENCE_TASKS, pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 
 interface Row {
@@ -26,8 +27,17 @@ export const toStatusAudit = (r: Row): StatusAuditEntry => ({
 export function createPageStatusAudits(db: ReadDb) {
   // changed_by exists from schema version 6 on (a read-only SQLite store may be older).
   const columns = `id, task_id, updated_at, new_status, exception${db.features.statusAuditChangedBy ? ', changed_by' : ''}`;
+  // A compact occurrence's one entry: Pending at its creation time, where its audit level records
+  // it; its id is the occurrence's view rowid (larger than any audit row's; it gets a real one when the occurrence becomes a task row).
+  const compact = pendingOccurrenceReads(db) && `SELECT rowid AS id, id AS task_id, created_at AS updated_at, 'Pending' AS new_status, NULL AS exception
+      FROM ${PENDING_OCCURRENCE_TASKS} WHERE id = ? AND audit_level = '${PENDING_AUDIT_LEVEL}'`;
   return async function pageStatusAudits(taskId: string, req: PageRequest): Promise<Omit<StatusAuditPage, 'skip' | 'take'>> {
     const { rows, totalCount } = await pagedRows<Row>(db, columns, 'FROM status_audit WHERE task_id = ?', 'id DESC', [taskId], req);
+    if (totalCount === 0 && compact) {
+      // No audit row: the task may be a compact occurrence (an indexed lookup by id).
+      const [entry] = await db.query<Row>(compact, [taskId]);
+      if (entry) return { audits: req.skip === 0 && req.take > 0 ? [toStatusAudit(entry)] : [], totalCount: 1 };
+    }
     return { audits: rows.map(toStatusAudit), totalCount };
   };
 }

@@ -1,0 +1,83 @@
+import type { ReadDb, ReadDialect } from './ReadDb.js';
+
+/**
+ * Compact Pending occurrences (SQLite migration 15) in the monitoring reads.
+ *
+ * Rules, in one place:
+ * - A compact occurrence is shown exactly as the task row it stands for: the view
+ *   `pending_occurrence_tasks` names every column as `tasks` does, and its `rowid` (2^40 + seq)
+ *   is its insertion order (after every task row).
+ * - It is already counted in the read models (stat_tasks, stat_created_*), so a count read from
+ *   them needs nothing more; a count or a page read from `tasks` asks the view too.
+ * - It has no status-audit row: its one Pending entry (at its creation time) is synthesized
+ *   where its audit level records Pending transitions (auditAllows: level Full). No runs audit,
+ *   no execution log.
+ * - It has no search row: its request is its schedule's request, so an argument match is a match
+ *   of its schedule's search row; it has no task key, so a key match never holds.
+ * - With no compact rows (and always on PostgreSQL) every read takes the task-table path alone,
+ *   with the SQL it had before compact occurrences existed (a detail, status-audit page or
+ *   management target of an id with no task row / no audit row looks the id up among them: one
+ *   indexed lookup).
+ * - Reads that need nothing: counts, queue metrics, task types and the overview's totals (read
+ *   models); schedule states and halted schedules (schedule rows); Queued, reserved, throttled,
+ *   failed rows and runs (a compact occurrence is none of them); the first creation time (its
+ *   schedule row is older).
+ */
+export const PENDING_OCCURRENCE_TASKS = 'pending_occurrence_tasks';
+
+/** The audit level whose rows record a Pending transition (auditAllows with no error text). */
+export const PENDING_AUDIT_LEVEL = 'Full';
+
+/** The view's rowid offset: a synthesized audit entry's id is its occurrence's view rowid. */
+export const COMPACT_ROWID_BASE = 2 ** 40;
+
+/** The first and last creation time of the compact occurrences. */
+export interface CreatedSpan {
+  first: number;
+  last: number;
+}
+
+export interface PendingOccurrenceReads {
+  /** Whether any compact occurrence exists now (one probe of the table's first row). */
+  present(): Promise<boolean>;
+  /** When the compact occurrences were created (a scan of them), or undefined when there are none. */
+  createdSpan(): Promise<CreatedSpan | undefined>;
+  /** `db` as it reads the view: request matches go through the schedule's search row, key matches never hold. */
+  readonly viewDb: ReadDb;
+}
+
+/** The compact-occurrence reads of a store, or undefined where it has none (PostgreSQL, SQLite before migration 15). */
+export function pendingOccurrenceReads(db: ReadDb): PendingOccurrenceReads | undefined {
+  if (!db.features.pendingOccurrences) return undefined;
+  const sql = `SELECT EXISTS (SELECT 1 FROM pending_occurrences) AS e`;
+  const spanSql = `SELECT MIN(created_at) AS first, MAX(created_at) AS last FROM pending_occurrences`;
+  const present = async () => (await db.query<{ e: number }>(sql))[0]?.e === 1;
+  return {
+    present,
+    createdSpan: async () => {
+      if (!(await present())) return undefined;
+      const [span] = await db.query<{ first: number | null; last: number | null }>(spanSql);
+      return span?.first === null || span?.first === undefined || span.last === null ? undefined : { first: span.first, last: span.last };
+    },
+    viewDb: { dialect: viewDialect(db.dialect), features: db.features, query: (text, params) => db.query(text, params) },
+  };
+}
+
+/**
+ * The dialect of task-list conditions on the view. Without `searchRows`, the list's WHERE has no
+ * search-row form (the view has no search rows) and reads keys through `keyContains`.
+ */
+function viewDialect(dialect: ReadDialect): ReadDialect {
+  const rows = dialect.searchRows;
+  return {
+    ...dialect,
+    searchRows: undefined,
+    // The schedule row's search row holds the request every one of its occurrences has.
+    requestMatch: (terms) => {
+      const ids = rows!.requestIds(terms);
+      return { sql: `parent_task_id IN (SELECT s.task_id FROM task_search_rows s WHERE s.id IN (${ids.sql}))`, params: ids.params };
+    },
+    // An occurrence has no task key.
+    keyContains: () => ({ sql: '0', params: [] }),
+  };
+}

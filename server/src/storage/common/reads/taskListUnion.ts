@@ -1,0 +1,72 @@
+import type { TaskListFilter } from '../../MonitoringStore.js';
+import { PENDING_OCCURRENCE_TASKS, type PendingOccurrenceReads } from './pendingOccurrenceReads.js';
+import { queryOne, type ReadDb } from './ReadDb.js';
+import type { TypeResolver } from './resolveTypeNames.js';
+import { buildTaskListWhere, statCountSql, type TaskListWhere } from './taskListWhere.js';
+
+/**
+ * Whether a compact occurrence (Pending, an occurrence, not recurring, no error, no key) can meet
+ * the filter; when it cannot, the list reads task rows only, as it always did.
+ */
+export function compactCanMatch(filter: TaskListFilter): boolean {
+  if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes('Pending')) return false;
+  if (filter.onlyOccurrences === false || filter.isRecurring === true) return false;
+  return filter.failureFingerprint === undefined;
+}
+
+/**
+ * A task list over the task rows and the compact occurrences together: the same filter as a
+ * WHERE on `tasks` and one on the view, counted and paged as one list ordered by the sort
+ * columns, then insertion order (a task row's rowid; the view's rowid for a compact occurrence).
+ * Where sort keys tie, a compact occurrence comes after every task row, also one inserted after
+ * it (the view's rowid is 2^40 + seq): as a task row it would have come before such a row.
+ */
+export interface TaskListUnion {
+  /** How many rows match: from the counters where every condition is a counter dimension (they count compact rows), else both relations counted. */
+  count(): Promise<number>;
+  /** `columns` (plain task columns or expressions with names) of rows [offset, offset+limit) in `orderColumns` order. */
+  page<R>(columns: string, orderColumns: readonly string[], descending: boolean, limit: number, offset: number): Promise<R[]>;
+}
+
+/** The union list of `filter`, or undefined when no compact occurrence can be in it (none exist, or none can match). */
+export async function taskListUnion(
+  db: ReadDb,
+  pending: PendingOccurrenceReads | undefined,
+  filter: TaskListFilter,
+  resolver: TypeResolver,
+  tasks: TaskListWhere,
+): Promise<TaskListUnion | undefined> {
+  if (pending === undefined || tasks.empty || !compactCanMatch(filter) || !(await pending.present())) return undefined;
+  const view = await buildTaskListWhere(pending.viewDb, filter, resolver);
+  const { dialect } = db;
+  const order = (columns: readonly string[], desc: boolean) => columns.map((c) => dialect.orderKey(c, desc)).join(', ');
+  return {
+    async count() {
+      if (tasks.statDimensions) {
+        const stat = statCountSql(db, tasks.statDimensions);
+        return (await queryOne<{ n: number }>(db, stat.sql, stat.params)).n;
+      }
+      const sql = `SELECT (SELECT COUNT(*) FROM tasks ${tasks.sql(false)}) + (SELECT COUNT(*) FROM ${PENDING_OCCURRENCE_TASKS} ${view.sql(false)}) AS n`;
+      return (await queryOne<{ n: number }>(db, sql, [...tasks.params, ...view.params])).n;
+    },
+    page<R>(columns: string, orderColumns: readonly string[], desc: boolean, limit: number, offset: number) {
+      // Each side's first offset+limit rows in list order, then the page of their merge.
+      const ord = dialect.insertionOrder;
+      const inner = order([...orderColumns, ord], desc);
+      const outer = order([...orderColumns, 'ord'], desc);
+      // Task rows: by their indexes; a selective match (argument search, key-only term) reads its
+      // small set's sort keys once, as the list does without compact rows.
+      const keyed = `WITH m AS MATERIALIZED (SELECT ${ord} AS r, ${orderColumns.join(', ')} FROM tasks ${tasks.sql(false)})
+        SELECT r FROM m ORDER BY ${order([...orderColumns, 'r'], desc)} LIMIT ?`;
+      const taskSide = tasks.selective
+        ? `SELECT ${columns}, ${ord} AS ord FROM tasks WHERE ${ord} IN (${keyed})`
+        : `SELECT * FROM (SELECT ${columns}, ${ord} AS ord FROM tasks ${tasks.sql(false)} ORDER BY ${inner} LIMIT ?)`;
+      // Compact rows: no index serves a sort, so the sort keys are read first (a few columns of
+      // each), then only the chosen rows' columns (by seq, the table's key).
+      const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN
+        (SELECT seq FROM ${PENDING_OCCURRENCE_TASKS} ${view.sql(false)} ORDER BY ${inner} LIMIT ?)`;
+      const sql = `SELECT * FROM (${taskSide} UNION ALL ${viewSide}) AS listed ORDER BY ${outer} LIMIT ? OFFSET ?`;
+      return db.query<R>(sql, [...tasks.params, offset + limit, ...view.params, offset + limit, limit, offset]);
+    },
+  };
+}
