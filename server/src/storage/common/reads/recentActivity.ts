@@ -43,9 +43,8 @@ export function createRecentActivity(db: ReadDb) {
   // Compact occurrences have no audit rows: the Pending entry each would have (at its creation
   // time, where its audit level records it), newest written first (seq: the primary key), merged by time.
   const pending = pendingOccurrenceReads(db);
-  const compactSql = `SELECT p.id AS task_id, 'Pending' AS new_status, p.created_at AS updated_at, NULL AS exception, s.type
-       FROM pending_occurrences p JOIN tasks s ON s.rowid = p.schedule_rowid
-      WHERE s.audit_level = '${PENDING_AUDIT_LEVEL}' ORDER BY p.seq DESC LIMIT ?`;
+  const compactSql = `SELECT id AS task_id, 'Pending' AS new_status, created_at AS updated_at, NULL AS exception, type
+       FROM pending_occurrence_tasks WHERE audit_level = '${PENDING_AUDIT_LEVEL}' ORDER BY seq DESC LIMIT ?`;
   return async function recentActivity(limit: number): Promise<RecentActivityItem[]> {
     let rows = await db.query<ActivityRow>(
       `SELECT a.task_id, a.new_status, a.updated_at, a.exception, t.type
