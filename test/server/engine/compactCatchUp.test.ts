@@ -1,4 +1,4 @@
-// @backends sqlite — compact Pending occurrences are SQLite's (migration 15); PostgreSQL writes every occurrence as a task row.
+// @backends sqlite deferred — compact Pending occurrences are SQLite's (migration 15); PostgreSQL writes every occurrence as a task row.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Engine } from '../../../server/src/index.js';
 import { createScheduleManager } from '../../../server/src/engine/schedules/index.js';

@@ -190,7 +190,9 @@ describe('read models', () => {
         for (const [k, row] of a) {
           const other = b.get(k)!;
           for (const [col, v] of Object.entries(row)) {
-            if (typeof v === 'number' && !Number.isInteger(v)) expect(other[col], `${name} ${k} ${col}`).toBeCloseTo(v, 6);
+            // Sums of fractional durations differ in their last bits with the order they are added in.
+            const fractional = typeof v === 'number' && (!Number.isInteger(v) || (typeof other[col] === 'number' && !Number.isInteger(other[col])));
+            if (fractional) expect(other[col], `${name} ${k} ${col}`).toBeCloseTo(v as number, 6);
             else expect(other[col], `${name} ${k} ${col}`).toEqual(v);
           }
         }
