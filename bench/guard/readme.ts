@@ -1,6 +1,6 @@
 // `npm run bench:readme [-- --history file] [--readme file]`: rewrites the block of README.md
 // between the two bench-history markers from the history file: README's performance table. Per
-// bench of bench/guard/benches.ts, the figures of its newest full (not --quick) line, each target
+// bench of bench/guard/benches.ts, the figures of its newest full (not --quick, not baseline) line, each target
 // with whether that line meets it, and the commit, the date and the machine's load of that run; a
 // bench with no full line yet is listed as not yet recorded.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -40,9 +40,17 @@ function row(entry: BenchEntry, line: HistoryLine | undefined): string {
   return `| ${name} | ${entry.describe} | ${figures.join('; ')} | ${targets} | ${run} |`;
 }
 
+/**
+ * The line README shows for a bench: its newest full run of the code itself. Lines labelled
+ * `baseline` measure older code beside a change in the same sitting (for the comparison), so
+ * they never stand for the code README describes, even when they were recorded last.
+ */
+const shownLine = (lines: HistoryLine[], bench: string) =>
+  lines.findLast((l) => l.bench === bench && !l.quick && l.result !== undefined && l.label !== 'baseline');
+
 export function historyTable(lines: HistoryLine[]): string {
   const rows = ['| Bench | What it runs | Figures (newest full run) | Target | Run |', '|---|---|---|---|---|'];
-  for (const entry of BENCHES) rows.push(row(entry, lines.findLast((l) => l.bench === entry.name && !l.quick && l.result !== undefined)));
+  for (const entry of BENCHES) rows.push(row(entry, shownLine(lines, entry.name)));
   return rows.join('\n');
 }
 

@@ -3,46 +3,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AuditLevel } from '../../../server/src/contracts/index.js';
 import { createScheduleManager, type DurableScheduleManager } from '../../../server/src/engine/schedules/index.js';
 import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
 import { taskWriter } from '../../../server/src/storage/sqlite/sql/readModels/taskWriter.js';
 import { spillPendingOccurrences } from '../../../server/src/storage/sqlite/sql/spillPendingOccurrences.js';
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
+import { CATCH_UP_DOWN, CATCH_UP_T0, upsertCatchUpSchedules } from '../../fixtures/server/catchUpSchedules.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 
 // A catch-up written compact (migration 15) and then turned into task rows must leave exactly
 // what the same catch-up written as task rows leaves: rows, audits, search rows, read models.
 
-const T0 = Date.parse('2026-03-05T22:00:30Z');
-const HOUR = 3_600_000;
-const DOWN = 30 * HOUR;
+const T0 = CATCH_UP_T0;
+const DOWN = CATCH_UP_DOWN;
 const dir = mkdtempSync(join(tmpdir(), 'compact-occ-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 type Row = Record<string, unknown>;
-
-/** Schedules of several groups and audit levels: 1,800 + 360 + 120 + 30 occurrences after 30 h down. */
-async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {
-  const replay = { policy: 'ReplayAll', overflowCap: 5000, windowMs: 48 * HOUR } as const;
-  const specs: { key: string; type: string; queue?: string; request: unknown; every: string; auditLevel: AuditLevel }[] = [
-    { key: 'billing-run', type: 'Billing.Invoice', queue: 'billing', request: { customer: 'ACME-42', full: true }, every: '1m', auditLevel: 'Full' },
-    { key: 'mail-digest', type: 'Mail.Send', request: { list: 'newsletter' }, every: '5m', auditLevel: 'ErrorsOnly' },
-    { key: 'quiet-probe', type: 'Ops.Probe', queue: 'ops', request: { host: 'db-7' }, every: '15m', auditLevel: 'None' },
-    { key: 'report-hourly', type: 'Reports.Build', request: { report: 'ACME-42 margins' }, every: '1h', auditLevel: 'Full' },
-  ];
-  for (const s of specs) {
-    await manager.upsert({ key: s.key, type: s.type, queue: s.queue, request: s.request, every: s.every, auditLevel: s.auditLevel, misfire: replay });
-  }
-}
 
 /** A store with the schedules, caught up after DOWN with occurrences written compact from `compactFrom` rows a transaction. */
 async function caughtUp(name: string, compactFrom: number): Promise<{ storage: SqliteStorage; written: number }> {
   const storage = openSqliteStorage({ file: join(dir, `${name}.db`) });
   const clock = { now: T0 };
   const manager = createScheduleManager(scheduleInternals(createSqliteEngineStore(storage), () => clock.now, []), { compactFrom });
-  await upsertSchedules(manager);
+  await upsertCatchUpSchedules(manager);
   clock.now = T0 + DOWN;
   const { written } = await manager.materializer.drain(clock.now);
   return { storage, written };

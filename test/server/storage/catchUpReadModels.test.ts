@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import type { AuditLevel } from '../../../server/src/contracts/index.js';
 import { createScheduleManager, type DurableScheduleManager } from '../../../server/src/engine/schedules/index.js';
 import type { CommitBatch, EngineStore, FinishedRun } from '../../../server/src/storage/EngineStore.js';
 import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
@@ -14,15 +13,16 @@ import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSea
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
 import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
+import { CATCH_UP_DOWN, CATCH_UP_HOUR, CATCH_UP_T0, upsertCatchUpSchedules } from '../../fixtures/server/catchUpSchedules.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { startsOf, tokenOf } from '../../fixtures/server/runTokens.js';
 
 // A catch-up writes its occurrences in bulk (audits, search rows and read-model counts from the
 // rows written); when it ends, all of them must be what a rebuild from the task table gives.
 
-const T0 = Date.parse('2026-03-05T22:00:30Z');
-const HOUR = 3_600_000;
-const DOWN = 30 * HOUR;
+const T0 = CATCH_UP_T0;
+const HOUR = CATCH_UP_HOUR;
+const DOWN = CATCH_UP_DOWN;
 
 /**
  * A schedule manager over `store` whose clock the test moves, writing at most 700 rows per
@@ -30,20 +30,6 @@ const DOWN = 30 * HOUR;
  */
 function catchUpManager(store: EngineStore, clock: { now: number }, compactFrom = Number.POSITIVE_INFINITY): DurableScheduleManager {
   return createScheduleManager(scheduleInternals(store, () => clock.now, []), { rowsPerTransaction: 700, compactFrom });
-}
-
-/** Schedules of several groups (type, queue), requests, keys and audit levels; 1,800 + 360 + 120 + 30 occurrences after 30 h down. */
-async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {
-  const replay = { policy: 'ReplayAll', overflowCap: 5000, windowMs: 48 * HOUR } as const;
-  const specs: { key: string; type: string; queue?: string; request: unknown; every: string; auditLevel: AuditLevel }[] = [
-    { key: 'billing-run', type: 'Billing.Invoice', queue: 'billing', request: { customer: 'ACME-42', full: true }, every: '1m', auditLevel: 'Full' },
-    { key: 'mail-digest', type: 'Mail.Send', request: { list: 'newsletter' }, every: '5m', auditLevel: 'ErrorsOnly' },
-    { key: 'quiet-probe', type: 'Ops.Probe', queue: 'ops', request: { host: 'db-7' }, every: '15m', auditLevel: 'None' },
-    { key: 'report-hourly', type: 'Reports.Build', request: { report: 'ACME-42 margins' }, every: '1h', auditLevel: 'Full' },
-  ];
-  for (const s of specs) {
-    await manager.upsert({ key: s.key, type: s.type, queue: s.queue, request: s.request, every: s.every, auditLevel: s.auditLevel, misfire: replay });
-  }
 }
 
 type Row = Record<string, unknown>;
@@ -85,7 +71,7 @@ async function withSqliteSchedules(
     const clock = { now: T0 };
     const store = createSqliteEngineStore(storage);
     const manager = catchUpManager(store, clock, compactFrom);
-    await upsertSchedules(manager);
+    await upsertCatchUpSchedules(manager);
     await body(storage, manager, clock, store);
   } finally {
     storage.close();
@@ -231,7 +217,7 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
     try {
       const clock = { now: T0 };
       const managers = stores.map((s) => catchUpManager(s, clock));
-      await upsertSchedules(managers[0]!);
+      await upsertCatchUpSchedules(managers[0]!);
       clock.now = T0 + DOWN;
       const outcomes = await Promise.all(managers.map((m) => m.materializer.drain(clock.now)));
       expect(outcomes[0]!.written + outcomes[1]!.written).toBe(1800 + 360 + 120 + 30);

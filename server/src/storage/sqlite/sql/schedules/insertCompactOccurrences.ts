@@ -1,11 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { NewOccurrence } from '../../../EngineStore.js';
+import { insertInChunks } from './insertInChunks.js';
 import { preparedStatement } from './preparedStatement.js';
 
 const COLUMNS = `(id, schedule_ref, nominal_slot_at, scheduled_at, created_at, run_number, schedule_version, handler,
   misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact)`;
 const ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const CHUNK = 64;
 
 function statementFor(db: Database, rows: number): Statement {
   return preparedStatement(
@@ -44,22 +44,15 @@ export function insertCompactOccurrences(
   ids: readonly string[],
   parents: ReadonlyMap<string, CompactParent>,
 ): number {
-  let written = 0;
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    const end = Math.min(rows.length, start + CHUNK);
-    const params: unknown[] = [];
-    for (let i = start; i < end; i++) {
-      const r = rows[i]!;
-      const parent = parents.get(r.parentTaskId)!;
-      params.push(
-        ids[i], parent.ref, r.nominalSlotAt, r.scheduledAt, r.createdAt, r.runNumber, r.scheduleVersion,
-        r.handler === parent.handler ? null : r.handler,
-        r.misfireKind, r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact,
-      );
-    }
-    written += statementFor(db, end - start).run(params).changes;
-  }
-  return written;
+  return insertInChunks(rows.length, (n) => statementFor(db, n), (i, out) => {
+    const r = rows[i]!;
+    const parent = parents.get(r.parentTaskId)!;
+    out.push(
+      ids[i], parent.ref, r.nominalSlotAt, r.scheduledAt, r.createdAt, r.runNumber, r.scheduleVersion,
+      r.handler === parent.handler ? null : r.handler,
+      r.misfireKind, r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact,
+    );
+  });
 }
 
 /** Compact occurrences written after `afterSeq`, per schedule id. */

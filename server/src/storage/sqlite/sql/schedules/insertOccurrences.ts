@@ -1,12 +1,12 @@
 import type { NewOccurrence } from '../../../EngineStore.js';
 import type { Database, Statement } from 'better-sqlite3';
+import { insertInChunks } from './insertInChunks.js';
 import { preparedStatement } from './preparedStatement.js';
 
 const COLUMNS = `(id, type, handler, request, queue, status, audit_level, created_at, scheduled_at,
   is_recurring, occurrence_mode, time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number,
   misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact, traceparent, tracestate)`;
 const ROW = `(?, ?, ?, ?, ?, 'Pending', ?, ?, ?, 0, 'Durable', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-const CHUNK = 64;
 
 function statementFor(db: Database, rows: number): Statement {
   return preparedStatement(
@@ -28,19 +28,12 @@ export function lastTaskRowid(db: Database): number {
  * transaction they are exactly the task rows above the `lastTaskRowid` read before the call.
  */
 export function insertOccurrences(db: Database, rows: readonly NewOccurrence[], ids: readonly string[]): number {
-  let written = 0;
-  for (let start = 0; start < rows.length; start += CHUNK) {
-    const end = Math.min(rows.length, start + CHUNK);
-    const params: unknown[] = [];
-    for (let i = start; i < end; i++) {
-      const r = rows[i]!;
-      params.push(
-        ids[i], r.type, r.handler, r.request, r.queue, r.auditLevel, r.createdAt, r.scheduledAt, r.timeZoneId,
-        r.scheduleVersion, r.parentTaskId, r.nominalSlotAt, r.runNumber, r.misfireKind,
-        r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact, r.traceparent ?? null, r.tracestate ?? null,
-      );
-    }
-    written += statementFor(db, end - start).run(params).changes;
-  }
-  return written;
+  return insertInChunks(rows.length, (n) => statementFor(db, n), (i, out) => {
+    const r = rows[i]!;
+    out.push(
+      ids[i], r.type, r.handler, r.request, r.queue, r.auditLevel, r.createdAt, r.scheduledAt, r.timeZoneId,
+      r.scheduleVersion, r.parentTaskId, r.nominalSlotAt, r.runNumber, r.misfireKind,
+      r.missedFrom, r.missedThrough, r.missedCount, r.missedCountIsExact, r.traceparent ?? null, r.tracestate ?? null,
+    );
+  });
 }
