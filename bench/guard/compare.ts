@@ -1,6 +1,6 @@
 // `npm run bench:compare [-- --history file] [--base label] [--head label]`: each bench's newest
 // line of the history against the line before it (of the same bench, quick or full alike), or
-// against the newest line labelled --base. A figure more than 25 % worse is marked: a ratio to a
+// against the line labelled --base run closest in time to it (before or after: a sitting alternates). A figure more than 25 % worse is marked: a ratio to a
 // peer or floor of the same run as WORSE (the exit status is then 1), an absolute figure as
 // WORSE (noisy) (it moves with the machine too; the exit status stays 0), a count that must be
 // 0 (lost, duplicates) as FAIL whenever it is not (exit status 1).
@@ -38,6 +38,17 @@ function judge(figure: Figure, before: number | undefined, now: number | undefin
   return { worseBy, mark: figure.kind === 'ratio' ? 'WORSE' : 'WORSE (noisy)' };
 }
 
+/**
+ * The line of `lines` run closest in time to `now` (the newest of equals): a sitting alternates
+ * change and baseline, so its baseline line may come just before or just after the change's.
+ */
+function nearestInTime(lines: HistoryLine[], now: HistoryLine): HistoryLine | undefined {
+  const at = Date.parse(now.at);
+  let best: HistoryLine | undefined;
+  for (const l of lines) if (best === undefined || Math.abs(Date.parse(l.at) - at) <= Math.abs(Date.parse(best.at) - at)) best = l;
+  return best;
+}
+
 /** The comparisons of every bench with a line in the history. */
 export function compareHistory(lines: HistoryLine[], base?: string, head?: string): BenchComparison[] {
   const out: BenchComparison[] = [];
@@ -49,8 +60,10 @@ export function compareHistory(lines: HistoryLine[], base?: string, head?: strin
     const nowIndex = head === undefined ? own.length - 1 : own.findLastIndex((l) => l.label === head);
     if (nowIndex < 0) continue;
     const now = own[nowIndex]!;
-    const earlier = own.slice(0, nowIndex).filter((l) => l.result !== undefined && l.quick === now.quick);
-    const before = base === undefined ? earlier.at(-1) : earlier.findLast((l) => l.label === base);
+    const comparable = (l: HistoryLine) => l !== now && l.result !== undefined && l.quick === now.quick;
+    const before = base === undefined
+      ? own.slice(0, nowIndex).filter(comparable).at(-1)
+      : nearestInTime(own.filter((l) => comparable(l) && l.label === base), now);
     out.push({
       bench: name,
       now,

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { compareHistory } from '../../../bench/guard/compare.js';
 import { showFigure, type HistoryLine } from '../../../bench/guard/history.js';
 import { BENCHES, sittingOf } from '../../../bench/guard/benches.js';
 import { END_MARKER, historyTable, START_MARKER } from '../../../bench/guard/readme.js';
@@ -109,6 +110,20 @@ describe('targets and opt-in benches', () => {
       expect(entry.env?.['BENCH_API_ROWS']).toBe('10000000');
       expect(entry.quickEnv['BENCH_API_ROWS']).toBe('20000');
     }
+  });
+
+  it('bench:compare --base takes the baseline line run closest in time to the change, before or after it', () => {
+    const at = (hhmm: string) => `2026-11-27T${hhmm}:00.000Z`;
+    const hub = (ratio: number) => ({ bench: 'hub', clients: 1000, p99Ms: 40, floorP99Ms: 25, ratio, lost: 0, rssMb: 120, p50Ms: 14 });
+    const lines: HistoryLine[] = [
+      { ...full('hub', hub(3)), at: at('10:00'), label: 'baseline' },
+      { ...full('hub', hub(1.2)), at: at('15:00'), label: 'change' },
+      // The same sitting's baseline, run just after the change.
+      { ...full('hub', hub(1.1)), at: at('15:02'), label: 'baseline' },
+    ];
+    const [cmp] = compareHistory(lines, 'baseline', 'change');
+    expect(cmp!.before!.at).toBe(at('15:02'));
+    expect(cmp!.figures.find((f) => f.figure.key === 'ratio')).toMatchObject({ before: 1.1, now: 1.2 });
   });
 
   it("README's table holds each figure against its target, and lists a bench with no full run as not yet recorded", () => {
