@@ -452,8 +452,9 @@ export interface MaterializeInput<T> {
   /** Ids of new occurrences, called in slot order (time-ordered ids keep inserts appending). */
   newId: () => string;
   /**
-   * A transaction writing at least this many occurrences (a catch-up) writes them compact where
-   * the store has that form (SQLite, migration 15); undefined: never.
+   * A transaction with at least this many occurrences of missed work (misfire kind CatchUp: a
+   * catch-up) writes its occurrences compact where the store has that form (SQLite, migration 15);
+   * undefined: never.
    */
   compactFrom?: number;
 }

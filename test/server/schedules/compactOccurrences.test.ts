@@ -71,6 +71,25 @@ describe('compact Pending occurrences (SQLite)', () => {
     storage.close();
   });
 
+  it('a steady tick writes its on-time slots as task rows, however many schedules it serves', async () => {
+    const storage = openSqliteStorage({ file: join(dir, 'steady.db') });
+    const clock = { now: T0 };
+    const manager = createScheduleManager(scheduleInternals(createSqliteEngineStore(storage), () => clock.now, []), { compactFrom: 2 });
+    for (let i = 0; i < 5; i++) await manager.upsert({ key: `minute-${i}`, type: 'Steady.Minute', cron: '* * * * *', misfire: { policy: 'ReplayAll', overflowCap: 100 } });
+    // One second before the next minute slot: inside the lookahead, on time.
+    clock.now = Math.ceil(T0 / 60_000) * 60_000 - 1000;
+    expect((await manager.materializer.drain(clock.now)).written).toBe(5);
+    const db = storage.db;
+    expect(db.prepare(`SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL AND misfire_kind = 'OnTime'`).pluck().get()).toBe(5);
+    expect(db.prepare('SELECT COUNT(*) FROM pending_occurrences').pluck().get()).toBe(0);
+    // Two minutes down: two missed slots each, 10 ≥ compactFrom, written compact with the slot on time.
+    clock.now += 3 * 60_000;
+    expect((await manager.materializer.drain(clock.now)).written).toBe(15);
+    expect(db.prepare(`SELECT misfire_kind, COUNT(*) AS n FROM pending_occurrence_tasks GROUP BY 1 ORDER BY 1`).all())
+      .toEqual([{ misfire_kind: 'CatchUp', n: 10 }, { misfire_kind: 'OnTime', n: 5 }]);
+    storage.close();
+  });
+
   it('turned into task rows, a compact catch-up leaves what the same catch-up written as task rows leaves', async () => {
     const whole = await caughtUp('whole', Number.POSITIVE_INFINITY);
     const compact = await caughtUp('compact', 1);

@@ -19,8 +19,9 @@ export interface MaterializerOptions extends PlanBounds {
    */
   tickBudgetMs: number;
   /**
-   * A write transaction of at least this many occurrences (a catch-up) writes them in the store's
-   * compact form where it has one (SQLite): a small row each, a task row when due.
+   * A write transaction with at least this many occurrences of missed work (misfire kind
+   * CatchUp: a catch-up) writes its occurrences in the store's compact form where it has one
+   * (SQLite): a small row each, a task row when due. On-time slots alone never do.
    */
   compactFrom: number;
 }

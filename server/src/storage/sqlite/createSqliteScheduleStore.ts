@@ -55,30 +55,34 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
 
   const compactTable = hasPendingOccurrences(db);
 
+  const group = (o: NewOccurrence) => ({ queue: o.queue, type: o.type, handler: o.handler, is_recurring: 0, is_occurrence: 1, created_at: o.createdAt });
+  /** The first occurrence of each schedule among `rows` (its group stands for all of them). */
+  const firstPerSchedule = (rows: readonly NewOccurrence[]) => {
+    const first = new Map<string, NewOccurrence>();
+    for (const o of rows) if (!first.has(o.parentTaskId)) first.set(o.parentTaskId, o);
+    return first;
+  };
+
   /**
-   * Inserts the collected occurrences in slot order (ids assigned in that order), so that the
-   * slot-ordered and id-ordered indexes are appended to rather than revisited once per schedule.
-   * At least `compactFrom` of them (a catch-up) are written compact (migration 15): one small row
-   * each, counted in the read models now, their audits and search rows written when they become
-   * task rows. Fewer are written as task rows, and everything else follows from the rows written,
-   * in bulk: one 'Pending' audit per row in one statement, their search rows from the task rows,
-   * and the read-model counts once per schedule (its occurrences share their group). A slot its
-   * schedule already has in the other form is skipped (`withoutWrittenSlots`). Returns the rows
-   * written.
+   * Writes occurrences in slot order (ids assigned in that order), so that the slot-ordered and
+   * id-ordered indexes are appended to rather than revisited once per schedule, in one `form`,
+   * after dropping the slots their schedule already holds in the other form (each form's unique
+   * slot index sees only its own table). Compact rows (migration 15): one small row each,
+   * counted in the read models now, their audits and search rows written when they become task
+   * rows. Task rows: everything follows from the rows written, in bulk (one 'Pending' audit per
+   * row in one statement, their search rows from the task rows, the read-model counts once per
+   * schedule). Returns the rows written.
    */
-  const flushOccurrences = (
-    collected: NewOccurrence[], parents: Map<string, CompactParent>, compactFrom: number, now: number, newId: () => string, deltas: ReadModelDeltas,
+  const writeOccurrences = (
+    collected: NewOccurrence[], form: 'compact' | 'tasks', parents: Map<string, CompactParent>, now: number, newId: () => string, deltas: ReadModelDeltas,
   ): number => {
     if (collected.length === 0) return 0;
-    const asCompact = compactTable && collected.length >= compactFrom;
-    const sink = compactTable ? withoutWrittenSlots(db, collected, parents, asCompact ? 'tasks' : 'compact') : collected;
+    const sink = compactTable ? withoutWrittenSlots(db, collected, parents, form === 'compact' ? 'tasks' : 'compact') : collected;
     if (sink.length === 0) return 0;
     sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
     const ids = sink.map(() => newId());
-    const first = new Map<string, NewOccurrence>();
-    for (const o of sink) if (!first.has(o.parentTaskId)) first.set(o.parentTaskId, o);
-    const group = (o: NewOccurrence) => ({ queue: o.queue, type: o.type, handler: o.handler, is_recurring: 0, is_occurrence: 1, created_at: o.createdAt });
-    if (asCompact) {
+    const first = firstPerSchedule(sink);
+    if (form === 'compact') {
       const afterSeq = lastCompactSeq(db);
       const written = insertCompactOccurrences(db, sink, ids, parents);
       if (written === 0) return 0;
@@ -96,6 +100,22 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
     }
     insertStatusAuditsAfterRowid(db, afterRowid, 'Pending', now);
     return written;
+  };
+
+  /**
+   * Writes a transaction's occurrences: compact when at least `compactFrom` of them stand for
+   * missed work (misfire kind CatchUp: a catch-up), the few on-time slots of that catch-up
+   * included, so that one transaction's rows keep one insertion order; otherwise as task rows, as
+   * they always were. A steady tick (its slots on time) never takes the compact detour, however
+   * many schedules it serves.
+   */
+  const flushOccurrences = (
+    collected: NewOccurrence[], parents: Map<string, CompactParent>, compactFrom: number, now: number, newId: () => string, deltas: ReadModelDeltas,
+  ): number => {
+    let missed = 0;
+    if (compactTable) for (const o of collected) if (o.misfireKind === 'CatchUp') missed++;
+    const form = missed > 0 && missed >= compactFrom ? 'compact' : 'tasks';
+    return writeOccurrences(collected, form, parents, now, newId, deltas);
   };
 
   return {
