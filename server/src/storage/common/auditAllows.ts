@@ -6,3 +6,6 @@ export function auditAllows(level: AuditLevel, exception: string | null | undefi
   if (level === 'ErrorsOnly') return exception !== null && exception !== undefined;
   return false;
 }
+
+/** The audit levels that record a transition without error text (a new row's Pending, a promotion). */
+export const LEVELS_RECORDING_PLAIN_TRANSITIONS: readonly AuditLevel[] = (['Full', 'ErrorsOnly', 'None'] as const).filter((level) => auditAllows(level, null));

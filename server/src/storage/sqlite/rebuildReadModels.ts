@@ -20,7 +20,7 @@ import { hasPendingOccurrences } from './sql/spillPendingOccurrences.js';
  * task row it stands for (Pending, an occurrence, not recurring; queue and type of its schedule,
  * its own creation time, its handler or its schedule's), as the writers counted it when they wrote
  * it (`ReadModelDeltas.insertedCompact`); it has no run yet, so no run bucket. Three scans of the
- * (small-rowed) compact table, each row joined to its schedule row by rowid.
+ * (small-rowed) compact table, each row joined to its schedule row through its schedule number.
  */
 export function rebuildReadModelsSqlFor(compact: boolean): string {
   return `

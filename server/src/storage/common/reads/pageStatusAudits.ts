@@ -2,7 +2,7 @@ import type { StatusAuditEntry, StatusAuditPage, TaskStatus } from '../../../con
 import type { PageRequest } from '../../MonitoringStore.js';
 import { toIso } from '../time.js';
 import { pagedRows } from './pagedRows.js';
-import { COMPACT_ROWID_BASE, PENDING_AUDIT_LEVEL, PENDING_OCCURRENCE_TASKS, pendingOccurrenceReads } from './pendingOccurrenceReads.js';
+import { COMPACT_ROWID_BASE, RECORDS_PENDING, PENDING_OCCURRENCE_TASKS, pendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 
 interface Row {
@@ -30,7 +30,7 @@ export function createPageStatusAudits(db: ReadDb) {
   // A compact occurrence's one entry: Pending at its creation time, where its audit level records
   // it; its id is the occurrence's view rowid (larger than any audit row's; it gets a real one when the occurrence becomes a task row).
   const compact = pendingOccurrenceReads(db) && `SELECT rowid AS id, id AS task_id, created_at AS updated_at, 'Pending' AS new_status, NULL AS exception
-      FROM ${PENDING_OCCURRENCE_TASKS} WHERE id = ? AND audit_level = '${PENDING_AUDIT_LEVEL}'`;
+      FROM ${PENDING_OCCURRENCE_TASKS} WHERE id = ? AND ${RECORDS_PENDING}`;
   return async function pageStatusAudits(taskId: string, req: PageRequest): Promise<Omit<StatusAuditPage, 'skip' | 'take'>> {
     const { rows, totalCount } = await pagedRows<Row>(db, columns, 'FROM status_audit WHERE task_id = ?', 'id DESC', [taskId], req);
     if (totalCount === 0 && compact) {

@@ -1,3 +1,4 @@
+import { LEVELS_RECORDING_PLAIN_TRANSITIONS } from '../auditAllows.js';
 import type { ReadDb, ReadDialect } from './ReadDb.js';
 
 /**
@@ -10,7 +11,7 @@ import type { ReadDb, ReadDialect } from './ReadDb.js';
  * - It is already counted in the read models (stat_tasks, stat_created_*), so a count read from
  *   them needs nothing more; a count or a page read from `tasks` asks the view too.
  * - It has no status-audit row: its one Pending entry (at its creation time) is synthesized
- *   where its audit level records Pending transitions (auditAllows: level Full). No runs audit,
+ *   where its audit level records Pending transitions (RECORDS_PENDING). No runs audit,
  *   no execution log.
  * - It has no search row: its request is its schedule's request, so an argument match is a match
  *   of its schedule's search row; it has no task key, so a key match never holds.
@@ -25,8 +26,8 @@ import type { ReadDb, ReadDialect } from './ReadDb.js';
  */
 export const PENDING_OCCURRENCE_TASKS = 'pending_occurrence_tasks';
 
-/** The audit level whose rows record a Pending transition (auditAllows with no error text). */
-export const PENDING_AUDIT_LEVEL = 'Full';
+/** The condition on a row whose audit level records its Pending creation (a transition without error text). */
+export const RECORDS_PENDING = `audit_level IN (${LEVELS_RECORDING_PLAIN_TRANSITIONS.map((l) => `'${l}'`).join(', ')})`;
 
 /** The view's rowid offset: a synthesized audit entry's id is its occurrence's view rowid. */
 export const COMPACT_ROWID_BASE = 2 ** 40;

@@ -1,7 +1,7 @@
 import type { RecentActivityItem, TaskStatus } from '../../../contracts/index.js';
 import { toIso } from '../time.js';
 import { shortTypeName } from '../taskRow.js';
-import { PENDING_AUDIT_LEVEL, pendingOccurrenceReads } from './pendingOccurrenceReads.js';
+import { pendingOccurrenceReads, RECORDS_PENDING } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 
 interface ActivityRow {
@@ -44,7 +44,7 @@ export function createRecentActivity(db: ReadDb) {
   // time, where its audit level records it), newest written first (seq: the primary key), merged by time.
   const pending = pendingOccurrenceReads(db);
   const compactSql = `SELECT id AS task_id, 'Pending' AS new_status, created_at AS updated_at, NULL AS exception, type
-       FROM pending_occurrence_tasks WHERE audit_level = '${PENDING_AUDIT_LEVEL}' ORDER BY seq DESC LIMIT ?`;
+       FROM pending_occurrence_tasks WHERE ${RECORDS_PENDING} ORDER BY seq DESC LIMIT ?`;
   return async function recentActivity(limit: number): Promise<RecentActivityItem[]> {
     let rows = await db.query<ActivityRow>(
       `SELECT a.task_id, a.new_status, a.updated_at, a.exception, t.type

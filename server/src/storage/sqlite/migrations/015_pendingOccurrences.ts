@@ -4,9 +4,9 @@
  * search row. Here each is one small row that names its schedule (the schedule row in `tasks`
  * holds what all of them share: type, request, queue, audit level, time zone, trace context) and
  * its own identity (id, slot, due time, run number, misfire columns), by the schedule's number in
- * `occurrence_schedules`. A compact occurrence
- * becomes a task row (its Pending audit and search row written then) when it is due, or as soon
- * as anything but a read touches it or its schedule (see `sql/spillPendingOccurrences.ts`).
+ * `occurrence_schedules`. A compact occurrence becomes a task row (its Pending audit and search
+ * row written then) when it is due, or as soon as anything but a read touches it or its schedule
+ * (see `sql/spillPendingOccurrences.ts`).
  *
  * `pending_occurrence_tasks` shows each compact occurrence as the task row it stands for, column
  * for column as `tasks` names them, so that a read can ask both the same question. Its `rowid`

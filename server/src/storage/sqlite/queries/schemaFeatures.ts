@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { SchemaFeatures } from '../../common/SchemaFeatures.js';
+import { hasPendingOccurrences } from '../sql/spillPendingOccurrences.js';
 
 export function detectSchemaFeatures(db: Database): SchemaFeatures {
   const row = db
@@ -17,6 +18,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     statusAuditChangedBy: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('status_audit') WHERE name = 'changed_by'`).pluck().get() as number) > 0,
     traceContext: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'traceparent'`).pluck().get() as number) > 0,
     reservations: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'reserved_by'`).pluck().get() as number) > 0,
-    pendingOccurrences: (has.get('pending_occurrence_tasks') as number) > 0,
+    pendingOccurrences: hasPendingOccurrences(db),
   };
 }

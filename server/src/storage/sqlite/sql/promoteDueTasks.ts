@@ -28,10 +28,8 @@ export function preparePromoteDueTasks(
     WHERE status = 'Pending' AND scheduled_at <= ? AND NOT ${IS_SCHEDULE_ROW}
     ORDER BY scheduled_at LIMIT ${limit}`);
   const update = db.prepare(`${UPDATE_TASK_STATUS} SET status = ? WHERE id = ? AND status = 'Pending'`);
-  // One seek of the due index answers whether a compact occurrence is due (most commits: none).
-  const compactDue = compact ? db.prepare('SELECT EXISTS (SELECT 1 FROM pending_occurrences WHERE scheduled_at <= ?)').pluck() : null;
   return (now, limit, decide, deltas) => {
-    if (compactDue !== null && compactDue.get(now) === 1) spillPendingOccurrences(db, deltas, { due: now }, limit);
+    if (compact) spillPendingOccurrences(db, deltas, { due: now }, limit);
     const rows = select(limit, now) as (TaskGroup & { id: string; audit_level: AuditLevel })[];
     for (const r of rows) {
       const status = decide(r.queue);

@@ -1,17 +1,13 @@
 import type { Database } from 'better-sqlite3';
-import type { AuditLevel } from '../../../contracts/index.js';
-import { auditAllows } from '../../common/auditAllows.js';
 import type { ReadModelDeltas } from './readModels/ReadModelDeltas.js';
 import { lastTaskRowid } from './schedules/insertOccurrences.js';
+import { insertStatusAuditsAfterRowid } from './schedules/insertStatusAudits.js';
 import { preparedStatement } from './schedules/preparedStatement.js';
 
 /** The task columns a compact occurrence fills (the rest keep their defaults, as for any occurrence). */
 const COLUMNS = `id, type, handler, request, queue, status, audit_level, created_at, scheduled_at, is_recurring,
   occurrence_mode, time_zone_id, schedule_version, parent_task_id, nominal_slot_at, run_number, misfire_kind,
   missed_from, missed_through, missed_count, missed_count_is_exact, traceparent, tracestate`;
-
-/** The audit levels that record a transition without an error (a Pending creation). */
-const RECORDED_LEVELS = JSON.stringify((['Full', 'ErrorsOnly', 'None'] as const satisfies readonly AuditLevel[]).filter((l) => auditAllows(l, null)));
 
 /** Which compact occurrences to turn into task rows. */
 export type SpillSelection =
@@ -52,6 +48,8 @@ interface Selected {
  * with `ReadModelDeltas.inserted` after this in the same transaction (it would get two search rows).
  */
 export function spillPendingOccurrences(db: Database, deltas: ReadModelDeltas, sel: SpillSelection, limit = -1): number {
+  // One seek answers the common case, no compact row at all (the selection below joins three tables).
+  if (preparedStatement(db, 'SELECT EXISTS (SELECT 1 FROM pending_occurrences)').pluck().get() === 0) return 0;
   const where = condition(sel);
   const selected = preparedStatement(
     db,
@@ -74,11 +72,7 @@ export function spillPendingOccurrences(db: Database, deltas: ReadModelDeltas, s
     }
   }
   if (written === 0) return 0;
-  preparedStatement(
-    db,
-    `INSERT INTO status_audit (task_id, updated_at, new_status)
-       SELECT id, created_at, 'Pending' FROM tasks WHERE rowid > ? AND audit_level IN (SELECT value FROM json_each(?)) ORDER BY rowid`,
-  ).run(afterRowid, RECORDED_LEVELS);
+  insertStatusAuditsAfterRowid(db, afterRowid, 'Pending', null);
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (const r of selected) {

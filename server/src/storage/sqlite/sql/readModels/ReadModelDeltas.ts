@@ -211,7 +211,7 @@ export class ReadModelDeltas {
 
   /**
    * `n` new compact Pending occurrences alike (migration 15): counted as Pending task rows now;
-   * their search rows are written when they become task rows (`spilled`).
+   * their search rows are written when they become task rows (`spilledMany`).
    */
   insertedCompact(row: Omit<NewTaskFacts, 'id' | 'status' | 'task_key' | 'request'>, n: number): void {
     if (n === 0) return;
