@@ -130,13 +130,19 @@ function withoutAuditIds(value: unknown): unknown {
   return out;
 }
 
+/** The same catch-up built compact and as task rows, the second store's ids made the first's. */
+async function buildPair(): Promise<[Built, Built]> {
+  const compact = await build(1);
+  const rows = await build(Number.POSITIVE_INFINITY);
+  alignIds(compact.storage.db, rows.storage.db);
+  return [compact, rows];
+}
+
 describe('compact Pending occurrences read exactly as the task rows they stand for', () => {
   let compact: Built;
   let rows: Built;
   beforeAll(async () => {
-    compact = await build(1);
-    rows = await build(Number.POSITIVE_INFINITY);
-    alignIds(compact.storage.db, rows.storage.db);
+    [compact, rows] = await buildPair();
   }, 60_000);
   afterAll(async () => {
     await compact?.close();
@@ -284,9 +290,7 @@ describe('partly turned into task rows, a catch-up still reads as task rows', ()
   let mixed: Built;
   let rows: Built;
   beforeAll(async () => {
-    mixed = await build(1);
-    rows = await build(Number.POSITIVE_INFINITY);
-    alignIds(mixed.storage.db, rows.storage.db);
+    [mixed, rows] = await buildPair();
     // The first 150 due, and every occurrence of one schedule (as a change of it would), become task rows.
     const db = mixed.storage.db;
     expect(taskWriter(db)((deltas) => spillPendingOccurrences(db, deltas, { due: CATCH_UP }, 150))).toBe(150);
