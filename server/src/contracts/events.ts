@@ -25,7 +25,7 @@ export interface SvcEvent {
   parentTaskId?: Guid;
   /** Only with `includeExecutionLogs`. */
   executionLogs?: ExecutionLogEntry[];
-  /** Run-scoped facts (not in the spec's list, documented in docs/decisions.md). */
+  /** Run-scoped facts (not in the spec's list, documented in docs/decisions/). */
   executionTimeMs?: number;
   attempt?: number;
   /** Started only: how long the task waited between becoming due and its handler starting (ms). */
