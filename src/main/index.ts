@@ -16,6 +16,7 @@ import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.
 import { applyStartAtLogin, startedAtLogin } from './electron/loginItem.js';
 import { reloadCrashedRenderer, reportUncaughtOnce, type CrashNotices } from './electron/crashHandling.js';
 import { wireIpc } from './electron/ipcWiring.js';
+import { guardEveryWebContents } from './electron/webContentsGuard.js';
 import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
 import { TrayController } from './electron/trayAndBadge.js';
@@ -27,7 +28,8 @@ import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
 import { aboutText, describeUpdate, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
 import { decideClose } from './window/closeBehaviour.js';
-import { appOrigins } from './window/navigationPolicy.js';
+import { appOrigins, environmentOrigins } from './window/navigationPolicy.js';
+import { devServerUrlFor } from './window/devServerUrl.js';
 import { ElectronAppUpdater } from './update/ElectronAppUpdater.js';
 import { restartPromptListener } from './update/restartPrompt.js';
 import { resolveUpdateFeed } from './update/updateFeed.js';
@@ -47,7 +49,6 @@ const APP_USER_MODEL_ID = 'dev.svc-monitor.console';
 const DESKTOP_WM_CLASS = 'svc-monitor';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-const devServerUrl = process.env['ELECTRON_RENDERER_URL'];
 const assets = (name: string) => join(app.getAppPath(), 'build', name);
 
 if (!app.requestSingleInstanceLock()) {
@@ -55,6 +56,7 @@ if (!app.requestSingleInstanceLock()) {
 } else {
   const log = new LogFile(join(app.getPath('userData'), 'logs'));
   log.info(`Svc Monitor ${app.getVersion?.() ?? ''} starting (${process.platform}, ${app.isPackaged ? 'packaged' : 'development'})`);
+  const devServerUrl = devServerUrlFor({ packaged: app.isPackaged, env: process.env, warn: (message) => log.warn(message) });
   // Crash dumps stay on this machine (Copy diagnostics names the folder); nothing is uploaded.
   crashReporter.start({ uploadToServer: false });
   const notices: CrashNotices = {
@@ -69,6 +71,7 @@ if (!app.requestSingleInstanceLock()) {
   process.on('unhandledRejection', (err) => uncaught('unhandled rejection', err));
 
   registerAppScheme();
+  guardEveryWebContents(app, appOrigins(devServerUrl));
   if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
   if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME, process.execPath, [process.argv[1]]);
   else app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
@@ -241,11 +244,12 @@ if (!app.requestSingleInstanceLock()) {
       servicesFailed = reject;
     });
     starting.catch(() => undefined);
-    wireIpc(starting, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window);
+    const externalOrigins = () => environmentOrigins(services?.environments() ?? []);
+    wireIpc(starting, appOrigins(devServerUrl), (url) => shell.openExternal(url), () => window, externalOrigins);
     renderMenu();
     // A start at login shows only the tray; the window waits for a click.
     const hidden = startedAtLogin(process.argv, app, process.platform);
-    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, hidden, ...(devServerUrl ? { devServerUrl } : {}) });
+    window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, hidden, externalOrigins, ...(devServerUrl ? { devServerUrl } : {}) });
     reloadCrashedRenderer(window, notices);
     window.on('close', (event) => {
       const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });

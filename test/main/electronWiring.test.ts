@@ -44,15 +44,29 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
     expect(rec.trays).toHaveLength(1);
   });
 
-  it('denies navigation away from the app and sends http(s) window.open to the system browser only', () => {
+  it('denies navigation away from the app and sends window.open to the system browser only for the product site and the environments\' hosts', () => {
     const wc = rec.windows[0]!.webContents;
     let prevented = 0;
     wc.emit('will-navigate', { preventDefault: () => prevented++ }, 'https://evil.example.com/');
     wc.emit('will-navigate', { preventDefault: () => prevented++ }, 'app://console/tasks');
     expect(prevented).toBe(1);
+    expect(wc.windowOpenHandler!({ url: 'https://svc-monitor.dev/docs' })).toEqual({ action: 'deny' });
     expect(wc.windowOpenHandler!({ url: 'https://docs.example.com/' })).toEqual({ action: 'deny' });
     expect(wc.windowOpenHandler!({ url: 'file:///etc/passwd' })).toEqual({ action: 'deny' });
-    expect(rec.opened).toEqual(['https://docs.example.com/']);
+    expect(rec.opened).toEqual(['https://svc-monitor.dev/docs']);
+  });
+
+  it('gives every other web contents the floor: no webview, no window, no navigation out of the app', () => {
+    const other = rec.createWebContents();
+    rec.appEmitter.emit('web-contents-created', {}, other);
+    let prevented = 0;
+    other.emit('will-attach-webview', { preventDefault: () => prevented++ });
+    other.emit('will-navigate', { preventDefault: () => prevented++ }, 'https://evil.example.com/');
+    other.emit('will-redirect', { preventDefault: () => prevented++ }, 'file:///etc/passwd');
+    other.emit('will-navigate', { preventDefault: () => prevented++ }, 'app://console/overview');
+    expect(prevented).toBe(3);
+    expect(other.windowOpenHandler!({ url: 'https://svc-monitor.dev/' })).toEqual({ action: 'deny' });
+    expect(rec.opened).not.toContain('https://svc-monitor.dev/');
   });
 
   it('serves the renderer through the app protocol with the CSP header and refuses traversal', async () => {
@@ -94,6 +108,18 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
       expect(vault.value.storage).toBe('memory');
       expect(vault.value.reason).toMatch(/basic_text/);
     }
+  });
+
+  it('opens an environment\'s own host through the bridge, and no other host', async () => {
+    const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
+    const openExternal = rec.ipcHandlers.get('svc-monitor:shell.openExternal')!;
+    // The environment added above lives at http://127.0.0.1:9.
+    await openExternal(appFrame, 'http://127.0.0.1:9/svc-monitoring');
+    await openExternal(appFrame, 'https://evil.example.com/phish');
+    await openExternal(appFrame, 'http://127.0.0.1:10/svc-monitoring');
+    expect(rec.opened).toContain('http://127.0.0.1:9/svc-monitoring');
+    expect(rec.opened).not.toContain('https://evil.example.com/phish');
+    expect(rec.opened).not.toContain('http://127.0.0.1:10/svc-monitoring');
   });
 
   it('pushes main events to the window on one channel', async () => {

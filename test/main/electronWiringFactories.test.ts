@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { APP_ORIGIN, resolveAppAsset } from '../../src/main/window/appProtocol.js';
 import { buildContentSecurityPolicy } from '../../src/main/window/contentSecurityPolicy.js';
-import { appOrigins, decideNavigation, decideWindowOpen } from '../../src/main/window/navigationPolicy.js';
+import { appOrigins, decideNavigation, decideWindowOpen, environmentOrigins } from '../../src/main/window/navigationPolicy.js';
 import { buildWindowOptions } from '../../src/main/window/windowOptions.js';
 import { DEFAULT_WINDOW_STATE, fitToDisplays, loadWindowState, saveWindowState } from '../../src/main/window/windowState.js';
 import { buildTrayMenuTemplate, trayTooltip } from '../../src/main/tray/trayMenuTemplate.js';
@@ -65,11 +65,18 @@ describe('navigation and window.open', () => {
     }
     expect(decideNavigation('http://localhost:5173/overview', appOrigins('http://localhost:5173'))).toEqual({ action: 'allow' });
   });
-  it('never opens a window: http(s) goes to the system browser, every other scheme is refused', () => {
-    expect(decideWindowOpen('https://docs.example.com/x')).toEqual({ action: 'open-external', url: 'https://docs.example.com/x' });
-    expect(decideWindowOpen('http://127.0.0.1:5080/svc-monitoring')).toEqual({ action: 'open-external', url: 'http://127.0.0.1:5080/svc-monitoring' });
-    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://share/x', 'svc-monitor://Prod/tasks/x', 'https://u:p@host/', '']) {
-      expect(decideWindowOpen(url), url).toEqual({ action: 'deny' });
+  it('never opens a window: the environments\' hosts and the product site go to the system browser, nothing else', () => {
+    const external = environmentOrigins([{ baseUrl: 'http://127.0.0.1:5080' }, { baseUrl: 'https://prod.example.com/base' }, { baseUrl: 'https://prod.example.com' }]);
+    expect(external).toEqual(['http://127.0.0.1:5080', 'https://prod.example.com']);
+    expect(decideWindowOpen('http://127.0.0.1:5080/svc-monitoring', external)).toEqual({ action: 'open-external', url: 'http://127.0.0.1:5080/svc-monitoring' });
+    expect(decideWindowOpen('https://prod.example.com/base/svc-monitoring', external)).toEqual({ action: 'open-external', url: 'https://prod.example.com/base/svc-monitoring' });
+    expect(decideWindowOpen('https://svc-monitor.dev/docs', [])).toEqual({ action: 'open-external', url: 'https://svc-monitor.dev/docs' });
+    // Another host, another port of an environment's host, or the same host over another scheme: refused.
+    for (const url of ['https://docs.example.com/x', 'http://127.0.0.1:5081/', 'http://prod.example.com/', 'https://evil.example.com/?next=https://prod.example.com']) {
+      expect(decideWindowOpen(url, external), url).toEqual({ action: 'deny' });
+    }
+    for (const url of ['file:///etc/passwd', 'javascript:alert(1)', 'smb://share/x', 'svc-monitor://Prod/tasks/x', 'https://u:p@prod.example.com/', '']) {
+      expect(decideWindowOpen(url, external), url).toEqual({ action: 'deny' });
     }
   });
 });

@@ -16,12 +16,13 @@ export function wireIpc(
   allowedOrigins: readonly string[],
   openExternal: (url: string) => Promise<void>,
   window: () => BrowserWindow | undefined,
+  externalOrigins: () => readonly string[] = () => [],
 ): () => void {
   const dispatcher = Promise.resolve(services).then((s) =>
     createIpcDispatcher({
       services: s,
       openExternal: async (url) => {
-        const d = decideWindowOpen(url);
+        const d = decideWindowOpen(url, externalOrigins());
         if (d.action === 'open-external') await openExternal(d.url);
       },
       files: fileDialogs(window),

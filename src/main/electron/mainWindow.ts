@@ -13,6 +13,8 @@ export interface MainWindowInput {
   packaged?: boolean;
   /** Started at login: the window is made but stays hidden (the tray shows it). */
   hidden?: boolean;
+  /** The origins a link may open in the system browser (the environments' hosts), read at each click. */
+  externalOrigins?: () => readonly string[];
 }
 
 /** The one window: hardened options, navigation denied, CSP, remembered bounds. */
@@ -32,7 +34,7 @@ export async function createMainWindow(input: MainWindowInput): Promise<BrowserW
   });
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    const d = decideWindowOpen(url);
+    const d = decideWindowOpen(url, input.externalOrigins?.() ?? []);
     if (d.action === 'open-external') void shell.openExternal(d.url);
     return { action: 'deny' };
   });

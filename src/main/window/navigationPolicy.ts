@@ -31,15 +31,26 @@ export function decideNavigation(url: string, allowedOrigins: readonly string[])
   return { action: 'deny' };
 }
 
+/** The product's own site (package.json `homepage`): help links may open it. */
+export const PRODUCT_SITE_ORIGIN = 'https://svc-monitor.dev';
+
 /**
- * `setWindowOpenHandler`: never a new Electron window. An http(s) link (documentation, the
- * environment's own web dashboard) opens in the system browser; any other scheme
- * (file:, javascript:, custom protocols) is refused.
+ * `setWindowOpenHandler` and the bridge's `shell.openExternal`: never a new Electron window.
+ * Only an http(s) address without credentials whose origin is one of `externalOrigins` (the
+ * environments' hosts, whose web dashboards the console links to, and the product's site) opens
+ * in the system browser. Anything else is refused: another host (a page could otherwise send the
+ * user anywhere under the app's name), and every other scheme (file:, javascript:, smb:, custom
+ * protocols, which hand the address to another program).
  */
-export function decideWindowOpen(url: string): NavigationDecision {
+export function decideWindowOpen(url: string, externalOrigins: readonly string[]): NavigationDecision {
   const u = parse(url);
-  if (u && (u.protocol === 'http:' || u.protocol === 'https:') && u.username === '' && u.password === '') {
-    return { action: 'open-external', url: u.toString() };
-  }
-  return { action: 'deny' };
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.username !== '' || u.password !== '') return { action: 'deny' };
+  const origin = originOf(url);
+  if (origin === undefined || !(origin === PRODUCT_SITE_ORIGIN || externalOrigins.includes(origin))) return { action: 'deny' };
+  return { action: 'open-external', url: u.toString() };
+}
+
+/** The origins the console may open externally: each environment's host (deduplicated). */
+export function environmentOrigins(environments: ReadonlyArray<{ baseUrl: string }>): string[] {
+  return [...new Set(environments.map((e) => originOf(e.baseUrl)).filter((o): o is string => o !== undefined))];
 }
