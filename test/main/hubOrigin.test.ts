@@ -57,6 +57,28 @@ describe('the hub address from /config', () => {
     expect(evil.seen).toEqual([]);
   });
 
+  it('a negotiate answer that sends the client to another origin is refused: the token never goes there', async () => {
+    const evil = await recordingServer((_path, reply) => reply(200, { connectionId: 'x', availableTransports: [] }));
+    cleanups.push(evil.close);
+    const { dir, cleanup } = await createTempDir();
+    // Its /config is honest; its negotiate answer redirects the client (as Azure SignalR does), with no token of its own.
+    const host = await recordingServer((path, reply) => {
+      if (path === '/svc-monitoring/api/config') return reply(200, { signalRHubPath: '/svc-monitoring/hub', requireAuthentication: true, managementEnabled: false, eventDebounceMs: 0 });
+      if (path === '/svc-monitoring/api/auth/login') return reply(200, { token: 'secret-token', expiresAt: new Date(Date.now() + 3_600_000).toISOString(), username: 'ops', canManage: false });
+      if (path === '/svc-monitoring/hub/negotiate') return reply(200, { url: `${evil.origin}/client/?hub=svc`, negotiateVersion: 0 });
+      reply(404, { title: 'Not Found', status: 404 });
+    });
+    const recording = await createConsole(dir, { safeStorage: aesSafeStorage('gnome_libsecret'), hub: { reconnectDelaysMs: [], retryAfterFailureMs: 60_000 } });
+    cleanups.push(cleanup, host.close, () => recording.services.dispose());
+    const env = await recording.services.addEnvironment({ name: 'Lab', baseUrl: host.origin, colour: '#2563eb', isProduction: false });
+    await recording.services.requireSession(env.id).loginWithPassword('ops', 'pw', false);
+    await waitFor(() => host.seen.some((r) => r.path === '/svc-monitoring/hub/negotiate'), 10_000, 'the negotiate request', 25);
+    await recording.services.hub.whenState(env.id, 'error');
+    expect(recording.services.hub.state(env.id).message).toContain(`sends the console to ${evil.origin}, not to this environment's own address`);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(evil.seen).toEqual([]);
+  });
+
   it('an absolute signalRHubPath under the environment\'s own origin is used', async () => {
     let origin = '';
     const { services, env, host } = await consoleWith(() => `${origin}/custom/hub`);

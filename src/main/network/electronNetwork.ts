@@ -6,6 +6,7 @@ import { certificateVerdict, type VerifyRequest } from './certificateVerdict.js'
 import { HUB_TRANSPORTS, refusedNetwork, type EnvironmentNetwork, type HttpTransport } from './environmentNetwork.js';
 import { caListWith, environmentTrust, hasCustomTrust, type EnvironmentTrust } from './environmentTrust.js';
 import { trustedWebSocket } from './trustedWebSocket.js';
+import { refuseRedirects } from './refuseRedirects.js';
 
 type Fetch = (input: string | Request, init?: RequestInit) => Promise<Response>;
 
@@ -53,7 +54,8 @@ export function electronNetwork(electron: ElectronNetworkApi): (environment: Env
       fetch = (input, init) => session.fetch(input, init);
       resolveProxy = (url) => session.resolveProxy(url);
     }
-    const http: HttpTransport = { adapter: 'fetch', env: { fetch: (input, init) => fetch(input instanceof URL ? input.href : input, init) } };
+    const noRedirects = refuseRedirects(fetch);
+    const http: HttpTransport = { adapter: 'fetch', env: { fetch: (input, init) => noRedirects(input instanceof URL ? input.href : input, init) } };
     const webSocketTls = { ca: caListWith(trust.extraCa?.pems ?? []), rejectUnauthorized: !trust.allowSelfSigned };
     return {
       http,

@@ -3,6 +3,7 @@ import { readFailure } from '../../../server/src/contracts/apiProblem.js';
 import { ConsoleError } from '../ConsoleError.js';
 import type { HttpTransport } from '../network/environmentNetwork.js';
 import { describeNetworkFailure } from '../network/describeNetworkFailure.js';
+import { redirectRefusal } from '../network/refuseRedirects.js';
 
 export const DEFAULT_API_BASE_PATH = '/svc-monitoring/api';
 
@@ -23,6 +24,10 @@ export function createHttpClient(baseUrl: string, timeoutMs: number, transport: 
 
 /** Turns a non-2xx answer into a ConsoleError carrying the problem details. */
 export function httpError(response: AxiosResponse, what: string): ConsoleError {
+  // Redirects are never followed (maxRedirects 0 here, refuseRedirects on the fetch stacks).
+  if (response.status >= 300 && response.status < 400) {
+    return new ConsoleError('network', `${what}: ${redirectRefusal(response.headers['location'] as string | undefined, String(response.config.baseURL ?? '') + String(response.config.url ?? ''))}`);
+  }
   const retryAfter = response.headers['retry-after'] as string | undefined;
   const failure = readFailure(response.status, response.data, retryAfter);
   return new ConsoleError(
