@@ -78,6 +78,12 @@ function macos(env: Env, plan: SigningPlan): void {
     return;
   }
   const notary = started.find((c) => c.missing !== undefined);
+  // @electron/notarize reads APPLE_API_KEY as the path of the .p8 file. A secret store holds the
+  // key's text: the release workflow writes it to a file first (a key's text here is an error,
+  // caught before the build rather than by notarytool after it).
+  if (notary?.variables.includes('APPLE_API_KEY') && /-----BEGIN|\n/.test(env['APPLE_API_KEY'] ?? '')) {
+    throw new Error('APPLE_API_KEY must be the path of the App Store Connect API key file (AuthKey_XXXX.p8), not its contents: write the key to a file and pass its path');
+  }
   plan.config.mac = { notarize: notary !== undefined };
   plan.lines.push(`macOS: signing with the Developer ID in ${identity} (hardened runtime, build/entitlements.mac.plist)`);
   plan.lines.push(

@@ -91,6 +91,9 @@ describe('release signing from the environment (scripts/dist)', () => {
   it('refuses a half-configured signing instead of shipping unsigned', () => {
     expect(() => signingPlan(['windows'], { AZURE_TENANT_ID: 't', AZURE_CLIENT_ID: 'c' })).toThrow(/Azure Trusted Signing is partly configured; missing AZURE_CLIENT_SECRET, AZURE_TRUSTED_SIGNING_ENDPOINT/);
     expect(() => signingPlan(['macos'], { CSC_LINK: 'x', APPLE_ID: 'a@b' })).toThrow(/notarization with an Apple ID is partly configured; missing APPLE_APP_SPECIFIC_PASSWORD, APPLE_TEAM_ID/);
+    // The key's text where its file's path belongs: refused before the build.
+    const keyText = '-----BEGIN PRIVATE KEY-----\nMIGTAgEA\n-----END PRIVATE KEY-----';
+    expect(() => signingPlan(['macos'], { CSC_LINK: 'x', APPLE_API_KEY: keyText, APPLE_API_KEY_ID: 'K', APPLE_API_ISSUER: 'I' })).toThrow(/APPLE_API_KEY must be the path of the App Store Connect API key file/);
     // Empty values (a secret the repository does not have) count as absent.
     expect(signingPlan(['windows'], { AZURE_TENANT_ID: '', WIN_CSC_LINK: '' }).lines[0]).toMatch(/^Windows: NOT signed/);
   });
@@ -128,14 +131,22 @@ describe('the release workflow (.github/workflows/release.yml)', () => {
     expect(job['runs-on']).toBe('${{ matrix.os }}');
     expect(job.strategy.matrix.include).toEqual([
       { os: expect.stringMatching(/^ubuntu-/), platform: '--linux' },
-      { os: expect.stringMatching(/^macos-/), platform: '--mac' },
+      // Both Mac architectures: macos-latest is Apple silicon only.
+      { os: expect.stringMatching(/^macos-/), platform: '--mac --x64 --arm64' },
       { os: expect.stringMatching(/^windows-/), platform: '--win' },
     ]);
     const build = job.steps.find((s) => 'run' in s && s.run.startsWith('npm run dist')) as { run: string; env: Record<string, string> } | undefined;
     expect(build?.run).toBe('npm run dist -- ${{ matrix.platform }} --publish never');
     const passed = Object.keys(build!.env);
     expect(passed.filter((v) => !SIGNING_VARIABLES.includes(v))).toEqual([]);
-    expect(passed).toEqual(expect.arrayContaining(['CSC_LINK', 'APPLE_API_KEY', 'AZURE_CLIENT_SECRET', 'AZURE_TRUSTED_SIGNING_ENDPOINT', 'WIN_CSC_LINK']));
+    expect(passed).toEqual(expect.arrayContaining(['CSC_LINK', 'APPLE_API_KEY_ID', 'AZURE_CLIENT_SECRET', 'AZURE_TRUSTED_SIGNING_ENDPOINT', 'WIN_CSC_LINK']));
+    // Notarization reads APPLE_API_KEY as a file path: the secret (the key's text) is written to a
+    // file by an earlier step, which exports the path; the build step never gets the text.
+    expect(passed).not.toContain('APPLE_API_KEY');
+    const keyFile = job.steps.find((s) => 'run' in s && s.run.includes('AuthKey.p8')) as { run: string; env: Record<string, string>; if: string } | undefined;
+    expect(keyFile).toMatchObject({ if: "runner.os == 'macOS'", env: { APPLE_API_KEY_CONTENT: '${{ secrets.APPLE_API_KEY }}' } });
+    expect(keyFile!.run).toContain('echo "APPLE_API_KEY=$RUNNER_TEMP/AuthKey.p8" >> "$GITHUB_ENV"');
+    expect(job.steps.indexOf(keyFile as never)).toBeLessThan(job.steps.indexOf(build as never));
     const upload = job.steps.find((s) => 'uses' in s && s.uses.startsWith('actions/upload-artifact@')) as { with: { path: string } } | undefined;
     expect(upload?.with.path).toMatch(/release\/latest\*\.yml/);
     expect(upload?.with.path).toMatch(/release\/\*\.zip/);

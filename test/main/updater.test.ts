@@ -219,7 +219,13 @@ describe('where the updater looks (resolveUpdateFeed)', () => {
   });
   it('names the variable when the mirror URL is unusable', () => {
     expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'not a url' } })).toMatchObject({ kind: 'disabled', reason: expect.stringMatching(/^SVC_MONITOR_UPDATE_URL is not a URL/) });
-    expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'file:///tmp/feed' } })).toMatchObject({ kind: 'disabled', reason: expect.stringMatching(/must be an http\(s\) URL/) });
+    expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'file:///tmp/feed' } })).toMatchObject({ kind: 'disabled', reason: expect.stringMatching(/must be an https URL/) });
+    // Unsigned Linux packages would run whatever an http mirror's network serves: https only,
+    // plain http only on the loopback (a mirror on this machine).
+    expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'http://mirror.example/svc' } })).toMatchObject({ kind: 'disabled', reason: expect.stringMatching(/^SVC_MONITOR_UPDATE_URL must be an https URL .*not http:\/\/mirror\.example/) });
+    expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'http://10.0.0.5:8080/svc' } })).toMatchObject({ kind: 'disabled' });
+    expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'http://127.0.0.1:8080/svc' } })).toEqual({ kind: 'url', url: 'http://127.0.0.1:8080/svc' });
+    expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'http://[::1]:8080/svc' } })).toEqual({ kind: 'url', url: 'http://[::1]:8080/svc' });
     expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'https://user:pw@mirror.example/feed' } })).toMatchObject({ kind: 'disabled', reason: expect.stringMatching(/credentials/) });
     expect(resolveUpdateFeed({ ...inputs, env: { [UPDATE_URL_VARIABLE]: 'https://mirror.example/svc' } })).toEqual({ kind: 'url', url: 'https://mirror.example/svc' });
   });

@@ -31,11 +31,21 @@ export function resolveUpdateFeed({ packaged, env, resourcesPath, exists }: Feed
     } catch {
       return { kind: 'disabled', reason: `${UPDATE_URL_VARIABLE} is not a URL: "${override}".` };
     }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return { kind: 'disabled', reason: `${UPDATE_URL_VARIABLE} must be an http(s) URL, not ${url.protocol}` };
+    // Linux packages are not signed: an update is only as trustworthy as the channel it comes
+    // over, so a mirror must be https (plain http only on this machine's loopback, for a mirror
+    // the user runs locally).
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+      return { kind: 'disabled', reason: `${UPDATE_URL_VARIABLE} must be an https URL (plain http only for a mirror on this machine's loopback), not ${url.protocol}//${url.host}` };
+    }
     if (url.username || url.password) return { kind: 'disabled', reason: `${UPDATE_URL_VARIABLE} must not carry credentials in the URL.` };
     return { kind: 'url', url: url.href };
   }
   const configPath = resourcesPath ? join(resourcesPath, 'app-update.yml') : undefined;
   if (configPath && exists(configPath)) return { kind: 'build', configPath };
   return { kind: 'disabled', reason: `This build has no update feed (no app-update.yml); set ${UPDATE_URL_VARIABLE} to use a mirror.` };
+}
+
+/** 127.0.0.0/8, ::1 and localhost: addresses that never leave this machine. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
 }
