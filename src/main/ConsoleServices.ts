@@ -26,6 +26,7 @@ import type { ApiResult } from '../../server/src/contracts/api.js';
 import type { AppUpdater } from './update/UpdateStatus.js';
 import { ProxyLogin } from './network/ProxyLogin.js';
 import type { ProxyLoginAnswer } from '../shared/proxyLogin.js';
+import { withinTime } from './lifecycle/withinTime.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -178,19 +179,41 @@ export class ConsoleServices {
     await this.syncSessions();
   }
 
-  async dispose(): Promise<void> {
-    await this.syncing;
+  /**
+   * Stops everything for quit, within `timeoutMs` in all (default 5 s): a sync, a back-fill (up to
+   * ten pages of 15 s each) or a hub that does not answer must not hold the app open. The inbox is
+   * written whatever happened before; what was cut short is returned and logged.
+   */
+  async dispose(options: { timeoutMs?: number } = {}): Promise<void> {
+    await this.stopForQuit(options);
+  }
+
+  /** `dispose`, answering what it stopped waiting for. */
+  async stopForQuit(options: { timeoutMs?: number } = {}): Promise<{ cutShort: string[] }> {
+    const deadline = Date.now() + (options.timeoutMs ?? 5_000);
+    const cutShort: string[] = [];
+    const waitFor = async (what: string, work: Promise<unknown>) => {
+      if (!(await withinTime(work.catch(() => undefined), deadline - Date.now())).done) cutShort.push(what);
+    };
     clearInterval(this.pollTimer);
     for (const resolve of this.proxyPrompts.values()) resolve(null);
     this.proxyPrompts.clear();
-    this.sendInboxChanges();
-    await Promise.all([...this.backfilling.values()].map((p) => p.catch(() => 0)));
-    this.watch.dispose();
-    this.notifier.dispose();
-    await this.hub.stopAll();
-    await Promise.all([...this.sessions.values()].map((s) => s.stop()));
-    this.sessions.clear();
-    await this.inboxFile.flush();
+    try {
+      await waitFor('the environment sync', this.syncing);
+      this.sendInboxChanges();
+      await waitFor('the back-fills', Promise.all([...this.backfilling.values()]));
+      this.watch.dispose();
+      this.notifier.dispose();
+      await waitFor('closing the live connections', this.hub.stopAll());
+      await waitFor('stopping the sessions', Promise.all([...this.sessions.values()].map((s) => s.stop())));
+      this.sessions.clear();
+    } finally {
+      // The inbox is the user's record of failures: written in every case.
+      this.sendInboxChanges();
+      await this.inboxFile.flush();
+    }
+    if (cutShort.length > 0) this.options.log?.('warn', `quit did not wait any longer for ${cutShort.join(', ')} (limit ${options.timeoutMs ?? 5_000} ms)`);
+    return { cutShort };
   }
 
   onEvent(listener: Listener): () => void {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { withinTime } from '../lifecycle/withinTime.js';
 import { KeytarSecretBackend } from './KeytarSecretBackend.js';
 import { MemorySecretBackend } from './MemorySecretBackend.js';
 import { SafeStorageFileBackend } from './SafeStorageFileBackend.js';
@@ -34,6 +35,8 @@ export interface CredentialVaultOptions {
   safeStorage?: SafeStorageLike;
   /** Called with the account and error when a migration step fails verification. */
   onMigrationProblem?: (account: string, problem: string) => void;
+  /** How long the keychain may take to answer its first call (default 10 s); then it counts as unreachable. */
+  probeTimeoutMs?: number;
 }
 
 /**
@@ -53,7 +56,10 @@ export class CredentialVault {
     if (options.loadKeytar) {
       try {
         const candidate = new KeytarSecretBackend(await options.loadKeytar());
-        await candidate.probe();
+        // A Secret Service that never answers (a locked session bus, a stuck daemon) must not
+        // leave the console at "unlocking the keychain…": past the limit it is not used.
+        const limit = options.probeTimeoutMs ?? 10_000;
+        if (!(await withinTime(candidate.probe(), limit)).done) throw new Error(`it did not answer within ${Math.round(limit / 1000)} s`);
         keychain = candidate;
       } catch (err) {
         reasons.push(`the OS keychain is not reachable (${errorText(err)})`);
