@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Serial } from '../lifecycle/Serial.js';
 import { withinTime } from '../lifecycle/withinTime.js';
 import { KeytarSecretBackend } from './KeytarSecretBackend.js';
 import { MemorySecretBackend } from './MemorySecretBackend.js';
@@ -48,6 +49,9 @@ export interface CredentialVaultOptions {
  * the old copy.
  */
 export class CredentialVault {
+  /** `update` reads, merges and writes a record: one at a time, so two merges never drop each other's field. */
+  private readonly updates = new Serial();
+
   private constructor(private readonly backend: SecretBackend, private readonly statusValue: VaultStatus) {}
 
   static async open(options: CredentialVaultOptions): Promise<CredentialVault> {
@@ -95,7 +99,11 @@ export class CredentialVault {
   }
 
   /** Merges `patch` into the stored record (a field set to undefined is removed). */
-  async update(environmentId: string, patch: Partial<Omit<EnvironmentSecret, 'savedAt'>>): Promise<EnvironmentSecret> {
+  update(environmentId: string, patch: Partial<Omit<EnvironmentSecret, 'savedAt'>>): Promise<EnvironmentSecret> {
+    return this.updates.run(() => this.merge(environmentId, patch));
+  }
+
+  private async merge(environmentId: string, patch: Partial<Omit<EnvironmentSecret, 'savedAt'>>): Promise<EnvironmentSecret> {
     const current = (await this.get(environmentId)) ?? { savedAt: '' };
     const next: Record<string, unknown> = { ...current, ...patch, savedAt: new Date().toISOString() };
     for (const k of Object.keys(next)) if (next[k] === undefined) delete next[k];
@@ -105,7 +113,7 @@ export class CredentialVault {
   }
 
   async delete(environmentId: string): Promise<void> {
-    await this.backend.delete(environmentId);
+    await this.updates.run(() => this.backend.delete(environmentId));
   }
 
   /** Deletes the records of environments that no longer exist. */

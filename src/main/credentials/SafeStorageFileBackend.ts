@@ -1,6 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
+import { Serial } from '../lifecycle/Serial.js';
 import type { SafeStorageLike, SecretBackend } from './secretBackend.js';
 
 export const ENCRYPTED_SECRETS_FILE = 'credentials.enc.json';
@@ -13,6 +14,8 @@ export const ENCRYPTED_SECRETS_FILE = 'credentials.enc.json';
 export class SafeStorageFileBackend implements SecretBackend {
   readonly kind = 'encrypted-file' as const;
   readonly file: string;
+  /** Every change reads, changes and rewrites the one file: one at a time, or a change is lost. */
+  private readonly changes = new Serial();
 
   constructor(private readonly safeStorage: SafeStorageLike, userDataDir: string) {
     this.file = join(userDataDir, ENCRYPTED_SECRETS_FILE);
@@ -35,17 +38,21 @@ export class SafeStorageFileBackend implements SecretBackend {
     if (value === undefined) return null;
     return this.safeStorage.decryptString(Buffer.from(value, 'base64'));
   }
-  async set(account: string, secret: string): Promise<void> {
-    const entries = await this.read();
-    entries[account] = this.safeStorage.encryptString(secret).toString('base64');
-    await this.write(entries);
+  set(account: string, secret: string): Promise<void> {
+    return this.changes.run(async () => {
+      const entries = await this.read();
+      entries[account] = this.safeStorage.encryptString(secret).toString('base64');
+      await this.write(entries);
+    });
   }
-  async delete(account: string): Promise<boolean> {
-    const entries = await this.read();
-    if (!(account in entries)) return false;
-    delete entries[account];
-    await this.write(entries);
-    return true;
+  delete(account: string): Promise<boolean> {
+    return this.changes.run(async () => {
+      const entries = await this.read();
+      if (!(account in entries)) return false;
+      delete entries[account];
+      await this.write(entries);
+      return true;
+    });
   }
   async accounts(): Promise<string[]> {
     return Object.keys(await this.read());
