@@ -14,6 +14,8 @@ import { FailureNotifier, type BadgeSink, type NotificationSink } from './notifi
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
 import { notifies } from './notifications/notificationSettings.js';
 import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
+import { notWatchingNotice, type StoppedWatching } from './watch/notWatchingNotice.js';
+import { offline } from './tray/trayMenuTemplate.js';
 import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
 import type { Environment, EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from '../shared/environment.js';
 import type { EnvironmentStatusView } from '../shared/environmentStatus.js';
@@ -51,6 +53,8 @@ export interface ConsoleServicesOptions {
   inboxEventDelayMs?: number;
   /** Failures one back-fill adds at most; past it a notification points to the Tasks page (default 1,000). */
   backfillCap?: number;
+  /** "Not watching" notices starting within this long go out as one (default 2 s). */
+  notWatchingGatherMs?: number;
 }
 
 type Listener = (event: RendererEvent) => void;
@@ -96,6 +100,9 @@ export class ConsoleServices {
   private inboxChanges: InboxChange[] = [];
   private inboxEventTimer: NodeJS.Timeout | undefined;
   private readonly backfillCap: number;
+  /** Production environments whose watching stopped since the last "not watching" notice. */
+  private readonly stoppedWatching = new Map<string, StoppedWatching>();
+  private stoppedWatchingTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly store: EnvironmentStore,
@@ -526,19 +533,38 @@ export class ConsoleServices {
   }
 
   /** One notification when a production environment stops being watched. */
+  /**
+   * A production environment stopped being watched: its notice waits a moment for others (a
+   * network drop stops them all within a second or two) and goes out as one notice for all of them.
+   */
   private notifyNotWatching(environmentId: string, reason: string): void {
     const env = this.store.get(environmentId);
     if (!env?.isProduction || !notifies(this.notifier.getSettings(), environmentId, Date.now(), true)) return;
+    this.stoppedWatching.set(environmentId, { environmentId, name: env.name, reason });
+    if (this.stoppedWatchingTimer) return;
+    this.stoppedWatchingTimer = setTimeout(() => this.sendNotWatching(), this.options.notWatchingGatherMs ?? 2_000);
+    this.stoppedWatchingTimer.unref?.();
+  }
+
+  private sendNotWatching(): void {
+    this.stoppedWatchingTimer = undefined;
+    // Still not watched when the notice goes out (a quick recovery meanwhile says nothing).
+    const stopped = [...this.stoppedWatching.values()].filter((s) => this.watch.gap(s.environmentId) !== undefined);
+    this.stoppedWatching.clear();
+    if (stopped.length === 0) return;
+    const all = this.environments();
+    const notice = notWatchingNotice(stopped, all.length, offline(all));
     this.options.notifications.show({
-      environmentId,
-      burstId: `watch-${environmentId}`,
+      environmentId: notice.environmentId,
+      burstId: stopped.length === 1 ? `watch-${notice.environmentId}` : 'watch-many',
       isProduction: true,
       count: 0,
-      title: `⚠ PRODUCTION · Not watching ${env.name}`,
-      body: `${reason[0]!.toUpperCase()}${reason.slice(1)}. Failures there are not reported until this is fixed.`.slice(0, 240),
-      target: { kind: 'environment', environmentId },
+      title: notice.title,
+      body: notice.body,
+      target: { kind: 'environment', environmentId: notice.environmentId },
     });
   }
+
 
   private syncing: Promise<void> = Promise.resolve();
 

@@ -99,6 +99,18 @@ describe('EnvironmentStore', () => {
     await expect(store.importJson(JSON.stringify({ ...doc, environments: [doc.environments[0], doc.environments[0]] }), 'merge')).rejects.toThrow(/duplicate name/);
   });
 
+  it('changes made at once (an import beside adds and edits from the window) are all kept', async () => {
+    const store = await EnvironmentStore.open(dir);
+    const before = store.list().length;
+    const added = await Promise.all(Array.from({ length: 10 }, (_, i) => store.add({ name: `Parallel ${i}`, baseUrl: `http://127.0.0.1:${5100 + i}`, colour: '#2563eb', isProduction: false })));
+    await Promise.all([store.update(added[0]!.id, { colour: '#dc2626' }), store.remove(added[1]!.id), store.add({ name: 'Parallel late', baseUrl: 'http://127.0.0.1:5199', colour: '#2563eb', isProduction: false })]);
+    const names = (await EnvironmentStore.open(dir)).list().map((e) => e.name);
+    expect(names.length).toBe(before + 10);
+    expect(names).toContain('Parallel late');
+    expect(names).not.toContain('Parallel 1');
+    expect((await EnvironmentStore.open(dir)).list().find((e) => e.name === 'Parallel 0')?.colour).toBe('#dc2626');
+  });
+
   it('finds an environment by id or by name, case-insensitively', async () => {
     const store = await EnvironmentStore.open(dir);
     const p = await store.add(prod);

@@ -49,13 +49,45 @@ describe('not watching: when failures of an environment would go unnoticed', () 
       { id: 'p', name: 'Production', isProduction: true, live: 'relogin-required' as const, notWatching: 'log in again' },
       { id: 's', name: 'Staging', isProduction: false, live: 'connected' as const },
     ];
-    expect(trayState(3, envs)).toBe('warning');
+    // Unread failures change the icon even while an environment is down; the warning is the icon
+    // when nothing is unread, and stays in the tooltip and menu either way.
+    expect(trayState(3, envs)).toBe('unread');
+    expect(trayState(0, envs)).toBe('warning');
     expect(trayState(3, [envs[1]!])).toBe('unread');
+    expect(trayState(0, [envs[1]!])).toBe('normal');
+    expect(trayTooltip(3, envs)).toBe('Svc Monitor — 3 unread failures\n⚠ Not watching: Production (log in again)');
     expect(trayTooltip(0, envs)).toBe('Svc Monitor\n⚠ Not watching: Production (log in again)');
     const labels = buildTrayMenuTemplate(envs as never, 0).flatMap((i) => ('label' in i ? [i.label] : []));
     expect(labels).toContain('⚠ Not watching 1 of 2');
     expect(labels).toContain('⚠ Production (production) — not watching: log in again');
     expect(labels).toContain('● Staging — connected');
+  });
+
+  it('fifty environments down at once are one offline state: the tray says it once and names no list', () => {
+    const envs = Array.from({ length: 50 }, (_, i) => ({ id: `e${i}`, name: `Env ${i}`, isProduction: i % 2 === 0, live: 'reconnecting' as const, notWatching: 'live connection down: Cannot reach host' }));
+    expect(trayTooltip(2, envs)).toBe('Svc Monitor — 2 unread failures\n⚠ Offline? Not watching any of the 50 environments');
+    const labels = buildTrayMenuTemplate(envs as never, 0).flatMap((i) => ('label' in i ? [i.label] : []));
+    expect(labels).toContain('⚠ Offline? Not watching any of the 50 environments');
+    expect(labels.filter((l) => l.startsWith('⚠ Not watching'))).toEqual([]);
+    // Some down (not all): counted, and the tooltip names five and counts the rest.
+    const some = envs.map((e, i) => (i < 8 ? e : { ...e, live: 'connected' as const, notWatching: undefined }));
+    expect(trayTooltip(0, some)).toBe('Svc Monitor\n⚠ Not watching: Env 0 (live connection down: Cannot reach host), Env 1 (live connection down: Cannot reach host), Env 2 (live connection down: Cannot reach host), Env 3 (live connection down: Cannot reach host), Env 4 (live connection down: Cannot reach host) and 3 more');
+  });
+
+  it('a network drop across several production environments raises one notice; all of them down reads as offline', async () => {
+    const { dir, cleanup } = await createTempDir();
+    cleanups.push(cleanup);
+    const rec: RecordingConsole = await createConsole(dir, { watchGraceMs: 200, notWatchingGatherMs: 1_500, session: { retryAfterErrorMs: 100 } });
+    cleanups.push(() => rec.services.dispose());
+    const names = ['Prod EU', 'Prod US', 'Prod APAC', 'Prod LATAM', 'Prod ZA', 'Prod CA'];
+    // Unreachable hosts (nothing listens on port 9): every live connection is down at once.
+    await Promise.all(names.map((name, i) => rec.services.addEnvironment({ name, baseUrl: `http://127.0.0.1:9/p${i}`, colour: '#dc2626', isProduction: true })));
+    await waitFor(() => rec.services.environments().every((e) => e.notWatching !== undefined), 10_000, 'every gap', 25);
+    await waitFor(() => rec.notifications.length > 0, 10_000, 'the notice', 25);
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(rec.notifications).toHaveLength(1);
+    expect(rec.notifications[0]).toMatchObject({ isProduction: true, title: '⚠ Offline? Not watching any of the 6 environments' });
+    expect(rec.notifications[0]!.body).toMatch(/this computer may be offline/);
   });
 
   it('an unreachable production environment shows "not watching" and raises exactly one notification; staging only shows it', async () => {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { readJsonFile } from '../files/readJsonFile.js';
 import { writeFileAtomic } from '../files/writeFileAtomic.js';
+import { Serial } from '../lifecycle/Serial.js';
 import type { ImportMode, ImportResult } from '../../shared/environment.js';
 import { readCaCertificates } from '../network/caCertificates.js';
 import {
@@ -50,6 +51,8 @@ export class EnvironmentStore {
   private environments: Environment[] = [];
   private readonly listeners = new Set<Listener>();
   private writing: Promise<void> = Promise.resolve();
+  /** Each change reads the list, changes it and writes it: one at a time, or a change is lost. */
+  private readonly changes = new Serial();
   /** Unknown fields of the file and of each environment (by id), written back unchanged. */
   private fileExtras: Record<string, unknown> = {};
   private readonly environmentExtras = new Map<string, Record<string, unknown>>();
@@ -117,7 +120,11 @@ export class EnvironmentStore {
     return () => this.listeners.delete(listener);
   }
 
-  async add(input: EnvironmentInput): Promise<Environment> {
+  add(input: EnvironmentInput): Promise<Environment> {
+    return this.changes.run(() => this.applyAdd(input));
+  }
+
+  private async applyAdd(input: EnvironmentInput): Promise<Environment> {
     const parsed = environmentInputSchema.safeParse(input);
     if (!parsed.success) throw new EnvironmentValidationError(describeZodError(parsed.error));
     this.assertUniqueName(parsed.data.name);
@@ -127,7 +134,11 @@ export class EnvironmentStore {
     return { ...env };
   }
 
-  async update(id: string, patch: Partial<EnvironmentInput>): Promise<Environment> {
+  update(id: string, patch: Partial<EnvironmentInput>): Promise<Environment> {
+    return this.changes.run(() => this.applyUpdate(id, patch));
+  }
+
+  private async applyUpdate(id: string, patch: Partial<EnvironmentInput>): Promise<Environment> {
     const index = this.indexOf(id);
     const parsed = environmentPatchSchema.safeParse(patch);
     if (!parsed.success) throw new EnvironmentValidationError(describeZodError(parsed.error));
@@ -141,13 +152,21 @@ export class EnvironmentStore {
     return { ...next };
   }
 
-  async remove(id: string): Promise<void> {
+  remove(id: string): Promise<void> {
+    return this.changes.run(() => this.applyRemove(id));
+  }
+
+  private async applyRemove(id: string): Promise<void> {
     this.indexOf(id);
     await this.commit(this.environments.filter((e) => e.id !== id));
   }
 
   /** `ids` must be a permutation of the current ids. */
-  async reorder(ids: readonly string[]): Promise<void> {
+  reorder(ids: readonly string[]): Promise<void> {
+    return this.changes.run(() => this.applyReorder(ids));
+  }
+
+  private async applyReorder(ids: readonly string[]): Promise<void> {
     const current = new Set(this.environments.map((e) => e.id));
     if (ids.length !== current.size || new Set(ids).size !== ids.length || ids.some((id) => !current.has(id))) {
       throw new EnvironmentValidationError('reorder needs every environment id exactly once');
@@ -167,7 +186,11 @@ export class EnvironmentStore {
    * whose name is kept keep their id; the ids of removed ones are returned so that their
    * secrets can be deleted).
    */
-  async importJson(text: string, mode: ImportMode): Promise<ImportResult> {
+  importJson(text: string, mode: ImportMode): Promise<ImportResult> {
+    return this.changes.run(() => this.applyImportJson(text, mode));
+  }
+
+  private async applyImportJson(text: string, mode: ImportMode): Promise<ImportResult> {
     let raw: unknown;
     try {
       raw = JSON.parse(text);

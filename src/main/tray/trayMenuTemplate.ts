@@ -31,7 +31,8 @@ const STATUS_MARK: Record<EnvironmentLiveStatus, string> = {
 export function buildTrayMenuTemplate(environments: readonly EnvironmentStatusView[], unread: number): TrayMenuItem[] {
   const items: TrayMenuItem[] = [{ kind: 'action', id: 'show', label: 'Show Svc Monitor' }, { kind: 'separator' }];
   const gaps = environments.filter((e) => e.notWatching);
-  if (gaps.length > 0) items.push({ kind: 'label', label: `⚠ Not watching ${gaps.length} of ${environments.length}` });
+  if (offline(environments)) items.push({ kind: 'label', label: `⚠ Offline? Not watching any of the ${environments.length} environments` });
+  else if (gaps.length > 0) items.push({ kind: 'label', label: `⚠ Not watching ${gaps.length} of ${environments.length}` });
   if (environments.length === 0) items.push({ kind: 'label', label: 'No environments yet' });
   for (const e of environments) {
     items.push({
@@ -50,16 +51,38 @@ export function buildTrayMenuTemplate(environments: readonly EnvironmentStatusVi
   return items;
 }
 
-/** Tooltip of the tray icon; a warning first when some environment is not watched. */
+/** Environments all down at once from which the machine counts as offline. */
+export const OFFLINE_FROM = 3;
+
+/** Environments named in the tooltip at most (a tooltip is a line or two, not a list of fifty). */
+const TOOLTIP_NAMES = 5;
+
+/**
+ * Every environment's live connection down at once (three or more of them: two may well share a
+ * host): the machine is probably offline. One state for the machine, said once, instead of one
+ * per environment.
+ */
+export function offline(environments: readonly Pick<EnvironmentStatusView, 'notWatching'>[]): boolean {
+  return environments.length >= OFFLINE_FROM && environments.every((e) => e.notWatching?.startsWith('live connection down'));
+}
+
+/** Tooltip of the tray icon: the unread count, then what is not watched. */
 export function trayTooltip(unread: number, environments: readonly Pick<EnvironmentStatusView, 'name' | 'notWatching'>[] = []): string {
   const base = unread === 0 ? 'Svc Monitor' : `Svc Monitor — ${unread} unread ${unread === 1 ? 'failure' : 'failures'}`;
   const gaps = environments.filter((e) => e.notWatching);
   if (gaps.length === 0) return base;
-  return `${base}\n⚠ Not watching: ${gaps.map((e) => `${e.name} (${e.notWatching})`).join(', ')}`;
+  if (offline(environments)) return `${base}\n⚠ Offline? Not watching any of the ${environments.length} environments`;
+  const named = gaps.slice(0, TOOLTIP_NAMES).map((e) => `${e.name} (${e.notWatching})`);
+  const more = gaps.length - named.length;
+  return `${base}\n⚠ Not watching: ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
 }
 
-/** The tray's state: a warning beats unread, unread beats normal. */
+/**
+ * The tray's icon: unread failures first (a new failure must change the tray even while some
+ * environment is down; the warning stays in the tooltip, the menu and, on macOS, the title), then
+ * the warning, then normal.
+ */
 export function trayState(unread: number, environments: readonly Pick<EnvironmentStatusView, 'notWatching'>[]): 'warning' | 'unread' | 'normal' {
-  if (environments.some((e) => e.notWatching)) return 'warning';
-  return unread > 0 ? 'unread' : 'normal';
+  if (unread > 0) return 'unread';
+  return environments.some((e) => e.notWatching) ? 'warning' : 'normal';
 }
