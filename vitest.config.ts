@@ -11,7 +11,7 @@ import { filesNotOn } from './test/fixtures/testBackends.js';
 // project, "<name>-isolated", with the default isolation. (The includes are `folder/**/*.test.ts`.)
 const FRESH_GRAPH = ['test/server/engine/internals.test.ts'];
 /** The desktop main-process files that replace a module (vi.mock): they run in main-isolated. */
-const MAIN_WITH_MOCKS = ['test/main/electronFirstLaunch.test.ts', 'test/main/electronWiring.test.ts', 'test/main/packagedRendererUrl.test.ts', 'test/main/preloadBridge.test.ts'];
+const MAIN_WITH_MOCKS = ['test/main/electronFirstLaunch.test.ts', 'test/main/electronWiring.test.ts', 'test/main/packagedRendererUrl.test.ts', 'test/main/preloadBridge.test.ts', 'test/main/restartToUpdate.test.ts'];
 /** The credential vault against the run's real Secret Service: the keychain project, after every other file. */
 const KEYCHAIN_FILE = 'test/main/credentialVault.test.ts';
 

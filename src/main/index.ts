@@ -2,7 +2,7 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
+import { app, autoUpdater as nativeAutoUpdater, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync } from 'node:fs';
 import { arch, release } from 'node:os';
@@ -26,22 +26,14 @@ import { electronNetwork } from './network/electronNetwork.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './preferences/DesktopPreferencesFile.js';
-import { aboutText, describeUpdate, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
+import { aboutText, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins, environmentOrigins } from './window/navigationPolicy.js';
 import { devServerUrlFor } from './window/devServerUrl.js';
 import { ElectronAppUpdater } from './update/ElectronAppUpdater.js';
 import { restartPromptListener } from './update/restartPrompt.js';
 import { resolveUpdateFeed } from './update/updateFeed.js';
-import type { UpdateState } from './update/UpdateStatus.js';
-
-/** The heading of the answer to a manual update check. */
-function updateHeading(state: UpdateState): string {
-  if (state === 'up-to-date') return 'Svc Monitor is up to date';
-  if (state === 'disabled') return 'Updates are unavailable';
-  if (state === 'error') return 'The update check failed';
-  return 'An update is available';
-}
+import { updateCheckAnswer } from './update/updateCheckAnswer.js';
 
 /** Must equal electron-builder's appId: Windows ties notifications and taskbar to it. */
 const APP_USER_MODEL_ID = 'dev.svc-monitor.console';
@@ -92,13 +84,28 @@ if (!app.requestSingleInstanceLock()) {
     createEngine: () => electronUpdater.autoUpdater,
     log,
   });
+  // Restarting to update is a quit: closing the window must not turn into a hide.
+  const restartToUpdate = () => {
+    quitting = true;
+    updater.restartToUpdate();
+  };
+  // macOS: Squirrel.Mac closes the windows before \`before-quit\`; without this the close would
+  // become a hide and the restart to update would do nothing.
+  nativeAutoUpdater.on('before-quit-for-update', () => {
+    quitting = true;
+  });
   // Kept referenced while on screen: a collected Notification loses its click.
   let restartNotice: Notification | undefined;
   updater.onStatus(
     restartPromptListener((notice) => {
-      if (!Notification.isSupported()) return;
+      if (!Notification.isSupported()) {
+        // No notification daemon (a bare Linux session): ask in the window instead.
+        const options = { type: 'info' as const, title: notice.title, message: notice.title, detail: notice.body, buttons: ['Restart now', 'Later'], defaultId: 0, cancelId: 1 };
+        void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).then((r) => r.response === 0 && restartToUpdate(), () => undefined);
+        return;
+      }
       restartNotice = new Notification({ ...notice, icon: assets('icon.png') });
-      restartNotice.on('click', () => updater.restartToUpdate());
+      restartNotice.on('click', restartToUpdate);
       restartNotice.show();
     }),
   );
@@ -161,8 +168,15 @@ if (!app.requestSingleInstanceLock()) {
     },
     checkForUpdates: () => {
       const updater = services?.updater;
-      if (!updater) return info('Check for updates', 'Updates are unavailable', describeUpdate(undefined));
-      void updater.checkNow({ manual: true }).then((status) => info('Check for updates', updateHeading(status.state), describeUpdate(status)));
+      const answer = (status: Parameters<typeof updateCheckAnswer>[0]) => {
+        const a = updateCheckAnswer(status);
+        if (!a.offersRestart) return info('Check for updates', a.heading, a.detail);
+        // A downloaded version waits: offer to restart into it now.
+        const options = { type: 'info' as const, title: 'Check for updates', message: a.heading, detail: a.detail, buttons: ['Restart now', 'Later'], defaultId: 0, cancelId: 1 };
+        void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).then((r) => r.response === 0 && restartToUpdate(), () => undefined);
+      };
+      if (!updater) return answer(undefined);
+      void updater.checkNow({ manual: true }).then(answer);
     },
   };
   const loginItemContext = () => ({ platform: process.platform, app, executable: process.env['APPIMAGE'] || process.execPath });
