@@ -118,6 +118,7 @@ export class TaskEngine implements Engine {
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
       ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
+      ...(this.store.forgetReservation !== undefined ? { forgetReservation: this.store.forgetReservation.bind(this.store) } : {}),
       sharedRateWindows: () => this.store.sharedRateWindows === true,
     });
     this.queueNames = [...this.runs.queues.keys()];
