@@ -91,8 +91,8 @@ export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineSto
     }),
     stillReserved(id, reservedAt) {
       // A row known reserved here stays so until a writer other than this store's commits (another
-      // connection, or this connection outside them) writes; those commits forget what they
-      // un-reserve. Read on every call: a cancel may commit between two starts of one pump.
+      // connection, or this connection outside them: see ForeignWrites) writes; those commits
+      // forget what they un-reserve. Otherwise the row itself is read.
       if (storage.closed) return false;
       const known = claimed.peek(id);
       const epoch = foreign.current();
