@@ -67,6 +67,25 @@ describe('a cancel that committed first keeps the reserved row from beginning', 
     }
   }, 90_000);
 
+  it('a definition change while the occurrences of the old one run, reserved ahead: no occurrence it cancels begins', async () => {
+    const sut = open();
+    const definition = { key: 'changing', type: 'Reserved.Occurrence', misfire: { policy: 'ReplayAll' as const, windowMs: 30 * 60_000, overflowCap: 1000 } };
+    const before = sut.engine({ clock: () => HOUR_AGO });
+    const scheduleId = await before.schedules.upsert({ ...definition, every: '10s' });
+    engine = sut.engine({ onError: () => undefined, pollIntervalMs: 20, clock: () => NOW, queues: { default: { concurrency: 1 } } });
+    const seen = recordBegins(engine, 'Reserved.Occurrence');
+    await engine.start();
+    await waitFor(() => seen.begun.size >= 8, 20_000, 'the first occurrences to run', 1);
+    // Slots of 7 s: the waiting occurrences of the 10 s slots the new definition does not produce are cancelled.
+    await engine.schedules.upsert({ ...definition, every: '7s' });
+    seen.cancelled = true;
+    const occurrences = async () => sut.probe.rows('SELECT id, status FROM tasks WHERE parent_task_id = ?', scheduleId);
+    await waitFor(async () => (await occurrences()).every((o) => TERMINAL.has(o.status as string)), 30_000, 'every occurrence to end', 10);
+    const cancelled = (await occurrences()).filter((o) => o.status === 'Cancelled').map((o) => o.id as string);
+    expect(cancelled.length).toBeGreaterThan(0);
+    expect(cancelled.filter((id) => seen.beganAfterCancel.has(id))).toEqual([]);
+  }, 60_000);
+
   const bulkCancels: [string, (sut: StoreUnderTest) => StoreUnderTest][] = [
     ['on the engine’s own store', (sut) => sut],
     ['from another process’s handle on the same data', (sut) => {
