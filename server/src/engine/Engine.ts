@@ -59,6 +59,8 @@ export class TaskEngine implements Engine {
   private readonly tickers: Tickers;
 
   private running = false;
+  /** start() in progress (recovery runs before the engine counts as running and claims). */
+  private starting: Promise<void> | undefined;
   private stopping: Promise<void> | undefined;
   /** Unsubscribes from the store's notices of work added by other processes (while running). */
   private stopExternalWork: (() => void) | undefined;
@@ -118,6 +120,7 @@ export class TaskEngine implements Engine {
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
       ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
+      ...(this.store.forgetReservation !== undefined ? { forgetReservation: this.store.forgetReservation.bind(this.store) } : {}),
       sharedRateWindows: () => this.store.sharedRateWindows === true,
     });
     this.queueNames = [...this.runs.queues.keys()];
@@ -300,11 +303,22 @@ export class TaskEngine implements Engine {
   async start(): Promise<void> {
     if (this.stopping) await this.stopping;
     if (this.running) return;
+    if (this.starting) return this.starting;
+    this.starting = this.doStart().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  /**
+   * Recovery first, then running: no claim (which a dispatch meanwhile would start) comes before
+   * the recovery of this store's earlier runs, which could otherwise take a run just begun here for
+   * an abandoned one.
+   */
+  private async doStart(): Promise<void> {
     if (this.storage?.closed) throw new Error('start: the storage is closed');
     // Runs never wait for the tracing API: it is loaded before the first claim when a provider exists.
     await loadTracing();
-    this.running = true;
-    this.wakeTimer.lookNow();
     const unlimitedQueues = [...this.runs.queues.values()].filter((q) => q.capacity === Infinity).map((q) => q.name);
     try {
       await this.store.recover({
@@ -318,6 +332,8 @@ export class TaskEngine implements Engine {
     } catch (err) {
       this.o.onError(err, 'recovery');
     }
+    this.running = true;
+    this.wakeTimer.lookNow();
     this.commit.schedule();
     this.stopExternalWork ??= this.store.onExternalWork?.(() => {
       if (this.running && this.stopping === undefined) this.wake();
@@ -333,6 +349,8 @@ export class TaskEngine implements Engine {
     assertKnownKeys(options, new Set(['graceMs', 'writeTimeoutMs']), 'stop');
     const graceMs = checkInt(options.graceMs, 'stop: option "graceMs"', 0) ?? this.o.stopGraceMs;
     const writeTimeoutMs = checkInt(options.writeTimeoutMs, 'stop: option "writeTimeoutMs"', 0) ?? STOP_WRITE_TIMEOUT_MS;
+    if (this.stopping) return this.stopping;
+    if (this.starting) await this.starting.catch(() => undefined);
     if (this.stopping) return this.stopping;
     if (!this.running) return;
     this.stopping = this.doStop(graceMs, writeTimeoutMs).finally(() => {

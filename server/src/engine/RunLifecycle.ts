@@ -89,6 +89,8 @@ export interface RunLifecycleDeps {
   noteDue(at: number): void;
   /** Whether a reserved row is still reserved here (see EngineStore.stillReserved); absent: assumed. */
   stillReserved?(id: string, reservedAt: number): boolean;
+  /** A reserved row was dropped unstarted (see EngineStore.forgetReservation). */
+  forgetReservation?(id: string, reservedAt: number): void;
   /** Whether the store keeps rate windows shared by every process (see EngineStore.sharedRateWindows); absent: no. */
   sharedRateWindows?(): boolean;
 }
@@ -168,7 +170,13 @@ class AttemptEstimates {
  */
 export class RunLifecycle {
   readonly queues = new Map<string, QueueState>();
-  private readonly active = new Map<string, ActiveRun>();
+  /**
+   * Every run from its claim to its end, keyed by the run itself: a fenced run whose handler
+   * settles late is still here and ends only itself, never a newer run of the same task.
+   */
+  private readonly active = new Set<ActiveRun>();
+  /** The newest run of each task (what cancel and the reservation notices name). */
+  private readonly current = new Map<string, ActiveRun>();
   private readonly limiter = new RateLimiter();
   private readonly estimates = new AttemptEstimates();
   /** Types seen per queue (whose estimates decide its reservations). */
@@ -199,7 +207,7 @@ export class RunLifecycle {
     const now = performance.now();
     const budget = this.d.options.reservationBudgetMs;
     const slow = new Set<QueueState>();
-    for (const r of this.active.values()) if (r.phase === 'running' && now - r.t0 > budget) slow.add(r.queue);
+    for (const r of this.active) if (r.phase === 'running' && now - r.t0 > budget) slow.add(r.queue);
     for (const q of this.queues.values()) {
       const types = this.typesOf.get(q.name)!;
       // A rate-limited type is taken for free workers only: its window counts a start when the row is taken.
@@ -227,7 +235,7 @@ export class RunLifecycle {
 
   countRunning(): number {
     let n = 0;
-    for (const r of this.active.values()) if (r.phase === 'running') n++;
+    for (const r of this.active) if (r.phase === 'running') n++;
     return n;
   }
 
@@ -247,7 +255,7 @@ export class RunLifecycle {
           while (q.ready.length > 0 && q.running < q.concurrency) {
             const run = q.ready.shift()!;
             if (run.phase === 'reserved' && this.d.stillReserved?.(run.row.id, run.reservedAt) === false) {
-              this.forgetReserved(run.row.id); // cancelled or taken by another process: never begins
+              this.dropReserved(run); // cancelled or taken by any writer: never begins
               continue;
             }
             if (run.phase === 'retryWait' || run.phase === 'reserved') {
@@ -296,7 +304,11 @@ export class RunLifecycle {
       t0: 0,
       timer: undefined,
     };
-    this.active.set(row.id, run);
+    // A row claimed again (its earlier reservation here lapsed) is held under the new reservation only.
+    const earlier = this.current.get(row.id);
+    if (earlier !== undefined && earlier.phase === 'reserved') this.dropReserved(earlier);
+    this.active.add(run);
+    this.current.set(row.id, run);
     queue.ready.push(run);
     this.typesOf.get(queue.name)!.add(row.type);
     // A claim counted by the store's shared windows is counted here too, so that a retry's start
@@ -310,25 +322,36 @@ export class RunLifecycle {
    * it is forgotten before its handler begins. False when it is not waiting here reserved.
    */
   forgetReserved(id: string): boolean {
-    const run = this.active.get(id);
+    const run = this.current.get(id);
     if (run === undefined || run.phase !== 'reserved') return false;
+    this.dropReserved(run);
+    this.d.forgetReservation?.(id, run.reservedAt);
+    return true;
+  }
+
+  private dropReserved(run: ActiveRun): void {
     this.leaveRetryWait(run);
     run.log.close();
-    this.active.delete(id);
-    return true;
+    this.ended(run);
+  }
+
+  /** The run is over here (ended, fenced, given up or handed back). */
+  private ended(run: ActiveRun): void {
+    this.active.delete(run);
+    if (this.current.get(run.row.id) === run) this.current.delete(run.row.id);
   }
 
   /** Reserved rows that waited the whole budget are handed back (Queued, for any engine). */
   private armReservationTimer(): void {
     if (this.reservationTimer !== undefined) return;
     let oldest = Infinity;
-    for (const r of this.active.values()) if (r.phase === 'reserved') oldest = Math.min(oldest, r.reservedSince);
+    for (const r of this.active) if (r.phase === 'reserved') oldest = Math.min(oldest, r.reservedSince);
     if (oldest === Infinity) return;
     const budget = this.d.options.reservationBudgetMs;
     this.reservationTimer = setTimeout(() => {
       this.reservationTimer = undefined;
       const now = performance.now();
-      for (const r of [...this.active.values()]) if (r.phase === 'reserved' && now - r.reservedSince >= budget) this.handBack(r);
+      for (const r of [...this.active]) if (r.phase === 'reserved' && now - r.reservedSince >= budget) this.handBack(r);
       this.armReservationTimer();
     }, Math.max(1, oldest + budget - performance.now()));
     this.reservationTimer.unref?.();
@@ -336,7 +359,7 @@ export class RunLifecycle {
 
   /** The reservation is dropped in the store; the row stays Queued for any engine. */
   private handBack(run: ActiveRun): void {
-    this.forgetReserved(run.row.id);
+    this.dropReserved(run);
     this.d.commit.release({ id: run.row.id, reservedAt: run.reservedAt });
   }
 
@@ -347,7 +370,7 @@ export class RunLifecycle {
    * its retry is cancelled at once.
    */
   cancel(id: string): Promise<CancelResult> | undefined {
-    const run = this.active.get(id);
+    const run = this.current.get(id);
     if (run === undefined || this.forgetReserved(id)) return undefined;
     if (run.phase === 'running') {
       if (!run.cancelRequested) {
@@ -375,7 +398,7 @@ export class RunLifecycle {
   abandonWaiting(): void {
     clearTimeout(this.reservationTimer);
     this.reservationTimer = undefined;
-    for (const run of [...this.active.values()]) {
+    for (const run of [...this.active]) {
       if (run.phase === 'reserved') this.handBack(run);
       else if (run.phase === 'retryWait') this.abandon(run);
     }
@@ -383,7 +406,7 @@ export class RunLifecycle {
 
   /** Engine stops after the grace period: every remaining run is given up. */
   abandonAll(): void {
-    for (const run of [...this.active.values()]) {
+    for (const run of [...this.active]) {
       if (run.phase === 'reserved') this.handBack(run);
       else this.abandon(run);
     }
@@ -399,7 +422,7 @@ export class RunLifecycle {
     }
     this.leaveRetryWait(run);
     run.log.close();
-    this.active.delete(run.row.id);
+    this.ended(run);
     if (run.fenced) return;
     this.d.commit.serviceStopped({ id: run.row.id, token: run.runToken, auditLevel: run.row.audit_level });
     this.d.stoppedRun({ taskId: run.row.id, taskType: run.row.type, queueName: run.row.queue, at: this.d.options.clock() });
@@ -418,7 +441,7 @@ export class RunLifecycle {
     if (run.phase === 'finished') return;
     this.leaveRetryWait(run);
     run.log.close();
-    this.active.delete(run.row.id);
+    this.ended(run);
   }
 
   private leaveRetryWait(run: ActiveRun): void {
@@ -513,7 +536,7 @@ export class RunLifecycle {
     this.pump();
     if (run.fenced) {
       run.log.close();
-      this.active.delete(run.row.id);
+      this.ended(run);
       return;
     }
     if (run.cancelRequested) {
@@ -579,7 +602,7 @@ export class RunLifecycle {
     const clock = this.d.options.clock;
     run.phase = 'finished';
     run.log.close();
-    this.active.delete(run.row.id);
+    this.ended(run);
     const row = run.row;
     const now = clock();
     let nextStatus: FinishedRun['nextStatus'] = outcome;

@@ -1,7 +1,7 @@
 import type { RateLimit } from './RateLimiter.js';
 import { resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { HandleOptions, TaskHandler } from './types.js';
-import { assertKnownKeys, assertPlainObject, checkInt, checkNonEmptyString, refuse } from './validation.js';
+import { assertKnownKeys, assertPlainObject, checkInt, checkStorableName, refuse } from './validation.js';
 
 /** A handler registered with `engine.handle(type, handler, options)`, options resolved. */
 export interface Registration {
@@ -17,13 +17,13 @@ const HANDLE_KEYS = new Set(['handlerName', 'retry', 'timeoutMs', 'rateLimit']);
 
 /** Validates `engine.handle` arguments; every error names the type and the option. */
 export function resolveRegistration(type: string, handler: unknown, options: HandleOptions, engineRetry: RetryPolicy): Registration {
-  checkNonEmptyString(type, 'handle: type');
+  checkStorableName(type, 'handle: type');
   if (typeof type !== 'string') throw new TypeError('handle: type must be a non-empty string');
   if (typeof handler !== 'function') throw new TypeError(`handle("${type}"): handler must be a function`);
   const what = `handle("${type}")`;
   assertPlainObject(options, `${what}: options`);
   assertKnownKeys(options, HANDLE_KEYS, what);
-  const handlerName = checkNonEmptyString(options.handlerName, `${what}: option "handlerName"`) ?? `${type}Handler`;
+  const handlerName = checkStorableName(options.handlerName, `${what}: option "handlerName"`) ?? `${type}Handler`;
   const retry = options.retry === undefined ? undefined : resolveRetryPolicy(options.retry, engineRetry, `${what}: option "retry"`);
   const timeoutMs = checkInt(options.timeoutMs, `${what}: option "timeoutMs"`, 1);
   let rateLimit: RateLimit | undefined;

@@ -5,8 +5,10 @@ import { assertTimeZone, cronFor, nextDue, type Recurrence } from './Recurrence.
 import { resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { DispatchOptions, RecurringOptions } from './types.js';
 import {
-  assertKnownKeys, assertPlainObject, checkAuditLevel, checkInstant, checkInt, checkNonEmptyString, refuse, serializeRequest,
+  assertKnownKeys, assertPlainObject, checkAuditLevel, checkInstant, checkInt, checkNonEmptyString, checkStorableName, refuse, serializeRequest,
+  UNSTORABLE_NAME,
 } from './validation.js';
+import { hasUnstorable } from './storableText.js';
 import { uuidV7 } from './uuidV7.js';
 
 /** A validated task, ready to be written in the next group commit. */
@@ -115,6 +117,7 @@ function planTask(
   keys: ReadonlySet<string>,
 ): DispatchPlan {
   if (typeof type !== 'string' || type.length === 0) throw new TypeError(`${what}: type must be a non-empty string`);
+  if (hasUnstorable(type)) throw new TypeError(`${what}: type ${UNSTORABLE_NAME}`);
   const reg = c.handlerOf(type);
   if (reg === undefined) throw new Error(`${what}: no handler is registered for task type "${type}"`);
   assertPlainObject(options, `${what}: options`);
@@ -122,13 +125,13 @@ function planTask(
   const requestText = serializeRequest(request);
   const at = (n: string) => `${what}: option "${n}"`;
   // A task names its queue; a name no queue was configured with runs on `default`.
-  const named = checkNonEmptyString(options.queue, at('queue'));
+  const named = checkStorableName(options.queue, at('queue'));
   const queue = named !== undefined && c.hasQueue(named) ? named : 'default';
-  const taskKey = checkNonEmptyString(options.taskKey, at('taskKey')) ?? null;
+  const taskKey = checkStorableName(options.taskKey, at('taskKey')) ?? null;
   const retry = options.retry === undefined ? null : resolveRetryPolicy(options.retry, reg.retry ?? c.defaultRetry, at('retry'));
   const timeoutMs = checkInt(options.timeoutMs, at('timeoutMs'), 1) ?? null;
   const auditLevel = checkAuditLevel(options.auditLevel, at('auditLevel')) ?? c.defaultAuditLevel;
-  const rateLimitKey = checkNonEmptyString(options.rateLimitKey, at('rateLimitKey')) ?? null;
+  const rateLimitKey = checkStorableName(options.rateLimitKey, at('rateLimitKey')) ?? null;
   const now = c.now();
   return {
     id: uuidV7(),

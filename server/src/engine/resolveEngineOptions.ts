@@ -6,7 +6,8 @@ import type { SqliteStorage } from '../storage/Storage.js';
 import { NO_RETRY, resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { EngineOptions } from './types.js';
 import { OptionReader } from '../options/OptionReader.js';
-import { AUDIT_LEVELS } from './validation.js';
+import { AUDIT_LEVELS, UNSTORABLE_NAME } from './validation.js';
+import { hasUnstorable } from './storableText.js';
 
 export interface QueueConfig {
   name: string;
@@ -63,6 +64,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
   const queueOptions = read.child('queues');
   for (const name of queueOptions.keys()) {
     if (name.trim().length === 0) throw read.fail('queues', 'has an empty queue name');
+    if (hasUnstorable(name)) throw read.fail('queues', `has a queue name that ${UNSTORABLE_NAME}`);
     const q = queueOptions.child(name, QUEUE_KEYS);
     const capacity = q.value('capacity') === Infinity ? Infinity : q.integer('capacity', Infinity, { min: 1 });
     queues.set(name, { name, concurrency: q.integer('concurrency', 4, { min: 1 }), capacity });

@@ -4,6 +4,14 @@ export const TEXT_ALTERED_MARK = ' [text altered: unstorable characters replaced
 /** U+0000 (PostgreSQL text refuses it) and UTF-16 surrogates without their pair (no UTF-8 encoding). */
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+/** Whether `text` holds a character no store keeps as given (see UNSTORABLE). */
+export function hasUnstorable(text: string): boolean {
+  UNSTORABLE.lastIndex = 0;
+  const found = UNSTORABLE.test(text);
+  UNSTORABLE.lastIndex = 0;
+  return found;
+}
+
 /**
  * Text every store keeps as given: unstorable characters become U+FFFD and the text is marked
  * (TEXT_ALTERED_MARK). Text without them is returned unchanged.

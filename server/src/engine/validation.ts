@@ -1,7 +1,7 @@
 import type { AuditLevel } from '../contracts/index.js';
 import { OptionError } from '../options/OptionError.js';
 import { OptionReader } from '../options/OptionReader.js';
-import { storableJson, storableText } from './storableText.js';
+import { hasUnstorable, storableJson, storableText } from './storableText.js';
 
 export const AUDIT_LEVELS: readonly AuditLevel[] = ['Full', 'ErrorsOnly', 'None'];
 
@@ -63,6 +63,20 @@ export function checkNonEmptyString(value: unknown, name: string): string | unde
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value.trim().length === 0) throw refuse(name, 'must be a non-empty string');
   return value;
+}
+
+/** Why a name (type, queue, key) cannot be stored as given, or undefined when it can. */
+export const UNSTORABLE_NAME = 'must not contain U+0000 or an unpaired UTF-16 surrogate (no store keeps them in a name)';
+
+/**
+ * A non-empty name that every store keeps exactly (a type, queue, task key, rate-limit key): one
+ * with U+0000 (PostgreSQL text refuses it) or an unpaired surrogate is refused on every backend
+ * alike, before anything is written. Names are identities, so they are refused, never altered.
+ */
+export function checkStorableName(value: unknown, name: string): string | undefined {
+  const text = checkNonEmptyString(value, name);
+  if (text !== undefined && hasUnstorable(text)) throw refuse(name, UNSTORABLE_NAME);
+  return text;
 }
 
 /** Date, ISO string or ms since epoch → ms; throws naming the option when invalid. */

@@ -72,6 +72,12 @@ export interface EngineStore {
    */
   stillReserved?(id: string, reservedAt: number): boolean;
   /**
+   * Optional, synchronous: the engine dropped a row it reserved without starting it, for a reason
+   * the store's own writes did not carry (a cancel it heard of); what the store kept of that
+   * reservation is let go.
+   */
+  forgetReservation?(id: string, reservedAt: number): void;
+  /**
    * The store keeps rate windows shared by every process on it (it decides claims from
    * `DispatchStep.rateLimits`): a retry's start is then asked of those windows too
    * (`CommitBatch.retryStarts`), not of this process's. Absent: this process's windows decide.

@@ -43,6 +43,36 @@ describe('bad input: an Error naming the problem, nothing written', () => {
     expect(await h.probe.value('SELECT COUNT(*) FROM status_audit')).toBe(3);
   });
 
+  it('U+0000 or an unpaired surrogate in a type, queue, task key or rate-limit key: the same Error on every store, nothing written', async () => {
+    const h = harness({ queues: { fast: { concurrency: 1 } } });
+    h.engine.handle('Ok.Job', () => undefined);
+    const unstorable = /must not contain U\+0000 or an unpaired UTF-16 surrogate/;
+    const cases: [() => Promise<unknown>, RegExp][] = [
+      [() => h.engine.dispatch('Ok\u0000Job', {}), /^dispatch: type must not contain U\+0000/],
+      [() => h.engine.dispatch('Ok.Job', {}, { taskKey: 'key\u0000' }), /option "taskKey" must not contain U\+0000/],
+      [() => h.engine.dispatch('Ok.Job', {}, { taskKey: 'key\ud800' }), /option "taskKey" must not contain/],
+      [() => h.engine.dispatch('Ok.Job', {}, { queue: 'fast\u0000' }), /option "queue" must not contain U\+0000/],
+      [() => h.engine.dispatch('Ok.Job', {}, { rateLimitKey: '\u0000' }), /option "rateLimitKey" must not contain U\+0000/],
+      [() => h.engine.recurring('Ok.Job', {}, { every: '1h', taskKey: 'nightly\u0000' }), /option "taskKey" must not contain U\+0000/],
+      [() => h.engine.schedules.upsert({ key: 'nul\u0000key', type: 'Ok.Job', every: '1h' }), /"key" must not contain U\+0000/],
+      [() => h.engine.schedules.upsert({ key: 'ok', type: 'Ok\u0000Job', every: '1h' }), /"type" must not contain U\+0000/],
+      [() => h.engine.schedules.upsert({ key: 'ok', type: 'Ok.Job', every: '1h', queue: 'q\u0000' }), /"queue" must not contain U\+0000/],
+    ];
+    for (const [call, re] of cases) {
+      await expect(call()).rejects.toThrow(re);
+      await expect(call()).rejects.toThrow(unstorable);
+    }
+    expect(await h.engine.schedules.cancel('nul\u0000key')).toMatchObject({ status: 'NotFound' });
+    expect(() => h.engine.handle('Nul\u0000Type', () => undefined)).toThrow(/^handle: type must not contain U\+0000/);
+    expect(() => h.engine.handle('Ok.Other', () => undefined, { handlerName: 'x\u0000' })).toThrow(/option "handlerName" must not contain U\+0000/);
+    const storage = h.sut.sqlite === undefined ? { store: h.sut.store } : { storage: h.sut.sqlite };
+    expect(() => createEngine({ ...storage, queues: { ['q\u0000']: { concurrency: 1 } } })).toThrow(/option "queues".*must not contain U\+0000/);
+    await h.engine.start();
+    const good = await h.engine.dispatch('Ok.Job', {}, { taskKey: 'key' });
+    await waitFor(async () => (await h.status(good)) === 'Completed', 5000, 'the good task');
+    expect(await h.probe.values('SELECT id FROM tasks')).toEqual([good]);
+  });
+
   it('createEngine names the bad option', () => {
     const h = harness();
     // the storage (SQLite) or the store (PostgreSQL) under test, with each bad option

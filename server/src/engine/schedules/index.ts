@@ -1,6 +1,7 @@
 import type { ScheduleRow } from '../../storage/EngineStore.js';
 import { noSuchTask } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
+import { hasUnstorable } from '../storableText.js';
 import { cancelScheduleRow } from './cancelSchedule.js';
 import { OccurrenceMaterializer, type MaterializerOptions } from './OccurrenceMaterializer.js';
 import { requeueOccurrence } from './requeueOccurrence.js';
@@ -32,6 +33,8 @@ export function createScheduleManager(internals: EngineInternals, options: Sched
 
   const byKey = async (key: string, run: (row: ScheduleRow) => Promise<ScheduleOperationResult>): Promise<ScheduleOperationResult> => {
     if (typeof key !== 'string' || key === '') return { status: 'NotFound', message: 'A schedule key is required.' };
+    // No schedule has a key a store cannot keep (upsert refuses one): not looked up.
+    if (hasUnstorable(key)) return { status: 'NotFound', message: `No durable schedule with key "${key}".` };
     const row = await schedules.findByKey(key);
     return row ? run(row) : { status: 'NotFound', message: `No durable schedule with key "${key}".` };
   };

@@ -1,6 +1,8 @@
 import { Cron } from 'croner';
 import type { AuditLevel, MisfirePolicy } from '../../contracts/index.js';
 import { parseDuration } from './parseDuration.js';
+import { hasUnstorable } from '../storableText.js';
+import { UNSTORABLE_NAME } from '../validation.js';
 import type { DurableScheduleDefinition } from './ScheduleManager.js';
 import {
   DEFAULT_MISFIRE_POLICY,
@@ -79,6 +81,9 @@ export function normalizeDefinition(def: DurableScheduleDefinition, nowMs: numbe
   if (maxRuns !== null && (!Number.isInteger(maxRuns) || maxRuns < 1)) bad('"maxRuns" must be a positive integer');
   const queue = def.queue ?? null;
   if (queue !== null && (typeof queue !== 'string' || queue === '')) bad('"queue" must be a non-empty string');
+  for (const [field, value] of [['key', def.key], ['type', def.type], ['queue', queue]] as const) {
+    if (value !== null && hasUnstorable(value)) bad(`"${field}" ${UNSTORABLE_NAME}`);
+  }
   const auditLevel = def.auditLevel ?? null;
   if (auditLevel !== null && !AUDIT_LEVELS.includes(auditLevel)) bad(`"auditLevel" must be one of ${AUDIT_LEVELS.join(', ')}`);
 

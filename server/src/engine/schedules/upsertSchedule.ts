@@ -1,4 +1,5 @@
 import { loadTracing, providerRegistered, startDispatchSpan } from '../tracing.js';
+import { hasUnstorable } from '../storableText.js';
 import { uuidV7 } from '../uuidV7.js';
 import type { UpsertDecision } from '../../storage/EngineStore.js';
 import type { EngineInternals } from '../EngineInternals.js';
@@ -16,7 +17,8 @@ import { parseStoredDefinition, sameDefinition } from './StoredScheduleDefinitio
 export async function upsertSchedule(internals: EngineInternals, input: DurableScheduleDefinition): Promise<string> {
   const { schedules } = internals.store;
   const now = internals.now();
-  const before = input && typeof input.key === 'string' && input.key !== '' ? await schedules.findByKey(input.key) : undefined;
+  // A key no store keeps names no schedule: normalizeDefinition refuses it before any store call.
+  const before = input && typeof input.key === 'string' && input.key !== '' && !hasUnstorable(input.key) ? await schedules.findByKey(input.key) : undefined;
   const previousAnchor = before?.schedule_definition ? parseStoredDefinition(before.schedule_definition).anchorMs : null;
   const def = normalizeDefinition(input, now, previousAnchor);
   const source = createSlotSource(def);

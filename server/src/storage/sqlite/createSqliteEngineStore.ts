@@ -8,6 +8,7 @@ import type {
   RunnableTaskRow, StartedRun,
 } from '../EngineStore.js';
 import { ClaimedGroups } from './sql/claimedGroups.js';
+import { ForeignWrites } from './sql/foreignWrites.js';
 import { prepareEngineStatements, type EngineStatements } from './sql/index.js';
 import type { StatusAuditRow } from './sql/insertStatusAuditRows.js';
 import { endsWithItsStart, type WholeRun } from './sql/startAndEndRuns.js';
@@ -38,8 +39,14 @@ export function sqliteUnavailable(err: unknown, file: string): unknown {
   return err;
 }
 
+/** The SQLite EngineStore, and what it holds per claimed row. */
+export interface SqliteEngineStore extends EngineStore {
+  /** Rows whose claim this store remembers (claimed here, run not ended, reservation not dropped): never more than the engine holds. */
+  readonly rowsHeld: number;
+}
+
 /** The engine's SQLite store over an open writable storage (one connection, synchronous statements). */
-export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
+export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineStore {
   if (storage.readonly) throw new TypeError('createSqliteEngineStore: the storage is open read-only');
   const db = storage.db;
   db.pragma(`busy_timeout = ${ENGINE_BUSY_TIMEOUT_MS}`);
@@ -54,22 +61,9 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
   // Marks the rows this store reserves for its engine (one engine per store).
   const instanceId = randomUUID();
   const sql = prepareEngineStatements(db, instanceId);
-  const dataVersion = db.prepare('PRAGMA data_version').pluck();
   const reservedRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'Queued' AND reserved_by = ? AND reserved_at = ?`).pluck();
   const identity = fileIdentity(storage.file);
-  /**
-   * data_version read once per synchronous stretch of code: the engine asks stillReserved for
-   * each start of one pump, and another connection's commit cannot land inside it (the start's
-   * write is fenced in any case). Forgotten when the stretch ends (a microtask).
-   */
-  let versionThisTurn: number | null = null;
-  const currentVersion = (): number => {
-    if (versionThisTurn === null) {
-      versionThisTurn = dataVersion.get() as number;
-      queueMicrotask(() => (versionThisTurn = null));
-    }
-    return versionThisTurn;
-  };
+  const foreign = new ForeignWrites(db);
 
   const write = taskWriter(db);
   const claimed = new ClaimedGroups();
@@ -86,17 +80,35 @@ export function createSqliteEngineStore(storage: SqliteStorage): EngineStore {
 
   return {
     location: storage.file,
-    commit: async (batch) => guard(() => write((deltas) => applyBatch(sql, deltas, batch, claimed, dataVersion.get() as number))),
+    commit: async (batch) => guard(() => {
+      // The epoch the claims of this commit are known at: writes of anyone else before it count.
+      const epoch = foreign.current();
+      try {
+        return write((deltas) => applyBatch(sql, deltas, batch, claimed, epoch));
+      } finally {
+        foreign.ownCommitEnded();
+      }
+    }),
     stillReserved(id, reservedAt) {
-      // Only another connection's commit can have changed the row since it was last known
-      // reserved, and each such commit moves data_version: unchanged, nothing to read.
+      // A row known reserved here stays so until a writer other than this store's commits (another
+      // connection, or this connection outside them: see ForeignWrites) writes; those commits
+      // forget what they un-reserve. Otherwise the row itself is read.
       if (storage.closed) return false;
       const known = claimed.peek(id);
-      const version = currentVersion();
-      if (known !== undefined && known.dataVersion === version) return true;
+      const epoch = foreign.current();
+      if (known !== undefined && known.reservedAt === reservedAt && known.epoch === epoch) return true;
       const held = reservedRow.get(id, instanceId, reservedAt) === 1;
-      if (held && known !== undefined) known.dataVersion = version;
+      if (known !== undefined && known.reservedAt === reservedAt) {
+        if (held) known.epoch = epoch;
+        else claimed.forget(id); // cancelled or taken: its start and end are never written here
+      }
       return held;
+    },
+    forgetReservation(id, reservedAt) {
+      if (claimed.peek(id)?.reservedAt === reservedAt) claimed.forget(id);
+    },
+    get rowsHeld() {
+      return claimed.size;
     },
     recover: async (input) => {
       assertOpen(storage);
@@ -140,7 +152,7 @@ function fileIdentity(file: string): { dev: number; ino: number } | null {
 }
 
 /** Every part of a group commit, in the documented order; runs inside the caller's transaction. */
-function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups, dataVersion: number): CommitOutcome {
+function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBatch, claimed: ClaimedGroups, epoch: number): CommitOutcome {
   const now = b.now;
   const out: CommitOutcome = {
     logIds: [], inserted: [], cancelled: [], started: [], attemptsRecorded: [], finished: [], stopped: [], promoted: 0, claimed: [],
@@ -151,7 +163,12 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
     for (const t of b.insertTasks) out.inserted.push(insertTask(sql, deltas, t, now, b.capacities, audits));
     if (audits.length > 0) sql.statusAudits(audits);
   }
-  for (const id of b.cancels) out.cancelled.push(cancel(sql, deltas, id, now));
+  for (const id of b.cancels) {
+    const outcome = cancel(sql, deltas, id, now);
+    // A row reserved here and cancelled now is no longer known reserved (stillReserved reads it).
+    if (outcome.result === 'Cancelled') claimed.forget(id);
+    out.cancelled.push(outcome);
+  }
   // Runs whose start and end this commit both carries are written as one change of their row first.
   const whole = wholeRuns(b);
   const startsWritten = new Set<StartedRun>();
@@ -200,7 +217,7 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
           ? sql.claimTasksAtOnce(c.queue, typesJson, c.limit, now, d.reservationMs, handles)
           : sql.claimTasks(c.queue, typesJson, c.limit, now, d.reservationMs, d.decide, handles);
         for (const r of rows) {
-          claimed.remember(r, dataVersion);
+          claimed.remember(r, epoch);
           out.claimed.push(r);
         }
       }

@@ -26,15 +26,17 @@ export const countTakeover = (heldBy: string, instance: string) =>
 /**
  * Claimed rows split into those to run and those to fail. A row taken over from another
  * instance's reservation counts one abandoned run (its handler may have begun there and killed the
- * process before its start was written), counted by the claim's own UPDATE; one now abandoned more
- * than `maxAbandoned` times is not run but failed (failTakenOverClaims).
+ * process before its start was written), counted by the claim's own UPDATE; a row abandoned more
+ * than `maxAbandoned` times is never run but failed (failTakenOverClaims), whoever held it before:
+ * should that failing not be written, the row stays reserved here, and when its hold is over this
+ * same instance's next claim takes it again (held_by is this instance) and must fail it again.
  */
-export function splitTakeovers(rows: readonly ClaimedRow[], instanceId: string, maxAbandoned: number): { run: RunnableTaskRow[]; fail: string[] } {
+export function splitTakeovers(rows: readonly ClaimedRow[], maxAbandoned: number): { run: RunnableTaskRow[]; fail: string[] } {
   const run: RunnableTaskRow[] = [];
   const fail: string[] = [];
   // A row to run keeps its `held_by` (one field more, not a copy of each row on the hot path).
   for (const row of rows) {
-    if (row.held_by !== null && row.held_by !== instanceId && row.abandoned_count > maxAbandoned) fail.push(row.id);
+    if (row.abandoned_count > maxAbandoned) fail.push(row.id);
     else run.push(row);
   }
   return { run, fail };
@@ -73,7 +75,7 @@ export async function claimTasks(
       [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length, input.now - input.reservationMs],
     );
     if (taken.length === 0) break;
-    const split = splitTakeovers(taken, input.instanceId, input.maxAbandoned);
+    const split = splitTakeovers(taken, input.maxAbandoned);
     fail.push(...split.fail);
     const rows = split.run;
     if (rows.length === 0) continue;

@@ -202,7 +202,7 @@ export async function fastCommit(
     else if (r.kind === 'started') startedIds.add(r.row as string);
     else if (r.kind === 'claimed') taken.push(r.row as ClaimedRow);
   }
-  const { run: claimed, fail: abandonedClaims } = splitTakeovers(taken, ctx.instanceId, ctx.maxAbandoned);
+  const { run: claimed, fail: abandonedClaims } = splitTakeovers(taken, ctx.maxAbandoned);
   // Oldest first per queue, queues in the order asked.
   const order = new Map((d?.claims ?? []).map((cl, i) => [cl.queue, i]));
   claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || x.created_at - y.created_at);

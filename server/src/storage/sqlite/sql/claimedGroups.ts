@@ -5,8 +5,10 @@ import type { TaskGroup } from './readModels/ReadModelDeltas.js';
 /** A claimed row's group, and its rowid when the claim read it (null: end the run by its id). */
 export interface ClaimedGroup extends TaskGroup {
   rowKey: number | null;
-  /** The database's data_version when the row was last known reserved here (other connections' commits change it). */
-  dataVersion: number;
+  /** The reservation the claim wrote (a later claim of the same row writes another). */
+  reservedAt: number;
+  /** The ForeignWrites epoch at which the row was last known reserved here. */
+  epoch: number;
 }
 
 /**
@@ -20,10 +22,11 @@ export interface ClaimedGroup extends TaskGroup {
 export class ClaimedGroups {
   private readonly groups = new Map<string, ClaimedGroup>();
 
-  remember(row: RunnableTaskRow & { row_key?: number }, dataVersion: number): void {
+  remember(row: RunnableTaskRow & { row_key?: number }, epoch: number): void {
     const g = managedGroup(row);
     this.groups.set(row.id, {
-      queue: g.queue, type: g.type, is_recurring: g.is_recurring, is_occurrence: g.is_occurrence, created_at: g.created_at, rowKey: row.row_key ?? null, dataVersion,
+      queue: g.queue, type: g.type, is_recurring: g.is_recurring, is_occurrence: g.is_occurrence, created_at: g.created_at, rowKey: row.row_key ?? null,
+      reservedAt: row.reserved_at, epoch,
     });
   }
 
@@ -41,6 +44,11 @@ export class ClaimedGroups {
 
   forget(id: string): void {
     this.groups.delete(id);
+  }
+
+  /** Rows remembered (claimed here, their runs not ended, their reservations not dropped). */
+  get size(): number {
+    return this.groups.size;
   }
 
   clear(): void {

@@ -6,6 +6,17 @@ import { ReadModelDeltas } from './ReadModelDeltas.js';
 export type TaskWriter = <T>(work: (deltas: ReadModelDeltas) => T) => T;
 
 const writers = new WeakMap<Database, TaskWriter>();
+/** Transactions each connection's writer has run (committed or rolled back). */
+const writes = new WeakMap<Database, { n: number }>();
+
+/**
+ * How many task-row transactions this connection's writer has begun: it moves with every write of
+ * task rows made on this connection, whoever makes it (the engine's commits, a schedule cancel, a
+ * bulk action). Other connections' writes are seen through PRAGMA data_version instead.
+ */
+export function taskWritesOn(db: Database): number {
+  return writes.get(db)?.n ?? 0;
+}
 
 /**
  * The one way task rows are written on a SQLite connection: `work` runs inside an immediate
@@ -18,7 +29,10 @@ const writers = new WeakMap<Database, TaskWriter>();
 export function taskWriter(db: Database): TaskWriter {
   let writer = writers.get(db);
   if (writer === undefined) {
+    const count = { n: 0 };
+    writes.set(db, count);
     const tx = db.transaction((work: (deltas: ReadModelDeltas) => unknown) => {
+      count.n++;
       const deltas = new ReadModelDeltas();
       const result = work(deltas);
       applyReadModelDeltas(db, deltas);
