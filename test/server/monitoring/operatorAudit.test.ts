@@ -47,6 +47,7 @@ describe('operator audit: every sign-in and management action leaves one record'
       managementPassword: 'operator-secret',
       magicLinkToken: MAGIC,
       loginRateLimit: false,
+      enableOpenApiDocument: true,
       operatorAuditLogger: { info: (fields) => lines.push(fields) },
     });
     operate = (await signIn('operator', 'operator-secret')).body.token as string;
@@ -208,5 +209,15 @@ describe('operator audit: every sign-in and management action leaves one record'
       const r = await fetch(`${s.api}/audit`, { method, headers: { authorization: `Bearer ${operate}` } });
       expect(r.status, method).toBe(404);
     }
+  });
+
+  it('the OpenAPI document lists exactly the fields the records carry (after the actions above)', async () => {
+    const doc = (await getJson(`${s.baseUrl}/svc-monitoring/openapi/svc-monitoring.json`)).body;
+    const documented = (name: string) => Object.keys(doc.components.schemas[name].properties as object).sort();
+    const page = await audit('pageSize=500');
+    expect(Object.keys(page).sort()).toEqual(documented('OperatorAuditPage'));
+    expect([...new Set(page.items.flatMap((r) => Object.keys(r)))].sort()).toEqual(documented('OperatorAuditEntry'));
+    const bulk = page.items.find((r) => r.bulk?.state === 'Completed')!.bulk!;
+    expect(Object.keys(bulk).sort()).toEqual(Object.keys(doc.components.schemas.OperatorAuditEntry.properties.bulk.properties as object).sort());
   });
 });
