@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OperatorAuditEntry, OperatorAuditPage } from '../../../server/src/contracts/index.js';
 import type { Engine } from '../../../server/src/index.js';
 import { openMonitoredStore, type MonitoredStore } from '../../fixtures/server/monitoredStore.js';
-import { getJson, insertTask, postJson, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { getJson, insertTask, postJson, serve, withServed, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { webhookReceiver } from '../../fixtures/server/webhookReceiver.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
 const UA = 'audit-test/1.0';
@@ -219,5 +220,34 @@ describe('operator audit: every sign-in and management action leaves one record'
     expect([...new Set(page.items.flatMap((r) => Object.keys(r)))].sort()).toEqual(documented('OperatorAuditEntry'));
     const bulk = page.items.find((r) => r.bulk?.state === 'Completed')!.bulk!;
     expect(Object.keys(bulk).sort()).toEqual(Object.keys(doc.components.schemas.OperatorAuditEntry.properties.bulk.properties as object).sort());
+  });
+});
+
+describe('operator audit: OperatorAction alert rules', () => {
+  it('post each record to the webhook; other rules do not', async () => {
+    const hook = await webhookReceiver();
+    const other = await webhookReceiver();
+    try {
+      const alerts = [
+        { on: 'OperatorAction', name: 'who did what', webhook: { url: hook.url } },
+        { on: 'ScheduleHalted', webhook: { url: other.url } },
+      ];
+      await withServed({ alerts: alerts as never, loginRateLimit: false }, async (s) => {
+        expect((await postJson(`${s.api}/auth/login`, { username: 'admin', password: 'wrong' })).status).toBe(401);
+        const received = await waitFor(() => hook.received[0], 10_000, 'the OperatorAction message', 20);
+        expect(received.json).toMatchObject({
+          rule: 'who did what',
+          on: 'OperatorAction',
+          state: 'recorded',
+          count: 1,
+          operatorAction: { actor: 'admin', action: 'signIn', method: 'password', result: 'refused', status: 401 },
+        });
+        expect(received.json.summary).toMatch(/admin signIn: refused \(401\)/);
+        expect(other.received.filter((r) => r.json.on === 'OperatorAction')).toEqual([]);
+      });
+    } finally {
+      await hook.close();
+      await other.close();
+    }
   });
 });
