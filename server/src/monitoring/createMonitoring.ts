@@ -82,10 +82,16 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const tokens = new TokenService(options.jwtSecret, options.jwtIssuer, options.jwtAudience, options.jwtExpirationHours, options.now);
   const engine: MonitoringEngine | undefined = pgParts?.engine ?? source.engine;
   const clients = new ClientAddressResolver(options.trustedProxies);
-  const auditStore = openAuditStore(pgStorage, pgStorage ? undefined : sqliteDbOf(source));
+  const opened = openAuditStore(pgStorage, pgStorage ? undefined : sqliteDbOf(source));
+  const auditStore = opened?.store;
+  if (opened === undefined || !opened.writable) {
+    options.logger.info(
+      `svc-monitoring: the store ${opened === undefined ? 'has no operator_audit table' : 'is open read-only'}: operator audit records go to the log only.`,
+    );
+  }
   let alerting: Alerting | undefined;
   const audit = new OperatorAuditLog({
-    store: auditStore,
+    store: opened?.writable ? auditStore : undefined,
     clients,
     lines: options.operatorAuditLogger,
     now: options.now,

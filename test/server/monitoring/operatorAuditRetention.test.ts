@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { OperatorAuditPage } from '../../../server/src/contracts/index.js';
 import { resolveServeSettings } from '../../../server/src/cli/serveSettings.js';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
+import { BACKEND, openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 import { getJson, postJson, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
@@ -83,5 +84,31 @@ describe('operator audit: records survive a restart and are cut by retention', (
     }
     expect(resolveServeSettings(['--operator-audit-retention-days', '30'], {}, { port: 0 }).options).toMatchObject({ operatorAuditRetentionDays: 30 });
     expect(resolveServeSettings([], { SVC_MONITOR_OPERATOR_AUDIT_RETENTION_DAYS: '7' }, { port: 0 }).options).toMatchObject({ operatorAuditRetentionDays: 7 });
+  });
+
+  it.skipIf(BACKEND !== 'sqlite')('a SQLite file opened read-only (serve --db): records are listed, new ones go to the log only', async () => {
+    const store = openStoreUnderTest();
+    try {
+      let s = await served(store, T0);
+      expect((await signIn(s)).status).toBe(200);
+      await s.close();
+      await store.close();
+      const db = openDatabase({ file: store.location, readonly: true });
+      const notes: string[] = [];
+      const lines: unknown[] = [];
+      try {
+        s = await serve({ storage: { db } }, { ...OPTIONS, now: () => T0 + DAY, logger: { info: (m) => notes.push(m), warn: (m) => notes.push(m) }, operatorAuditLogger: { info: (f) => lines.push(f) } });
+        const token = (await signIn(s)).body.token as string;
+        const page = await records(s, token);
+        expect(page.items.map((r) => r.atUtc)).toEqual([new Date(T0).toISOString()]);
+        await waitFor(() => lines.length === 1, 5_000, 'the log line of the read-only sign-in');
+        expect(notes.filter((n) => /operator audit/.test(n))).toEqual([expect.stringMatching(/is open read-only: operator audit records go to the log only/)]);
+        await s.close();
+      } finally {
+        db.close();
+      }
+    } finally {
+      await store.destroy();
+    }
   });
 });

@@ -14,7 +14,7 @@ export interface OperatorAuditLogDeps {
   lines: AuditLineLogger;
   now: () => number;
   retentionDays: number;
-  /** Each kept record, once it has its id (alert webhooks). */
+  /** Each record, once written (alert webhooks); its id is 0 when the store could not keep it. */
   onRecorded?: (entry: OperatorAuditEntry) => void;
   warn: (message: string) => void;
 }
@@ -117,7 +117,7 @@ export class OperatorAuditLog {
       const { atMs, ...fields } = record;
       const entry: OperatorAuditEntry = { id: id ?? 0, atUtc: new Date(atMs).toISOString(), ...fields };
       this.deps.lines.info({ operatorAudit: entry }, `operator ${entry.action} by ${entry.actor}: ${entry.result}${entry.status ? ` (${entry.status})` : ''}`);
-      if (id !== undefined) this.deps.onRecorded?.(entry);
+      this.deps.onRecorded?.(entry);
       return id;
     })();
     return this.track(written);
