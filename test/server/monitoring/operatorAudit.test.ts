@@ -81,8 +81,11 @@ describe('operator audit: every sign-in and management action leaves one record'
       ['magic', 'refused', 401, undefined],
       ['magic', 'ok', 200, 'read'],
     ]);
-    // The session's method travels in its JWT: a record made with the token names it.
-    expect(ok[0]!.method).toBe('password');
+    // The session's method travels in its JWT (the `method` claim): records made with the token name it.
+    const claims = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+    expect(claims(operate)).toMatchObject({ sub: 'operator', role: 'operate', method: 'password' });
+    const magicToken = (await postJson(`${s.api}/auth/magic`, { token: MAGIC })).body.token as string;
+    expect(claims(magicToken)).toMatchObject({ sub: 'magic-link', role: 'read', method: 'magic' });
   });
 
   it('retry: done (200), refused for the read role (403) and for a row it does not apply to (409): one record each', async () => {
