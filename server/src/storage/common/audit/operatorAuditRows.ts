@@ -22,6 +22,8 @@ interface Row {
 const COLUMNS = 'id, at, actor, auth_method, role, client_address, user_agent, action, target_id, result, status, message, bulk';
 /** Longest text kept of a free-text field (user agents, messages, names come from callers). */
 const MAX_TEXT = 1000;
+/** Records deleted per statement by retention. */
+const PRUNE_BATCH = 5000;
 const clip = (v: string | undefined): string | null => (v === undefined ? null : v.slice(0, MAX_TEXT));
 
 const toEntry = (r: Row): OperatorAuditEntry => ({
@@ -102,8 +104,16 @@ export function createOperatorAuditStore(db: ReadDb): OperatorAuditStore {
       return { items: rows.map(toEntry), totalCount, page: f.page, pageSize: f.pageSize, totalPages: Math.ceil(totalCount / f.pageSize) };
     },
     async prune(cutoffMs) {
-      const deleted = await db.query<{ id: number }>(`DELETE FROM operator_audit WHERE at < ? RETURNING id`, [cutoffMs]);
-      return deleted.length;
+      // In batches: a long backlog neither holds the writer long nor comes back as one huge answer.
+      let total = 0;
+      for (;;) {
+        const deleted = await db.query<{ id: number }>(
+          `DELETE FROM operator_audit WHERE id IN (SELECT id FROM operator_audit WHERE at < ? ORDER BY at LIMIT ?) RETURNING id`,
+          [cutoffMs, PRUNE_BATCH],
+        );
+        total += deleted.length;
+        if (deleted.length < PRUNE_BATCH) return total;
+      }
     },
   };
 }
