@@ -254,3 +254,29 @@ describe('operator audit: OperatorAction alert rules', () => {
     }
   });
 });
+
+describe('operator audit with the managementAuthorization hook', () => {
+  it('the hook decides who reads the audit; a management call names the host\'s user', async () => {
+    const hook = (req: { headers: Record<string, unknown>; user?: unknown }) => {
+      if (req.headers['x-ops'] !== 'yes') return false;
+      req.user = { name: 'sso:alice' };
+      return true;
+    };
+    await withServed({ enableAuthentication: false, enableManagementEndpoints: true, managementAuthorization: hook as never }, async (s) => {
+      const id = randomUUID();
+      const refused = await postJson(`${s.api}/management/tasks/${id}/retry`, undefined);
+      expect(refused.status).toBe(403);
+      const answered = await postJson(`${s.api}/management/tasks/${id}/retry`, undefined, undefined, { 'x-ops': 'yes' });
+      expect(answered.status).not.toBe(403);
+      expect((await getJson(`${s.api}/audit`)).status).toBe(403);
+      const page = await waitFor(async () => {
+        const r = await getJson(`${s.api}/audit?target=${id}`, undefined, { 'x-ops': 'yes' });
+        return r.status === 200 && (r.body as OperatorAuditPage).totalCount === 2 ? (r.body as OperatorAuditPage) : undefined;
+      }, 10_000, 'both records', 20);
+      expect(page.items.map((r) => [r.actor, r.result, r.status])).toEqual([
+        ['sso:alice', answered.status >= 500 ? 'error' : 'refused', answered.status],
+        ['anonymous', 'refused', 403],
+      ]);
+    });
+  });
+});

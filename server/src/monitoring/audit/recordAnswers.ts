@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { BULK_AUDIT_ACTIONS, BULK_ACTIONS, type BulkAction, type OperatorActionName, type OperatorAuditResult, type OperatorAuthMethod } from '../../contracts/index.js';
 import type { Principal } from '../auth/TokenService.js';
-import { managementActor } from '../management/managementActor.js';
+import { MANAGEMENT_HOOK_ACTOR, managementActor } from '../management/managementActor.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 import type { OperatorAuditInput } from './OperatorAuditLog.js';
 
@@ -69,8 +69,10 @@ export function auditManagement(ctx: MonitoringContext): RequestHandler {
     const what = managementActionOf(req);
     if (what) {
       recordOnFinish(ctx, req, res, what, () => {
-        const hookUser = ctx.options.managementAuthorization !== null ? managementActor(req, res) : undefined;
-        return hookUser ?? 'anonymous';
+        if (ctx.options.managementAuthorization === null) return 'anonymous';
+        // The host's user when its hook named one; a request the hook refused without one is nobody's.
+        const name = managementActor(req, res);
+        return name === MANAGEMENT_HOOK_ACTOR && res.statusCode === 403 ? 'anonymous' : name;
       });
     }
     next();
