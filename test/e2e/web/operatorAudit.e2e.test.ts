@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshotDir, settleForDocs } from '../screenshotDir.js';
 import type { Engine } from '../../../server/src/index.js';
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { openMonitoredStore, type MonitoredStore } from '../../fixtures/server/monitoredStore.js';
@@ -61,6 +63,8 @@ describe('web dashboard: the operator audit', () => {
     await expect
       .poll(async () => (await page.locator('[data-testid="audit-bulk"]').allTextContents()).join('\n'), { timeout: 15_000 })
       .toMatch(/taskType=Audit\.E2e\.Bulk.*Completed: 2 of 2 changed/);
+    await settleForDocs(page, 300);
+    await page.screenshot({ path: join(screenshotDir('web'), 'audit-light.png') });
     const actors = await page.locator('[data-testid="audit-actor"]').allTextContents();
     expect(actors.some((a) => a.includes('admin') && a.includes('read'))).toBe(true);
     expect(actors.some((a) => a.includes('operator') && a.includes('via password'))).toBe(true);
