@@ -167,6 +167,13 @@ describe('operator audit: every sign-in and management action leaves one record'
     expect((await recordsOf(`target=${id}`))[0]).toMatchObject({ actor: 'anonymous', action: 'cancel', result: 'refused', status: 401 });
   });
 
+  it('the client address is the one the trusted-proxy rules give (a loopback proxy forwarding for a client)', async () => {
+    const r = await postJson(`${s.api}/auth/login`, { username: 'forwarded-user', password: 'x' }, undefined, { 'x-forwarded-for': '198.51.100.9, 203.0.113.7' });
+    expect(r.status).toBe(401);
+    // Read from the right: 203.0.113.7 is the first address that is not a trusted proxy.
+    expect((await recordsOf('actor=forwarded-user'))[0]).toMatchObject({ clientAddress: '203.0.113.7', result: 'refused' });
+  });
+
   it('each record also goes out as a structured log line', async () => {
     await recordsOf('action=signIn&actor=mallory');
     await waitFor(() => lines.some((l) => (l.operatorAudit as OperatorAuditEntry | undefined)?.actor === 'mallory'), 5_000, 'the log line');
