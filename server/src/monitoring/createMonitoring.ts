@@ -56,9 +56,8 @@ function sqliteDbOf(source: MonitoringSource): Database | undefined {
 }
 
 function resolveDb(source: MonitoringSource): Database {
-  const storage = source.storage ?? source.engine?.storage;
-  const db = storage && 'db' in storage ? storage.db : undefined;
-  if (!db || typeof db.prepare !== 'function') {
+  const db = sqliteDbOf(source);
+  if (!db) {
     throw new MonitoringOptionError(
       source.engine ? 'engine' : 'storage',
       'needs an open SQLite storage ({ db }); pass { engine, storage } or { storage }',
