@@ -76,6 +76,7 @@ describe('web dashboard: the operator audit', () => {
 
     await page.goto(`${base}/tasks/${failed}`);
     await page.waitForSelector('[data-testid="operator-actions"] [data-testid="audit-row"]');
+    await page.locator('[data-testid="operator-actions"]').screenshot({ path: join(screenshotDir('web'), 'task-operator-actions-light.png') });
     const section = await page.locator('[data-testid="operator-actions"]').textContent();
     expect(section).toMatch(/Operator actions\s*\(2\)/);
     expect(section).toContain('operator');

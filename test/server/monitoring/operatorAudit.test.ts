@@ -161,10 +161,12 @@ describe('operator audit: every sign-in and management action leaves one record'
     expect(records[0]).not.toHaveProperty('targetId');
   });
 
-  it('a management call without a session is recorded as a refusal by nobody (401)', async () => {
+  it('a management call without a session (401) names nobody and is not recorded', async () => {
     const id = randomUUID();
     expect((await postJson(`${s.api}/management/tasks/${id}/cancel`, undefined)).status).toBe(401);
-    expect((await recordsOf(`target=${id}`))[0]).toMatchObject({ actor: 'anonymous', action: 'cancel', result: 'refused', status: 401 });
+    expect((await post(`/management/tasks/${id}/cancel`, undefined, operate)).status).toBe(404);
+    const records = await recordsOf(`target=${id}`);
+    expect(records.map((r) => [r.actor, r.status])).toEqual([['operator', 404]]);
   });
 
   it('the client address is the one the trusted-proxy rules give (a loopback proxy forwarding for a client)', async () => {
@@ -283,6 +285,25 @@ describe('operator audit with the managementAuthorization hook', () => {
       expect(page.items.map((r) => [r.actor, r.result, r.status])).toEqual([
         ['sso:alice', answered.status >= 500 ? 'error' : 'refused', answered.status],
         ['anonymous', 'refused', 403],
+      ]);
+    });
+  });
+});
+
+describe('operator audit and the login limit', () => {
+  it('a sign-in the limit refuses (429) checked no credential and is not recorded', async () => {
+    const options = { managementUsername: 'operator', managementPassword: 'operator-secret', loginRateLimit: { limit: 2, windowMs: 60_000 } };
+    await withServed(options, async (s) => {
+      expect((await postJson(`${s.api}/auth/login`, { username: 'guesser', password: 'one' })).status).toBe(401);
+      const operate = (await postJson(`${s.api}/auth/login`, { username: 'operator', password: 'operator-secret' })).body.token as string;
+      expect((await postJson(`${s.api}/auth/login`, { username: 'guesser', password: 'two' })).status).toBe(429);
+      const page = await waitFor(async () => {
+        const r = (await getJson(`${s.api}/audit`, operate)).body as OperatorAuditPage;
+        return r.totalCount >= 2 ? r : undefined;
+      }, 10_000, 'the two sign-in records', 20);
+      expect(page.items.map((r) => [r.actor, r.status])).toEqual([
+        ['operator', 200],
+        ['guesser', 401],
       ]);
     });
   });

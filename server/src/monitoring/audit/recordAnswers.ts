@@ -40,9 +40,18 @@ function managementActionOf(req: Request): { action: OperatorActionName; targetI
   return action ? { action: BULK_AUDIT_ACTIONS[action as BulkAction] } : undefined;
 }
 
-/** Records `what` with the answer's status, once the answer is sent. */
-function recordOnFinish(ctx: MonitoringContext, req: Request, res: Response, what: Pick<OperatorAuditInput, 'action' | 'targetId'>, fallbackActor: () => string, method?: OperatorAuthMethod): void {
+/** Records `what` with the answer's status, once the answer is sent (unless `unrecorded` says the status is none of the audit's). */
+function recordOnFinish(
+  ctx: MonitoringContext,
+  req: Request,
+  res: Response,
+  what: Pick<OperatorAuditInput, 'action' | 'targetId'>,
+  fallbackActor: () => string,
+  unrecorded: number,
+  method?: OperatorAuthMethod,
+): void {
   res.on('finish', () => {
+    if (res.statusCode === unrecorded) return;
     const note = (res.locals.operatorAudit as AuditNote | undefined) ?? {};
     const principal = res.locals.principal as Principal | undefined;
     const message = res.locals.answerMessage as string | undefined;
@@ -62,30 +71,33 @@ function recordOnFinish(ctx: MonitoringContext, req: Request, res: Response, wha
 
 /**
  * Mounted before the management gate: every management POST (requeue, resume, cancel, retry,
- * bulk) is recorded with its answer, the gate's refusals (401, 403) included.
+ * bulk) is recorded with its answer, the gate's 403 refusals included.
  */
 export function auditManagement(ctx: MonitoringContext): RequestHandler {
   return (req, res, next) => {
     const what = managementActionOf(req);
     if (what) {
-      recordOnFinish(ctx, req, res, what, () => {
+      const actor = () => {
         if (ctx.options.managementAuthorization === null) return 'anonymous';
         // The host's user when its hook named one; a request the hook refused without one is nobody's.
         const name = managementActor(req, res);
         return name === MANAGEMENT_HOOK_ACTOR && res.statusCode === 403 ? 'anonymous' : name;
-      });
+      };
+      // A call without a valid session (401) names nobody and costs an anonymous caller nothing: not recorded.
+      recordOnFinish(ctx, req, res, what, actor, 401);
     }
     next();
   };
 }
 
 /**
- * Mounted before the login limiter on a sign-in route: success and failure (401, 404, 429) are
+ * Mounted before the login limiter on a sign-in route: success and failure (400, 401, 404) are
  * recorded with the sign-in method; a failed password sign-in names the user name it tried.
  */
 export function auditSignIn(ctx: MonitoringContext, method: OperatorAuthMethod, attemptedUser: (req: Request) => string | undefined): RequestHandler {
   return (req, res, next) => {
-    recordOnFinish(ctx, req, res, { action: 'signIn' }, () => attemptedUser(req) ?? 'anonymous', method);
+    // The login limit's 429 checked no credential and would let one client write without bound: not recorded.
+    recordOnFinish(ctx, req, res, { action: 'signIn' }, () => attemptedUser(req) ?? 'anonymous', 429, method);
     next();
   };
 }
