@@ -26,6 +26,7 @@ export { createMonitoring } from './monitoring/createMonitoring.js';
 export type { Monitoring, MonitoringSource, MonitoringStorage } from './monitoring/createMonitoring.js';
 export { MonitoringOptionError } from './monitoring/options.js';
 export type { MonitoringOptions, MonitoringLogger } from './monitoring/options.js';
+export type { AuditLineLogger } from './monitoring/audit/auditLineLogger.js';
 export type { MonitoringStore } from './storage/MonitoringStore.js';
 export { createSqliteMonitoringStore } from './storage/sqlite/queries/createSqliteMonitoringStore.js';
 export { openPostgresStorage } from './storage/postgres/openPostgresStorage.js';

@@ -26,6 +26,7 @@ import type {
 } from './task.js';
 import type { BulkAction, BulkFilter, BulkOperation, FailureGroups, SearchScope } from './operations.js';
 import type { TASK_SORT_FIELDS } from './apiRoutes.js';
+import type { OperatorAuditPage, OperatorAuditQuery } from './operatorAudit.js';
 
 /** Accepted sort fields of the task lists (case-insensitive on the wire); listed in the route catalogue. */
 export type TaskSortField = (typeof TASK_SORT_FIELDS)[number];
@@ -101,6 +102,7 @@ export interface ApiOperations {
   'management.bulk': { params: { action: BulkAction; filter: BulkFilter; expectedCount: number }; result: BulkOperation };
   'management.bulkStatus': { params: { operationId: Guid }; result: BulkOperation };
   'statistics.failureGroups': { params: { range?: DashboardRange }; result: FailureGroups };
+  'audit.list': { params: OperatorAuditQuery; result: OperatorAuditPage };
 }
 export type ApiOperation = keyof ApiOperations;
 export type ApiParams<Op extends ApiOperation> = ApiOperations[Op]['params'];

@@ -10,6 +10,7 @@
  */
 import type { ApiOperation, TaskSortField } from './api.js';
 import type { SearchScope } from './operations.js';
+import { OPERATOR_ACTIONS, OPERATOR_AUDIT_RESULTS } from './operatorAudit.js';
 import { TASK_STATUSES, type DashboardRange, type TrendPeriod } from './task.js';
 
 export type HttpMethod = 'GET' | 'POST';
@@ -60,6 +61,8 @@ export interface ApiRouteSpec {
   readonly operationId: string;
   readonly summary: string;
   readonly deprecated?: boolean;
+  /** Beyond the bearer: the role the session must hold (the `managementAuthorization` hook decides instead when set). */
+  readonly role?: 'operate';
 }
 
 export const DASHBOARD_RANGES = ['Today', 'Week', 'Month', 'All'] as const satisfies readonly DashboardRange[];
@@ -175,6 +178,22 @@ export const QUEUE_TASK_LIST_PARAMS: readonly QueryParamSpec[] = TASK_LIST_PARAM
 /** The filter of a bulk action (its body's `filter`): the task-list parameters without paging and sorting. */
 export const BULK_FILTER_PARAMS: readonly QueryParamSpec[] = TASK_LIST_PARAMS.filter((p) => !['sortBy', 'sortDescending', 'page', 'pageSize'].includes(p.name));
 
+/** Query of GET /audit: filters, then the task lists' paging (newest first). */
+export const OPERATOR_AUDIT_PARAMS: readonly QueryParamSpec[] = [
+  param('actor', 'string', 'Exact user name (as recorded: the attempted one for a failed sign-in).'),
+  param('action', 'enum', 'One action.', { values: OPERATOR_ACTIONS }),
+  param('target', 'string', 'Exact id of the row acted on (a task or schedule id).'),
+  param('result', 'enum', 'ok, refused (4xx) or error (5xx).', { values: OPERATOR_AUDIT_RESULTS }),
+  param('from', 'date', 'Recorded at or after (ISO 8601; no zone = UTC).'),
+  param('to', 'date', 'Recorded at or before (ISO 8601; no zone = UTC).'),
+  param('page', 'integer', 'Page number (clamped to ≥ 1).', { min: 1, max: API_LIMITS.maxPage, default: 1 }),
+  param('pageSize', 'integer', `Page size (clamped to 1..${API_LIMITS.maxPageSize}).`, {
+    min: 1,
+    max: API_LIMITS.maxPageSize,
+    default: API_LIMITS.defaultPageSize,
+  }),
+];
+
 const read = (path: string, operationId: string, summary: string, query: readonly QueryParamSpec[] = []): ApiRouteSpec => ({
   method: 'GET',
   path,
@@ -274,6 +293,10 @@ export const API_ROUTES = {
     RANGE_PARAM,
   ]),
   'statistics.executionTimes': read('/statistics/execution-times', 'executionTimes', 'Execution time statistics by type.', [RANGE_PARAM, TIME_ZONE_PARAM]),
+  'audit.list': {
+    ...read('/audit', 'listOperatorAudit', 'The operator audit trail (sign-ins, management actions and their refusals), newest first.', OPERATOR_AUDIT_PARAMS),
+    role: 'operate',
+  },
   'management.requeue': manage('requeue', 'requeueTask', 'Requeue a terminal (Failed or Cancelled) occurrence.'),
   'management.resume': manage('resume', 'resumeSchedule', 'Release a halted catch-up of a durable schedule.'),
   'management.cancel': manage('cancel', 'cancelSchedule', 'Cancel a durable schedule and its pending occurrences.'),

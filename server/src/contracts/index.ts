@@ -9,3 +9,4 @@ export * from './apiProblem.js';
 export * from './liveConnection.js';
 export * from './problemDetails.js';
 export * from './monitoringEngine.js';
+export * from './operatorAudit.js';

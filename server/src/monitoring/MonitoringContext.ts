@@ -1,5 +1,7 @@
 import type { MonitoringEngine } from '../contracts/index.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
+import type { OperatorAuditStore } from '../storage/OperatorAuditStore.js';
+import type { OperatorAuditLog } from './audit/OperatorAuditLog.js';
 import type { DeliveryStats } from './alerts/WebhookSender.js';
 import type { TokenService } from './auth/TokenService.js';
 import type { ClientAddressResolver } from './network/clientAddress.js';
@@ -22,6 +24,10 @@ export interface MonitoringContext {
   hubEnabled: boolean;
   /** The client address of a request, as the allow-list, the login limit and logs see it. */
   clients: ClientAddressResolver;
+  /** The operator audit trail: every sign-in, management action and refusal of one is recorded through it. */
+  audit: OperatorAuditLog;
+  /** Where the audit is kept and read (absent when the store has no audit table). */
+  auditStore?: OperatorAuditStore;
   /** Deliveries of alert messages (present when the host configured alert rules). */
   alertStats?: () => DeliveryStats;
 }

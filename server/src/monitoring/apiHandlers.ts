@@ -16,6 +16,7 @@ import { listTasksHandler } from './handlers/listTasks.js';
 import { loginHandler } from './handlers/login.js';
 import { magicGetHandler, magicPostHandler } from './handlers/magicLink.js';
 import { occurrencesHandler } from './handlers/occurrences.js';
+import { operatorAuditHandler } from './handlers/operatorAudit.js';
 import { recentActivityHandler } from './handlers/recentActivity.js';
 import { requeueTaskHandler } from './handlers/requeueTask.js';
 import { resumeScheduleHandler } from './handlers/resumeSchedule.js';
@@ -60,4 +61,5 @@ export const API_HANDLERS: { readonly [Op in ApiOperation]: (ctx: MonitoringCont
   'management.bulk': bulkActionHandler,
   'management.bulkStatus': bulkStatusHandler,
   'statistics.failureGroups': failureGroupsHandler,
+  'audit.list': operatorAuditHandler,
 };

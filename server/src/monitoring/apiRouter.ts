@@ -1,10 +1,12 @@
 import express, { Router, type RequestHandler } from 'express';
 import { API_ROUTES, type ApiOperation, type ApiRouteSpec } from '../contracts/index.js';
 import { API_HANDLERS } from './apiHandlers.js';
+import { auditManagement, auditSignIn } from './audit/recordAnswers.js';
 import { requireBearer } from './auth/bearer.js';
 import { createLoginRateLimiter } from './auth/loginRateLimiter.js';
 import { problemErrorHandler } from './http/errorHandler.js';
 import { sendProblem } from './http/problem.js';
+import { MAGIC_LINK_USER } from './handlers/magicLink.js';
 import { managementAuthorizationGate } from './management/managementGate.js';
 import type { MonitoringContext } from './MonitoringContext.js';
 
@@ -38,7 +40,20 @@ export function createApiRouter(
   };
   router.use(express.json({ limit: '64kb', strict: false }));
 
+  // Sign-ins are recorded in the operator audit, refusals by the login limit included.
+  const attemptedUser = (req: express.Request) => {
+    const name = (req.body as { username?: unknown } | undefined)?.username;
+    return typeof name === 'string' && name !== '' ? name : undefined;
+  };
+  const signInAudits: Partial<Record<ApiOperation, RequestHandler>> = {
+    'auth.login': auditSignIn(ctx, 'password', attemptedUser),
+    'auth.magic': auditSignIn(ctx, 'magic', () => MAGIC_LINK_USER),
+    'auth.magicQuery': auditSignIn(ctx, 'magic', () => MAGIC_LINK_USER),
+  };
+
   const management = Router();
+  // Before the gate: its refusals are recorded too.
+  management.use(auditManagement(ctx));
   management.use(managementAuthorizationGate(ctx));
   for (const [operation, route] of Object.entries(API_ROUTES) as Array<[ApiOperation, ApiRouteSpec]>) {
     const handler = API_HANDLERS[operation](ctx);
@@ -48,7 +63,8 @@ export function createApiRouter(
       // The management gate authenticates (with the operate role) for every path under the prefix.
       management[method](expressPath(route.path.slice(MANAGEMENT_PREFIX.length)), counted(route.operationId), handler);
     } else {
-      router[method](expressPath(route.path), counted(route.operationId), ...guards[route.auth], handler);
+      const audited = signInAudits[operation];
+      router[method](expressPath(route.path), counted(route.operationId), ...(audited ? [audited] : []), ...guards[route.auth], handler);
     }
   }
   router.use(MANAGEMENT_PREFIX, management);

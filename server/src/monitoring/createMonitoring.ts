@@ -7,8 +7,10 @@ import { createSqliteMonitoringStore } from '../storage/sqlite/queries/createSql
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
-import { createAlerting } from './alerts/createAlerting.js';
+import { createAlerting, type Alerting } from './alerts/createAlerting.js';
 import { createApiRouter } from './apiRouter.js';
+import { openAuditStore } from './audit/openAuditStore.js';
+import { OperatorAuditLog } from './audit/OperatorAuditLog.js';
 import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
 import { sendProblem } from './http/problem.js';
@@ -46,10 +48,16 @@ export interface Monitoring {
   close(): Promise<void>;
 }
 
-function resolveDb(source: MonitoringSource): Database {
+/** The SQLite handle of the source, when it has one. */
+function sqliteDbOf(source: MonitoringSource): Database | undefined {
   const storage = source.storage ?? source.engine?.storage;
   const db = storage && 'db' in storage ? storage.db : undefined;
-  if (!db || typeof db.prepare !== 'function') {
+  return db && typeof db.prepare === 'function' ? db : undefined;
+}
+
+function resolveDb(source: MonitoringSource): Database {
+  const db = sqliteDbOf(source);
+  if (!db) {
     throw new MonitoringOptionError(
       source.engine ? 'engine' : 'storage',
       'needs an open SQLite storage ({ db }); pass { engine, storage } or { storage }',
@@ -73,7 +81,24 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const tokens = new TokenService(options.jwtSecret, options.jwtIssuer, options.jwtAudience, options.jwtExpirationHours, options.now);
   const engine: MonitoringEngine | undefined = pgParts?.engine ?? source.engine;
   const clients = new ClientAddressResolver(options.trustedProxies);
-  const ctx: MonitoringContext = { store, options, tokens, engine, hubEnabled: engine !== undefined, clients };
+  const opened = openAuditStore(pgStorage, pgStorage ? undefined : sqliteDbOf(source));
+  const auditStore = opened?.store;
+  if (opened === undefined || !opened.writable) {
+    options.logger.info(
+      `svc-monitoring: the store ${opened === undefined ? 'has no operator_audit table' : 'is open read-only'}: operator audit records go to the log only.`,
+    );
+  }
+  let alerting: Alerting | undefined;
+  const audit = new OperatorAuditLog({
+    store: opened?.writable ? auditStore : undefined,
+    clients,
+    lines: options.operatorAuditLogger,
+    now: options.now,
+    retentionDays: options.operatorAuditRetentionDays,
+    onRecorded: (entry) => alerting?.operatorAction(entry),
+    warn: (m) => options.logger.warn(m),
+  });
+  const ctx: MonitoringContext = { store, options, tokens, engine, hubEnabled: engine !== undefined, clients, audit, auditStore };
   const allowList = new IpAllowList(options.allowedIpAddresses);
 
   if (options.enableAuthentication && options.jwtSecretGenerated) {
@@ -118,14 +143,19 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   // Bulk actions report progress to hub clients as `BulkProgress` invocations.
   const bulkProgress = hub ? (progress: BulkOperation) => hub.broadcastInvocation(BULK_PROGRESS_TARGET, progress) : undefined;
   if (bulkProgress) engine?.tasks?.onBulkProgress(bulkProgress);
+  // A bulk action's record takes the counts its operation reached when it ends.
+  const auditBulk = (progress: BulkOperation) => audit.bulkProgress(progress);
+  engine?.tasks?.onBulkProgress(auditBulk);
+  audit.start();
   const ready = Promise.resolve();
   // Per-process families read this process's engine only (on PostgreSQL the monitoring's engine
   // view also relays other instances' events); the gauges read the store.
-  const alerting =
+  alerting =
     options.alerts.length > 0
       ? createAlerting({ rules: options.alerts, store, engine: source.engine, publicUrl: options.publicUrl, logger: options.logger, now: options.now })
       : undefined;
-  if (alerting) ctx.alertStats = () => alerting.stats();
+  const alerts = alerting;
+  if (alerts) ctx.alertStats = () => alerts.stats();
   metrics = options.enableMetrics
     ? createMetrics({ store, engine: source.engine, hub, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
     : undefined;
@@ -169,6 +199,8 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       for (const [server, listener] of upgradeListeners) server.off('upgrade', listener);
       upgradeListeners.clear();
       if (bulkProgress) engine?.tasks?.offBulkProgress(bulkProgress);
+      engine?.tasks?.offBulkProgress(auditBulk);
+      await audit.close();
       metrics?.close();
       alerting?.close();
       if (hub) await hub.close();

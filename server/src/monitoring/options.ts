@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { OptionError } from '../options/OptionError.js';
 import { OptionReader, type OptionKind } from '../options/OptionReader.js';
 import { resolveAlertRules, type AlertRule, type ResolvedAlertRule } from './alerts/alertRules.js';
+import { consoleAuditLineLogger, type AuditLineLogger } from './audit/auditLineLogger.js';
 import { invalidAddressRange } from './network/AddressRanges.js';
 import { DEFAULT_TRUSTED_PROXIES } from './network/clientAddress.js';
 
@@ -56,6 +57,10 @@ export interface MonitoringOptions {
   publicUrl?: string;
   /** Where startup notes and warnings go (default: console). */
   logger?: MonitoringLogger;
+  /** Days the operator audit keeps its records (default 90); older ones are deleted at start and every hour. */
+  operatorAuditRetentionDays?: number;
+  /** Where each operator audit record goes as a structured log line: pino's `info(fields, message)` (default: JSON lines on stdout). */
+  operatorAuditLogger?: AuditLineLogger;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -100,6 +105,8 @@ export interface ResolvedOptions {
   alerts: ResolvedAlertRule[];
   publicUrl: string | null;
   logger: MonitoringLogger;
+  operatorAuditRetentionDays: number;
+  operatorAuditLogger: AuditLineLogger;
   now: () => number;
 }
 
@@ -166,6 +173,8 @@ export const MONITORING_OPTIONS = {
   alerts: { kind: 'json', description: 'alert rules, a JSON array: [{"on":"TaskFailed","webhook":{"url":"https://…","secret":"…"}}]', defaultText: 'none' },
   publicUrl: { kind: 'string', description: 'the address people reach the monitoring at, for links in alerts', default: null, defaultText: 'paths only' },
   logger: { kind: 'object', description: '{ info(message), warn(message) }', defaultText: 'console' },
+  operatorAuditRetentionDays: { kind: 'integer', description: 'days the operator audit keeps its records (1..36500)', default: 90 },
+  operatorAuditLogger: { kind: 'object', description: "pino-style { info(fields, message) } for the audit's log lines", defaultText: 'JSON lines on stdout' },
   now: { kind: 'function', description: 'clock in ms, for tests', defaultText: 'Date.now' },
 } as const satisfies Record<keyof MonitoringOptions, MonitoringOptionSpec>;
 
@@ -267,6 +276,10 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
   const publicUrl = str('publicUrl', defaultOf('publicUrl'));
   if (publicUrl !== null && !/^https?:\/\/[^/\s]+(\/\S*)?$/i.test(publicUrl)) throw read.fail('publicUrl', `must be an http(s) URL like https://ops.example.com (got "${publicUrl}")`);
   const enableScalar = bool('enableScalar', defaultOf('enableScalar'));
+  const operatorAuditLogger = raw.operatorAuditLogger ?? consoleAuditLineLogger;
+  if (typeof operatorAuditLogger !== 'object' || operatorAuditLogger === null || typeof operatorAuditLogger.info !== 'function') {
+    throw read.fail('operatorAuditLogger', 'must have an info(fields, message) function (a pino logger does)');
+  }
   const now = fn<() => number>('now') ?? Date.now;
 
   return {
@@ -303,6 +316,8 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     alerts: resolveAlertRules(MONITORING_OWNER, raw.alerts),
     publicUrl,
     logger,
+    operatorAuditRetentionDays: read.integer('operatorAuditRetentionDays', defaultOf('operatorAuditRetentionDays'), { min: 1, max: 36_500 }),
+    operatorAuditLogger,
     now,
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { API_LIMITS, DASHBOARD_RANGES, SEARCH_SCOPES, TASK_SORT_FIELDS, TREND_PERIODS } from '../../../server/src/contracts/apiRoutes.js';
+import { OPERATOR_ACTIONS, OPERATOR_AUDIT_RESULTS } from '../../../server/src/contracts/operatorAudit.js';
 import { TASK_STATUSES } from '../../../server/src/contracts/task.js';
 import type { ProxiedOperation } from '../../shared/proxiedOperations.js';
 
@@ -72,6 +73,16 @@ export const OPERATION_PARAMS = {
   'management.retry': z.strictObject({ id: guidSchema }),
   'management.bulk': z.strictObject({ action: z.enum(['requeue', 'retry', 'cancel']), filter: z.strictObject(bulkFilterFields), expectedCount: z.number().int().min(0) }),
   'management.bulkStatus': z.strictObject({ operationId: guidSchema }),
+  'audit.list': z.strictObject({
+    actor: z.string().max(200).optional(),
+    action: z.enum(OPERATOR_ACTIONS).optional(),
+    target: z.string().max(200).optional(),
+    result: z.enum(OPERATOR_AUDIT_RESULTS).optional(),
+    from: isoDate.optional(),
+    to: isoDate.optional(),
+    page: z.number().int().min(1).max(API_LIMITS.maxPage).optional(),
+    pageSize: z.number().int().min(1).max(API_LIMITS.maxPageSize).optional(),
+  }),
 } as const satisfies { [Op in ProxiedOperation]: z.ZodType };
 
 export const PROXIED_OPERATIONS = Object.keys(OPERATION_PARAMS) as ProxiedOperation[];

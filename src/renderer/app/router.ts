@@ -12,6 +12,7 @@ export const routes: RouteRecordRaw[] = [
   { path: '/queues', name: 'queues', component: () => import('../pages/QueuesPage.vue'), meta: { title: 'Queues' } },
   { path: '/failures', name: 'failures', component: () => import('../pages/FailuresPage.vue'), meta: { title: 'What is failing' } },
   { path: '/statistics', name: 'statistics', component: () => import('../pages/StatisticsPage.vue'), meta: { title: 'Statistics' } },
+  { path: '/audit', name: 'audit', component: () => import('../pages/AuditPage.vue'), meta: { title: 'Audit' } },
   { path: '/live', name: 'live', component: () => import('../pages/LivePage.vue'), meta: { title: 'Live feed' } },
   { path: '/:pathMatch(.*)*', name: 'not-found', component: () => import('../pages/NotFoundPage.vue'), meta: { title: 'Not found' } },
 ];

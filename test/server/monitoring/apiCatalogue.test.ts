@@ -97,7 +97,8 @@ describe('requests built from the catalogue, sent to the real router', () => {
   );
 
   it.each(entries)('%s: every catalogue parameter is accepted and answered by its handler', async (op, route) => {
-    const token = await login(s.api, route.management ? 'operator' : 'admin', route.management ? 'operator' : 'admin');
+    const operate = route.management || route.role === 'operate';
+    const token = await login(s.api, operate ? 'operator' : 'admin', operate ? 'operator' : 'admin');
     const params: Record<string, unknown> = {};
     const pathSamples: Record<string, string> = { name: 'default', id: taskId, action: 'requeue', operationId: randomUUID() };
     for (const name of pathParamsOf(route.path)) params[name] = pathSamples[name];

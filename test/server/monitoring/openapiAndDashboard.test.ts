@@ -11,6 +11,7 @@ const ENDPOINTS = [
   'get /queues/{name}/tasks', 'get /statistics/success-rate-trend', 'get /statistics/task-types', 'get /statistics/execution-times',
   'post /management/tasks/{id}/requeue', 'post /management/tasks/{id}/resume', 'post /management/tasks/{id}/cancel',
   'post /management/tasks/{id}/retry', 'post /management/bulk/requeue', 'post /management/bulk/retry', 'post /management/bulk/cancel', 'get /management/bulk/{operationId}', 'get /statistics/failure-groups',
+  'get /audit',
   // outside the API base (its path item names the server /svc-monitoring)
   'get /metrics',
 ];

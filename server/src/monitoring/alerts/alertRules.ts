@@ -1,7 +1,11 @@
 import { OptionReader } from '../../options/OptionReader.js';
 
-/** What a rule watches: failed tasks (events), halted schedules, a queue's backlog, the engine's health (read models and health). */
-export const ALERT_KINDS = ['TaskFailed', 'ScheduleHalted', 'QueueBacklog', 'EngineDegraded'] as const;
+/**
+ * What a rule watches: failed tasks (events), halted schedules, a queue's backlog, the engine's
+ * health (read models and health); OperatorAction posts each operator audit record (sign-ins,
+ * management actions and their refusals) as it is kept.
+ */
+export const ALERT_KINDS = ['TaskFailed', 'ScheduleHalted', 'QueueBacklog', 'EngineDegraded', 'OperatorAction'] as const;
 export type AlertKind = (typeof ALERT_KINDS)[number];
 /** Body shapes: the plain JSON document, or a chat service's incoming-webhook form. */
 export const WEBHOOK_PRESETS = ['json', 'slack', 'teams'] as const;

@@ -1,4 +1,4 @@
-import type { SvcEvent } from '../../contracts/index.js';
+import type { OperatorAuditEntry, SvcEvent } from '../../contracts/index.js';
 import type { MonitoringStore } from '../../storage/MonitoringStore.js';
 import type { MonitoringLogger } from '../options.js';
 import { webhookBody, type AlertMessage } from './alertMessage.js';
@@ -27,6 +27,8 @@ export interface AlertingSources {
 
 export interface Alerting {
   stats(): DeliveryStats;
+  /** An operator audit record: posted by every OperatorAction rule. */
+  operatorAction(entry: OperatorAuditEntry): void;
   close(): void;
 }
 
@@ -51,7 +53,7 @@ export function createAlerting(src: AlertingSources): Alerting {
   const states = new Map<ResolvedAlertRule, RuleState>(src.rules.map((r) => [r, { firing: false, count: 0, taskIds: [] }]));
   let closed = false;
 
-  const post = (rule: ResolvedAlertRule, state: AlertMessage['state'], count: number, summary: string, taskIds: string[] = []) => {
+  const post = (rule: ResolvedAlertRule, state: AlertMessage['state'], count: number, summary: string, taskIds: string[] = [], operatorAction?: OperatorAuditEntry) => {
     const message: AlertMessage = {
       rule: rule.name,
       on: rule.on,
@@ -61,6 +63,7 @@ export function createAlerting(src: AlertingSources): Alerting {
       taskIds,
       links: { dashboard: `${base}/svc-monitoring`, tasks: taskIds.map((id) => `${base}/svc-monitoring/tasks/${id}`) },
       atUtc: new Date(src.now()).toISOString(),
+      ...(operatorAction !== undefined && { operatorAction }),
     };
     sender.send(rule, webhookBody(message, rule.webhook.preset));
   };
@@ -109,8 +112,19 @@ export function createAlerting(src: AlertingSources): Alerting {
   };
   if (failureRules.length > 0) src.engine?.on('event', onEvent);
 
+  // ---- OperatorAction: one message per audit record
+  const operatorRules = src.rules.filter((r) => r.on === 'OperatorAction');
+  const operatorAction = (entry: OperatorAuditEntry) => {
+    if (closed) return;
+    const target = entry.targetId === undefined ? '' : ` on ${entry.targetId}`;
+    const status = entry.status === undefined ? '' : ` (${entry.status})`;
+    for (const rule of operatorRules) {
+      post(rule, 'recorded', 1, `${entry.actor} ${entry.action}${target}: ${entry.result}${status}`, entry.targetId === undefined ? [] : [entry.targetId], entry);
+    }
+  };
+
   // ---- Level rules: the read models and the health, looked at every second
-  const levelRules = src.rules.filter((r) => r.on !== 'TaskFailed');
+  const levelRules = src.rules.filter((r) => r.on !== 'TaskFailed' && r.on !== 'OperatorAction');
   const condition = async (rule: ResolvedAlertRule): Promise<{ holds: boolean; count: number; summary: string }> => {
     if (rule.on === 'EngineDegraded') {
       const status = src.engine?.health?.().status ?? 'ok';
@@ -157,6 +171,7 @@ export function createAlerting(src: AlertingSources): Alerting {
 
   return {
     stats: () => ({ ...sender.stats }),
+    operatorAction,
     close() {
       closed = true;
       if (poller) clearInterval(poller);

@@ -1,11 +1,14 @@
 import jwt from 'jsonwebtoken';
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
+import { OPERATOR_AUTH_METHODS, type OperatorAuthMethod } from '../../contracts/index.js';
 
 export type Role = 'read' | 'operate';
 
 export interface Principal {
   username: string;
   role: Role;
+  /** How the session was signed in (the token's `method` claim; absent on tokens issued before it existed). */
+  method?: OperatorAuthMethod;
   /** ms since epoch; undefined with authentication off (tokens without expiry are refused). */
   expiresAtMs?: number;
 }
@@ -30,10 +33,11 @@ export class TokenService {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
-  issue(username: string, role: Role): { token: string; expiresAtMs: number } {
+  /** `method`: how the session was signed in (the token's `method` claim, recorded in the operator audit). */
+  issue(username: string, role: Role, method: OperatorAuthMethod): { token: string; expiresAtMs: number } {
     const iat = Math.floor(this.now() / 1000);
     const exp = iat + Math.round(this.lifetimeHours * 3600);
-    const token = jwt.sign({ sub: username, role, iat, exp, jti: randomUUID() }, this.key, {
+    const token = jwt.sign({ sub: username, role, method, iat, exp, jti: randomUUID() }, this.key, {
       algorithm: 'HS256',
       issuer: this.issuer,
       audience: this.audience,
@@ -55,9 +59,10 @@ export class TokenService {
       // A token that never expires cannot be revoked short of rotating the secret.
       if (typeof payload.exp !== 'number') return { ok: false, expired: false, reason: 'The token has no expiry (exp).' };
       const role: Role = payload.role === 'operate' ? 'operate' : 'read';
+      const method = OPERATOR_AUTH_METHODS.find((m) => m === payload.method);
       return {
         ok: true,
-        principal: { username: payload.sub, role, expiresAtMs: payload.exp * 1000 },
+        principal: { username: payload.sub, role, ...(method !== undefined && { method }), expiresAtMs: payload.exp * 1000 },
       };
     } catch (err) {
       if (err instanceof jwt.TokenExpiredError) return { ok: false, expired: true, reason: 'The token expired.' };

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { BulkCountMismatch } from '../../contracts/index.js';
+import type { BulkCountMismatch, BulkFilter } from '../../contracts/index.js';
+import { noteAudit } from '../audit/recordAnswers.js';
 import { countDiffersTooMuch, parseBulkAction, parseBulkBody } from '../http/bulkRequest.js';
 import { BadRequestError } from '../http/problem.js';
 import { sendJson } from '../http/sendJson.js';
@@ -19,6 +20,9 @@ export function bulkActionHandler(ctx: MonitoringContext): RequestHandler {
   return async (req, res) => {
     const action = parseBulkAction(req);
     const { filter, expectedCount } = parseBulkBody(req);
+    // The filter as the user sent it (checked above) goes into the operator audit.
+    const sentFilter = ((req.body as { filter?: BulkFilter }).filter ?? {}) as BulkFilter;
+    noteAudit(res, { bulk: { filter: sentFilter, expectedCount } });
     const tasks = ctx.engine?.tasks;
     if (!tasks) {
       return sendJson(res, 501, { status: 'NotSupported', message: 'Bulk actions need the task engine: this is a standalone registration.' });
@@ -27,6 +31,7 @@ export function bulkActionHandler(ctx: MonitoringContext): RequestHandler {
     if (count > MAX_BULK_ROWS) {
       throw BadRequestError.of('filter', `The filter matches ${count} rows; a bulk action takes at most ${MAX_BULK_ROWS}. Narrow the filter.`);
     }
+    noteAudit(res, { bulk: { filter: sentFilter, expectedCount, count } });
     if (count > 0 && countDiffersTooMuch(expectedCount, count)) {
       const body: BulkCountMismatch = {
         status: 'Conflict',
@@ -38,6 +43,8 @@ export function bulkActionHandler(ctx: MonitoringContext): RequestHandler {
     }
     const ids = count === 0 ? [] : await ctx.store.taskIds(filter, MAX_BULK_ROWS);
     const operation = tasks.startBulk({ action, ids, statuses: filter.statuses, actor: managementActor(req, res) });
+    const { operationId, state, processed, succeeded, skipped } = operation;
+    noteAudit(res, { bulk: { filter: sentFilter, expectedCount, count, operationId, state, processed, succeeded, skipped } });
     sendJson(res, 200, operation);
   };
 }

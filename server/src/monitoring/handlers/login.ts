@@ -4,6 +4,7 @@ import { toIso } from '../../storage/common/time.js';
 import { constantTimeEquals } from '../auth/constantTimeEquals.js';
 import { BadRequestError, sendProblem } from '../http/problem.js';
 import { sendJson } from '../http/sendJson.js';
+import { noteAudit } from '../audit/recordAnswers.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 import { fieldErrors, loginRequestSchema } from '../openapi/answerSchemas.js';
 
@@ -29,7 +30,8 @@ export function loginHandler(ctx: MonitoringContext): RequestHandler {
     const read = Number(constantTimeEquals(username, o.username)) & Number(constantTimeEquals(password, o.password));
     if (!operate && !read) return sendProblem(res, 401, 'Invalid username or password.');
     const role = operate ? 'operate' : 'read';
-    const { token, expiresAtMs } = ctx.tokens.issue(username, role);
+    const { token, expiresAtMs } = ctx.tokens.issue(username, role, 'password');
+    noteAudit(res, { actor: username, role, method: 'password' });
     const body: LoginResponse = { token, expiresAt: toIso(expiresAtMs), username, canManage: role === 'operate' };
     res.setHeader('Cache-Control', 'no-store');
     sendJson(res, 200, body);

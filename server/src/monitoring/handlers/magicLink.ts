@@ -6,6 +6,7 @@ import { magicRequestSchema } from '../openapi/answerSchemas.js';
 import { sendProblem } from '../http/problem.js';
 import { QueryParams } from '../http/queryParams.js';
 import { sendJson } from '../http/sendJson.js';
+import { noteAudit } from '../audit/recordAnswers.js';
 import type { MonitoringContext } from '../MonitoringContext.js';
 
 /** The user name of every magic-link session (a magic-link session has read-only rights). */
@@ -18,7 +19,8 @@ function exchange(ctx: MonitoringContext, token: unknown, res: Response): void {
   if (typeof token !== 'string' || token === '' || !constantTimeEquals(token, configured)) {
     return sendProblem(res, 401, 'The magic link token is invalid.');
   }
-  const issued = ctx.tokens.issue(MAGIC_LINK_USER, 'read');
+  const issued = ctx.tokens.issue(MAGIC_LINK_USER, 'read', 'magic');
+  noteAudit(res, { role: 'read' });
   const body: MagicResponse = { token: issued.token, expiresAt: toIso(issued.expiresAtMs), username: MAGIC_LINK_USER };
   sendJson(res, 200, body);
 }

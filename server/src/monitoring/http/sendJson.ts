@@ -6,6 +6,12 @@ export function toJson(body: unknown): string {
 }
 
 export function sendJson(res: Response, status: number, body: unknown, contentType = 'application/json; charset=utf-8'): void {
+  // The answer's message (a management status's, a problem's detail) for the operator audit.
+  if (typeof body === 'object' && body !== null) {
+    const { message, detail } = body as { message?: unknown; detail?: unknown };
+    const said = typeof message === 'string' ? message : detail;
+    if (typeof said === 'string') res.locals.answerMessage = said;
+  }
   res.status(status).setHeader('Content-Type', contentType);
   res.end(toJson(body));
 }

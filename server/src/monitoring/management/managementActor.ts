@@ -6,6 +6,8 @@ import type { Principal } from '../auth/TokenService.js';
  * the `managementAuthorization` hook, the host's principal when it left one on the request
  * (`req.user` with a name, username or id), else "management hook".
  */
+export const MANAGEMENT_HOOK_ACTOR = 'management hook';
+
 export function managementActor(req: Request, res: Response): string {
   const principal = res.locals.principal as Principal | undefined;
   if (principal?.username) return principal.username;
@@ -16,5 +18,5 @@ export function managementActor(req: Request, res: Response): string {
       if (typeof v === 'string' && v !== '') return v.slice(0, 200);
     }
   }
-  return 'management hook';
+  return MANAGEMENT_HOOK_ACTOR;
 }

@@ -40,8 +40,9 @@ export function managementAuthorizationGate(ctx: MonitoringContext): RequestHand
     if (token === undefined) return sendUnauthorized(res, 'missing', 'A bearer token with the operate role is required.');
     const r = ctx.tokens.verify(token);
     if (!r.ok) return sendUnauthorized(res, r.expired ? 'expired' : 'invalid', r.reason);
-    if (r.principal.role !== 'operate') return sendProblem(res, 403, 'The operate role is required.');
+    // The refused session is named too: the operator audit records who was refused.
     res.locals.principal = r.principal;
+    if (r.principal.role !== 'operate') return sendProblem(res, 403, 'The operate role is required.');
     next();
   };
 }

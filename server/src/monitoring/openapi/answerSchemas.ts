@@ -8,6 +8,10 @@ import { z } from 'zod';
 import {
   BULK_ACTIONS,
   DASHBOARD_RANGES,
+  OPERATOR_ACTIONS,
+  OPERATOR_AUDIT_RESULTS,
+  OPERATOR_AUTH_METHODS,
+  SEARCH_SCOPES,
   TASK_STATUSES,
   TREND_PERIODS,
   type ApiParams,
@@ -21,6 +25,8 @@ import {
   type HaltBlock,
   type HealthReport,
   type ManagementResponse,
+  type OperatorAuditEntry,
+  type OperatorAuditPage,
   type MonitoringConfig,
   type OccurrenceBlock,
   type OccurrenceListItem,
@@ -287,6 +293,58 @@ export const bulkOperationSchema = z.object({
   error: z.string().optional(),
 });
 
+/** A bulk action's filter as its body sent it (the GET /tasks filter parameters). */
+export const bulkFilterSchema = z.object({
+  statuses: z.array(taskStatusSchema).optional(),
+  queueName: z.string().optional(),
+  taskType: z.string().optional(),
+  isRecurring: z.boolean().optional(),
+  createdAfter: isoTimestamp.optional(),
+  createdBefore: isoTimestamp.optional(),
+  searchTerm: z.string().optional(),
+  searchScope: z.enum(SEARCH_SCOPES).optional(),
+  requestSearch: z.string().optional(),
+  failureFingerprint: z.string().optional(),
+  parentTaskId: guid.optional(),
+  onlyOccurrences: z.boolean().optional(),
+  onlyCatchUp: z.boolean().optional(),
+});
+
+export const operatorAuditEntrySchema = z.object({
+  id: z.int().min(1),
+  atUtc: isoTimestamp,
+  actor: z.string().meta({ description: 'The user name of the session (the attempted one for a failed sign-in); anonymous without a session.' }),
+  method: z.enum(OPERATOR_AUTH_METHODS).optional().meta({ description: 'How the session was signed in.' }),
+  role: z.enum(['read', 'operate']).optional(),
+  clientAddress: z.string().optional().meta({ description: 'After the trusted-proxy rules.' }),
+  userAgent: z.string().optional(),
+  action: z.enum(OPERATOR_ACTIONS),
+  targetId: z.string().optional().meta({ description: 'The task or schedule row acted on.' }),
+  result: z.enum(OPERATOR_AUDIT_RESULTS).meta({ description: 'ok; refused (4xx, see status); error (5xx).' }),
+  status: z.int().optional().meta({ description: 'The HTTP status of the answer.' }),
+  message: z.string().optional(),
+  bulk: z
+    .object({
+      filter: bulkFilterSchema,
+      expectedCount: count,
+      count: count.optional().meta({ description: 'Rows the filter matched when the action was asked for.' }),
+      operationId: guid.optional(),
+      state: z.enum(['Running', 'Completed', 'Failed']).optional().meta({ description: 'Running until the operation ends; then the counts it reached.' }),
+      processed: count.optional(),
+      succeeded: count.optional(),
+      skipped: count.optional(),
+    })
+    .optional(),
+});
+
+export const operatorAuditPageSchema = z.object({
+  items: z.array(operatorAuditEntrySchema),
+  totalCount: count,
+  page: z.int().min(1),
+  pageSize: z.int().min(1),
+  totalPages: count,
+});
+
 export const bulkCountMismatchSchema = z.object({ status: z.literal('Conflict'), message: z.string(), expectedCount: count, count });
 
 export const failureGroupsSchema = z.object({
@@ -403,6 +461,8 @@ export type SchemasMatchContracts = [
   Check<Same<z.output<typeof managementResponseSchema>, ManagementResponse>>,
   Check<Same<z.output<typeof monitoringConfigSchema>, MonitoringConfig>>,
   Check<Same<z.output<typeof healthReportSchema>, HealthReport>>,
+  Check<Same<z.output<typeof operatorAuditEntrySchema>, OperatorAuditEntry>>,
+  Check<Same<z.output<typeof operatorAuditPageSchema>, OperatorAuditPage>>,
   Check<Same<z.output<typeof magicRequestSchema>, ApiParams<'auth.magic'>>>,
   Check<Same<z.output<typeof validateRequestSchema>, ApiParams<'auth.validate'>>>,
 ];
@@ -423,6 +483,7 @@ const COMPONENTS = new Map<unknown, string>([
   [queueSummarySchema, 'QueueSummary'],
   [catchUpBacklogSchema, 'CatchUpBacklog'],
   [successRatePointSchema, 'SuccessRatePoint'],
+  [operatorAuditEntrySchema, 'OperatorAuditEntry'],
 ]);
 
 /** A schema as an OpenAPI component: its JSON Schema without the dialect line, nested components as references. */

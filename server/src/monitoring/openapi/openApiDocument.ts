@@ -84,6 +84,8 @@ const schemas: Record<string, Json> = {
   ManagementResponse: componentSchema(answers.managementResponseSchema),
   MonitoringConfig: componentSchema(answers.monitoringConfigSchema),
   HealthReport: componentSchema(answers.healthReportSchema),
+  OperatorAuditEntry: componentSchema(answers.operatorAuditEntrySchema),
+  OperatorAuditPage: componentSchema(answers.operatorAuditPageSchema),
 };
 
 const json = (schema: Json, description = 'OK', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
@@ -179,6 +181,15 @@ const OPERATION_DOCS: { [Op in ApiOperation]: OperationDoc } = {
     },
   },
   'statistics.failureGroups': { responses: read(ref('FailureGroups')) },
+  'audit.list': {
+    description:
+      'Needs the operate role (or the managementAuthorization hook when the host set one). One record per sign-in (success or failure), per management action and per refusal of one; a bulk action\'s record carries its filter and, once the operation ends, the counts it reached. Records are kept operatorAuditRetentionDays days (default 90); the API never changes or deletes one.',
+    responses: {
+      ...read(ref('OperatorAuditPage')),
+      '403': problem('Address refused, or the session lacks the operate role.'),
+      '501': problem('The store keeps no operator audit (an older SQLite schema).'),
+    },
+  },
 };
 
 const MANAGEMENT_DESCRIPTION =

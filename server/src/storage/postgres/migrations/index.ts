@@ -12,6 +12,7 @@ import { pgMigration011AbandonedCount } from './011_abandonedCount.js';
 import { pgMigration012TraceContext } from './012_traceContext.js';
 import { pgMigration013ReadModelDeltasFromOneDescription } from './013_readModelDeltasFromOneDescription.js';
 import { pgMigration014SearchLookupAndCoveringSeq } from './014_searchLookupAndCoveringSeq.js';
+import { pgMigration017OperatorAudit } from './017_operatorAudit.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -35,4 +36,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 12, name: 'the trace context of the dispatch that created a task', sql: pgMigration012TraceContext },
   { version: 13, name: 'read-model triggers generated from the one description of the deltas (readModelDeltas.ts); the finished-runs trigger folded into the UPDATE trigger', sql: pgMigration013ReadModelDeltasFromOneDescription },
   { version: 14, name: 'argument search reads the rare words of its terms from the index (svc_request_lookup); ux_tasks_seq covers created_at and status', sql: pgMigration014SearchLookupAndCoveringSeq },
+  { version: 17, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: pgMigration017OperatorAudit },
 ];

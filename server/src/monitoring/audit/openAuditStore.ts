@@ -1,0 +1,24 @@
+import type { Database } from 'better-sqlite3';
+import { createOperatorAuditStore } from '../../storage/common/audit/operatorAuditRows.js';
+import type { OperatorAuditStore } from '../../storage/OperatorAuditStore.js';
+import type { PostgresStorage } from '../../storage/postgres/PostgresStorage.js';
+import { postgresReadDb } from '../../storage/postgres/postgresReadDb.js';
+import { sqliteReadDb } from '../../storage/sqlite/sqliteReadDb.js';
+
+/** The audit table of a store, and whether this process may append to it. */
+export interface OpenedAuditStore {
+  store: OperatorAuditStore;
+  /** False on a SQLite file opened read-only (`serve --db`): records then go to the log only. */
+  writable: boolean;
+}
+
+/**
+ * The operator audit table of the monitoring's store: PostgreSQL's, or the SQLite file's when its
+ * schema has one (a file migrated by an older build and opened read-only has none: undefined).
+ */
+export function openAuditStore(pg: PostgresStorage | undefined, sqlite: Database | undefined): OpenedAuditStore | undefined {
+  if (pg) return { store: createOperatorAuditStore(postgresReadDb(pg)), writable: true };
+  if (!sqlite) return undefined;
+  const table = sqlite.prepare(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'operator_audit'`).get();
+  return table === undefined ? undefined : { store: createOperatorAuditStore(sqliteReadDb(sqlite)), writable: !sqlite.readonly };
+}
