@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Writes docs/decisions/README.md, the index of the decision records, from the records themselves:
 // each record is one file `docs/decisions/<slug>.md` whose first line is `# Title` and whose third
-// line is `Status: … · Date: YYYY-MM-DD · Topic: … · Replaces: …` (Topic and Replaces optional).
+// line (or second) is `Status: … · Date: YYYY-MM-DD · Topic: … · Replaces: …` (Topic and Replaces optional).
 // `--check` writes nothing and exits 1 when the index is not the one the records give (a test runs it).
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,8 +15,9 @@ const FIELDS = /^Status: .+$/;
 export function readRecord(file, text) {
   const lines = text.split('\n');
   if (!lines[0]?.startsWith('# ')) throw new Error(`${file}: the first line must be '# Title'`);
-  if (!FIELDS.test(lines[2] ?? '')) throw new Error(`${file}: the third line must be 'Status: … · Date: YYYY-MM-DD · …'`);
-  const fields = Object.fromEntries(lines[2].split(' · ').map((part) => {
+  const statusLine = [lines[1], lines[2]].find((line) => FIELDS.test(line ?? ''));
+  if (!statusLine) throw new Error(`${file}: the third line must be 'Status: … · Date: YYYY-MM-DD · …'`);
+  const fields = Object.fromEntries(statusLine.split(' · ').map((part) => {
     const at = part.indexOf(': ');
     return [part.slice(0, at).trim().toLowerCase(), part.slice(at + 2).trim()];
   }));
