@@ -77,6 +77,14 @@ export interface EngineStore {
    * (`CommitBatch.retryStarts`), not of this process's. Absent: this process's windows decide.
    */
   readonly sharedRateWindows?: boolean;
+  /**
+   * Optional, for stores shared by several hosts: now on the one clock they share (the
+   * database's, as this host reads it), ms since the epoch. An engine given no `clock` takes its
+   * time from it, so every instant it writes for another process to compare is on that clock.
+   */
+  now?(): number;
+  /** Optional, with `now`: this host's clock minus the shared one, ms, as last measured. */
+  clockOffsetMs?(): number;
 }
 
 export interface LeaseState {

@@ -23,7 +23,6 @@ import { QueueAdmission } from './queueAdmission.js';
 import { recordAttemptFailures } from './recordAttemptFailures.js';
 import { createPostgresScheduleStore } from './scheduleStore.js';
 import { releaseReservations, startRuns } from './startRuns.js';
-import { insertStatusAudits } from './statusAudits.js';
 import { inTransaction, withClient } from './storeClient.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
 
@@ -37,7 +36,10 @@ export interface PostgresEngineStoreOptions {
   leaseMs?: number;
   /** How often the heartbeat is renewed and expired leases looked for. Default leaseMs / 3. */
   heartbeatMs?: number;
-  /** Clock (ms since epoch) for the audit times of lease recovery. Default Date.now. Leases themselves are timed by the database clock. */
+  /**
+   * Clock (ms since epoch) for the audit times of lease recovery. Default: the database's clock as
+   * this host reads it (storage.clock). Leases themselves are timed in SQL by the database clock.
+   */
   clock?: () => number;
   /**
    * Wait for the WAL flush on every group commit. Default true: what the engine reports (a run
@@ -74,7 +76,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   const instanceId = options.instanceId ?? randomUUID();
   const leaseMs = options.leaseMs ?? 30_000;
   const heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(leaseMs / 3));
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? storage.clock.now;
   if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new TypeError('createPostgresEngineStore: option "leaseMs" must be an integer >= 100');
   // Wake notices carry the instance id: an instance does not wake itself with its own writes.
   const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
@@ -247,6 +249,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     instanceId,
     commit,
     sharedRateWindows: true,
+    // Engines on this store take their time from the database's clock (see DatabaseClock).
+    now: storage.clock.now,
+    clockOffsetMs: () => storage.clock.offsetMs,
     recover: async (input: RecoverInput) => {
       maxAbandoned = input.maxAbandoned ?? DEFAULT_MAX_ABANDONED;
       onAbandoned = input.onAbandoned;
@@ -257,12 +262,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         await renew();
         const expired = await recoverExpiredLeases(c, storage.schema, input.now, leaseMs, maxAbandoned);
         failed.push(...own.failed, ...expired.failed);
-        let n = own.requeued + expired.requeued;
-        const { rows } = await c.query<{ id: string; audit_level: 'Full' | 'ErrorsOnly' | 'None' }>(
-          taskStatusUpdate({ writer: 'recoverAtStart', to: 'Queued', from: ['ServiceStopped'], set: 'instance_id = NULL', where: 'true', returning: 't.id, t.audit_level' }),
-        );
-        await insertStatusAudits(c, rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: input.now, status: 'Queued' as const })));
-        n += rows.length;
+        // ServiceStopped rows are recovered as above, only once their instance is gone: a stopping
+        // instance's handler may still run.
+        const n = own.requeued + expired.requeued;
         if (input.unlimitedQueues.length > 0) {
           await c.query(
             `WITH admitted AS (${taskStatusUpdate({ writer: 'admitUnlimited', to: 'Queued', from: ['WaitingQueue'], where: 'queue = ANY($1::text[])', returning: 't.id, t.audit_level' })})
