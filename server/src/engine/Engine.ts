@@ -364,6 +364,8 @@ export class TaskEngine implements Engine {
       await new Promise((r) => setTimeout(r, Math.min(5, Math.max(1, deadline - Date.now()))));
     }
     this.runs.abandonAll();
+    // Handlers that ignored their abort may run on: a shared store holds their rows until they settle.
+    this.store.handlersOutliveStop?.(this.runs.handlersSettled());
     await this.commit.drain(writeTimeoutMs);
     this.running = false;
     this.wakeTimer.cancel();

@@ -85,6 +85,12 @@ export interface EngineStore {
   now?(): number;
   /** Optional, with `now`: this host's clock minus the shared one, ms, as last measured. */
   clockOffsetMs?(): number;
+  /**
+   * Optional, for stores shared by several processes: called at the end of a stop's grace period
+   * with a promise that resolves once every handler the engine called has settled. Until then a
+   * run the stop left ServiceStopped may still be running here, and no other process may take it.
+   */
+  handlersOutliveStop?(settled: Promise<void>): void;
 }
 
 export interface LeaseState {

@@ -17,7 +17,8 @@ interface Reading {
  * taken on it, so hosts whose own clocks disagree still agree. A reading (the heartbeat's, and one
  * when the store opens) is the database's instant against the midpoint of the round trip on this
  * host's clock; the offset is the reading with the shortest round trip of the last few, so it is
- * off by at most half that round trip (a millisecond or two on a LAN).
+ * off by at most half that round trip (a millisecond or two on a LAN). An offset within that
+ * uncertainty is taken as 0 (hosts that share one clock keep it exactly).
  */
 export class DatabaseClock {
   private readonly readings: Reading[] = [];
@@ -46,6 +47,8 @@ export class DatabaseClock {
     if (this.readings.length > READINGS_KEPT) this.readings.shift();
     let best = this.readings[0]!;
     for (const r of this.readings) if (r.roundTripMs < best.roundTripMs) best = r;
-    this.offset = Math.round(best.offsetMs);
+    // Half the round trip, the database's rounding to a millisecond and Date.now's own.
+    const uncertainty = best.roundTripMs / 2 + 2;
+    this.offset = Math.abs(best.offsetMs) <= uncertainty ? 0 : Math.round(best.offsetMs);
   }
 }

@@ -60,7 +60,11 @@ export interface PostgresEngineStore extends EngineStore {
   leaseTick(): Promise<number>;
   /** Whether the heartbeat is failing and whether the lease has lapsed (see EngineStore.lease). */
   lease(): LeaseState;
-  /** Stops the heartbeat and removes this instance's row (its finished work stays). */
+  /**
+   * Stops the heartbeat and removes this instance's row (its finished work stays), unless it left
+   * runs ServiceStopped whose handlers still run: then the row lapses one lease after the last
+   * heartbeat, when this process should have ended (a handler that ignored its abort ends with it).
+   */
   dispose(): Promise<void>;
 }
 
@@ -166,6 +170,14 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
    * InProgress row of this instance outside this set was started by a commit whose answer was lost.
    */
   const owned = new Set<string>();
+  /**
+   * Set once this instance marked a run ServiceStopped, and while the engine's handlers have not all
+   * settled since its stop (handlersOutliveStop): such a handler may run on until this process
+   * ends, so dispose leaves the instance row to lapse (other instances take the row one lease after
+   * the last heartbeat) instead of removing it.
+   */
+  let leftStoppedRuns = false;
+  let handlersRunning = false;
   /** Set when a commit lost its connection: its outcome is unknown until the next commit reconciles. */
   let lostOutcome = false;
   const commit = async (b: CommitBatch): Promise<CommitOutcome> => {
@@ -186,6 +198,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     });
     for (const r of b.completeRuns) owned.delete(r.id);
     for (const r of b.serviceStopped) owned.delete(r.id);
+    if (out.stopped.some(Boolean)) leftStoppedRuns = true;
     return out;
   };
 
@@ -319,12 +332,19 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         storage.events.off('wake', onWake);
       };
     },
+    handlersOutliveStop(settled: Promise<void>) {
+      handlersRunning = true;
+      void settled.then(() => {
+        handlersRunning = false;
+      });
+    },
     leaseTick,
     async dispose() {
       disposed = true;
       clearInterval(timer);
       await ticking;
-      if (!storage.closed) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
+      // Without runs left ServiceStopped, other instances need not wait for the lease to lapse.
+      if (!storage.closed && !(leftStoppedRuns && handlersRunning)) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
     },
   };
 }
