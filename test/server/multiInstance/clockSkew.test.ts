@@ -81,6 +81,35 @@ describe('clock skew between PostgreSQL instances', () => {
     expect(rows[0]!.latest).toBeLessThanOrEqual(rows[0]!.db_now + OFFSET_TOLERANCE_MS);
   }, 120_000);
 
+  it('a rate limit shared by instances 2 s ahead of and 2 s behind the database\'s holds: never more than its starts in any sliding window, and neither instance starves', async () => {
+    const LIMIT = 4;
+    const WINDOW = 1000;
+    const N = 24;
+    // Each instance runs 4 handlers at once (300 ms each): the limit, not the workers, paces them.
+    const instances = [];
+    for (const clockOffsetMs of [2000, -2000]) {
+      const i = await startInstance(shared.database.connectionString, { handlerMs: 300, clockOffsetMs, rateLimit: { limit: LIMIT, windowMs: WINDOW } });
+      shared.running.push(i);
+      instances.push(i);
+    }
+    const d = createEngine({ store: shared.store, onError: () => undefined }).handle('Multi.Limited', () => undefined);
+    const ids = await Promise.all(Array.from({ length: N }, () => d.dispatch('Multi.Limited', {})));
+    await waitFor(async () => {
+      const { rows } = await shared.storage.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE id = ANY($1::text[]) AND status = 'Completed'`, [ids]);
+      return rows[0]!.n === N;
+    }, 90_000, 'every rate-limited task to complete', 50);
+    const reports = [];
+    for (const i of instances) reports.push(await i.stop());
+    await expectEachRanOnce(reports, ids);
+    // The handlers' begins on the host's one real clock: any LIMIT + 1 consecutive begins span a
+    // window, less the time from a claim to its handler's begin (a few ms; 150 allowed here).
+    const begins = reports.flatMap((r) => r.began).filter((b) => ids.includes(b.id)).map((b) => b.at).sort((x, y) => x - y);
+    const crowded = begins.slice(LIMIT).map((last, k) => last - begins[k]!).filter((span) => span < WINDOW - 150);
+    expect(crowded).toEqual([]);
+    // Both took starts (a host behind reading the other's starts as future ones would starve).
+    expect(reports.every((r) => r.began.length > 0)).toBe(true);
+  }, 120_000);
+
   it('GET /health and the metrics of a demo on PostgreSQL whose host is 5 minutes ahead say so', async () => {
     const env = {
       NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${SHIFTED_CLOCK}`.trim(),
