@@ -115,7 +115,8 @@ describe('clock skew between PostgreSQL instances', () => {
       NODE_OPTIONS: `${process.env['NODE_OPTIONS'] ?? ''} --import ${SHIFTED_CLOCK}`.trim(),
       SVC_TEST_CLOCK_OFFSET_MS: String(FIVE_MINUTES),
     };
-    const ahead = await startCli(['demo', '--port', '0', '--enable-authentication=false', '--database', shared.database.connectionString], env);
+    // A minute to start: the CLI runs from its sources (tsx) until it is built, slow on a loaded machine.
+    const ahead = await startCli(['demo', '--port', '0', '--enable-authentication=false', '--database', shared.database.connectionString], env, 60_000);
     try {
       const health = await (await fetch(`${ahead.baseUrl}/svc-monitoring/api/health`)).json() as { status: string; clock?: { offsetMs: number; ok: boolean } };
       expect(health.status).toBe('ok');
