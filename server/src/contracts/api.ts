@@ -61,6 +61,12 @@ export interface HealthReport {
   reason?: string;
   /** Additive, with alert rules only: alert messages delivered, given up after their retries (or dropped), and waiting. */
   alerts?: { delivered: number; failed: number; waiting: number; lastFailureUtc?: string };
+  /**
+   * Additive, with a local engine on PostgreSQL only: this host's clock minus the database's, ms
+   * (measured on each heartbeat), and whether it is within 1 s. The engine runs on the database's
+   * clock either way.
+   */
+  clock?: { offsetMs: number; ok: boolean };
 }
 
 export interface PageQuery {

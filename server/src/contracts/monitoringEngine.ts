@@ -48,8 +48,8 @@ export interface MonitoringEngine {
     cancel(key: string): Promise<OperationResult>;
   };
   on(event: 'event', listener: (e: SvcEvent) => void): unknown;
-  /** Whether the engine can write (GET /health); absent: reported as ok. */
-  health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number };
+  /** Whether the engine can write (GET /health); absent: reported as ok. `clock`: see HealthReport. */
+  health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number; clock?: { offsetMs: number; ok: boolean } };
   /** Durations of the engine's store commits (metrics); absent on an engine without them. */
   observeCommits?(listener: (seconds: number) => void): () => void;
   /** Runs given up at a stop (metrics); absent on an engine without them. */

@@ -21,8 +21,9 @@ export const TASK_TRANSITIONS: Readonly<Record<TaskStatus, readonly TaskStatus[]
   // the run ended; an inline recurring row waits for its next run (Pending); the engine stopped
   // during the run (ServiceStopped); a crashed run is re-queued at start (Queued)
   InProgress: ['Completed', 'Failed', 'Cancelled', 'Pending', 'ServiceStopped', 'Queued'],
-  // re-queued at the next start
-  ServiceStopped: ['Queued'],
+  // re-queued once its instance is gone (at the next start, or by a live PostgreSQL instance),
+  // or failed as abandoned past maxAbandoned
+  ServiceStopped: ['Queued', 'Failed'],
   // a durable schedule whose changed definition produces slots again
   Completed: ['Pending'],
   // an occurrence of a durable schedule put back in the queue

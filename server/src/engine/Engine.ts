@@ -24,6 +24,8 @@ import { WakeTimer } from './WakeTimer.js';
 const STOP_WRITE_TIMEOUT_MS = 5000;
 /** Unwritten changes older than this make the engine report itself degraded. */
 const DEGRADED_AFTER_MS = 5000;
+/** A host clock further than this from the store's shared clock is reported as not ok (health.clock). */
+const CLOCK_OFFSET_OK_MS = 1000;
 
 /**
  * The background-task engine: a facade over its parts. The group commit writes every change
@@ -196,7 +198,11 @@ export class TaskEngine implements Engine {
 
   health(): EngineHealth {
     const now = this.o.clock();
-    const base = { unwrittenChanges: this.commit.unwritten, oldestUnwrittenMs: this.commit.oldestUnwrittenMs(now), staleRunWrites: this.staleRunWrites };
+    const offsetMs = this.store.clockOffsetMs?.();
+    const base = {
+      unwrittenChanges: this.commit.unwritten, oldestUnwrittenMs: this.commit.oldestUnwrittenMs(now), staleRunWrites: this.staleRunWrites,
+      ...(offsetMs === undefined ? {} : { clock: { offsetMs, ok: Math.abs(offsetMs) <= CLOCK_OFFSET_OK_MS } }),
+    };
     if (this.storeLost !== null) return { status: 'failed', reason: this.storeLost.message, ...base };
     const failing = this.commit.failing;
     if (failing !== null) return { status: 'degraded', reason: `Writes are failing: ${errorMessage(failing)}`, ...base };
@@ -376,6 +382,8 @@ export class TaskEngine implements Engine {
       await new Promise((r) => setTimeout(r, Math.min(5, Math.max(1, deadline - Date.now()))));
     }
     this.runs.abandonAll();
+    // Handlers that ignored their abort may run on: a shared store holds their rows until they settle.
+    this.store.handlersOutliveStop?.(this.runs.handlersSettled());
     await this.commit.drain(writeTimeoutMs);
     this.running = false;
     this.wakeTimer.cancel();

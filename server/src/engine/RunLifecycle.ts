@@ -188,6 +188,9 @@ export class RunLifecycle {
   private reservationTimer: NodeJS.Timeout | undefined;
   /** Rows whose start this process's rate windows counted at their claim (`decide`). */
   private readonly counted = new Set<string>();
+  /** Handlers called and not yet settled (one aborted at a stop, or timed out, may run on), and who waits for none. */
+  private handlersRunning = 0;
+  private readonly handlersIdle: (() => void)[] = [];
 
   constructor(private readonly d: RunLifecycleDeps) {
     for (const q of d.options.queues.values()) {
@@ -404,6 +407,16 @@ export class RunLifecycle {
     }
   }
 
+  /** Resolves once no handler this engine called is still running (at once when none is). */
+  handlersSettled(): Promise<void> {
+    if (this.handlersRunning === 0) return Promise.resolve();
+    return new Promise((resolve) => this.handlersIdle.push(resolve));
+  }
+
+  private handlerSettled(): void {
+    if (--this.handlersRunning === 0) for (const resolve of this.handlersIdle.splice(0)) resolve();
+  }
+
   /** Engine stops after the grace period: every remaining run is given up. */
   abandonAll(): void {
     for (const run of [...this.active]) {
@@ -511,9 +524,16 @@ export class RunLifecycle {
       return;
     }
     if (result !== null && typeof result === 'object' && typeof (result as PromiseLike<unknown>).then === 'function') {
+      this.handlersRunning++;
       (result as PromiseLike<unknown>).then(
-        () => this.settle(run, token, true, undefined),
-        (err: unknown) => this.settle(run, token, false, err),
+        () => {
+          this.handlerSettled();
+          this.settle(run, token, true, undefined);
+        },
+        (err: unknown) => {
+          this.handlerSettled();
+          this.settle(run, token, false, err);
+        },
       );
     } else {
       this.settle(run, token, true, undefined);

@@ -86,7 +86,8 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     maxUnwrittenTasks: read.integer('maxUnwrittenTasks', 100_000, { min: 1 }),
     onUnwrittenFull: read.oneOf('onUnwrittenFull', ['wait', 'reject'] as const, 'wait'),
     reservationBudgetMs: read.integer('reservationBudgetMs', 250, { min: 1 }),
-    clock: read.fn<() => number>('clock') ?? Date.now,
+    // Several hosts on one store share its clock (EngineStore.now); one host alone keeps its own.
+    clock: read.fn<() => number>('clock') ?? (store.now !== undefined ? store.now.bind(store) : Date.now),
     onError: read.fn<(error: unknown, where: string) => void>('onError') ?? ((error, where) => console.error(`[svc-monitor engine] ${where}:`, error)),
   };
 }

@@ -89,7 +89,10 @@ export interface EngineOptions {
    * to any engine. Default 250 ms.
    */
   reservationBudgetMs?: number;
-  /** Clock for stored timestamps (ms since epoch). Default Date.now. */
+  /**
+   * Clock for stored timestamps (ms since epoch). Default: the store's shared clock when it has one
+   * (PostgreSQL: the database's, as this host reads it), else Date.now.
+   */
   clock?: () => number;
   /** Where tick and listener errors are reported. Default console.error. */
   onError?: (error: unknown, where: string) => void;
@@ -175,6 +178,12 @@ export interface EngineHealth {
    * before its start was written): dropped, never applied. Since the engine was created.
    */
   staleRunWrites: number;
+  /**
+   * Stores shared by several hosts only (PostgreSQL): this host's clock minus the database's, ms,
+   * measured on each heartbeat, and whether it is within 1 s (ok). The engine runs on
+   * the database's clock either way; a host far off says so here.
+   */
+  clock?: { offsetMs: number; ok: boolean };
 }
 
 export interface Engine {

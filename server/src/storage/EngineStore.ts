@@ -83,6 +83,20 @@ export interface EngineStore {
    * (`CommitBatch.retryStarts`), not of this process's. Absent: this process's windows decide.
    */
   readonly sharedRateWindows?: boolean;
+  /**
+   * Optional, for stores shared by several hosts: now on the one clock they share (the
+   * database's, as this host reads it), ms since the epoch. An engine given no `clock` takes its
+   * time from it, so every instant it writes for another process to compare is on that clock.
+   */
+  now?(): number;
+  /** Optional, with `now`: this host's clock minus the shared one, ms, as last measured. */
+  clockOffsetMs?(): number;
+  /**
+   * Optional, for stores shared by several processes: called at the end of a stop's grace period
+   * with a promise that resolves once every handler the engine called has settled. Until then a
+   * run the stop left ServiceStopped may still be running here, and no other process may take it.
+   */
+  handlersOutliveStop?(settled: Promise<void>): void;
 }
 
 export interface LeaseState {

@@ -99,7 +99,8 @@ describe('every status the store writes follows the transition table', () => {
     h.engine.handle('T.Fail', () => {
       throw new Error('no');
     }, { retry: { attempts: 2, backoffMs: 1, backoff: 'fixed' } });
-    h.engine.handle('T.Hang', () => new Promise(() => undefined));
+    // Given up at once by a stop without grace (ServiceStopped); it then honours its abort.
+    h.engine.handle('T.Hang', (_r, ctx) => new Promise((resolve) => ctx.signal.addEventListener('abort', resolve)));
     h.engine.handle('T.Every', () => undefined);
     await h.engine.start();
     const blocker = await h.engine.dispatch('T.Block', {}, { queue: 'tight' });
@@ -125,11 +126,13 @@ describe('every status the store writes follows the transition table', () => {
     // recovery: ServiceStopped → Queued, and a row left InProgress (a crash, simulated by the test
     // outside the recording) → Queued
     await recorder.unrecorded(() => h.probe.run(`UPDATE tasks SET status = 'InProgress' WHERE id = ?`, filler));
+    // The stopped process closes its store (on PostgreSQL its instance row goes): its rows are free.
+    await h.sut.close();
     const restarted = h.sut.reopen();
     const recovered = await recordTransitions(restarted);
     const second = restarted.engine({ pollIntervalMs: 20 });
     await second.start();
-    await waitFor(async () => (await h.status(hanging)) === 'Queued' && (await h.status(filler)) === 'Queued');
+    await waitFor(async () => (await restarted.probe.status(hanging)) === 'Queued' && (await restarted.probe.status(filler)) === 'Queued');
     await second.stop({ graceMs: 0 });
     const all = [...first, ...(await recovered.seen())];
     await restarted.close();

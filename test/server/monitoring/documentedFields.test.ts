@@ -117,8 +117,10 @@ describe('every documented field of every answer is carried by a real answer', (
   /** The answer components, and the fields of them no answer below carries yet. */
   const NOT_SEEDED: Record<string, string[]> = {
     // A store that refuses writes (degraded, failed), and alert rules: covered by their own tests, not seeded here.
-    HealthReport: ['alerts', 'reason'],
+    // The clock: an engine on PostgreSQL only (test/server/multiInstance/clockSkew.test.ts).
+    HealthReport: ['alerts', 'clock', 'reason'],
     'HealthReport.alerts': ['delivered', 'failed', 'lastFailureUtc', 'waiting'],
+    'HealthReport.clock': ['offsetMs', 'ok'],
     // Set only on a bulk operation whose store failed mid-way.
     BulkOperation: ['error'],
   };

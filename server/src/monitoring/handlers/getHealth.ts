@@ -11,13 +11,16 @@ const REASONS = {
 
 /**
  * GET /health, no authentication: `{ status: 'ok' | 'degraded' | 'failed', reason? }` from the
- * engine's own health (a monitoring without a local engine answers ok), and with alert rules
- * the count of alert messages delivered, given up and waiting.
+ * engine's own health (a monitoring without a local engine answers ok), with a local engine on
+ * PostgreSQL its host's clock offset from the database's, and with alert rules the count of alert
+ * messages delivered, given up and waiting.
  */
 export function getHealthHandler(ctx: MonitoringContext): RequestHandler {
   return (_req, res) => {
-    const status = ctx.engine?.health?.().status ?? 'ok';
+    const health = ctx.engine?.health?.();
+    const status = health?.status ?? 'ok';
     const report: HealthReport = status === 'ok' ? { status } : { status, reason: REASONS[status] };
+    if (health?.clock !== undefined) report.clock = { offsetMs: health.clock.offsetMs, ok: health.clock.ok };
     const deliveries = ctx.alertStats?.();
     if (deliveries) {
       // Counts only: the route needs no authentication, so webhook addresses and errors stay out.

@@ -7,7 +7,7 @@ import { COMMIT_SECONDS_BUCKETS, TASK_SECONDS_BUCKETS, type FinishOutcome } from
 export interface MeteredEngine {
   on(event: 'event', listener: (e: SvcEvent) => void): unknown;
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
-  health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number };
+  health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number; clock?: { offsetMs: number } };
   observeCommits?(listener: (seconds: number) => void): () => void;
   observeStoppedRuns?(listener: (run: StoppedRunNotice) => void): () => void;
 }
@@ -73,6 +73,16 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
     registers,
     collect() {
       this.set({ engine_instance: instance }, engine.health?.().unwrittenChanges ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'svc_engine_clock_offset_seconds',
+    help: `This host's clock minus the database's, seconds, measured on each heartbeat (engines on PostgreSQL only; they run on the database's clock). ${PER_PROCESS}`,
+    labelNames: ['engine_instance'],
+    registers,
+    collect() {
+      const offsetMs = engine.health?.().clock?.offsetMs;
+      if (offsetMs !== undefined) this.set({ engine_instance: instance }, offsetMs / 1000);
     },
   });
 

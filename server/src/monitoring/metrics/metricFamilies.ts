@@ -21,6 +21,7 @@ export const METRIC_FAMILIES = [
   'svc_engine_health',
   'svc_engine_unwritten_changes',
   'svc_engine_commit_seconds',
+  'svc_engine_clock_offset_seconds',
   'svc_hub_connections',
   'svc_hub_messages_sent_total',
   'svc_http_requests_total',

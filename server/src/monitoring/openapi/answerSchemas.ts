@@ -379,6 +379,13 @@ export const healthReportSchema = z.object({
     .object({ delivered: count, failed: count, waiting: count, lastFailureUtc: isoTimestamp.optional() })
     .optional()
     .meta({ description: 'Additive, with alert rules only: alert messages delivered, given up after their retries (or dropped), and waiting.' }),
+  clock: z
+    .object({ offsetMs: z.int(), ok: z.boolean() })
+    .optional()
+    .meta({
+      description:
+        "Additive, with a local engine on PostgreSQL only: this host's clock minus the database's (ms, measured on each heartbeat) and whether it is within 1 s. The engine runs on the database's clock either way.",
+    }),
 });
 
 export const loginRequestSchema = z.object({

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
+import type { DatabaseClock } from './databaseClock.js';
 import type { PostgresEventBus } from './events/PostgresEventBus.js';
 
 export interface PostgresTarget {
@@ -25,6 +26,8 @@ export interface PostgresStorage {
    * transaction only): a server crash may undo it, never half of it.
    */
   transaction<T>(work: (client: PoolClient) => Promise<T>, options?: { asyncCommit?: boolean }): Promise<T>;
+  /** The database server's clock as this host reads it (measured at open and on every engine heartbeat). */
+  readonly clock: DatabaseClock;
   /** The LISTEN/NOTIFY channels shared by every process on this store (one listening connection, opened on first use). */
   readonly events: PostgresEventBus;
   /** Folds read-model deltas into the rolled-up tables; false when another process is doing it. */

@@ -2,6 +2,7 @@ import { OptionError } from '../../options/OptionError.js';
 import { OptionReader } from '../../options/OptionReader.js';
 import pg from 'pg';
 import type { PoolClient, QueryResultRow } from 'pg';
+import { DatabaseClock, DB_NOW_MS } from './databaseClock.js';
 import { describeConnectionError, describeTarget } from './describeConnectionError.js';
 import { PostgresEventBus } from './events/PostgresEventBus.js';
 import { inTransaction, withClient } from './engine/storeClient.js';
@@ -132,6 +133,15 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     throw new Error(`openPostgresStorage: ${(err as Error).message}`);
   }
 
+  // The first reading of the database's clock, before any engine takes a time from it.
+  const clock = new DatabaseClock();
+  try {
+    await clock.measure(async () => (await pool.query<{ now: number }>(`SELECT ${DB_NOW_MS} AS now`)).rows[0]!.now);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw new Error(`openPostgresStorage: ${describeConnectionError(err, target)}`);
+  }
+
   const events = new PostgresEventBus({
     connectionString: o.connectionString,
     searchPath,
@@ -180,6 +190,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     schema: o.schema,
     target,
     appliedMigrations: applied,
+    clock,
     events,
     get lastConnectionError() {
       return lastConnectionError;

@@ -23,7 +23,6 @@ import { QueueAdmission } from './queueAdmission.js';
 import { recordAttemptFailures } from './recordAttemptFailures.js';
 import { createPostgresScheduleStore } from './scheduleStore.js';
 import { releaseReservations, startRuns } from './startRuns.js';
-import { insertStatusAudits } from './statusAudits.js';
 import { inTransaction, withClient } from './storeClient.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
 
@@ -37,7 +36,10 @@ export interface PostgresEngineStoreOptions {
   leaseMs?: number;
   /** How often the heartbeat is renewed and expired leases looked for. Default leaseMs / 3. */
   heartbeatMs?: number;
-  /** Clock (ms since epoch) for the audit times of lease recovery. Default Date.now. Leases themselves are timed by the database clock. */
+  /**
+   * Clock (ms since epoch) for the audit times of lease recovery. Default: the database's clock as
+   * this host reads it (storage.clock). Leases themselves are timed in SQL by the database clock.
+   */
   clock?: () => number;
   /**
    * Wait for the WAL flush on every group commit. Default true: what the engine reports (a run
@@ -58,7 +60,11 @@ export interface PostgresEngineStore extends EngineStore {
   leaseTick(): Promise<number>;
   /** Whether the heartbeat is failing and whether the lease has lapsed (see EngineStore.lease). */
   lease(): LeaseState;
-  /** Stops the heartbeat and removes this instance's row (its finished work stays). */
+  /**
+   * Stops the heartbeat and removes this instance's row (its finished work stays), unless it left
+   * runs ServiceStopped whose handlers still run: then the row lapses one lease after the last
+   * heartbeat, when this process should have ended (a handler that ignored its abort ends with it).
+   */
   dispose(): Promise<void>;
 }
 
@@ -74,7 +80,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   const instanceId = options.instanceId ?? randomUUID();
   const leaseMs = options.leaseMs ?? 30_000;
   const heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(leaseMs / 3));
-  const clock = options.clock ?? Date.now;
+  const clock = options.clock ?? storage.clock.now;
   if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new TypeError('createPostgresEngineStore: option "leaseMs" must be an integer >= 100');
   // Wake notices carry the instance id: an instance does not wake itself with its own writes.
   const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
@@ -164,6 +170,14 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
    * InProgress row of this instance outside this set was started by a commit whose answer was lost.
    */
   const owned = new Set<string>();
+  /**
+   * Set once this instance marked a run ServiceStopped, and while the engine's handlers have not all
+   * settled since its stop (handlersOutliveStop): such a handler may run on until this process
+   * ends, so dispose leaves the instance row to lapse (other instances take the row one lease after
+   * the last heartbeat) instead of removing it.
+   */
+  let leftStoppedRuns = false;
+  let handlersRunning = false;
   /** Set when a commit lost its connection: its outcome is unknown until the next commit reconciles. */
   let lostOutcome = false;
   const commit = async (b: CommitBatch): Promise<CommitOutcome> => {
@@ -184,6 +198,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     });
     for (const r of b.completeRuns) owned.delete(r.id);
     for (const r of b.serviceStopped) owned.delete(r.id);
+    if (out.stopped.some(Boolean)) leftStoppedRuns = true;
     return out;
   };
 
@@ -247,6 +262,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     instanceId,
     commit,
     sharedRateWindows: true,
+    // Engines on this store take their time from the database's clock (see DatabaseClock).
+    now: storage.clock.now,
+    clockOffsetMs: () => storage.clock.offsetMs,
     recover: async (input: RecoverInput) => {
       maxAbandoned = input.maxAbandoned ?? DEFAULT_MAX_ABANDONED;
       onAbandoned = input.onAbandoned;
@@ -257,12 +275,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         await renew();
         const expired = await recoverExpiredLeases(c, storage.schema, input.now, leaseMs, maxAbandoned);
         failed.push(...own.failed, ...expired.failed);
-        let n = own.requeued + expired.requeued;
-        const { rows } = await c.query<{ id: string; audit_level: 'Full' | 'ErrorsOnly' | 'None' }>(
-          taskStatusUpdate({ writer: 'recoverAtStart', to: 'Queued', from: ['ServiceStopped'], set: 'instance_id = NULL', where: 'true', returning: 't.id, t.audit_level' }),
-        );
-        await insertStatusAudits(c, rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: input.now, status: 'Queued' as const })));
-        n += rows.length;
+        // ServiceStopped rows are recovered as above, only once their instance is gone: a stopping
+        // instance's handler may still run.
+        const n = own.requeued + expired.requeued;
         if (input.unlimitedQueues.length > 0) {
           await c.query(
             `WITH admitted AS (${taskStatusUpdate({ writer: 'admitUnlimited', to: 'Queued', from: ['WaitingQueue'], where: 'queue = ANY($1::text[])', returning: 't.id, t.audit_level' })})
@@ -317,12 +332,19 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
         storage.events.off('wake', onWake);
       };
     },
+    handlersOutliveStop(settled: Promise<void>) {
+      handlersRunning = true;
+      void settled.then(() => {
+        handlersRunning = false;
+      });
+    },
     leaseTick,
     async dispose() {
       disposed = true;
       clearInterval(timer);
       await ticking;
-      if (!storage.closed) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
+      // Without runs left ServiceStopped, other instances need not wait for the lease to lapse.
+      if (!storage.closed && !(leftStoppedRuns && handlersRunning)) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
     },
   };
 }

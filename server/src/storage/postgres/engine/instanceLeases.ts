@@ -3,32 +3,31 @@ import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
 import { abandonedRunError, type AbandonedTask } from '../../common/abandonedRuns.js';
 import { auditAllows } from '../../common/auditAllows.js';
+import { DB_NOW_MS } from '../databaseClock.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from './statusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
 
-/**
- * The database server's clock in ms since the epoch. Heartbeats and lease expiry are both read
- * on it, so hosts whose clocks disagree still agree on whose lease has lapsed.
- */
-const DB_NOW_MS = `(extract(epoch FROM clock_timestamp()) * 1000)::bigint`;
-
-/** Registers (or renews) this engine instance's heartbeat row, stamped by the database clock. */
+/** Registers (or renews) this engine instance's heartbeat row, stamped by the database clock; the round trip is a reading of that clock. */
 export async function heartbeat(storage: PostgresStorage, instanceId: string): Promise<void> {
-  await storage.query(
-    `INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, ${DB_NOW_MS}, ${DB_NOW_MS})
-     ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at`,
-    [instanceId, hostname(), process.pid],
-  );
+  await storage.clock.measure(async () => {
+    const { rows } = await storage.query<{ at: number }>(
+      `INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, ${DB_NOW_MS}, ${DB_NOW_MS})
+       ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at RETURNING heartbeat_at AS at`,
+      [instanceId, hostname(), process.pid],
+    );
+    return rows[0]!.at;
+  });
 }
 
 /**
- * Lease recovery: InProgress rows whose instance missed its lease (heartbeat older than
- * `leaseMs` by the database clock, or no instance row at all) are abandoned runs (see
- * recoverAbandonedRuns), and so are the Queued rows still reserved by an instance found expired
+ * Lease recovery: InProgress and ServiceStopped rows whose instance is gone (heartbeat older than
+ * `leaseMs` by the database clock, or no instance row at all: removed at a clean stop) are
+ * abandoned runs (see recoverAbandonedRuns), and so are the Queued rows still reserved by an instance found expired
  * here (looked for only then: the reserved rows have no index of their own, and a dead instance
  * is found expired once, before its row is removed; only the rows found expired are removed).
- * One instance at a time (transaction advisory lock).
+ * A row whose instance's lease is alive is never taken: a ServiceStopped row's handler may still
+ * run in its stopping process. One instance at a time (transaction advisory lock).
  */
 export async function recoverExpiredLeases(
   c: PoolClient, schema: string, now: number, leaseMs: number, maxAbandoned: number,
@@ -39,7 +38,7 @@ export async function recoverExpiredLeases(
   const out = await recoverAbandonedRuns(
     c,
     {
-      inProgress: { sql: `NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = t.instance_id AND i.heartbeat_at >= ${DB_NOW_MS} - $5)`, params: [leaseMs] },
+      runs: { sql: `NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = t.instance_id AND i.heartbeat_at >= ${DB_NOW_MS} - $5)`, params: [leaseMs] },
       reserved: expired.length > 0 ? { sql: `t.reserved_by = ANY($5::text[])`, params: [expired.map((r) => r.id)] } : null,
     },
     now,
@@ -55,14 +54,14 @@ export async function recoverExpiredLeases(
 }
 
 /**
- * A restarted instance with a fixed id: its earlier life's InProgress rows (and, with `reserved`,
+ * A restarted instance with a fixed id: its earlier life's InProgress and ServiceStopped rows (and, with `reserved`,
  * its reserved rows: only a fixed id can have an earlier life) are abandoned runs, recovered
  * before its first heartbeat as the new life could make them look alive.
  */
 export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: number, maxAbandoned: number, reserved: boolean) {
   return recoverAbandonedRuns(
     c,
-    { inProgress: { sql: `t.instance_id = $5`, params: [instanceId] }, reserved: reserved ? { sql: `t.reserved_by = $5`, params: [instanceId] } : null },
+    { runs: { sql: `t.instance_id = $5`, params: [instanceId] }, reserved: reserved ? { sql: `t.reserved_by = $5`, params: [instanceId] } : null },
     now,
     maxAbandoned,
   );
@@ -76,7 +75,7 @@ export function recoverOwnEarlierRuns(c: PoolClient, instanceId: string, now: nu
 export function failTakenOverClaims(c: PoolClient, ids: readonly string[], instanceId: string, now: number, maxAbandoned: number) {
   return recoverAbandonedRuns(
     c,
-    { inProgress: null, reserved: { sql: `t.id = ANY($5::text[]) AND t.reserved_by = $6`, params: [ids, instanceId] } },
+    { runs: null, reserved: { sql: `t.id = ANY($5::text[]) AND t.reserved_by = $6`, params: [ids, instanceId] } },
     now,
     maxAbandoned,
     true,
@@ -93,8 +92,8 @@ interface DeadRows {
 }
 
 /**
- * Rows of a dead owner count one more abandoned run each: InProgress rows matching
- * `dead.inProgress` and Queued rows still reserved matching `dead.reserved` (SQL predicates over
+ * Rows of a dead owner count one more abandoned run each: InProgress and ServiceStopped rows
+ * (a run that began; a stop left the latter's outcome unknown) matching `dead.runs` and Queued rows still reserved matching `dead.reserved` (SQL predicates over
  * `t`, parameters from $5; null: none). A reserved row counts because its handler may have
  * begun, and killed its process, before its start was written. Each is Queued again without a
  * reservation (delivery is at least once), or Failed as a failed run once abandoned more than
@@ -104,7 +103,7 @@ interface DeadRows {
  * the read models follow through the table's triggers.
  */
 async function recoverAbandonedRuns(
-  c: PoolClient, dead: { inProgress: DeadRows | null; reserved: DeadRows | null }, now: number, maxAbandoned: number, counted = false,
+  c: PoolClient, dead: { runs: DeadRows | null; reserved: DeadRows | null }, now: number, maxAbandoned: number, counted = false,
 ): Promise<{ requeued: number; failed: AbandonedTask[] }> {
   const times = counted ? 't.abandoned_count' : '(t.abandoned_count + 1)';
   const over = `${times} > $2`;
@@ -118,14 +117,18 @@ async function recoverAbandonedRuns(
   const returning = 't.id, t.type, t.handler, t.request, t.queue, t.parent_task_id, t.exception, t.audit_level, t.status, t.is_recurring';
   const values = (dead: DeadRows) => [now, maxAbandoned, ...ABANDONED_ERROR_AROUND_COUNT, ...dead.params];
   const writer = 'recoverAbandonedRuns';
-  const rows: (Recovered & { was: 'InProgress' | 'Queued' })[] = [];
-  if (dead.inProgress !== null) {
-    // Running rows: Queued again, or Failed past maxAbandoned.
+  /** `moved`: the row's status changed (a reserved row re-queued stays Queued: no audit). */
+  const rows: (Recovered & { moved: boolean })[] = [];
+  if (dead.runs !== null) {
+    // Rows whose run began: Queued again, or Failed past maxAbandoned.
     const running = await c.query<Recovered>(
-      taskStatusUpdate({ writer, to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress'], set, where: dead.inProgress.sql, returning }),
-      values(dead.inProgress),
+      taskStatusUpdate({
+        writer, to: { expr: `CASE WHEN ${over} THEN 'Failed' ELSE 'Queued' END`, statuses: ['Failed', 'Queued'] }, from: ['InProgress', 'ServiceStopped'], set,
+        where: dead.runs.sql, returning,
+      }),
+      values(dead.runs),
     );
-    for (const r of running.rows) rows.push({ ...r, was: 'InProgress' });
+    for (const r of running.rows) rows.push({ ...r, moved: true });
   }
   if (dead.reserved !== null) {
     const reserved = `t.reserved_by IS NOT NULL AND (${dead.reserved.sql})`;
@@ -134,18 +137,18 @@ async function recoverAbandonedRuns(
       taskStatusUpdate({ writer, to: 'Failed', from: ['Queued'], set, where: `${reserved} AND ${over}`, returning }),
       values(dead.reserved),
     );
-    for (const r of failedReserved.rows) rows.push({ ...r, was: 'Queued' });
+    for (const r of failedReserved.rows) rows.push({ ...r, moved: true });
     if (!counted) {
       // The other reserved rows stay Queued (no status change, no audit), counted and claimable by any instance.
       const unreserved = await c.query<Recovered>(
         `UPDATE tasks t SET ${set} WHERE t.status = 'Queued' AND ${reserved} AND NOT (${over}) RETURNING ${returning}`,
         values(dead.reserved),
       );
-      for (const r of unreserved.rows) rows.push({ ...r, was: 'Queued' });
+      for (const r of unreserved.rows) rows.push({ ...r, moved: false });
     }
   }
   const failed = rows.filter((r) => r.status === 'Failed');
-  await insertStatusAudits(c, rows.filter((r) => r.status !== r.was).map((r) => ({
+  await insertStatusAudits(c, rows.filter((r) => r.moved).map((r) => ({
     taskId: r.id, level: r.audit_level, at: now, status: r.status, exception: r.status === 'Failed' ? r.exception : null,
   })));
   const runAudits = failed.filter((r) => r.is_recurring === 1 && auditAllows(r.audit_level, r.exception));

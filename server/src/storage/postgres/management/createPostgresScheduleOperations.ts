@@ -13,9 +13,10 @@ export interface StorageScheduleOperations {
 /**
  * Requeue, resume and cancel as storage operations: any process connected to the store (a
  * headless `serve --database postgres://…` included) performs them in one transaction with the
- * rows locked, then wakes the engine instances.
+ * rows locked, then wakes the engine instances. Their instants (a requeued occurrence's due time)
+ * are on the database's clock, as the engines that compare them.
  */
-export function createPostgresScheduleOperations(storage: PostgresStorage, now: () => number = Date.now): StorageScheduleOperations {
+export function createPostgresScheduleOperations(storage: PostgresStorage, now: () => number = storage.clock.now): StorageScheduleOperations {
   const byKey = (key: string, run: (c: Parameters<typeof pgCancelSchedule>[0], row: OperationRow) => Promise<StorageOperationResult>) => {
     if (typeof key !== 'string' || key === '') return Promise.resolve<StorageOperationResult>({ status: 'NotFound', message: 'A schedule key is required.' });
     return storage.transaction(async (c) => {
