@@ -127,7 +127,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       : undefined;
   if (alerting) ctx.alertStats = () => alerting.stats();
   metrics = options.enableMetrics
-    ? createMetrics({ store, engine: source.engine, hub, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
+    ? createMetrics({ store, engine: source.engine, hub, alerts: alerting, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
     : undefined;
 
   base.use('/hub', (req, res, next) => {

@@ -1,4 +1,5 @@
 import { OptionReader } from '../../options/OptionReader.js';
+import { signingKey } from './standardWebhook.js';
 
 /** What a rule watches: failed tasks (events), halted schedules, a queue's backlog, the engine's health (read models and health). */
 export const ALERT_KINDS = ['TaskFailed', 'ScheduleHalted', 'QueueBacklog', 'EngineDegraded'] as const;
@@ -9,16 +10,22 @@ export type WebhookPreset = (typeof WEBHOOK_PRESETS)[number];
 
 export interface AlertWebhook {
   url: string;
-  /** Signs each body: `X-Svc-Signature: sha256=<hex HMAC-SHA256 of the body>`. */
-  secret?: string;
+  /**
+   * Signs each message per Standard Webhooks (`webhook-signature`); a list while a secret is
+   * rotated (newest first: every one signs). `whsec_<base64>` is the standard form; other text is
+   * used as a raw key. The first also signs the older `X-Svc-Signature`.
+   */
+  secret?: string | string[];
   /** Default `json`. */
   preset?: WebhookPreset;
   /** One delivery attempt's limit (default 5000 ms). */
   timeoutMs?: number;
   /** Attempts per message, the first included (default 5); 5xx, 429, timeouts and network errors are retried. */
   attempts?: number;
-  /** Delay before the first retry, doubled for each next one (default 1000 ms). */
+  /** Delay before the first retry, doubled for each next one, with jitter (default 1000 ms). */
   backoffMs?: number;
+  /** The longest wait between attempts, a receiver's `Retry-After` included (default 60000 ms). */
+  maxBackoffMs?: number;
 }
 
 export interface AlertRule {
@@ -43,11 +50,14 @@ export interface ResolvedAlertRule {
   queues: ReadonlySet<string> | null;
   threshold: number;
   windowMs: number;
-  webhook: Required<Omit<AlertWebhook, 'secret'>> & { secret: string | null };
+  webhook: Required<Omit<AlertWebhook, 'secret'>> & {
+    /** The HMAC keys of the secrets, newest first (none: unsigned). */
+    keys: Buffer[];
+  };
 }
 
 const RULE_KEYS = ['on', 'name', 'types', 'queues', 'threshold', 'windowMs', 'webhook'];
-const WEBHOOK_KEYS = ['url', 'secret', 'preset', 'timeoutMs', 'attempts', 'backoffMs'];
+const WEBHOOK_KEYS = ['url', 'secret', 'preset', 'timeoutMs', 'attempts', 'backoffMs', 'maxBackoffMs'];
 const DEFAULT_BACKLOG = 1000;
 
 /** Validates the `alerts` option; every error names the rule's path (`alerts[1].webhook.url`). */
@@ -69,6 +79,16 @@ export function resolveAlertRules(owner: string, raw: unknown): ResolvedAlertRul
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw hook.fail('url', 'must be an http or https URL');
     const preset = hook.oneOf('preset', WEBHOOK_PRESETS, 'json');
+    const rawSecret = hook.value('secret');
+    const secrets = rawSecret === undefined || rawSecret === null ? [] : typeof rawSecret === 'string' ? [hook.string('secret', '') as string] : hook.strings('secret');
+    if (rawSecret !== undefined && rawSecret !== null && secrets.length === 0) throw hook.fail('secret', 'must be a secret or a non-empty list of them');
+    const keys = secrets.map((secret) => {
+      try {
+        return signingKey(secret);
+      } catch (err) {
+        throw hook.fail('secret', (err as Error).message);
+      }
+    });
     const list = (name: 'types' | 'queues') => (rule.has(name) ? new Set(rule.strings(name)) : null);
     return {
       on: kind,
@@ -79,11 +99,12 @@ export function resolveAlertRules(owner: string, raw: unknown): ResolvedAlertRul
       windowMs: rule.integer('windowMs', 60_000, { min: 1 }),
       webhook: {
         url,
-        secret: hook.string('secret', null),
+        keys,
         preset,
         timeoutMs: hook.integer('timeoutMs', 5000, { min: 1 }),
         attempts: hook.integer('attempts', 5, { min: 1, max: 20 }),
         backoffMs: hook.integer('backoffMs', 1000, { min: 0 }),
+        maxBackoffMs: hook.integer('maxBackoffMs', 60_000, { min: 0 }),
       },
     };
   });

@@ -46,7 +46,7 @@ interface RuleState {
  * it stops. Nothing here runs on the engine's path: events are counted, deliveries are async.
  */
 export function createAlerting(src: AlertingSources): Alerting {
-  const sender = new WebhookSender(src.now);
+  const sender = new WebhookSender(src.now, src.logger);
   const base = (src.publicUrl ?? '').replace(/\/+$/, '');
   const states = new Map<ResolvedAlertRule, RuleState>(src.rules.map((r) => [r, { firing: false, count: 0, taskIds: [] }]));
   let closed = false;

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { HubStats } from '../../hub/createHub.js';
 import type { MonitoringStore } from '../../storage/MonitoringStore.js';
+import type { DeliveryCounts } from '../alerts/WebhookSender.js';
 import { registerEngineMetrics, type MeteredEngine } from './engineMetrics.js';
 import { METRICS_PREFIX } from './metricFamilies.js';
 import { openMetricsText } from './openMetricsText.js';
@@ -12,6 +13,8 @@ export interface MetricsSources {
   /** The engine of this process (none: a standalone registration exports the global gauges only). */
   engine?: MeteredEngine & { store?: unknown };
   hub?: { stats(): HubStats };
+  /** The alert webhooks' delivery counts (absent: no alert rules). */
+  alerts?: { stats(): DeliveryCounts };
   typeLabelLimit: number;
   now: () => number;
 }
@@ -67,6 +70,18 @@ export function createMetrics(sources: MetricsSources): MonitoringMetrics {
       },
     });
   }
+  const alerts = sources.alerts;
+  new Counter({
+    name: 'svc_alert_deliveries_total',
+    help: 'Alert webhook deliveries by result: delivered (a message accepted), retried (an attempt failed and is tried again), failed (a message given up), dropped (a message over the waiting bound). Per process.',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      this.reset();
+      const counts = alerts?.stats() ?? { delivered: 0, retried: 0, failed: 0, dropped: 0 };
+      for (const result of ['delivered', 'retried', 'failed', 'dropped'] as const) this.inc({ result }, counts[result]);
+    },
+  });
   const requests = new Counter({
     name: 'svc_http_requests_total',
     help: 'Answered monitoring HTTP requests by route (the route catalogue name) and status. Per process.',
