@@ -42,7 +42,7 @@ export function helpText(): string {
   }
   lines.push(
     '',
-    'Secrets (jwt-secret, password, management-password, magic-link-token, metrics-token) belong in the environment or the config file:',
+    'Secrets (jwt-secret, password, management-password, magic-link-token, metrics-token, alerts with webhook secrets) belong in the environment or the config file:',
     'flags are visible in the process list, and passing one prints a warning.',
     'Booleans also accept --no-<flag>. Lists are comma-separated. Precedence: flags > environment > config file.',
     'demo only: --demo-dispatch-endpoint enables POST /demo/dispatch {"type":"fast"|"slow"|"flaky"|"failing"|"timeout"|"logging"}',
