@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { HubStats } from '../../hub/createHub.js';
@@ -33,6 +34,16 @@ function instanceOf(engine: { store?: unknown }): string {
   return typeof store?.instanceId === 'string' ? store.instanceId : `${hostname()}/${process.pid}`;
 }
 
+/** This package's version (its package.json sits three folders up from this module in src and in dist). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** The monitoring's own Prometheus registry (never prom-client's global one) with every family. */
 export function createMetrics(sources: MetricsSources): MonitoringMetrics {
   const registry = new Registry();
@@ -43,6 +54,12 @@ export function createMetrics(sources: MetricsSources): MonitoringMetrics {
   for (const metric of registry.getMetricsAsArray()) {
     if (String(metric.type) !== 'counter' && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name);
   }
+  new Gauge({
+    name: 'svc_build_info',
+    help: 'Always 1; its labels say which svc-monitor-server version runs on which Node.js version. Per process.',
+    labelNames: ['version', 'node'],
+    registers,
+  }).set({ version: packageVersion(), node: process.versions.node }, 1);
   registerReadModelGauges(registers, sources.store, sources.now);
   const stopEngine = sources.engine
     ? registerEngineMetrics(registers, sources.engine, instanceOf(sources.engine), sources.typeLabelLimit)
@@ -67,6 +84,27 @@ export function createMetrics(sources: MetricsSources): MonitoringMetrics {
       collect() {
         this.reset();
         this.inc(hub.stats().messagesSent);
+      },
+    });
+    new Counter({
+      name: 'svc_hub_rejections_total',
+      help: 'New hub connections refused, by status: 429 (a client at its connection cap), 503 (the hub at its cap). Per process.',
+      labelNames: ['status'],
+      registers,
+      collect() {
+        this.reset();
+        const { rejected } = hub.stats();
+        this.inc({ status: '429' }, rejected[429]);
+        this.inc({ status: '503' }, rejected[503]);
+      },
+    });
+    new Counter({
+      name: 'svc_hub_slow_client_closes_total',
+      help: 'Hub connections closed because their send buffer showed they could not keep up. Per process.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(hub.stats().slowClientCloses);
       },
     });
   }
