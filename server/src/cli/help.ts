@@ -30,6 +30,8 @@ export function helpText(): string {
     '  --port <n>           HTTP port (default 5080; 0 = any free port)',
     '  --host <address>     listen address (default 127.0.0.1; 0.0.0.0 to expose)',
     '  --config <file>      JSON object of options (camelCase names below)',
+    '  --log-format <json|pretty|text>  SVC_MONITOR_LOG_FORMAT: JSON lines (default when stdout is not a terminal) or human lines',
+    '  --log-level <level>  SVC_MONITOR_LOG_LEVEL: fatal, error, warn, info (default), debug, trace or silent',
     '',
     'Monitoring options (flag / environment variable):',
   ];
