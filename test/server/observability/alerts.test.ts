@@ -128,8 +128,8 @@ describe('alert webhooks', () => {
       {
         enableAuthentication: false,
         alerts: [
-          { on: 'QueueBacklog', name: 'backlog', threshold: 3, webhook: { url: slack.url, preset: 'slack' } },
-          { on: 'QueueBacklog', name: 'backlog', threshold: 3, webhook: { url: teams.url, preset: 'teams' } },
+          { on: 'QueueBacklog', name: 'backlog', threshold: 3, windowMs: 200, webhook: { url: slack.url, preset: 'slack' } },
+          { on: 'QueueBacklog', name: 'backlog', threshold: 3, windowMs: 200, webhook: { url: teams.url, preset: 'teams' } },
         ],
       },
     );
@@ -151,7 +151,7 @@ describe('alert webhooks', () => {
     const db = createTempDatabase();
     try {
       const id = insertTask(db.db, { status: 'Pending', is_recurring: 1, occurrence_mode: 'Durable', schedule_version: 1, halt: JSON.stringify({ reason: 'test' }) });
-      served = await serve({ storage: { db: db.db } }, { enableAuthentication: false, alerts: [{ on: 'ScheduleHalted', name: 'halts', webhook: { url: hook.url } }] });
+      served = await serve({ storage: { db: db.db } }, { enableAuthentication: false, alerts: [{ on: 'ScheduleHalted', name: 'halts', windowMs: 200, webhook: { url: hook.url } }] });
       await waitFor(() => hook.received.length === 1, 5000, 'firing');
       expect(hook.received[0]!.json).toMatchObject({ rule: 'halts', on: 'ScheduleHalted', state: 'firing', count: 1 });
       db.db.prepare(`UPDATE tasks SET halt = NULL WHERE id = ?`).run(id);
@@ -170,7 +170,7 @@ describe('alert webhooks', () => {
     let status: 'ok' | 'degraded' = 'ok';
     // The engine as the monitoring sees it, with its health under the test's control.
     const engine = Object.create(h.engine, { health: { value: () => ({ status, unwrittenChanges: 0, oldestUnwrittenMs: 0 }) } }) as typeof h.engine;
-    served = await serve({ engine, storage: h.storage }, { enableAuthentication: false, alerts: [{ on: 'EngineDegraded', webhook: { url: hook.url } }] });
+    served = await serve({ engine, storage: h.storage }, { enableAuthentication: false, alerts: [{ on: 'EngineDegraded', windowMs: 200, webhook: { url: hook.url } }] });
     await sleep(1200);
     expect(hook.received).toHaveLength(0);
     status = 'degraded';
@@ -189,5 +189,7 @@ describe('alert webhooks', () => {
     expect(opts([{ on: 'TaskFailed', webhook: { url: 'ftp://x' } }])).toThrow(/alerts\[0\]\.webhook\.url.*http/);
     expect(opts([{ on: 'TaskFailed', webhook: { url: 'http://x', preset: 'discord' } }])).toThrow(/alerts\[0\]\.webhook\.preset/);
     expect(opts([{ on: 'TaskFailed', webhook: { url: 'http://x' }, windowMs: 0 }])).toThrow(/alerts\[0\]\.windowMs/);
+    expect(opts([{ on: 'TaskFailed', webhook: { url: 'http://x' }, for: 1000 }])).toThrow(/alerts\[0\]\.for.*level rules only/);
+    expect(opts([{ on: 'QueueBacklog', webhook: { url: 'http://x' }, for: -1 }])).toThrow(/alerts\[0\]\.for/);
   });
 });

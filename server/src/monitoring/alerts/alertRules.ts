@@ -40,6 +40,11 @@ export interface AlertRule {
   threshold?: number;
   /** One message per rule per window at most (default 60000 ms); a window without a new match resolves a TaskFailed rule. */
   windowMs?: number;
+  /**
+   * Level rules (ScheduleHalted, QueueBacklog, EngineDegraded): how long (ms) the condition must
+   * hold before the rule fires, and stay away before it resolves (default 0: at the next look).
+   */
+  for?: number;
   webhook: AlertWebhook;
 }
 
@@ -50,13 +55,15 @@ export interface ResolvedAlertRule {
   queues: ReadonlySet<string> | null;
   threshold: number;
   windowMs: number;
+  /** Hold time of a level rule's change of state (ms). */
+  forMs: number;
   webhook: Required<Omit<AlertWebhook, 'secret'>> & {
     /** The HMAC keys of the secrets, newest first (none: unsigned). */
     keys: Buffer[];
   };
 }
 
-const RULE_KEYS = ['on', 'name', 'types', 'queues', 'threshold', 'windowMs', 'webhook'];
+const RULE_KEYS = ['on', 'name', 'types', 'queues', 'threshold', 'windowMs', 'for', 'webhook'];
 const WEBHOOK_KEYS = ['url', 'secret', 'preset', 'timeoutMs', 'attempts', 'backoffMs', 'maxBackoffMs'];
 const DEFAULT_BACKLOG = 1000;
 
@@ -89,6 +96,7 @@ export function resolveAlertRules(owner: string, raw: unknown): ResolvedAlertRul
         throw hook.fail('secret', (err as Error).message);
       }
     });
+    if (kind === 'TaskFailed' && rule.has('for')) throw rule.fail('for', 'applies to level rules only (ScheduleHalted, QueueBacklog, EngineDegraded); a TaskFailed rule counts in windowMs');
     const list = (name: 'types' | 'queues') => (rule.has(name) ? new Set(rule.strings(name)) : null);
     return {
       on: kind,
@@ -97,6 +105,7 @@ export function resolveAlertRules(owner: string, raw: unknown): ResolvedAlertRul
       queues: list('queues'),
       threshold: rule.integer('threshold', kind === 'QueueBacklog' ? DEFAULT_BACKLOG : 1, { min: kind === 'QueueBacklog' ? 0 : 1 }),
       windowMs: rule.integer('windowMs', 60_000, { min: 1 }),
+      forMs: rule.integer('for', 0, { min: 0 }),
       webhook: {
         url,
         keys,

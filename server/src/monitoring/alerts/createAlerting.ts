@@ -5,7 +5,7 @@ import { webhookBody, type AlertMessage } from './alertMessage.js';
 import type { ResolvedAlertRule } from './alertRules.js';
 import { WebhookSender, type DeliveryStats } from './WebhookSender.js';
 
-/** How often rules over the read models and the engine's health look again. */
+/** How often rules over the read models and the engine's health look again (a `for` shorter than this waits for the next look). */
 const LEVEL_CHECK_MS = 1000;
 /** Task ids a message names at most. */
 const MAX_TASK_IDS = 10;
@@ -32,6 +32,10 @@ export interface Alerting {
 
 interface RuleState {
   firing: boolean;
+  /** Level rules: since when the condition has disagreed with `firing` (undefined: it agrees). */
+  changeSince?: number;
+  /** When this rule last sent a message (level rules send one per window at most). */
+  lastSentAt?: number;
   /** Matches in the current window, and their first task ids. */
   count: number;
   taskIds: string[];
@@ -42,8 +46,9 @@ interface RuleState {
  * Evaluates the alert rules and posts their messages. A TaskFailed rule counts matching failures
  * per window: reaching the threshold fires at once; while firing, every window with new failures
  * sends one message with their count, and the first window without any sends "resolved". Rules
- * over the read models and the health fire when their condition starts to hold and resolve when
- * it stops. Nothing here runs on the engine's path: events are counted, deliveries are async.
+ * over the read models and the health fire once their condition has held for `for` ms and
+ * resolve once it has been away as long; either message waits until `windowMs` has passed since
+ * the rule's last one (a flapping state sends nothing new). Nothing here runs on the engine's path: events are counted, deliveries are async.
  */
 export function createAlerting(src: AlertingSources): Alerting {
   const sender = new WebhookSender(src.now, src.logger);
@@ -135,13 +140,20 @@ export function createAlerting(src: AlertingSources): Alerting {
         const state = states.get(rule)!;
         const c = await condition(rule);
         if (closed) return;
-        if (c.holds && !state.firing) {
-          state.firing = true;
-          post(rule, 'firing', c.count, c.summary);
-        } else if (!c.holds && state.firing) {
-          state.firing = false;
-          post(rule, 'resolved', c.count, `cleared (${c.summary})`);
+        const now = src.now();
+        if (c.holds === state.firing) {
+          state.changeSince = undefined;
+          continue;
         }
+        // The change counts once it has held for `for` and the rule's window since its last message is over.
+        state.changeSince ??= now;
+        if (now - state.changeSince < rule.forMs) continue;
+        if (state.lastSentAt !== undefined && now - state.lastSentAt < rule.windowMs) continue;
+        state.firing = c.holds;
+        state.changeSince = undefined;
+        state.lastSentAt = now;
+        if (c.holds) post(rule, 'firing', c.count, c.summary);
+        else post(rule, 'resolved', c.count, `cleared (${c.summary})`);
       }
       warned = false;
     } catch (err) {
