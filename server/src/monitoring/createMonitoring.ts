@@ -8,6 +8,7 @@ import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
 import { createAlerting } from './alerts/createAlerting.js';
+import { postgresLeadership } from './alerts/alertLeadership.js';
 import { createApiRouter } from './apiRouter.js';
 import { TokenService } from './auth/TokenService.js';
 import { problemErrorHandler } from './http/errorHandler.js';
@@ -123,7 +124,15 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   // view also relays other instances' events); the gauges read the store.
   const alerting =
     options.alerts.length > 0
-      ? createAlerting({ rules: options.alerts, store, engine: source.engine, publicUrl: options.publicUrl, logger: options.logger, now: options.now })
+      ? createAlerting({
+          rules: options.alerts,
+          store,
+          engine: source.engine,
+          ...(pgStorage ? { events: engine, leadership: postgresLeadership(pgStorage) } : {}),
+          publicUrl: options.publicUrl,
+          logger: options.logger,
+          now: options.now,
+        })
       : undefined;
   if (alerting) ctx.alertStats = () => alerting.stats();
   metrics = options.enableMetrics
@@ -170,7 +179,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       upgradeListeners.clear();
       if (bulkProgress) engine?.tasks?.offBulkProgress(bulkProgress);
       metrics?.close();
-      alerting?.close();
+      await alerting?.close();
       if (hub) await hub.close();
     },
   };

@@ -121,7 +121,7 @@ describe('alert webhooks per Standard Webhooks', () => {
     const wanted = [300, 200, 300, 300, 300];
     gaps.forEach((gap, i) => {
       expect(gap).toBeGreaterThanOrEqual(wanted[i]! / 2 - 5);
-      expect(gap).toBeLessThan(wanted[i]! + 250);
+      expect(gap).toBeLessThan(wanted[i]! + 1500); // a loaded machine adds latency; an uncapped wait would be an hour
     });
     expect(gaps[0]).toBeGreaterThanOrEqual(295);
   });

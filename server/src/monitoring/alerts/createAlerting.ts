@@ -4,6 +4,7 @@ import type { MonitoringLogger } from '../options.js';
 import { webhookBody, type AlertMessage } from './alertMessage.js';
 import type { ResolvedAlertRule } from './alertRules.js';
 import { WebhookSender, type DeliveryStats } from './WebhookSender.js';
+import { SOLE_LEADERSHIP, type AlertLeadership } from './alertLeadership.js';
 
 /** How often rules over the read models and the engine's health look again (a `for` shorter than this waits for the next look). */
 const LEVEL_CHECK_MS = 1000;
@@ -19,6 +20,16 @@ export interface AlertingSources {
     off(event: 'event', listener: (e: SvcEvent) => void): unknown;
     health?(): { status: 'ok' | 'degraded' | 'failed' };
   };
+  /**
+   * Every instance's events on a shared store (the monitoring's relay on PostgreSQL); absent: the
+   * engine's. TaskFailed rules count these, on the leader only.
+   */
+  events?: {
+    on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+    off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  };
+  /** Who evaluates the cluster-wide rules (all but EngineDegraded, which is about this process's engine); absent: this process. */
+  leadership?: AlertLeadership;
   /** Origin for links into the dashboard (absent: links are paths). */
   publicUrl: string | null;
   logger: MonitoringLogger;
@@ -27,7 +38,7 @@ export interface AlertingSources {
 
 export interface Alerting {
   stats(): DeliveryStats;
-  close(): void;
+  close(): Promise<void>;
 }
 
 interface RuleState {
@@ -52,6 +63,9 @@ interface RuleState {
  */
 export function createAlerting(src: AlertingSources): Alerting {
   const sender = new WebhookSender(src.now, src.logger);
+  const leadership = src.leadership ?? SOLE_LEADERSHIP;
+  /** Whether this process evaluated the cluster's rules at the last look (one second). */
+  let leading = src.leadership === undefined;
   const base = (src.publicUrl ?? '').replace(/\/+$/, '');
   const states = new Map<ResolvedAlertRule, RuleState>(src.rules.map((r) => [r, { firing: false, count: 0, taskIds: [] }]));
   let closed = false;
@@ -95,7 +109,7 @@ export function createAlerting(src: AlertingSources): Alerting {
     state.windowTimer.unref?.();
   };
   const onEvent = (e: SvcEvent) => {
-    if (e.kind !== 'Failed') return;
+    if (e.kind !== 'Failed' || !leading) return;
     for (const rule of failureRules) {
       if (rule.types && !rule.types.has(e.taskType)) continue;
       if (rule.queues && !rule.queues.has(e.queueName ?? 'default')) continue;
@@ -112,7 +126,8 @@ export function createAlerting(src: AlertingSources): Alerting {
       }
     }
   };
-  if (failureRules.length > 0) src.engine?.on('event', onEvent);
+  const events = src.events ?? src.engine;
+  if (failureRules.length > 0) events?.on('event', onEvent);
 
   // ---- Level rules: the read models and the health, looked at every second
   const levelRules = src.rules.filter((r) => r.on !== 'TaskFailed');
@@ -136,7 +151,9 @@ export function createAlerting(src: AlertingSources): Alerting {
     if (checking || closed) return;
     checking = true;
     try {
+      leading = await leadership.isLeader();
       for (const rule of levelRules) {
+        if (rule.on !== 'EngineDegraded' && !leading) continue;
         const state = states.get(rule)!;
         const c = await condition(rule);
         if (closed) return;
@@ -163,18 +180,19 @@ export function createAlerting(src: AlertingSources): Alerting {
       checking = false;
     }
   };
-  const poller = levelRules.length > 0 ? setInterval(() => void check(), LEVEL_CHECK_MS) : undefined;
+  const poller = src.rules.length > 0 ? setInterval(() => void check(), LEVEL_CHECK_MS) : undefined;
   poller?.unref?.();
-  if (levelRules.length > 0) void check();
+  if (src.rules.length > 0) void check();
 
   return {
     stats: () => ({ ...sender.stats }),
-    close() {
+    async close() {
       closed = true;
       if (poller) clearInterval(poller);
       for (const s of states.values()) clearTimeout(s.windowTimer);
-      if (failureRules.length > 0) src.engine?.off('event', onEvent);
+      if (failureRules.length > 0) events?.off('event', onEvent);
       sender.close();
+      await leadership.close();
     },
   };
 }
