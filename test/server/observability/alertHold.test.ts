@@ -63,7 +63,8 @@ describe('level alert rules: hold time (for) and one message per window', () => 
     const times = hook.received.map((r) => r.atMs - first);
     // At most one message per three seconds of flapping, alternating firing and resolved.
     expect(hook.received.length).toBeLessThanOrEqual(3);
-    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(2900);
+    // (Measured at the receiver: a delivery's own latency shifts each by a little; unwindowed they would be 1 s apart.)
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(2500);
     expect(hook.received.map((r) => r.json.state)).toEqual(['firing', 'resolved', 'firing'].slice(0, hook.received.length));
   });
 });
