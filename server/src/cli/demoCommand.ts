@@ -1,12 +1,13 @@
 import express from 'express';
 import { randomBytes } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../engine/Engine.js';
 import { openSqliteStorage } from '../storage/sqlite/openSqliteStorage.js';
 import { createMonitoring } from '../monitoring/createMonitoring.js';
 import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
+import { createCliLogger, engineErrorLogger, logEngineEvents, monitoringLoggerOf, secretValuesOf } from './logging.js';
 import { runHttpServer } from './runHttpServer.js';
 import { resolveServeSettings } from './serveSettings.js';
 import { registerDemoWorkload, DEMO_SAMPLES, postgresDemoSeedStore, sqliteDemoSeedStore, type DemoSample } from './demoWorkload.js';
@@ -39,6 +40,10 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     throw new CliError('demo takes either --db <file> (SQLite) or --database postgres://… (PostgreSQL), not both.');
   }
   const queues = { default: { concurrency: 4 }, reports: { concurrency: 1 }, mail: { concurrency: 2, capacity: 25 } };
+  // The banner below is the demo's instructions to a person (its credentials included), printed as
+  // text; everything after it goes through the logger, which never writes a secret.
+  let logger = createCliLogger(settings.log, { secrets: [magicLinkToken, ...secretValuesOf(options)] });
+  const onError = (err: unknown, where: string) => engineErrorLogger(logger)(err, where);
   let engine: ReturnType<typeof createEngine>;
   let monitoringSource: Parameters<typeof createMonitoring>[0];
   let seed;
@@ -48,7 +53,8 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     // One of possibly many engine instances on a shared PostgreSQL store.
     const pg = await openCliPostgres(settings.database);
     const store = createPostgresEngineStore(pg);
-    engine = createEngine({ store, queues });
+    engine = createEngine({ store, queues, onError });
+    logger = logger.child({ engine_instance: store.instanceId });
     const stopPublishing = publishEngineEvents(engine, pg);
     monitoringSource = { engine, storage: pg };
     seed = postgresDemoSeedStore(pg);
@@ -65,7 +71,8 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     } catch (err) {
       throw new CliError(`Cannot open the demo database ${file}: ${(err as Error).message}`);
     }
-    engine = createEngine({ storage, queues });
+    engine = createEngine({ storage, queues, onError });
+    logger = logger.child({ engine_instance: `${hostname()}/${process.pid}` });
     monitoringSource = { engine, storage };
     seed = sqliteDemoSeedStore(storage.db);
     location = file;
@@ -73,12 +80,13 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
   }
   let monitoring;
   try {
-    monitoring = createMonitoring(monitoringSource, options);
+    monitoring = createMonitoring(monitoringSource, { ...options, logger: monitoringLoggerOf(logger) });
   } catch (err) {
     await closeStorage();
     if (err instanceof OptionError) throw new CliError(err.message);
     throw err;
   }
+  logEngineEvents(engine, logger);
   const workload = await registerDemoWorkload(engine, seed);
   await workload.seedSchedules();
   await engine.start();
@@ -98,6 +106,7 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
         res.json({ id });
       });
     },
+    logger,
     onStop: async () => {
       workload.stop();
       await engine.stop({ graceMs: 2_000 });

@@ -30,6 +30,8 @@ export function helpText(): string {
     '  --port <n>           HTTP port (default 5080; 0 = any free port)',
     '  --host <address>     listen address (default 127.0.0.1; 0.0.0.0 to expose)',
     '  --config <file>      JSON object of options (camelCase names below)',
+    '  --log-format <json|pretty|text>  SVC_MONITOR_LOG_FORMAT: JSON lines (default when stdout is not a terminal) or human lines',
+    '  --log-level <level>  SVC_MONITOR_LOG_LEVEL: fatal, error, warn, info (default), debug, trace or silent',
     '',
     'Monitoring options (flag / environment variable):',
   ];
@@ -42,7 +44,7 @@ export function helpText(): string {
   }
   lines.push(
     '',
-    'Secrets (jwt-secret, password, management-password, magic-link-token, metrics-token) belong in the environment or the config file:',
+    'Secrets (jwt-secret, password, management-password, magic-link-token, metrics-token, alerts with webhook secrets) belong in the environment or the config file:',
     'flags are visible in the process list, and passing one prints a warning.',
     'Booleans also accept --no-<flag>. Lists are comma-separated. Precedence: flags > environment > config file.',
     'demo only: --demo-dispatch-endpoint enables POST /demo/dispatch {"type":"fast"|"slow"|"flaky"|"failing"|"timeout"|"logging"}',

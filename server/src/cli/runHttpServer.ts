@@ -1,16 +1,19 @@
 import express, { type Express } from 'express';
 import type { Server } from 'node:http';
+import type { Logger } from 'pino';
 import type { Monitoring } from '../monitoring/createMonitoring.js';
 import { CliError } from './CliError.js';
+import { requestLog } from './requestLog.js';
 
 /** Listens with the monitoring mounted; stops gracefully on SIGINT/SIGTERM. */
 export async function runHttpServer(
   monitoring: Monitoring,
   settings: { port: number; host: string },
-  extra: { configure?: (app: Express) => void; onStop?: () => Promise<void> | void } = {},
+  extra: { configure?: (app: Express) => void; onStop?: () => Promise<void> | void; logger?: Logger } = {},
 ): Promise<{ server: Server; port: number; stop(): Promise<void> }> {
   const app = express();
   app.disable('x-powered-by');
+  if (extra.logger) app.use(requestLog(extra.logger));
   extra.configure?.(app);
   app.use(monitoring.router);
   const server = await new Promise<Server>((resolve, reject) => {
@@ -38,7 +41,8 @@ export async function runHttpServer(
     })());
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      console.log(`\n${signal} received: stopping…`);
+      if (extra.logger) extra.logger.info(`${signal} received: stopping…`);
+      else console.log(`\n${signal} received: stopping…`);
       void stop().then(
         () => process.exit(0),
         (err: unknown) => {

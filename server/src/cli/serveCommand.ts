@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync } from 'node:fs';
 import { resolveOptions, type MonitoringOptions } from '../monitoring/options.js';
 import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
+import { createCliLogger, monitoringLoggerOf, secretValuesOf } from './logging.js';
 import { resolveServeSettings } from './serveSettings.js';
 
 /**
@@ -58,16 +59,17 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
     throw new CliError(`Cannot open ${file} as a Svc Monitor database: ${(err as Error).message}`);
   }
   const [{ createMonitoring }, { runHttpServer }] = await Promise.all([import('../monitoring/createMonitoring.js'), import('./runHttpServer.js')]);
+  const logger = createCliLogger(settings.log, { secrets: secretValuesOf(settings.options as Record<string, unknown>) });
   let monitoring;
   try {
-    monitoring = createMonitoring({ storage: { db } }, settings.options);
+    monitoring = createMonitoring({ storage: { db } }, { ...settings.options, logger: monitoringLoggerOf(logger) });
   } catch (err) {
     db.close();
     if (err instanceof OptionError) throw new CliError(err.message);
     throw err;
   }
-  const { port } = await runHttpServer(monitoring, settings, { onStop: () => void db.close() });
-  console.log(`Svc Monitor (standalone, read-only) over ${file}`);
-  console.log(`Dashboard: http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring`);
-  console.log(`API:       http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring/api`);
+  const { port } = await runHttpServer(monitoring, settings, { onStop: () => void db.close(), logger });
+  logger.info(`Svc Monitor (standalone, read-only) over ${file}`);
+  logger.info(`Dashboard: http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring`);
+  logger.info(`API:       http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring/api`);
 }

@@ -3,6 +3,7 @@ import { MonitoringOptionError } from '../monitoring/options.js';
 import { openPostgresStorage } from '../storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { CliError } from './CliError.js';
+import { createCliLogger, monitoringLoggerOf, secretValuesOf } from './logging.js';
 import { runHttpServer } from './runHttpServer.js';
 import type { ServeSettings } from './serveSettings.js';
 
@@ -18,17 +19,18 @@ export async function openCliPostgres(connectionString: string): Promise<Postgre
 /** `serve --database postgres://…`: headless monitoring of a store shared by engine instances elsewhere. */
 export async function servePostgres(settings: ServeSettings): Promise<void> {
   const storage = await openCliPostgres(settings.database!);
+  const logger = createCliLogger(settings.log, { secrets: [...secretValuesOf(settings.options as Record<string, unknown>), settings.database!] });
   let monitoring;
   try {
-    monitoring = createMonitoring({ storage }, settings.options);
+    monitoring = createMonitoring({ storage }, { ...settings.options, logger: monitoringLoggerOf(logger) });
   } catch (err) {
     await storage.close();
     if (err instanceof MonitoringOptionError) throw new CliError(err.message);
     throw err;
   }
-  const { port } = await runHttpServer(monitoring, settings, { onStop: () => storage.close() });
+  const { port } = await runHttpServer(monitoring, settings, { onStop: () => storage.close(), logger });
   const host = settings.host === '0.0.0.0' ? 'localhost' : settings.host;
-  console.log(`Svc Monitor over PostgreSQL ${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`);
-  console.log(`Dashboard: http://${host}:${port}/svc-monitoring`);
-  console.log(`API:       http://${host}:${port}/svc-monitoring/api`);
+  logger.info(`Svc Monitor over PostgreSQL ${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`);
+  logger.info(`Dashboard: http://${host}:${port}/svc-monitoring`);
+  logger.info(`API:       http://${host}:${port}/svc-monitoring/api`);
 }

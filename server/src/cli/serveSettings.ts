@@ -3,6 +3,7 @@ import { MONITORING_OPTIONS, type MonitoringOptions } from '../monitoring/option
 import { OptionError } from '../options/OptionError.js';
 import type { OptionKind } from '../options/OptionReader.js';
 import { CliError } from './CliError.js';
+import { resolveLogSettings, type LogSettings } from './logging.js';
 import { camelToEnv, camelToKebab, parseFlags, type FlagValue } from './parseFlags.js';
 
 type CliKind = Exclude<OptionKind, 'function' | 'object'>;
@@ -15,7 +16,15 @@ export const CLI_OPTION_KINDS = Object.fromEntries(
 ) as Record<string, CliKind>;
 
 /** Settings of the CLI itself (not monitoring options). */
-export const CLI_SETTINGS = { db: 'string', database: 'string', port: 'number', host: 'string', config: 'string' } as const satisfies Record<string, CliKind>;
+export const CLI_SETTINGS = {
+  db: 'string',
+  database: 'string',
+  port: 'number',
+  host: 'string',
+  config: 'string',
+  logFormat: 'string',
+  logLevel: 'string',
+} as const satisfies Record<string, CliKind>;
 
 export interface ServeSettings {
   /** Values of command-specific flags (e.g. demo's --demo-dispatch-endpoint). */
@@ -25,6 +34,8 @@ export interface ServeSettings {
   database?: string;
   port: number;
   host: string;
+  /** --log-format and --log-level (json by default when stdout is not a terminal). */
+  log: LogSettings;
   options: MonitoringOptions;
 }
 
@@ -91,6 +102,7 @@ export function resolveServeSettings(
   defaults: { port: number },
   extraFlags: Record<string, 'boolean' | 'string' | 'number'> = {},
   warn: (message: string) => void = (m) => console.warn(m),
+  stdoutIsTty: boolean = process.stdout.isTTY === true,
 ): ServeSettings {
   const kinds: Record<string, string> = { ...CLI_OPTION_KINDS, ...CLI_SETTINGS, ...extraFlags };
   const booleans = new Set(Object.entries(kinds).filter(([, k]) => k === 'boolean' || k === 'boolean|object').map(([n]) => n));
@@ -148,6 +160,7 @@ export function resolveServeSettings(
     database: merged.get('database') as string | undefined,
     port,
     host: (merged.get('host') as string | undefined) ?? '127.0.0.1',
+    log: resolveLogSettings({ logFormat: merged.get('logFormat'), logLevel: merged.get('logLevel') }, stdoutIsTty),
     options: options as MonitoringOptions,
   };
 }

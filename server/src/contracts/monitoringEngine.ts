@@ -19,6 +19,33 @@ export interface StoppedRunNotice {
   at: number;
 }
 
+/** How one handler attempt ended: a `result` of `svc_task_attempts_total`. */
+export type AttemptResult = 'succeeded' | 'failed' | 'timed_out' | 'cancelled' | 'stopped';
+
+/** One handler attempt that ended in this engine (a retried failure included). */
+export interface AttemptNotice {
+  taskId: string;
+  taskType: string;
+  queueName: string;
+  /** 1-based, within the run. */
+  attempt: number;
+  result: AttemptResult;
+  /** The handler's time in this attempt, seconds. */
+  seconds: number;
+}
+
+/**
+ * A task this engine brought to a terminal state (Completed, Failed, Cancelled), once written;
+ * recurring rows' runs are not task ends.
+ */
+export interface TaskEndNotice {
+  taskId: string;
+  taskType: string;
+  queueName: string;
+  /** From the task's dispatch (its row's creation) to the written end, seconds. */
+  seconds: number;
+}
+
 /** The answer of a management operation on a schedule, an occurrence or a task. */
 export interface OperationResult {
   status: ManagementStatus;
@@ -54,6 +81,10 @@ export interface MonitoringEngine {
   observeCommits?(listener: (seconds: number) => void): () => void;
   /** Runs given up at a stop (metrics); absent on an engine without them. */
   observeStoppedRuns?(listener: (run: StoppedRunNotice) => void): () => void;
+  /** Every handler attempt's end (metrics); absent on an engine without them. */
+  observeAttempts?(listener: (attempt: AttemptNotice) => void): () => void;
+  /** Tasks brought to a terminal state by this engine (metrics); absent on an engine without them. */
+  observeTaskEnds?(listener: (end: TaskEndNotice) => void): () => void;
   off(event: 'event', listener: (e: SvcEvent) => void): unknown;
   /** Retry and bulk actions; absent on an engine without them (the endpoints answer NotSupported). */
   tasks?: {

@@ -1,4 +1,4 @@
-import type { StoppedRunNotice, SvcEvent } from '../contracts/index.js';
+import type { AttemptNotice, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../contracts/index.js';
 import type { DispatchStep, EngineStore, NewTask, RateLimitSpec, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import { buildEvent } from './buildEvent.js';
@@ -50,6 +50,8 @@ export class TaskEngine implements Engine {
   private readonly errorListeners = new Set<EngineErrorListener>();
   private readonly commitListeners = new Set<(seconds: number) => void>();
   private readonly stoppedRunListeners = new Set<(run: StoppedRunNotice) => void>();
+  private readonly attemptListeners = new Set<(attempt: AttemptNotice) => void>();
+  private readonly taskEndListeners = new Set<(end: TaskEndNotice) => void>();
   /** Why the store cannot be written at all (its file deleted or replaced); null while it can. */
   private storeLost: Error | null = null;
   private locationTimer: NodeJS.Timeout | undefined;
@@ -110,15 +112,10 @@ export class TaskEngine implements Engine {
       registry: this.registry,
       commit: this.commit,
       emit: (e) => this.emit(e),
-      stoppedRun: (run) => {
-        for (const l of this.stoppedRunListeners) {
-          try {
-            l(run);
-          } catch (err) {
-            this.o.onError(err, 'stopped-run listener');
-          }
-        }
-      },
+      stoppedRun: (run) => this.notify(this.stoppedRunListeners, run, 'stopped-run listener'),
+      observed: { attempts: this.attemptListeners, taskEnds: this.taskEndListeners },
+      attemptEnded: (attempt) => this.notify(this.attemptListeners, attempt, 'attempt listener'),
+      taskEnded: (end) => this.notify(this.taskEndListeners, end, 'task-end listener'),
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
       ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
@@ -194,6 +191,27 @@ export class TaskEngine implements Engine {
   observeStoppedRuns(listener: (run: StoppedRunNotice) => void): () => void {
     this.stoppedRunListeners.add(listener);
     return () => this.stoppedRunListeners.delete(listener);
+  }
+
+  observeAttempts(listener: (attempt: AttemptNotice) => void): () => void {
+    this.attemptListeners.add(listener);
+    return () => this.attemptListeners.delete(listener);
+  }
+
+  observeTaskEnds(listener: (end: TaskEndNotice) => void): () => void {
+    this.taskEndListeners.add(listener);
+    return () => this.taskEndListeners.delete(listener);
+  }
+
+  /** Hands a notice to its observers; one that throws is reported and does not stop the others. */
+  private notify<N>(listeners: ReadonlySet<(notice: N) => void>, notice: N, where: string): void {
+    for (const l of listeners) {
+      try {
+        l(notice);
+      } catch (err) {
+        this.o.onError(err, where);
+      }
+    }
   }
 
   health(): EngineHealth {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import type { StoppedRunNotice, SvcEvent } from '../contracts/index.js';
+import type { AttemptNotice, AttemptResult, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../contracts/index.js';
 import type { ClaimDecider, FinishedRun, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { GroupCommit } from './GroupCommit.js';
 import type { Registration } from './handlerRegistration.js';
@@ -83,6 +83,12 @@ export interface RunLifecycleDeps {
   emit(event: SvcEvent): void;
   /** A run was given up at the stop (not a hub event: the metrics count it). */
   stoppedRun(run: StoppedRunNotice): void;
+  /** Whether anyone observes attempts and task ends (no notice is built for nobody). */
+  observed: { attempts: ReadonlySet<unknown>; taskEnds: ReadonlySet<unknown> };
+  /** A handler attempt ended (metrics). */
+  attemptEnded(attempt: AttemptNotice): void;
+  /** A task's terminal end run here was written (metrics). */
+  taskEnded(end: TaskEndNotice): void;
   /** A worker is free or a run is ready: the next group commit should claim. */
   workerFree(): void;
   /** The next run of an inline recurring row is due at `at`. */
@@ -428,6 +434,7 @@ export class RunLifecycle {
   /** The run is given up; its row becomes ServiceStopped; a late outcome is ignored. */
   private abandon(run: ActiveRun): void {
     if (run.phase === 'running') {
+      if (!run.fenced && this.d.observed.attempts.size > 0) this.noteAttempt(run, 'stopped', performance.now() - run.t0);
       run.queue.running--;
       run.controller.abort(new ServiceStoppingError('The engine is stopping'));
       run.span?.end(new ServiceStoppingError('The engine is stopping'));
@@ -455,6 +462,10 @@ export class RunLifecycle {
     this.leaveRetryWait(run);
     run.log.close();
     this.ended(run);
+  }
+
+  private noteAttempt(run: ActiveRun, result: AttemptResult, elapsedMs: number): void {
+    this.d.attemptEnded({ taskId: run.row.id, taskType: run.row.type, queueName: run.row.queue, attempt: run.attempt, result, seconds: elapsedMs / 1000 });
   }
 
   private leaveRetryWait(run: ActiveRun): void {
@@ -559,6 +570,10 @@ export class RunLifecycle {
       this.ended(run);
       return;
     }
+    if (this.d.observed.attempts.size > 0) {
+      const result: AttemptResult = run.cancelRequested ? 'cancelled' : ok ? 'succeeded' : timedOut ? 'timed_out' : 'failed';
+      this.noteAttempt(run, result, elapsed);
+    }
     if (run.cancelRequested) {
       this.finish({ run, outcome: 'Cancelled', executionTimeMs: duration, exception: null, timedOut: false });
       return;
@@ -654,6 +669,9 @@ export class RunLifecycle {
       },
       after: () => {
         if (nextScheduledAt !== null) this.d.noteDue(nextScheduledAt);
+        if (!recurring && this.d.observed.taskEnds.size > 0) {
+          this.d.taskEnded({ taskId: row.id, taskType: row.type, queueName: row.queue, seconds: Math.max(0, clock() - row.created_at) / 1000 });
+        }
         for (const e of events) this.d.emit(e());
         end.onRecorded?.();
       },

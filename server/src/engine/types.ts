@@ -1,4 +1,4 @@
-import type { AuditLevel, StoppedRunNotice, SvcEvent, TaskStatus } from '../contracts/index.js';
+import type { AttemptNotice, AuditLevel, StoppedRunNotice, SvcEvent, TaskEndNotice, TaskStatus } from '../contracts/index.js';
 import type { EngineStore } from '../storage/EngineStore.js';
 import type { SqliteStorage } from '../storage/Storage.js';
 import type { TaskOperations } from './operations/TaskOperations.js';
@@ -211,6 +211,10 @@ export interface Engine {
   observeCommits(listener: (seconds: number) => void): () => void;
   /** Calls `listener` for every run given up at a stop (its row becomes ServiceStopped); returns the unsubscribe. */
   observeStoppedRuns(listener: (run: StoppedRunNotice) => void): () => void;
+  /** Calls `listener` at the end of every handler attempt (retried ones included); returns the unsubscribe. */
+  observeAttempts(listener: (attempt: AttemptNotice) => void): () => void;
+  /** Calls `listener` once a task's terminal end (Completed, Failed, Cancelled) run here is written; returns the unsubscribe. */
+  observeTaskEnds(listener: (end: TaskEndNotice) => void): () => void;
   /** Whether start() has run and stop() has not. */
   isRunning(): boolean;
   readonly queueNames: readonly string[];

@@ -27,6 +27,10 @@ export class ConnectionRegistry {
   private readonly perClient = new Map<string, number>();
   /** One timer for the token expiries of all connections. */
   private readonly expiries = new ExpirySchedule<HubConnection>((c) => c.expire());
+  /** New connections refused: 429 (a client at its cap), 503 (the hub at its cap). */
+  readonly rejected = { 429: 0, 503: 0 };
+  /** Connections closed because they could not keep up. */
+  slowClientCloses = 0;
 
   constructor(
     private readonly limits: ConnectionLimits,
@@ -40,10 +44,12 @@ export class ConnectionRegistry {
    */
   create(withToken: boolean, client: string): CreateResult {
     if (this.live.size >= this.caps.maxConnections) {
+      this.rejected[503]++;
       return { ok: false, status: 503, message: `The hub has reached its limit of ${this.caps.maxConnections} connections; try again later.` };
     }
     const held = this.perClient.get(client) ?? 0;
     if (held >= this.caps.maxConnectionsPerClient) {
+      this.rejected[429]++;
       return {
         ok: false,
         status: 429,
@@ -92,6 +98,7 @@ export class ConnectionRegistry {
   }
 
   private onClosed(connection: HubConnection): void {
+    if (connection.closedAsSlow && this.live.has(connection.token)) this.slowClientCloses++;
     this.live.delete(connection.token);
     const client = this.clientOf.get(connection);
     if (client !== undefined) {

@@ -39,6 +39,8 @@ export class HubConnection {
   lastSentAtMs = this.createdAtMs;
   /** Since when the send buffer has been over slowClientBufferedBytes at every send (undefined: under it at the last one). */
   private overBufferSinceMs: number | undefined;
+  /** Closed because it could not keep up (its send buffer), not by either side. */
+  closedAsSlow = false;
 
   constructor(
     readonly connectionId: string,
@@ -122,6 +124,7 @@ export class HubConnection {
     const buffered = this.sink.bufferedBytes();
     const { maxBufferedBytes, slowClientBufferedBytes, slowClientGraceMs } = this.limits;
     if (buffered > 0 && buffered + (utf8?.length ?? text.length) > maxBufferedBytes) {
+      this.closedAsSlow = true;
       this.close(`The client is too slow: its send buffer exceeded ${maxBufferedBytes} bytes.`);
       return;
     }
@@ -130,6 +133,7 @@ export class HubConnection {
     } else {
       this.overBufferSinceMs ??= nowMs;
       if (nowMs - this.overBufferSinceMs >= slowClientGraceMs) {
+        this.closedAsSlow = true;
         this.close(`The client is too slow: its send buffer stayed over ${slowClientBufferedBytes} bytes for ${slowClientGraceMs} ms.`);
         return;
       }

@@ -70,6 +70,10 @@ export interface Hub {
 export interface HubStats {
   connectionsByTransport: Record<string, number>;
   messagesSent: number;
+  /** New connections refused by status: 429 (a client at its cap), 503 (the hub at its cap). */
+  rejected: { 429: number; 503: number };
+  /** Connections closed because their send buffer showed they could not keep up. */
+  slowClientCloses: number;
 }
 
 const CLOSE_WAIT_MS = 2_000;
@@ -145,7 +149,7 @@ export function createHub(options: HubOptions): Hub {
         if (!c.isOpen || c.transportKind === undefined) continue;
         connectionsByTransport[c.transportKind] = (connectionsByTransport[c.transportKind] ?? 0) + 1;
       }
-      return { connectionsByTransport, messagesSent };
+      return { connectionsByTransport, messagesSent, rejected: { ...registry.rejected }, slowClientCloses: registry.slowClientCloses };
     },
     async close() {
       if (closed) return;

@@ -8,6 +8,7 @@ import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
 import { createAlerting, type Alerting } from './alerts/createAlerting.js';
+import { postgresLeadership } from './alerts/alertLeadership.js';
 import { createApiRouter } from './apiRouter.js';
 import { openAuditStore } from './audit/openAuditStore.js';
 import { OperatorAuditLog } from './audit/OperatorAuditLog.js';
@@ -152,12 +153,20 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   // view also relays other instances' events); the gauges read the store.
   alerting =
     options.alerts.length > 0
-      ? createAlerting({ rules: options.alerts, store, engine: source.engine, publicUrl: options.publicUrl, logger: options.logger, now: options.now })
+      ? createAlerting({
+          rules: options.alerts,
+          store,
+          engine: source.engine,
+          ...(pgStorage ? { events: engine, leadership: postgresLeadership(pgStorage) } : {}),
+          publicUrl: options.publicUrl,
+          logger: options.logger,
+          now: options.now,
+        })
       : undefined;
   const alerts = alerting;
   if (alerts) ctx.alertStats = () => alerts.stats();
   metrics = options.enableMetrics
-    ? createMetrics({ store, engine: source.engine, hub, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
+    ? createMetrics({ store, engine: source.engine, hub, alerts: alerting, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
     : undefined;
 
   base.use('/hub', (req, res, next) => {
@@ -202,7 +211,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       engine?.tasks?.offBulkProgress(auditBulk);
       await audit.close();
       metrics?.close();
-      alerting?.close();
+      await alerting?.close();
       if (hub) await hub.close();
     },
   };

@@ -170,7 +170,7 @@ export const MONITORING_OPTIONS = {
   enableMetrics: { kind: 'boolean', description: 'serve Prometheus metrics at /svc-monitoring/metrics', default: true },
   metricsToken: { kind: 'string', description: 'bearer secret for scrapers of /svc-monitoring/metrics, at least 16 characters', default: null, secret: true },
   metricsTypeLabelLimit: { kind: 'integer', description: 'task types with their own metrics label; the rest are "other"', default: 20 },
-  alerts: { kind: 'json', description: 'alert rules, a JSON array: [{"on":"TaskFailed","webhook":{"url":"https://…","secret":"…"}}]', defaultText: 'none' },
+  alerts: { kind: 'json', description: 'alert rules, a JSON array: [{"on":"TaskFailed","webhook":{"url":"https://…","secret":"whsec_…"}}]', defaultText: 'none', secret: true },
   publicUrl: { kind: 'string', description: 'the address people reach the monitoring at, for links in alerts', default: null, defaultText: 'paths only' },
   logger: { kind: 'object', description: '{ info(message), warn(message) }', defaultText: 'console' },
   operatorAuditRetentionDays: { kind: 'integer', description: 'days the operator audit keeps its records (1..36500)', default: 90 },

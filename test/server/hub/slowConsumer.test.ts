@@ -31,6 +31,8 @@ const ids = (n: number) => Array.from({ length: n }, (_, i) => `e${i}`);
 
 describe('hub slow consumer', () => {
   let s: HubServer;
+  /** Slow-client closes counted so far by the shared hub. */
+  let slowCloses = 0;
   beforeAll(async () => {
     s = await startHubServer({ maxBufferedBytes: 64 * 1024 });
   });
@@ -59,6 +61,10 @@ describe('hub slow consumer', () => {
       await waitFor(() => fastIds.length >= emitted - 1_000, 10_000, 'fast client to keep up');
     }
     expect(s.hub.connectionCount()).toBe(1);
+    // Counted as a slow-client close (svc_hub_slow_client_closes_total reads this).
+    const closesBefore = slowCloses;
+    expect(s.hub.stats().slowClientCloses).toBe(closesBefore + 1);
+    slowCloses = s.hub.stats().slowClientCloses;
     // The emitter keeps going and the fast client still gets everything, in order.
     for (let i = 0; i < 100; i++) s.emitter.emit('event', sampleEvent({ taskId: `e${emitted++}` }));
     await waitFor(() => fastIds.length === emitted, 10_000, 'fast client to receive every event');

@@ -83,9 +83,9 @@ describe('alert webhooks', () => {
     ]);
     await h.engine.dispatch('boom', {});
     await waitFor(() => flaky.received.length === 3 && down.received.length === 3, 5000, 'attempts');
-    // backoff: 50 ms, then 100 ms between attempts
-    expect(flaky.received[1]!.atMs - flaky.received[0]!.atMs).toBeGreaterThanOrEqual(45);
-    expect(flaky.received[2]!.atMs - flaky.received[1]!.atMs).toBeGreaterThanOrEqual(95);
+    // backoff: 50 ms, then 100 ms between attempts, each with jitter down to half of it
+    expect(flaky.received[1]!.atMs - flaky.received[0]!.atMs).toBeGreaterThanOrEqual(22);
+    expect(flaky.received[2]!.atMs - flaky.received[1]!.atMs).toBeGreaterThanOrEqual(47);
     expect(flaky.received.map((r) => r.body).every((b) => b === flaky.received[0]!.body)).toBe(true);
     let health: { status: string; alerts?: { delivered: number; failed: number; waiting: number; lastFailureUtc?: string } } = { status: '' };
     await waitFor(async () => {
@@ -128,8 +128,8 @@ describe('alert webhooks', () => {
       {
         enableAuthentication: false,
         alerts: [
-          { on: 'QueueBacklog', name: 'backlog', threshold: 3, webhook: { url: slack.url, preset: 'slack' } },
-          { on: 'QueueBacklog', name: 'backlog', threshold: 3, webhook: { url: teams.url, preset: 'teams' } },
+          { on: 'QueueBacklog', name: 'backlog', threshold: 3, windowMs: 200, webhook: { url: slack.url, preset: 'slack' } },
+          { on: 'QueueBacklog', name: 'backlog', threshold: 3, windowMs: 200, webhook: { url: teams.url, preset: 'teams' } },
         ],
       },
     );
@@ -151,7 +151,7 @@ describe('alert webhooks', () => {
     const db = createTempDatabase();
     try {
       const id = insertTask(db.db, { status: 'Pending', is_recurring: 1, occurrence_mode: 'Durable', schedule_version: 1, halt: JSON.stringify({ reason: 'test' }) });
-      served = await serve({ storage: { db: db.db } }, { enableAuthentication: false, alerts: [{ on: 'ScheduleHalted', name: 'halts', webhook: { url: hook.url } }] });
+      served = await serve({ storage: { db: db.db } }, { enableAuthentication: false, alerts: [{ on: 'ScheduleHalted', name: 'halts', windowMs: 200, webhook: { url: hook.url } }] });
       await waitFor(() => hook.received.length === 1, 5000, 'firing');
       expect(hook.received[0]!.json).toMatchObject({ rule: 'halts', on: 'ScheduleHalted', state: 'firing', count: 1 });
       db.db.prepare(`UPDATE tasks SET halt = NULL WHERE id = ?`).run(id);
@@ -170,7 +170,7 @@ describe('alert webhooks', () => {
     let status: 'ok' | 'degraded' = 'ok';
     // The engine as the monitoring sees it, with its health under the test's control.
     const engine = Object.create(h.engine, { health: { value: () => ({ status, unwrittenChanges: 0, oldestUnwrittenMs: 0 }) } }) as typeof h.engine;
-    served = await serve({ engine, storage: h.storage }, { enableAuthentication: false, alerts: [{ on: 'EngineDegraded', webhook: { url: hook.url } }] });
+    served = await serve({ engine, storage: h.storage }, { enableAuthentication: false, alerts: [{ on: 'EngineDegraded', windowMs: 200, webhook: { url: hook.url } }] });
     await sleep(1200);
     expect(hook.received).toHaveLength(0);
     status = 'degraded';
@@ -189,5 +189,7 @@ describe('alert webhooks', () => {
     expect(opts([{ on: 'TaskFailed', webhook: { url: 'ftp://x' } }])).toThrow(/alerts\[0\]\.webhook\.url.*http/);
     expect(opts([{ on: 'TaskFailed', webhook: { url: 'http://x', preset: 'discord' } }])).toThrow(/alerts\[0\]\.webhook\.preset/);
     expect(opts([{ on: 'TaskFailed', webhook: { url: 'http://x' }, windowMs: 0 }])).toThrow(/alerts\[0\]\.windowMs/);
+    expect(opts([{ on: 'TaskFailed', webhook: { url: 'http://x' }, for: 1000 }])).toThrow(/alerts\[0\]\.for.*level rules only/);
+    expect(opts([{ on: 'QueueBacklog', webhook: { url: 'http://x' }, for: -1 }])).toThrow(/alerts\[0\]\.for/);
   });
 });

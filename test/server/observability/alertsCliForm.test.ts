@@ -16,6 +16,15 @@ describe('the alerts option from the CLI and the environment', () => {
     expect(fromFlag.options.alerts).toEqual(other);
   });
 
+  it('warns that --alerts on the command line is visible to every user (its webhooks hold secrets)', () => {
+    const warned: string[] = [];
+    resolveServeSettings(['--alerts', JSON.stringify(RULES)], {}, { port: 0 }, {}, (m) => warned.push(m));
+    expect(warned).toEqual([expect.stringMatching(/--alerts on the command line is visible.*SVC_MONITOR_ALERTS/)]);
+    warned.length = 0;
+    resolveServeSettings([], { SVC_MONITOR_ALERTS: JSON.stringify(RULES) }, { port: 0 }, {}, (m) => warned.push(m));
+    expect(warned).toEqual([]);
+  });
+
   it('refuses text that is not JSON, naming the variable', () => {
     expect(() => resolveServeSettings([], { SVC_MONITOR_ALERTS: '[{on: TaskFailed}' }, { port: 0 }, {}, quiet)).toThrow(/SVC_MONITOR_ALERTS.*alerts.*must be JSON/);
   });

@@ -37,7 +37,10 @@ describe('svc_tasks_finished_total: outcomes without a hub event', () => {
     const samples = parseSamples((await scrape(served)).text);
     expect(sampleValue(samples, 'svc_tasks_finished_total', { queue: 'default', type: 'Stuck.Work', outcome: 'service_stopped' })).toBe(1);
     expect(samples.filter((s) => s.name === 'svc_tasks_finished_total').map((s) => s.labels.outcome)).toEqual(['service_stopped']);
-    expect(sampleValue(samples, 'svc_task_run_seconds_count', { queue: 'default', type: 'Stuck.Work' })).toBe(1);
+    // The attempt given up counts as stopped; ServiceStopped is not a terminal end (the next start requeues it).
+    expect(sampleValue(samples, 'svc_task_attempts_total', { queue: 'default', type: 'Stuck.Work', result: 'stopped' })).toBe(1);
+    expect(sampleValue(samples, 'svc_task_attempt_seconds_count', { queue: 'default', type: 'Stuck.Work' })).toBe(1);
+    expect(sampleValue(samples, 'svc_task_duration_seconds_count', { queue: 'default', type: 'Stuck.Work' })).toBeUndefined();
   });
 
   it('a task recovery fails as abandoned (past maxAbandoned) counts abandoned, not failed', async () => {
@@ -62,6 +65,7 @@ describe('svc_tasks_finished_total: outcomes without a hub event', () => {
     const samples = parseSamples((await scrape(served)).text);
     expect(sampleValue(samples, 'svc_tasks_finished_total', { queue: 'default', type: 'Abandon.Work', outcome: 'abandoned' })).toBe(1);
     expect(sampleValue(samples, 'svc_tasks_finished_total', { outcome: 'failed' })).toBeUndefined();
+    expect(sampleValue(samples, 'svc_task_attempts_total', { queue: 'default', type: 'Abandon.Work', result: 'abandoned' })).toBe(1);
     // The hub's event stays a Failed one; a field says why.
     expect(failedEvents).toEqual([expect.objectContaining({ taskId: id, abandoned: true, exception: expect.stringMatching(/^TaskAbandonedError: /) })]);
   });

@@ -67,7 +67,8 @@ describe('GET /svc-monitoring/metrics', () => {
     expect(v('svc_tasks_finished_total', { type: 'report.build', outcome: 'failed' })).toBe(1);
     expect(v('svc_tasks_finished_total', { type: 'slow.job', outcome: 'timed_out' })).toBe(1);
     expect(v('svc_tasks_finished_total', { type: 'slow.job', outcome: 'failed' })).toBeUndefined();
-    expect(v('svc_task_run_seconds_count', { queue: 'default', type: 'mail.send' })).toBe(3);
+    expect(v('svc_task_attempt_seconds_count', { queue: 'default', type: 'mail.send' })).toBe(3);
+    expect(v('svc_task_duration_seconds_count', { queue: 'default', type: 'mail.send' })).toBe(3);
     expect(v('svc_task_wait_seconds_count', { queue: 'default' })).toBe(5);
     expect(v('svc_task_wait_seconds_bucket', { queue: 'default', le: '+Inf' })).toBe(5);
     expect(v('svc_tasks', { queue: 'default', status: 'Queued' })).toBe(0);

@@ -4,8 +4,9 @@ import type { MonitoringLogger } from '../options.js';
 import { webhookBody, type AlertMessage } from './alertMessage.js';
 import type { ResolvedAlertRule } from './alertRules.js';
 import { WebhookSender, type DeliveryStats } from './WebhookSender.js';
+import { SOLE_LEADERSHIP, type AlertLeadership } from './alertLeadership.js';
 
-/** How often rules over the read models and the engine's health look again. */
+/** How often rules over the read models and the engine's health look again (a `for` shorter than this waits for the next look). */
 const LEVEL_CHECK_MS = 1000;
 /** Task ids a message names at most. */
 const MAX_TASK_IDS = 10;
@@ -19,6 +20,16 @@ export interface AlertingSources {
     off(event: 'event', listener: (e: SvcEvent) => void): unknown;
     health?(): { status: 'ok' | 'degraded' | 'failed' };
   };
+  /**
+   * Every instance's events on a shared store (the monitoring's relay on PostgreSQL); absent: the
+   * engine's. TaskFailed rules count these, on the leader only.
+   */
+  events?: {
+    on(event: 'event', listener: (e: SvcEvent) => void): unknown;
+    off(event: 'event', listener: (e: SvcEvent) => void): unknown;
+  };
+  /** Who evaluates the cluster-wide rules (all but EngineDegraded, which is about this process's engine); absent: this process. */
+  leadership?: AlertLeadership;
   /** Origin for links into the dashboard (absent: links are paths). */
   publicUrl: string | null;
   logger: MonitoringLogger;
@@ -29,11 +40,15 @@ export interface Alerting {
   stats(): DeliveryStats;
   /** An operator audit record: posted by every OperatorAction rule. */
   operatorAction(entry: OperatorAuditEntry): void;
-  close(): void;
+  close(): Promise<void>;
 }
 
 interface RuleState {
   firing: boolean;
+  /** Level rules: since when the condition has disagreed with `firing` (undefined: it agrees). */
+  changeSince?: number;
+  /** When this rule last sent a message (level rules send one per window at most). */
+  lastSentAt?: number;
   /** Matches in the current window, and their first task ids. */
   count: number;
   taskIds: string[];
@@ -44,11 +59,15 @@ interface RuleState {
  * Evaluates the alert rules and posts their messages. A TaskFailed rule counts matching failures
  * per window: reaching the threshold fires at once; while firing, every window with new failures
  * sends one message with their count, and the first window without any sends "resolved". Rules
- * over the read models and the health fire when their condition starts to hold and resolve when
- * it stops. Nothing here runs on the engine's path: events are counted, deliveries are async.
+ * over the read models and the health fire once their condition has held for `for` ms and
+ * resolve once it has been away as long; either message waits until `windowMs` has passed since
+ * the rule's last one (a flapping state sends nothing new). Nothing here runs on the engine's path: events are counted, deliveries are async.
  */
 export function createAlerting(src: AlertingSources): Alerting {
-  const sender = new WebhookSender(src.now);
+  const sender = new WebhookSender(src.now, src.logger);
+  const leadership = src.leadership ?? SOLE_LEADERSHIP;
+  /** Whether this process evaluated the cluster's rules at the last look (one second). */
+  let leading = src.leadership === undefined;
   const base = (src.publicUrl ?? '').replace(/\/+$/, '');
   const states = new Map<ResolvedAlertRule, RuleState>(src.rules.map((r) => [r, { firing: false, count: 0, taskIds: [] }]));
   let closed = false;
@@ -93,7 +112,7 @@ export function createAlerting(src: AlertingSources): Alerting {
     state.windowTimer.unref?.();
   };
   const onEvent = (e: SvcEvent) => {
-    if (e.kind !== 'Failed') return;
+    if (e.kind !== 'Failed' || !leading) return;
     for (const rule of failureRules) {
       if (rule.types && !rule.types.has(e.taskType)) continue;
       if (rule.queues && !rule.queues.has(e.queueName ?? 'default')) continue;
@@ -110,7 +129,8 @@ export function createAlerting(src: AlertingSources): Alerting {
       }
     }
   };
-  if (failureRules.length > 0) src.engine?.on('event', onEvent);
+  const events = src.events ?? src.engine;
+  if (failureRules.length > 0) events?.on('event', onEvent);
 
   // ---- OperatorAction: one message per audit record
   const operatorRules = src.rules.filter((r) => r.on === 'OperatorAction');
@@ -145,17 +165,26 @@ export function createAlerting(src: AlertingSources): Alerting {
     if (checking || closed) return;
     checking = true;
     try {
+      leading = await leadership.isLeader();
       for (const rule of levelRules) {
+        if (rule.on !== 'EngineDegraded' && !leading) continue;
         const state = states.get(rule)!;
         const c = await condition(rule);
         if (closed) return;
-        if (c.holds && !state.firing) {
-          state.firing = true;
-          post(rule, 'firing', c.count, c.summary);
-        } else if (!c.holds && state.firing) {
-          state.firing = false;
-          post(rule, 'resolved', c.count, `cleared (${c.summary})`);
+        const now = src.now();
+        if (c.holds === state.firing) {
+          state.changeSince = undefined;
+          continue;
         }
+        // The change counts once it has held for `for` and the rule's window since its last message is over.
+        state.changeSince ??= now;
+        if (now - state.changeSince < rule.forMs) continue;
+        if (state.lastSentAt !== undefined && now - state.lastSentAt < rule.windowMs) continue;
+        state.firing = c.holds;
+        state.changeSince = undefined;
+        state.lastSentAt = now;
+        if (c.holds) post(rule, 'firing', c.count, c.summary);
+        else post(rule, 'resolved', c.count, `cleared (${c.summary})`);
       }
       warned = false;
     } catch (err) {
@@ -165,19 +194,20 @@ export function createAlerting(src: AlertingSources): Alerting {
       checking = false;
     }
   };
-  const poller = levelRules.length > 0 ? setInterval(() => void check(), LEVEL_CHECK_MS) : undefined;
+  const poller = src.rules.length > 0 ? setInterval(() => void check(), LEVEL_CHECK_MS) : undefined;
   poller?.unref?.();
-  if (levelRules.length > 0) void check();
+  if (src.rules.length > 0) void check();
 
   return {
     stats: () => ({ ...sender.stats }),
     operatorAction,
-    close() {
+    async close() {
       closed = true;
       if (poller) clearInterval(poller);
       for (const s of states.values()) clearTimeout(s.windowTimer);
-      if (failureRules.length > 0) src.engine?.off('event', onEvent);
+      if (failureRules.length > 0) events?.off('event', onEvent);
       sender.close();
+      await leadership.close();
     },
   };
 }

@@ -24,7 +24,7 @@ export function getHealthHandler(ctx: MonitoringContext): RequestHandler {
     const deliveries = ctx.alertStats?.();
     if (deliveries) {
       // Counts only: the route needs no authentication, so webhook addresses and errors stay out.
-      report.alerts = { delivered: deliveries.delivered, failed: deliveries.failed, waiting: deliveries.waiting };
+      report.alerts = { delivered: deliveries.delivered, failed: deliveries.failed + deliveries.dropped, waiting: deliveries.waiting };
       if (deliveries.lastFailure) report.alerts.lastFailureUtc = deliveries.lastFailure.atUtc;
     }
     sendJson(res, 200, report);

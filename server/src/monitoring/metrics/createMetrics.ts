@@ -1,7 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { HubStats } from '../../hub/createHub.js';
 import type { MonitoringStore } from '../../storage/MonitoringStore.js';
+import type { DeliveryCounts } from '../alerts/WebhookSender.js';
 import { registerEngineMetrics, type MeteredEngine } from './engineMetrics.js';
 import { METRICS_PREFIX } from './metricFamilies.js';
 import { openMetricsText } from './openMetricsText.js';
@@ -12,6 +14,8 @@ export interface MetricsSources {
   /** The engine of this process (none: a standalone registration exports the global gauges only). */
   engine?: MeteredEngine & { store?: unknown };
   hub?: { stats(): HubStats };
+  /** The alert webhooks' delivery counts (absent: no alert rules). */
+  alerts?: { stats(): DeliveryCounts };
   typeLabelLimit: number;
   now: () => number;
 }
@@ -30,6 +34,16 @@ function instanceOf(engine: { store?: unknown }): string {
   return typeof store?.instanceId === 'string' ? store.instanceId : `${hostname()}/${process.pid}`;
 }
 
+/** This package's version (its package.json sits three folders up from this module in src and in dist). */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** The monitoring's own Prometheus registry (never prom-client's global one) with every family. */
 export function createMetrics(sources: MetricsSources): MonitoringMetrics {
   const registry = new Registry();
@@ -40,6 +54,12 @@ export function createMetrics(sources: MetricsSources): MonitoringMetrics {
   for (const metric of registry.getMetricsAsArray()) {
     if (String(metric.type) !== 'counter' && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name);
   }
+  new Gauge({
+    name: 'svc_build_info',
+    help: 'Always 1; its labels say which svc-monitor-server version runs on which Node.js version. Per process.',
+    labelNames: ['version', 'node'],
+    registers,
+  }).set({ version: packageVersion(), node: process.versions.node }, 1);
   registerReadModelGauges(registers, sources.store, sources.now);
   const stopEngine = sources.engine
     ? registerEngineMetrics(registers, sources.engine, instanceOf(sources.engine), sources.typeLabelLimit)
@@ -66,7 +86,40 @@ export function createMetrics(sources: MetricsSources): MonitoringMetrics {
         this.inc(hub.stats().messagesSent);
       },
     });
+    new Counter({
+      name: 'svc_hub_rejections_total',
+      help: 'New hub connections refused, by status: 429 (a client at its connection cap), 503 (the hub at its cap). Per process.',
+      labelNames: ['status'],
+      registers,
+      collect() {
+        this.reset();
+        const { rejected } = hub.stats();
+        this.inc({ status: '429' }, rejected[429]);
+        this.inc({ status: '503' }, rejected[503]);
+      },
+    });
+    new Counter({
+      name: 'svc_hub_slow_client_closes_total',
+      help: 'Hub connections closed because their send buffer showed they could not keep up. Per process.',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(hub.stats().slowClientCloses);
+      },
+    });
   }
+  const alerts = sources.alerts;
+  new Counter({
+    name: 'svc_alert_deliveries_total',
+    help: 'Alert webhook deliveries by result: delivered (a message accepted), retried (an attempt failed and is tried again), failed (a message given up), dropped (a message over the waiting bound). Per process.',
+    labelNames: ['result'],
+    registers,
+    collect() {
+      this.reset();
+      const counts = alerts?.stats() ?? { delivered: 0, retried: 0, failed: 0, dropped: 0 };
+      for (const result of ['delivered', 'retried', 'failed', 'dropped'] as const) this.inc({ result }, counts[result]);
+    },
+  });
   const requests = new Counter({
     name: 'svc_http_requests_total',
     help: 'Answered monitoring HTTP requests by route (the route catalogue name) and status. Per process.',

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { StoppedRunNotice, SvcEvent } from '../../contracts/index.js';
+import type { AttemptNotice, AttemptResult, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../../contracts/index.js';
 import { BoundedLabel } from './boundedLabel.js';
 import { COMMIT_SECONDS_BUCKETS, TASK_SECONDS_BUCKETS, type FinishOutcome } from './metricFamilies.js';
 
@@ -10,11 +10,14 @@ export interface MeteredEngine {
   health?(): { status: 'ok' | 'degraded' | 'failed'; unwrittenChanges?: number; clock?: { offsetMs: number } };
   observeCommits?(listener: (seconds: number) => void): () => void;
   observeStoppedRuns?(listener: (run: StoppedRunNotice) => void): () => void;
+  observeAttempts?(listener: (attempt: AttemptNotice) => void): () => void;
+  observeTaskEnds?(listener: (end: TaskEndNotice) => void): () => void;
 }
 
+/** The `result` label of `svc_task_attempts_total`: the engine's attempt results, and an attempt recovery found abandoned. */
+export type AttemptLabel = AttemptResult | 'abandoned';
+
 const HEALTH_STATES = ['ok', 'degraded', 'failed'] as const;
-/** Runs whose start time is kept for the run-time histogram at most (far above any worker count). */
-const MAX_TRACKED_RUNS = 100_000;
 const PER_PROCESS = 'Per process (label engine_instance).';
 
 /**
@@ -29,9 +32,22 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
     labelNames: ['engine_instance', 'queue', 'type', 'outcome'],
     registers,
   });
-  const runSeconds = new Histogram({
-    name: 'svc_task_run_seconds',
-    help: `Time from a delivery's start to its end (all attempts), seconds. ${PER_PROCESS}`,
+  const attempts = new Counter({
+    name: 'svc_task_attempts_total',
+    help: `Handler attempts by queue, type and result (succeeded, failed, timed_out, cancelled, stopped: given up at an engine stop, abandoned: found by recovery after its process died); a retried failure counts. ${PER_PROCESS}`,
+    labelNames: ['engine_instance', 'queue', 'type', 'result'],
+    registers,
+  });
+  const attemptSeconds = new Histogram({
+    name: 'svc_task_attempt_seconds',
+    help: `One handler attempt's run time, seconds (every attempt, whatever its result). ${PER_PROCESS}`,
+    labelNames: ['engine_instance', 'queue', 'type'],
+    buckets: TASK_SECONDS_BUCKETS,
+    registers,
+  });
+  const taskSeconds = new Histogram({
+    name: 'svc_task_duration_seconds',
+    help: `A task's whole time, from its dispatch to its written terminal end (Completed, Failed or Cancelled by its run here), seconds. ${PER_PROCESS}`,
     labelNames: ['engine_instance', 'queue', 'type'],
     buckets: TASK_SECONDS_BUCKETS,
     registers,
@@ -90,33 +106,25 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
   const queueLabels = labelCache((queue: string) => ({ engine_instance: instance, queue }));
   const typeLabels = labelCache((queue: string, type: string) => ({ engine_instance: instance, queue, type }));
   const outcomeLabels = labelCache((queue: string, type: string, outcome: string) => ({ engine_instance: instance, queue, type, outcome }));
-  /** Each running task's Started time, as the event's text (read only for an end without its own duration). */
-  const startedAt = new Map<string, string>();
+  const resultLabels = labelCache((queue: string, type: string, result: AttemptLabel) => ({ engine_instance: instance, queue, type, result }));
   // A final attempt that timed out emits Timeout and then Failed in the same turn; a Timeout of an
   // attempt that is retried stands alone. So a mark lives until the end of the current turn.
   const timedOut = new Set<string>();
-  const end = (taskId: string, queue: string, taskType: string, at: () => number, outcome: FinishOutcome, executionTimeMs?: number) => {
-    const type = types.of(taskType);
-    finished.inc(outcomeLabels(queue, type, outcome));
-    const began = startedAt.get(taskId);
-    startedAt.delete(taskId);
-    const seconds = executionTimeMs !== undefined ? executionTimeMs / 1000 : began === undefined ? undefined : (at() - Date.parse(began)) / 1000;
-    if (seconds !== undefined && seconds >= 0) runSeconds.observe(typeLabels(queue, type), seconds);
-  };
-  const endOf = (e: SvcEvent, outcome: FinishOutcome) =>
-    end(e.taskId, e.queueName ?? 'default', e.taskType, () => Date.parse(e.eventDateUtc), outcome, e.kind === 'Completed' ? e.executionTimeMs : undefined);
+  const end = (queue: string, taskType: string, outcome: FinishOutcome) => finished.inc(outcomeLabels(queue, types.of(taskType), outcome));
+  const endOf = (e: SvcEvent, outcome: FinishOutcome) => end(e.queueName ?? 'default', e.taskType, outcome);
   const onEvent = (e: SvcEvent) => {
     switch (e.kind) {
       case 'Started':
-        // A run whose end never comes here (its process lost the row) must not grow the map without bound.
-        if (startedAt.size >= MAX_TRACKED_RUNS) startedAt.clear();
-        startedAt.set(e.taskId, e.eventDateUtc);
         if (e.waitTimeMs !== undefined) waitSeconds.observe(queueLabels(e.queueName ?? 'default'), e.waitTimeMs / 1000);
         return;
       case 'Completed':
         return endOf(e, 'completed');
       case 'Failed':
-        return endOf(e, e.abandoned === true ? 'abandoned' : timedOut.has(e.taskId) ? 'timed_out' : 'failed');
+        if (e.abandoned === true) {
+          attempts.inc(resultLabels(e.queueName ?? 'default', types.of(e.taskType), 'abandoned'));
+          return endOf(e, 'abandoned');
+        }
+        return endOf(e, timedOut.has(e.taskId) ? 'timed_out' : 'failed');
       case 'Cancelled':
         return endOf(e, 'cancelled');
       case 'Timeout':
@@ -130,11 +138,19 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
   };
   engine.on('event', onEvent);
   const stopCommits = engine.observeCommits?.((seconds) => commitSeconds.observe({ engine_instance: instance }, seconds));
-  const stopStoppedRuns = engine.observeStoppedRuns?.((run) => end(run.taskId, run.queueName, run.taskType, () => run.at, 'service_stopped'));
+  const stopStoppedRuns = engine.observeStoppedRuns?.((run) => end(run.queueName, run.taskType, 'service_stopped'));
+  const stopAttempts = engine.observeAttempts?.((a) => {
+    const type = types.of(a.taskType);
+    attempts.inc(resultLabels(a.queueName, type, a.result));
+    attemptSeconds.observe(typeLabels(a.queueName, type), a.seconds);
+  });
+  const stopTaskEnds = engine.observeTaskEnds?.((t) => taskSeconds.observe(typeLabels(t.queueName, types.of(t.taskType)), t.seconds));
   return () => {
     engine.off('event', onEvent);
     stopCommits?.();
     stopStoppedRuns?.();
+    stopAttempts?.();
+    stopTaskEnds?.();
   };
 }
 
