@@ -26,6 +26,8 @@ export const CONFIG: MonitoringConfig = {
   uiEnabled: true,
   managementEnabled: false,
   eventDebounceMs: 1000,
+  passwordLoginEnabled: true,
+  singleSignOn: null,
 };
 
 /** A Platform that records every call and answers from per-operation handlers (unhandled → rejects). */

@@ -30,9 +30,11 @@ export class TokenService {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
-  issue(username: string, role: Role): { token: string; expiresAtMs: number } {
+  /** A session token; `notAfterMs` caps its expiry (a single sign-on session ends with the ID token's). */
+  issue(username: string, role: Role, notAfterMs?: number): { token: string; expiresAtMs: number } {
     const iat = Math.floor(this.now() / 1000);
-    const exp = iat + Math.round(this.lifetimeHours * 3600);
+    const lifetimeEnd = iat + Math.round(this.lifetimeHours * 3600);
+    const exp = notAfterMs === undefined ? lifetimeEnd : Math.min(lifetimeEnd, Math.floor(notAfterMs / 1000));
     const token = jwt.sign({ sub: username, role, iat, exp, jti: randomUUID() }, this.key, {
       algorithm: 'HS256',
       issuer: this.issuer,
