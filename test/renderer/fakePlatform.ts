@@ -27,7 +27,6 @@ export const CONFIG: MonitoringConfig = {
   managementEnabled: false,
   eventDebounceMs: 1000,
   passwordLoginEnabled: true,
-  singleSignOn: null,
 };
 
 /** A Platform that records every call and answers from per-operation handlers (unhandled → rejects). */

@@ -397,8 +397,8 @@ export interface MonitoringConfig {
   eventDebounceMs: number;
   /** Whether POST /auth/login is on (false when the host allows single sign-on only). */
   passwordLoginEnabled: boolean;
-  /** The single sign-on button, when the host configured an OpenID provider. */
-  singleSignOn: SingleSignOnConfig | null;
+  /** The single sign-on button: present when the host configured an OpenID provider. */
+  singleSignOn?: SingleSignOnConfig;
 }
 
 /**

@@ -15,7 +15,7 @@ export function getConfigHandler(ctx: MonitoringContext): RequestHandler {
     managementEnabled: ctx.options.enableManagementEndpoints,
     eventDebounceMs: ctx.options.eventDebounceMs,
     passwordLoginEnabled: ctx.options.enablePasswordLogin,
-    singleSignOn: ctx.options.oidc ? { displayName: ctx.options.oidc.displayName, loginPath: `${OIDC_PATH}/login` } : null,
+    ...(ctx.options.oidc ? { singleSignOn: { displayName: ctx.options.oidc.displayName, loginPath: `${OIDC_PATH}/login` } } : {}),
   };
   return (_req, res) => sendJson(res, 200, config);
 }

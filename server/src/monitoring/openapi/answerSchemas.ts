@@ -313,7 +313,7 @@ export const monitoringConfigSchema = z.object({
   managementEnabled: z.boolean(),
   eventDebounceMs: count,
   passwordLoginEnabled: z.boolean(),
-  singleSignOn: z.object({ displayName: z.string(), loginPath: z.string() }).nullable(),
+  singleSignOn: z.object({ displayName: z.string(), loginPath: z.string() }).optional(),
 });
 
 export const healthReportSchema = z.object({

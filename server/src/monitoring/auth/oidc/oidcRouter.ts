@@ -37,8 +37,12 @@ class OidcFailure extends Error {
 
 /** The claim whose comparison failed, when openid-client refused a response for a claim (`nonce`, `iss`, ...). */
 function failedClaim(error: unknown): string | undefined {
-  const cause = (error as { cause?: { claim?: unknown } } | null)?.cause;
-  return typeof cause?.claim === 'string' ? cause.claim : undefined;
+  // openid-client may wrap the refusal of the library below it: look down the cause chain.
+  for (let e = error as { cause?: unknown } | null, depth = 0; e && typeof e === 'object' && depth < 4; e = e.cause as typeof e, depth++) {
+    const claim = (e.cause as { claim?: unknown } | undefined)?.claim;
+    if (typeof claim === 'string') return claim;
+  }
+  return undefined;
 }
 
 /**
