@@ -5,6 +5,9 @@ import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { startSsoHost, type SsoHost } from '../../fixtures/server/ssoHost.js';
 import { openBrowser, signIn } from './browser.js';
 
+/** A sign-in goes through two servers' pages and a provider's two interactions: on a busy machine that takes more than the default 30 s. */
+const FLOW_TIMEOUT_MS = 120_000;
+
 /** Clicks "Sign in with Test IdP" on the dashboard's login page and signs in at the provider as `login`. */
 async function signInWithProvider(page: Page, host: SsoHost, login: string): Promise<void> {
   await page.goto(`${host.baseUrl}/svc-monitoring/login`);
@@ -43,7 +46,7 @@ describe('single sign-on in the web dashboard, through a real OpenID provider', 
     } finally {
       await b.close();
     }
-  });
+  }, FLOW_TIMEOUT_MS);
 
   it('a user outside the allowed e-mail domain is refused with a clear message on the login page', async () => {
     const b = await openBrowser();
@@ -57,7 +60,7 @@ describe('single sign-on in the web dashboard, through a real OpenID provider', 
     } finally {
       await b.close();
     }
-  });
+  }, FLOW_TIMEOUT_MS);
 });
 
 describe('single sign-on sessions that end, and a provider that is down', () => {
@@ -77,7 +80,7 @@ describe('single sign-on sessions that end, and a provider that is down', () => 
       await b.close();
       await host.close();
     }
-  });
+  }, FLOW_TIMEOUT_MS);
 
   it('an unreachable issuer is shown as such, and the password login still works', async () => {
     const probe = createServer();
@@ -98,5 +101,5 @@ describe('single sign-on sessions that end, and a provider that is down', () => 
       await b.close();
       await host.close();
     }
-  });
+  }, FLOW_TIMEOUT_MS);
 });
