@@ -3,6 +3,7 @@ import { HttpTransportType, HubConnectionBuilder, LogLevel } from '@microsoft/si
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveOptions } from '../../../server/src/monitoring/options.js';
+import type { SignInEvent } from '../../../server/src/monitoring/auth/oidc/oidcOptions.js';
 import { OptionError } from '../../../server/src/options/OptionError.js';
 import { getJson, postJson } from '../../fixtures/server/servedMonitoring.js';
 import { startTestProvider } from '../../fixtures/server/oidcProvider.js';
@@ -44,8 +45,9 @@ async function freePort(): Promise<number> {
 
 describe('single sign-on with OpenID Connect against a real provider (oidc-provider)', () => {
   let host: SsoHost;
+  const signIns: SignInEvent[] = [];
   beforeAll(async () => {
-    host = await startSsoHost();
+    host = await startSsoHost({ monitoring: { onSignIn: (event) => signIns.push(event) } });
   });
   afterAll(() => host?.close());
 
@@ -91,6 +93,7 @@ describe('single sign-on with OpenID Connect against a real provider (oidc-provi
 
   it('a reader (no operator group) gets the read role: management is refused', async () => {
     const token = sessionOf(await signIn(host, 'bob'));
+    expect(signIns.at(-1)).toMatchObject({ method: 'oidc', outcome: 'succeeded', username: 'bob@example.com', role: 'read' });
     expect((await postJson(`${host.api}/auth/validate`, { token })).body).toMatchObject({ username: 'bob@example.com', canManage: false });
     const retry = await postJson(`${host.api}/management/tasks/00000000-0000-7000-8000-000000000000/retry`, {}, token);
     expect(retry.status).toBe(403);
@@ -100,6 +103,7 @@ describe('single sign-on with OpenID Connect against a real provider (oidc-provi
     const refused = await signIn(host, 'mallory');
     expect(refused.status).toBe(403);
     expect((await refused.json()).detail).toBe('The e-mail domain elsewhere.test is not allowed to sign in to this monitoring.');
+    expect(signIns.at(-1)).toMatchObject({ method: 'oidc', outcome: 'refused', reason: 'not_allowed', username: 'mallory@elsewhere.test', clientAddress: '127.0.0.1' });
     const browser = await signIn(host, 'mallory', undefined, 'text/html');
     expect(browser.status).toBe(303);
     expect(browser.headers.get('location')).toBe('/svc-monitoring/login?sso_error=not_allowed');
