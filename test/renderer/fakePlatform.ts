@@ -26,6 +26,7 @@ export const CONFIG: MonitoringConfig = {
   uiEnabled: true,
   managementEnabled: false,
   eventDebounceMs: 1000,
+  passwordLoginEnabled: true,
 };
 
 /** A Platform that records every call and answers from per-operation handlers (unhandled → rejects). */

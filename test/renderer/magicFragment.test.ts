@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { takeMagicToken } from '../../src/renderer/app/magicFragment.js';
+import { takeMagicToken, takeSignInFragment } from '../../src/renderer/app/magicFragment.js';
+import { singleSignOnFailure } from '../../src/renderer/app/singleSignOnFailure.js';
 import { safeRedirect } from '../../src/renderer/app/safeRedirect.js';
 
 describe('magic link fragment', () => {
@@ -16,6 +17,19 @@ describe('magic link fragment', () => {
     window.history.replaceState(null, '', '/svc-monitoring/magic#other=1');
     expect(takeMagicToken(window.location, window.history)).toBeNull();
     expect(window.location.hash).toBe('');
+  });
+  it('reads a single sign-on session from #session= (and never takes it for a magic token), wiping the fragment', () => {
+    window.history.replaceState(null, '', '/svc-monitoring/magic#session=eyJ.abc.def');
+    expect(takeSignInFragment(window.location, window.history)).toEqual({ kind: 'session', token: 'eyJ.abc.def' });
+    expect(window.location.hash).toBe('');
+    window.history.replaceState(null, '', '/svc-monitoring/magic#session=eyJ.abc.def');
+    expect(takeMagicToken(window.location, window.history)).toBeNull();
+  });
+  it('words a single sign-on failure code from the address with fixed text only', () => {
+    expect(singleSignOnFailure('not_allowed')).toMatch(/not allowed to sign in/);
+    expect(singleSignOnFailure('issuer_unavailable')).toMatch(/cannot be reached/);
+    expect(singleSignOnFailure('<script>alert(1)</script>')).toBe('Single sign-on failed. Please try again.');
+    expect(singleSignOnFailure(undefined)).toBeNull();
   });
   it('redirects only to in-app paths after sign-in', () => {
     expect(safeRedirect('/tasks?statuses=Failed')).toBe('/tasks?statuses=Failed');

@@ -98,7 +98,7 @@ describe('session store', () => {
     let up = false;
     platform.handle('config.get', () => {
       if (!up) throw new ApiError(0, 'Network Error');
-      return { apiBasePath: '', uiBasePath: '', signalRHubPath: '', requireAuthentication: true, uiEnabled: true, managementEnabled: false, eventDebounceMs: 1000 };
+      return { apiBasePath: '', uiBasePath: '', signalRHubPath: '', requireAuthentication: true, uiEnabled: true, managementEnabled: false, eventDebounceMs: 1000, passwordLoginEnabled: true };
     });
     piniaWith(platform);
     const session = useSessionStore();

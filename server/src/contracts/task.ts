@@ -395,6 +395,31 @@ export interface MonitoringConfig {
   uiEnabled: boolean;
   managementEnabled: boolean;
   eventDebounceMs: number;
+  /** Whether POST /auth/login is on (false when the host allows single sign-on only). */
+  passwordLoginEnabled: boolean;
+  /** The single sign-on button: present when the host configured an OpenID provider. */
+  singleSignOn?: SingleSignOnConfig;
+}
+
+/**
+ * Why a single sign-on failed, as the browser's login page receives it (`?sso_error=<code>`) and
+ * the desktop's loopback address (`?error=<code>`).
+ */
+export type SingleSignOnFailureCode =
+  | 'not_configured'
+  | 'bad_request'
+  | 'issuer_unavailable'
+  | 'state_mismatch'
+  | 'nonce_mismatch'
+  | 'provider_refused'
+  | 'invalid_response'
+  | 'not_allowed';
+
+export interface SingleSignOnConfig {
+  /** The provider's name: the button reads "Sign in with <displayName>". */
+  displayName: string;
+  /** Where the button goes (a browser navigation, not an API call). */
+  loginPath: string;
 }
 
 /** Problem details (RFC 9457): the body of every error answer outside the management responses. */

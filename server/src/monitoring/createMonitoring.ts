@@ -13,6 +13,7 @@ import { createApiRouter } from './apiRouter.js';
 import { openAuditStore } from './audit/openAuditStore.js';
 import { OperatorAuditLog } from './audit/OperatorAuditLog.js';
 import { TokenService } from './auth/TokenService.js';
+import { oidcRouter } from './auth/oidc/oidcRouter.js';
 import { problemErrorHandler } from './http/errorHandler.js';
 import { sendProblem } from './http/problem.js';
 import { createHub, type Hub, type HubOptions } from '../hub/createHub.js';
@@ -174,6 +175,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
     sendProblem(res, 404, 'No event hub: this is a standalone registration (poll the API).');
   });
   base.use('/api', api.router);
+  base.use('/auth/oidc', oidcRouter(ctx));
   if (metrics) base.use(metricsRouter(metrics, tokens, options));
   else base.use(BASE_ROUTES['metrics.scrape'].path, (_req, res) => sendProblem(res, 404, 'Metrics are turned off on this host (enableMetrics).'));
   if (options.enableOpenApiDocument) base.use(openApiRouter(options.enableScalar));

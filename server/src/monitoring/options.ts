@@ -6,6 +6,7 @@ import { resolveAlertRules, type AlertRule, type ResolvedAlertRule } from './ale
 import { consoleAuditLineLogger, type AuditLineLogger } from './audit/auditLineLogger.js';
 import { invalidAddressRange } from './network/AddressRanges.js';
 import { DEFAULT_TRUSTED_PROXIES } from './network/clientAddress.js';
+import { OIDC_DEFAULTS, resolveOidcOptions, type OidcClaimRule, type ResolvedOidcOptions, type SignInEvent } from './auth/oidc/oidcOptions.js';
 
 /** The monitoring options (camelCase forms of the service's configuration options, plus this implementation's own). */
 export interface MonitoringOptions {
@@ -55,6 +56,25 @@ export interface MonitoringOptions {
   alerts?: AlertRule[];
   /** The monitoring's address as people reach it (`https://ops.example.com`), for links in alert messages (default: paths only). */
   publicUrl?: string;
+  /** OpenID Connect issuer (discovery at <issuer>/.well-known/openid-configuration); absent: no single sign-on. */
+  oidcIssuer?: string | null;
+  oidcClientId?: string | null;
+  /** Absent: a public client (PKCE without a client secret). */
+  oidcClientSecret?: string | null;
+  /** Scopes asked for (default 'openid profile email'). */
+  oidcScopes?: string;
+  /** Who may sign in with the read role; when set, anyone matching neither role rule is refused (a claim allow-list). */
+  oidcReadRole?: OidcClaimRule | null;
+  /** Who gets the operate role, e.g. { claim: 'groups', value: 'svc-operators' }. */
+  oidcOperateRole?: OidcClaimRule | null;
+  /** E-mail domains allowed to sign in (the ID token's verified `email`); empty: any. */
+  oidcAllowedEmailDomains?: string[];
+  /** The provider's name on the dashboard's button: "Sign in with <name>". */
+  oidcDisplayName?: string;
+  /** The username/password login (default true); false turns POST /auth/login off. */
+  enablePasswordLogin?: boolean;
+  /** Called for every single sign-on attempt, succeeded or refused (the operator audit trail's hook). */
+  onSignIn?: (event: SignInEvent) => void;
   /** Where startup notes and warnings go (default: console). */
   logger?: MonitoringLogger;
   /** Days the operator audit keeps its records (default 90); older ones are deleted at start and every hour. */
@@ -104,6 +124,10 @@ export interface ResolvedOptions {
   metricsTypeLabelLimit: number;
   alerts: ResolvedAlertRule[];
   publicUrl: string | null;
+  /** Single sign-on, when an issuer is configured. */
+  oidc: ResolvedOidcOptions | null;
+  enablePasswordLogin: boolean;
+  onSignIn: ((event: SignInEvent) => void) | null;
   logger: MonitoringLogger;
   operatorAuditRetentionDays: number;
   operatorAuditLogger: AuditLineLogger;
@@ -172,6 +196,16 @@ export const MONITORING_OPTIONS = {
   metricsTypeLabelLimit: { kind: 'integer', description: 'task types with their own metrics label; the rest are "other"', default: 20 },
   alerts: { kind: 'json', description: 'alert rules, a JSON array: [{"on":"TaskFailed","webhook":{"url":"https://…","secret":"whsec_…"}}]', defaultText: 'none', secret: true },
   publicUrl: { kind: 'string', description: 'the address people reach the monitoring at, for links in alerts', default: null, defaultText: 'paths only' },
+  oidcIssuer: { kind: 'string', description: 'OpenID Connect issuer URL (single sign-on)', defaultText: 'none: no single sign-on' },
+  oidcClientId: { kind: 'string', description: 'client id registered at the OpenID provider', defaultText: 'none' },
+  oidcClientSecret: { kind: 'string', description: 'client secret (absent: a public client with PKCE)', defaultText: 'none', secret: true },
+  oidcScopes: { kind: 'string', description: 'scopes asked of the provider', defaultText: OIDC_DEFAULTS.scopes },
+  oidcReadRole: { kind: 'json', description: 'claim granting the read role: {"claim":"groups","value":"svc-readers"}; when set, others are refused', defaultText: 'every allowed user' },
+  oidcOperateRole: { kind: 'json', description: 'claim granting the operate role: {"claim":"groups","value":"svc-operators"}', defaultText: 'nobody' },
+  oidcAllowedEmailDomains: { kind: 'strings', description: 'e-mail domains allowed to sign in, comma-separated', defaultText: 'any' },
+  oidcDisplayName: { kind: 'string', description: 'provider name on the "Sign in with …" button', defaultText: OIDC_DEFAULTS.displayName },
+  enablePasswordLogin: { kind: 'boolean', description: 'the username/password login (false: POST /auth/login answers 404)', default: true },
+  onSignIn: { kind: 'function', description: '(event) => void: every single sign-on attempt (audit trail)', default: null },
   logger: { kind: 'object', description: '{ info(message), warn(message) }', defaultText: 'console' },
   operatorAuditRetentionDays: { kind: 'integer', description: 'days the operator audit keeps its records (1..36500)', default: 90 },
   operatorAuditLogger: { kind: 'object', description: "pino-style { info(fields, message) } for the audit's log lines", defaultText: 'JSON lines on stdout' },
@@ -281,6 +315,11 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     throw read.fail('operatorAuditLogger', 'must have an info(fields, message) function (a pino logger does)');
   }
   const now = fn<() => number>('now') ?? Date.now;
+  const oidc = resolveOidcOptions(read as unknown as OptionReader<Record<string, unknown>>);
+  const enablePasswordLogin = bool('enablePasswordLogin', defaultOf('enablePasswordLogin'));
+  if (!enablePasswordLogin && oidc === null) {
+    throw read.fail('enablePasswordLogin', 'can be false only with oidcIssuer (otherwise nobody could sign in with the operate role)');
+  }
 
   return {
     enableUI: bool('enableUI', defaultOf('enableUI')),
@@ -315,6 +354,9 @@ export function resolveOptions(raw: MonitoringOptions = {}): ResolvedOptions {
     metricsTypeLabelLimit: read.integer('metricsTypeLabelLimit', defaultOf('metricsTypeLabelLimit'), { min: 0 }),
     alerts: resolveAlertRules(MONITORING_OWNER, raw.alerts),
     publicUrl,
+    oidc,
+    enablePasswordLogin,
+    onSignIn: fn('onSignIn'),
     logger,
     operatorAuditRetentionDays: read.integer('operatorAuditRetentionDays', defaultOf('operatorAuditRetentionDays'), { min: 1, max: 36_500 }),
     operatorAuditLogger,

@@ -93,6 +93,12 @@ export const useSessionStore = defineStore('session', () => {
     remember({ username: response.username, expiresAt: response.expiresAt, canManage: false, token: response.token });
   }
 
+  /** A session the server issued elsewhere (single sign-on): checked, then kept like any other. */
+  async function adoptSession(token: string): Promise<void> {
+    const response = await platform.call('auth.validate', { token });
+    remember({ username: response.username, expiresAt: response.expiresAt, canManage: response.canManage, token });
+  }
+
   function logout(message: string | null = null): void {
     platform.session.clear();
     user.value = null;
@@ -131,6 +137,7 @@ export const useSessionStore = defineStore('session', () => {
     reload,
     login,
     loginWithMagic,
+    adoptSession,
     logout,
     handleUnauthorized,
     call,

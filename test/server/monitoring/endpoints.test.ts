@@ -80,6 +80,7 @@ describe(`monitoring REST API over a ${BACKEND} store (standalone registration)`
     expect(r.body).toEqual({
       apiBasePath: '/svc-monitoring/api', uiBasePath: '/svc-monitoring', signalRHubPath: '/svc-monitoring/hub',
       requireAuthentication: true, uiEnabled: true, managementEnabled: false, eventDebounceMs: 1000,
+      passwordLoginEnabled: true,
     });
   });
 

@@ -33,10 +33,14 @@ export class TokenService {
     this.key = createSecretKey(Buffer.from(secret, 'utf8'));
   }
 
-  /** `method`: how the session was signed in (the token's `method` claim, recorded in the operator audit). */
-  issue(username: string, role: Role, method: OperatorAuthMethod): { token: string; expiresAtMs: number } {
+  /**
+   * A session token. `method`: how the session was signed in (the token's `method` claim, recorded
+   * in the operator audit); `notAfterMs` caps its expiry (a single sign-on session ends with the ID token's).
+   */
+  issue(username: string, role: Role, method: OperatorAuthMethod, notAfterMs?: number): { token: string; expiresAtMs: number } {
     const iat = Math.floor(this.now() / 1000);
-    const exp = iat + Math.round(this.lifetimeHours * 3600);
+    const lifetimeEnd = iat + Math.round(this.lifetimeHours * 3600);
+    const exp = notAfterMs === undefined ? lifetimeEnd : Math.min(lifetimeEnd, Math.floor(notAfterMs / 1000));
     const token = jwt.sign({ sub: username, role, method, iat, exp, jti: randomUUID() }, this.key, {
       algorithm: 'HS256',
       issuer: this.issuer,

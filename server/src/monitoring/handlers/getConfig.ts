@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { MonitoringConfig } from '../../contracts/index.js';
+import { OIDC_PATH } from '../auth/oidc/oidcRouter.js';
 import { sendJson } from '../http/sendJson.js';
 import { API_PATH, BASE_PATH, HUB_PATH, type MonitoringContext } from '../MonitoringContext.js';
 
@@ -13,6 +14,8 @@ export function getConfigHandler(ctx: MonitoringContext): RequestHandler {
     uiEnabled: ctx.options.enableUI,
     managementEnabled: ctx.options.enableManagementEndpoints,
     eventDebounceMs: ctx.options.eventDebounceMs,
+    passwordLoginEnabled: ctx.options.enablePasswordLogin,
+    ...(ctx.options.oidc ? { singleSignOn: { displayName: ctx.options.oidc.displayName, loginPath: `${OIDC_PATH}/login` } } : {}),
   };
   return (_req, res) => sendJson(res, 200, config);
 }

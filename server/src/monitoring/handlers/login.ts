@@ -21,6 +21,9 @@ export function readCredentials(body: unknown): LoginRequest {
 export function loginHandler(ctx: MonitoringContext): RequestHandler {
   const o = ctx.options;
   return (req, res) => {
+    if (!o.enablePasswordLogin) {
+      return sendProblem(res, 404, 'The password login is turned off on this host (enablePasswordLogin): sign in with single sign-on.');
+    }
     const { username, password } = readCredentials(req.body);
     // Both comparisons always run: the time taken does not reveal which one matched.
     const operate =

@@ -370,6 +370,8 @@ export const monitoringConfigSchema = z.object({
   uiEnabled: z.boolean(),
   managementEnabled: z.boolean(),
   eventDebounceMs: count,
+  passwordLoginEnabled: z.boolean(),
+  singleSignOn: z.object({ displayName: z.string(), loginPath: z.string() }).optional(),
 });
 
 export const healthReportSchema = z.object({
