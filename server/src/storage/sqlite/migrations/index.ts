@@ -12,6 +12,7 @@ import { migration012Reservations } from './012_reservations.js';
 import { migration013AbandonedCount } from './013_abandonedCount.js';
 import { migration014TraceContext } from './014_traceContext.js';
 import { migration015PendingOccurrences } from './015_pendingOccurrences.js';
+import { migration016PendingOccurrenceSortIndex } from './016_pendingOccurrenceSortIndex.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -38,4 +39,5 @@ export const migrations: readonly Migration[] = [
   { version: 13, name: 'each task counts the runs abandoned while running (process died or lease lost)', sql: migration013AbandonedCount },
   { version: 14, name: 'the trace context of the dispatch that created a task', sql: migration014TraceContext },
   { version: 15, name: 'compact Pending occurrences (a catch-up writes one small row each; task rows when due)', sql: migration015PendingOccurrences },
+  { version: 16, name: 'compact Pending occurrences in creation order (the task list pages them by an index)', sql: migration016PendingOccurrenceSortIndex },
 ];
