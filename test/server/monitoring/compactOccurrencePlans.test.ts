@@ -19,7 +19,8 @@ import { insertTask } from '../../fixtures/server/servedMonitoring.js';
 // queues, 24 h down) among a few task rows. The task list pages its compact rows by an index
 // (created_at: migration 16; scheduled_at: migration 15): no statement of a list with the default
 // sort, a status filter, any sort or a later page scans the compact table whole or sorts it, and
-// each page holds the rows a plain sort of task rows and compact rows together gives.
+// each page (the first ones and the last ones) holds the rows a plain sort of task rows and
+// compact rows together gives.
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -110,7 +111,7 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
   for (const statuses of STATUS_FILTERS) {
     for (const sortBy of SORTS) {
       for (const sortDescending of [true, false]) {
-        for (const page of [1, 4]) {
+        for (const page of [1, 4, 2520, 2521]) {
           cases.push([`${statuses?.join('+') ?? 'all'} by ${sortBy} ${sortDescending ? 'desc' : 'asc'}, page ${page}`, { sortBy, sortDescending, page, pageSize: 20, statuses }]);
         }
       }
