@@ -8,7 +8,8 @@ import type { TaskListWhere } from './taskListWhere.js';
  *   index whose entries end with seq (migrations 16 and 15), so a page is the index's first entries;
  * - status, start, last run and execution time are the same for every compact occurrence
  *   (Pending; never run): they do not order compact rows among themselves and are left out;
- * - type and queue are the schedule's: read group by group (`GROUP_COLUMNS`);
+ * - type and queue are the schedule's: read group by group (`GROUP_COLUMNS`), a group's rows by
+ *   their schedules' numbers;
  * - the task row's insertion order (`rowid`) is seq's order (the view's rowid is 2^40 + seq).
  */
 const OWN_COLUMNS = new Set(['created_at', 'scheduled_at']);
@@ -41,16 +42,18 @@ export async function compactPageSeqs(db: ReadDb, where: TaskListWhere, orderCol
     return rows.map((r) => r.seq);
   };
   if (group === undefined || orderColumns[0] !== group) return seqsOf('', [], wanted);
-  // The group values of the schedules that have compact rows, in the list's order (SQLite sorts NULL lowest, as the list does).
-  const groups = await db.query<{ g: string | null }>(
-    `SELECT DISTINCT s.${group} AS g FROM occurrence_schedules r JOIN tasks s ON s.id = r.schedule_id
-      WHERE EXISTS (SELECT 1 FROM pending_occurrences p WHERE p.schedule_ref = r.ref) ORDER BY g ${dir}`,
+  // The group values of the schedules that have compact rows, in the list's order (SQLite sorts
+  // NULL lowest, as the list does), each with its schedules' numbers.
+  const groups = await db.query<{ refs: string }>(
+    `SELECT s.${group} AS g, json_group_array(r.ref) AS refs FROM occurrence_schedules r JOIN tasks s ON s.id = r.schedule_id
+      WHERE EXISTS (SELECT 1 FROM pending_occurrences p WHERE p.schedule_ref = r.ref) GROUP BY g ORDER BY g ${dir}`,
   );
   const seqs: number[] = [];
-  for (const { g } of groups) {
+  for (const { refs } of groups) {
     if (seqs.length >= wanted) break;
-    // Unary +: the group's rows are walked in the sort index's order, not collected through the schedules' index and sorted.
-    seqs.push(...(await seqsOf(`+${group} IS ?`, [g], wanted - seqs.length)));
+    // The group's rows walked in the sort index's order, matched by their own schedule number
+    // (unary +: not collected through the slot index and sorted).
+    seqs.push(...(await seqsOf(`+schedule_ref IN (SELECT value FROM json_each(?))`, [refs], wanted - seqs.length)));
   }
   return seqs;
 }
