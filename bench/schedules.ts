@@ -10,6 +10,8 @@
 //    (audit, search row) as promotion does when they are due, timed in one go.
 //    PostgreSQL: one instance, then two instances materializing the same schedules at once (every
 //    slot written exactly once).
+//    SQLite, with the backlog waiting: the dashboard's reads (bench/backlogReads.ts): the default
+//    list's and the Pending filter's p99, the worst other variant's, the event loop's longest delay.
 // 2. The counting bound (SQLite): a per-second cron down for one year (window 400 d) → halt with
 //    detectedAtLeast = 100,000, isExact = false.
 // BENCH_SCHEDULES sets the number of schedules (smoke runs: 20–200); BENCH_PG the PostgreSQL server.
@@ -22,6 +24,7 @@ import { createScheduleManager, type DurableScheduleManager } from '../server/sr
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
+import { measureBacklogReads } from './backlogReads.js';
 import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenCompact, insertHandWrittenOccurrences, readCompactColumns, readOccurrenceColumns } from './schedulesFloor.js';
 import { spillPendingOccurrences } from '../server/src/storage/sqlite/sql/spillPendingOccurrences.js';
@@ -36,6 +39,8 @@ const PG_ADMIN = process.env.BENCH_PG ?? 'postgres://postgres@127.0.0.1:5432/pos
 const T0 = Date.parse('2026-02-02T10:00:30Z');
 const DAY = 86_400_000;
 const TARGET_MS = 15_000;
+/** Rounds of the backlog reads (each read once a round); BENCH_READ_ROUNDS overrides. */
+const READ_ROUNDS = Number(process.env.BENCH_READ_ROUNDS ?? 20);
 /** What the targets are for: 1,000 schedules; smaller runs are scaled to it. */
 const scaled = (ms: number) => (ms * 1000) / SCHEDULES;
 
@@ -91,6 +96,10 @@ async function benchSqlite(): Promise<void> {
     await manager.materializer.tick(clock.now + 500);
     console.log(`next tick after the catch-up (nothing due): ${(performance.now() - idleStarted).toFixed(2)} ms`);
 
+    // the dashboard during the backlog: the task list, its filters, sorts and pages, counts, overview
+    const reads = await measureBacklogReads(db, clock.now, READ_ROUNDS);
+    console.log(`reads during the backlog (${READ_ROUNDS} rounds): default list p99 ${reads.listP99Ms} ms, Pending p99 ${reads.pendingListP99Ms} ms, worst other p99 ${reads.worstP99Ms} ms (${reads.worst}), event loop delay max ${reads.eventLoopMaxMs} ms; ${loadLine()}`);
+
     // the floors: the same rows by hand, into copies of the database as it was before the catch-up
     const floor = (target: string, read: typeof readCompactColumns, insert: typeof insertHandWrittenCompact) => {
       const columns = read(db);
@@ -145,6 +154,7 @@ async function benchSqlite(): Promise<void> {
       bench: 'schedules', storage: 'sqlite', schedules: SCHEDULES, occurrences, catchUpMs: Math.round(catchUpMs), catchUpCpuMs,
       floorMs: Math.round(floorMs), floorCpuMs, ratio, taskRowFloorMs: Math.round(taskFloor.ms), spillMs: Math.round(spillMs), spillCpuMs,
       boundCountMs: Math.round(boundCountMs * 10) / 10,
+      listP99Ms: reads.listP99Ms, pendingListP99Ms: reads.pendingListP99Ms, readsWorstP99Ms: reads.worstP99Ms, eventLoopMaxMs: reads.eventLoopMaxMs,
     }));
   } finally {
     rmSync(dir, { recursive: true, force: true });

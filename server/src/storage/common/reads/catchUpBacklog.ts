@@ -13,9 +13,11 @@ export function createCatchUpBacklog(db: ReadDb) {
        UNION ALL SELECT MIN(nominal_slot_at) FROM tasks WHERE parent_task_id IS NOT NULL AND status = 'WaitingQueue'
        UNION ALL SELECT MIN(nominal_slot_at) FROM tasks WHERE parent_task_id IS NOT NULL AND status = 'ServiceStopped') AS slots`;
   // Compact occurrences are Pending occurrences too (already in the counters): their oldest slot,
-  // read while any exist (a scan of the slot index, during a backlog only).
+  // read while any exist, one seek of the slot index (schedule, slot) per schedule (a MIN over the
+  // whole table read every compact row).
   const pending = pendingOccurrenceReads(db);
-  const oldestCompact = `SELECT MIN(m) AS m FROM (${oldest} UNION ALL SELECT MIN(nominal_slot_at) FROM pending_occurrences) AS compact`;
+  const oldestCompactSlot = `SELECT MIN((SELECT MIN(p.nominal_slot_at) FROM pending_occurrences p WHERE p.schedule_ref = r.ref)) FROM occurrence_schedules r`;
+  const oldestCompact = `SELECT MIN(m) AS m FROM (${oldest} UNION ALL ${oldestCompactSlot}) AS compact`;
   const halted = `SELECT COUNT(*) AS n FROM tasks WHERE halt IS NOT NULL AND status NOT IN ('Cancelled', 'Completed')`;
   return async function catchUpBacklog(nowMs: number): Promise<CatchUpBacklog> {
     const [rows, first, haltedCount] = await Promise.all([

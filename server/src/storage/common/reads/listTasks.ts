@@ -67,6 +67,15 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
     if (union) {
       const totalCount = await union.count();
       if (offset >= totalCount) return pageOf([], totalCount);
+      // Each side is read from its first row to the page's last: a page in the second half of the
+      // list is read from the other end (the order reversed, insertion order included, which
+      // reverses it exactly), so the last page costs what the first does.
+      const fromEnd = totalCount - offset - pageSize;
+      if (fromEnd < offset) {
+        const take = Math.min(pageSize, totalCount - offset);
+        const rows = await union.page<TaskSummaryRow>(SUMMARY_COLUMNS, ORDER_COLUMNS[query.sortBy], !desc, take, Math.max(0, fromEnd));
+        return pageOf(rows.reverse(), totalCount);
+      }
       return pageOf(await union.page<TaskSummaryRow>(SUMMARY_COLUMNS, ORDER_COLUMNS[query.sortBy], desc, pageSize, offset), totalCount);
     }
     const countSql = where.statDimensions

@@ -1,4 +1,5 @@
 import type { TaskListFilter } from '../../MonitoringStore.js';
+import { compactPageSeqs } from './compactPageSeqs.js';
 import { PENDING_OCCURRENCE_TASKS, type PendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
 import type { TypeResolver } from './resolveTypeNames.js';
@@ -49,11 +50,12 @@ export async function taskListUnion(
       const sql = `SELECT (SELECT COUNT(*) FROM tasks ${tasks.sql(false)}) + (SELECT COUNT(*) FROM ${PENDING_OCCURRENCE_TASKS} ${view.sql(false)}) AS n`;
       return (await queryOne<{ n: number }>(db, sql, [...tasks.params, ...view.params])).n;
     },
-    page<R>(columns: string, orderColumns: readonly string[], desc: boolean, limit: number, offset: number) {
+    async page<R>(columns: string, orderColumns: readonly string[], desc: boolean, limit: number, offset: number) {
       // Each side's first offset+limit rows in list order, then the page of their merge.
       const ord = dialect.insertionOrder;
       const inner = order([...orderColumns, ord], desc);
       const outer = order([...orderColumns, 'ord'], desc);
+      const wanted = offset + limit;
       // Task rows: by their indexes; a selective match (argument search, key-only term) reads its
       // small set's sort keys once, as the list does without compact rows.
       const keyed = `WITH m AS MATERIALIZED (SELECT ${ord} AS r, ${orderColumns.join(', ')} FROM tasks ${tasks.sql(false)})
@@ -61,12 +63,11 @@ export async function taskListUnion(
       const taskSide = tasks.selective
         ? `SELECT ${columns}, ${ord} AS ord FROM tasks WHERE ${ord} IN (${keyed})`
         : `SELECT * FROM (SELECT ${columns}, ${ord} AS ord FROM tasks ${tasks.sql(false)} ORDER BY ${inner} LIMIT ?)`;
-      // Compact rows: no index serves a sort, so the sort keys are read first (a few columns of
-      // each), then only the chosen rows' columns (by seq, the table's key).
-      const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN
-        (SELECT seq FROM ${PENDING_OCCURRENCE_TASKS} ${view.sql(false)} ORDER BY ${inner} LIMIT ?)`;
+      // Compact rows: the chosen rows' seqs first (by an index of the compact table), then only those rows' columns.
+      const seqs = await compactPageSeqs(db, view, orderColumns, desc, wanted);
+      const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN (SELECT value FROM json_each(?))`;
       const sql = `SELECT * FROM (${taskSide} UNION ALL ${viewSide}) AS listed ORDER BY ${outer} LIMIT ? OFFSET ?`;
-      return db.query<R>(sql, [...tasks.params, offset + limit, ...view.params, offset + limit, limit, offset]);
+      return db.query<R>(sql, [...tasks.params, wanted, JSON.stringify(seqs), limit, offset]);
     },
   };
 }

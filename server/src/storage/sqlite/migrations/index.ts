@@ -12,7 +12,8 @@ import { migration012Reservations } from './012_reservations.js';
 import { migration013AbandonedCount } from './013_abandonedCount.js';
 import { migration014TraceContext } from './014_traceContext.js';
 import { migration015PendingOccurrences } from './015_pendingOccurrences.js';
-import { migration018OperatorAudit } from './018_operatorAudit.js';
+import { migration016PendingOccurrenceSortIndex } from './016_pendingOccurrenceSortIndex.js';
+import { migration017OperatorAudit } from './017_operatorAudit.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -39,5 +40,6 @@ export const migrations: readonly Migration[] = [
   { version: 13, name: 'each task counts the runs abandoned while running (process died or lease lost)', sql: migration013AbandonedCount },
   { version: 14, name: 'the trace context of the dispatch that created a task', sql: migration014TraceContext },
   { version: 15, name: 'compact Pending occurrences (a catch-up writes one small row each; task rows when due)', sql: migration015PendingOccurrences },
-  { version: 18, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: migration018OperatorAudit },
+  { version: 16, name: 'compact Pending occurrences in creation order (the task list pages them by an index)', sql: migration016PendingOccurrenceSortIndex },
+  { version: 17, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: migration017OperatorAudit },
 ];

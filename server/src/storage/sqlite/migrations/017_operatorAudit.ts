@@ -3,7 +3,7 @@
  * per record; `bulk` holds a bulk action's filter and counts as JSON text. Read newest first
  * (id), by time range (at), by actor and by target.
  */
-export const migration018OperatorAudit = `
+export const migration017OperatorAudit = `
 CREATE TABLE operator_audit (
   id              INTEGER PRIMARY KEY AUTOINCREMENT,
   at              INTEGER NOT NULL,

@@ -1,0 +1,152 @@
+// @backends sqlite — compact Pending occurrences (migrations 15, 16) exist on SQLite only
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TaskSortField, TaskStatus } from '../../../server/src/contracts/index.js';
+import { createScheduleManager } from '../../../server/src/engine/schedules/index.js';
+import type { MonitoringStore, TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
+import { createMonitoringStore } from '../../../server/src/storage/common/reads/createMonitoringStore.js';
+import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
+import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
+import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
+import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
+import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
+import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
+import { insertTask } from '../../fixtures/server/servedMonitoring.js';
+
+// A catch-up backlog of 50,400 compact occurrences (35 minute schedules of three types in four
+// queues, 24 h down) among a few task rows. The task list pages its compact rows by an index
+// (created_at: migration 16; scheduled_at: migration 15): no statement of a list with the default
+// sort, a status filter, any sort or a later page scans the compact table whole or sorts it, and
+// each page (the first ones and the last ones) holds the rows a plain sort of task rows and
+// compact rows together gives.
+
+const MIN = 60_000;
+const DAY = 24 * 60 * MIN;
+const T0 = Date.parse('2026-05-04T08:00:30Z');
+const SCHEDULES = 35;
+const OCCURRENCES = SCHEDULES * 1440;
+
+const SORT_COLUMNS: Record<TaskSortField, string[]> = {
+  CreatedAtUtc: ['created_at'],
+  LastExecutionUtc: ['last_execution_at'],
+  ScheduledExecutionUtc: ['scheduled_at'],
+  StartedAtUtc: ['started_at'],
+  Status: ['status', 'created_at'],
+  Type: ['type', 'created_at'],
+  QueueName: ['queue', 'created_at'],
+  ExecutionTimeMs: ['execution_time_ms'],
+};
+
+describe('a catch-up backlog is paged by the compact table’s indexes', () => {
+  let dir: string;
+  let storage: SqliteStorage;
+  let store: MonitoringStore;
+  const statements: string[][] = [];
+  let recorded: { sql: string; params: readonly unknown[] }[] = [];
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'compact-plans-'));
+    storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+    const clock = { now: T0 };
+    const manager = createScheduleManager(scheduleInternals(createSqliteEngineStore(storage), () => clock.now, []));
+    for (let i = 0; i < SCHEDULES; i++) {
+      await manager.upsert({
+        key: `minute-${i}`, type: `Backlog.Kind${i % 3}`, queue: `q${i % 4}`, cron: '* * * * *',
+        misfire: { policy: 'ReplayAll', overflowCap: 2000 },
+      });
+    }
+    const db = storage.db;
+    // Task rows around the catch-up: finished, failed, queued, and one Pending created after it.
+    insertTask(db, { type: 'Backlog.Kind1', queue: 'q1', status: 'Completed', created_at: T0 + 60 * MIN, started_at: T0 + 60 * MIN + 5, last_execution_at: T0 + 61 * MIN, execution_time_ms: 40, run_count: 1, last_outcome: 'Completed' });
+    insertTask(db, { type: 'Backlog.Kind2', queue: 'q2', status: 'Failed', created_at: T0 + 90 * MIN, last_execution_at: T0 + 91 * MIN, execution_time_ms: 3, run_count: 1, last_outcome: 'Failed', exception: 'Error: down' });
+    insertTask(db, { type: 'Backlog.Kind0', queue: 'q0', status: 'Queued', created_at: T0 + DAY - 5 * MIN });
+    clock.now = T0 + DAY;
+    expect((await manager.materializer.drain(clock.now)).written).toBe(OCCURRENCES);
+    insertTask(db, { type: 'Backlog.Kind0', queue: 'q3', status: 'Pending', created_at: clock.now + 1, scheduled_at: clock.now + 60 * MIN });
+    const inner = sqliteReadDb(db);
+    const recording: ReadDb = {
+      dialect: inner.dialect,
+      features: inner.features,
+      query: (sql, params = []) => {
+        recorded.push({ sql, params });
+        return inner.query(sql, params);
+      },
+    };
+    store = createMonitoringStore(recording);
+    expect(db.prepare('SELECT COUNT(*) FROM pending_occurrences').pluck().get()).toBe(OCCURRENCES);
+  }, 120_000);
+
+  afterAll(() => {
+    storage?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Every row's id in the list's order, by a plain sort of every task row and compact row together (what the list answered before it read an index). */
+  const sorted = new Map<string, string[]>();
+  const reference = (q: TaskListQuery): string[] => {
+    const key = JSON.stringify([q.statuses, q.sortBy, q.sortDescending]);
+    let ids = sorted.get(key);
+    if (ids === undefined) {
+      const cols = 'id, status, type, queue, created_at, scheduled_at, started_at, last_execution_at, execution_time_ms, rowid AS ord';
+      const where = q.statuses ? `WHERE status IN (${q.statuses.map(() => '?').join(', ')})` : '';
+      const dir = q.sortDescending ? 'DESC' : 'ASC';
+      const order = [...SORT_COLUMNS[q.sortBy], 'ord'].map((c) => `${c} ${dir}`).join(', ');
+      const params = q.statuses ?? [];
+      ids = storage.db
+        .prepare(`SELECT id FROM (SELECT ${cols} FROM tasks ${where} UNION ALL SELECT ${cols} FROM pending_occurrence_tasks ${where}) ORDER BY ${order}`)
+        .pluck()
+        .all(...params, ...params) as string[];
+      sorted.set(key, ids);
+    }
+    return ids.slice((q.page - 1) * q.pageSize, q.page * q.pageSize);
+  };
+
+  /** The plan of each statement the read issued that reads compact rows. */
+  const plansOf = (reads: { sql: string; params: readonly unknown[] }[]) =>
+    reads
+      .filter((r) => /pending_occurrence/.test(r.sql))
+      .map((r) => ({
+        sql: r.sql,
+        plan: (storage.db.prepare(`EXPLAIN QUERY PLAN ${r.sql}`).all(...r.params) as { detail: string }[]).map((p) => p.detail),
+      }));
+
+  const STATUS_FILTERS: (TaskStatus[] | undefined)[] = [undefined, ['Pending'], ['Pending', 'Queued'], ['Completed']];
+  const SORTS = Object.keys(SORT_COLUMNS) as TaskSortField[];
+  const cases: [string, TaskListQuery][] = [];
+  for (const statuses of STATUS_FILTERS) {
+    for (const sortBy of SORTS) {
+      for (const sortDescending of [true, false]) {
+        for (const page of [1, 4, 2520, 2521]) {
+          cases.push([`${statuses?.join('+') ?? 'all'} by ${sortBy} ${sortDescending ? 'desc' : 'asc'}, page ${page}`, { sortBy, sortDescending, page, pageSize: 20, statuses }]);
+        }
+      }
+    }
+  }
+
+  it.each(cases)('%s: the rows of a plain sort, no compact row scanned whole or sorted', async (_name, q) => {
+    recorded = [];
+    const page = await store.listTasks(q);
+    statements.push(recorded.map((r) => r.sql));
+    expect(page.items.map((t) => t.id)).toEqual(reference(q));
+    expect(page.totalCount).toBe(sorted.get(JSON.stringify([q.statuses, q.sortBy, q.sortDescending]))!.length);
+    for (const { sql, plan } of plansOf(recorded)) {
+      const detail = `${sql}\n${plan.join('\n')}`;
+      // The page's seqs: read in the list's order (an index, or the table's own seq order) and
+      // stopped at the LIMIT; a TEMP B-TREE would be a sort of every matching compact row.
+      if (/^SELECT seq FROM pending_occurrence_tasks/.test(sql)) expect(plan.join('\n'), detail).not.toMatch(/TEMP B-TREE/);
+      // Every other statement reads compact rows by key: a bare "SCAN p" reads every one.
+      else expect(plan.filter((d) => /^SCAN p$/.test(d)), detail).toEqual([]);
+    }
+  });
+
+  it('the default list and the Pending filter read compact rows through the creation-time index', () => {
+    recorded = [];
+    return store.listTasks({ sortBy: 'CreatedAtUtc', sortDescending: true, page: 1, pageSize: 20, statuses: ['Pending'] }).then(() => {
+      const plans = plansOf(recorded).filter((p) => /^SELECT seq FROM/.test(p.sql));
+      expect(plans).toHaveLength(1);
+      expect(plans[0]!.plan).toContain('SCAN p USING INDEX ix_pending_occurrences_created');
+    });
+  });
+});
