@@ -15,7 +15,18 @@ export const CLI_OPTION_KINDS = Object.fromEntries(
 ) as Record<string, CliKind>;
 
 /** Settings of the CLI itself (not monitoring options). */
-export const CLI_SETTINGS = { db: 'string', database: 'string', port: 'number', host: 'string', config: 'string' } as const satisfies Record<string, CliKind>;
+export const CLI_SETTINGS = {
+  db: 'string',
+  database: 'string',
+  port: 'number',
+  host: 'string',
+  config: 'string',
+  drainDelayMs: 'integer',
+  stopGraceMs: 'integer',
+} as const satisfies Record<string, CliKind>;
+
+/** Defaults of the stop (see runHttpServer): no delay off a load balancer; 2 s for running tasks (the recipes under deploy/ set more). */
+export const STOP_DEFAULTS = { drainDelayMs: 0, stopGraceMs: 2_000 } as const;
 
 export interface ServeSettings {
   /** Values of command-specific flags (e.g. demo's --demo-dispatch-endpoint). */
@@ -25,6 +36,10 @@ export interface ServeSettings {
   database?: string;
   port: number;
   host: string;
+  /** After SIGTERM, how long readiness answers 503 while everything else still serves (load balancers notice). */
+  drainDelayMs: number;
+  /** How long running tasks may take to finish at a stop before they are handed back. */
+  stopGraceMs: number;
   options: MonitoringOptions;
 }
 
@@ -138,6 +153,13 @@ export function resolveServeSettings(
 
   const port = (merged.get('port') as number | undefined) ?? defaults.port;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionError('svc-monitor-server', 'port', `must be an integer in 0..65535 (got ${port})`);
+  const durations = { drainDelayMs: STOP_DEFAULTS.drainDelayMs as number, stopGraceMs: STOP_DEFAULTS.stopGraceMs as number };
+  for (const name of ['drainDelayMs', 'stopGraceMs'] as const) {
+    const v = merged.get(name) as number | undefined;
+    if (v === undefined) continue;
+    if (v < 0 || v > 3_600_000) throw new OptionError('svc-monitor-server', name, `must be an integer in 0..3600000 milliseconds (got ${v})`);
+    durations[name] = v;
+  }
   const options: Record<string, unknown> = {};
   for (const [k, v] of merged) if (k in CLI_OPTION_KINDS) options[k] = v;
   const extras: Record<string, unknown> = {};
@@ -148,6 +170,7 @@ export function resolveServeSettings(
     database: merged.get('database') as string | undefined,
     port,
     host: (merged.get('host') as string | undefined) ?? '127.0.0.1',
+    ...durations,
     options: options as MonitoringOptions,
   };
 }

@@ -20,6 +20,8 @@ import {
   type FailureGroups,
   type HaltBlock,
   type HealthReport,
+  type LivenessReport,
+  type ReadinessReport,
   type ManagementResponse,
   type MonitoringConfig,
   type OccurrenceBlock,
@@ -314,6 +316,16 @@ export const monitoringConfigSchema = z.object({
   eventDebounceMs: count,
 });
 
+export const livenessReportSchema = z.object({ status: z.literal('alive') });
+
+export const readinessReportSchema = z.object({
+  status: z.enum(['ready', 'unavailable']),
+  storage: z.enum(['reachable', 'unreachable']),
+  migrations: z.enum(['applied', 'pending', 'unknown']),
+  draining: z.boolean(),
+  engine: z.enum(['ok', 'degraded', 'failed']).optional(),
+});
+
 export const healthReportSchema = z.object({
   status: z.enum(['ok', 'degraded', 'failed']),
   reason: z.string().optional(),
@@ -403,6 +415,8 @@ export type SchemasMatchContracts = [
   Check<Same<z.output<typeof managementResponseSchema>, ManagementResponse>>,
   Check<Same<z.output<typeof monitoringConfigSchema>, MonitoringConfig>>,
   Check<Same<z.output<typeof healthReportSchema>, HealthReport>>,
+  Check<Same<z.output<typeof livenessReportSchema>, LivenessReport>>,
+  Check<Same<z.output<typeof readinessReportSchema>, ReadinessReport>>,
   Check<Same<z.output<typeof magicRequestSchema>, ApiParams<'auth.magic'>>>,
   Check<Same<z.output<typeof validateRequestSchema>, ApiParams<'auth.validate'>>>,
 ];
