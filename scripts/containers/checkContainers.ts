@@ -240,7 +240,11 @@ async function postgresRun(): Promise<void> {
     const { timeline, taskId } = await checkDrain(a);
     // The other replica stays ready and reads the drained replica's task as completed.
     assert.equal((await fetch(`${b.base}/health/ready`)).status, 200);
-    assert.equal(await taskStatus(b, token, taskId), 'Completed');
+    const seen = await waitFor(`task ${taskId} finished, read through the other container`, 15_000, async () => {
+      const status = await taskStatus(b, token, taskId);
+      return status !== 'InProgress' && status;
+    }).catch((err: Error) => `${err.message} (still InProgress)`);
+    assert.equal(seen, 'Completed');
     say(`PostgreSQL (2 containers): ${describeTimeline(timeline)}`);
     podman('kill', '--signal', 'TERM', names[1]!);
     assert.equal(Number(podman('wait', names[1]!)), 0, 'second container exit code');
