@@ -109,7 +109,7 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     logger,
     onStop: async () => {
       workload.stop();
-      await engine.stop({ graceMs: 2_000 });
+      await engine.stop({ graceMs: settings.stopGraceMs });
       await closeStorage();
     },
   });

@@ -32,6 +32,10 @@ export function helpText(): string {
     '  --config <file>      JSON object of options (camelCase names below)',
     '  --log-format <json|pretty|text>  SVC_MONITOR_LOG_FORMAT: JSON lines (default when stdout is not a terminal) or human lines',
     '  --log-level <level>  SVC_MONITOR_LOG_LEVEL: fatal, error, warn, info (default), debug, trace or silent',
+    '  --drain-delay-ms <n> after SIGTERM, readiness answers 503 this long before the server stops accepting (default 0;',
+    '                       behind a load balancer or in Kubernetes 5000) (SVC_MONITOR_DRAIN_DELAY_MS)',
+    '  --stop-grace-ms <n>  how long running tasks may finish at a stop before they are handed back (default 2000)',
+    '                       (SVC_MONITOR_STOP_GRACE_MS); the process exits within drain delay + grace + 5 s',
     '',
     'Monitoring options (flag / environment variable):',
   ];
@@ -49,7 +53,8 @@ export function helpText(): string {
     'Booleans also accept --no-<flag>. Lists are comma-separated. Precedence: flags > environment > config file.',
     'demo only: --demo-dispatch-endpoint enables POST /demo/dispatch {"type":"fast"|"slow"|"flaky"|"failing"|"timeout"|"logging"}',
     '           on the demo host app (outside /svc-monitoring) for end-to-end tests.',
-    'Exit codes: 0 normal stop (SIGINT/SIGTERM), 1 runtime failure, 2 bad usage, option, config or database.',
+    'Probes: GET /svc-monitoring/health/live (200 while the process answers), /svc-monitoring/health/ready (200 or 503).',
+    'Exit codes: 0 normal stop (SIGINT/SIGTERM), 1 runtime failure or a stop past its time, 2 bad usage, option, config or database.',
   );
   return lines.join('\n');
 }

@@ -24,7 +24,12 @@ export const CLI_SETTINGS = {
   config: 'string',
   logFormat: 'string',
   logLevel: 'string',
+  drainDelayMs: 'integer',
+  stopGraceMs: 'integer',
 } as const satisfies Record<string, CliKind>;
+
+/** Defaults of the stop (see runHttpServer): no delay off a load balancer; 2 s for running tasks (the recipes under deploy/ set more). */
+export const STOP_DEFAULTS = { drainDelayMs: 0, stopGraceMs: 2_000 } as const;
 
 export interface ServeSettings {
   /** Values of command-specific flags (e.g. demo's --demo-dispatch-endpoint). */
@@ -36,6 +41,10 @@ export interface ServeSettings {
   host: string;
   /** --log-format and --log-level (json by default when stdout is not a terminal). */
   log: LogSettings;
+  /** After SIGTERM, how long readiness answers 503 while everything else still serves (load balancers notice). */
+  drainDelayMs: number;
+  /** How long running tasks may take to finish at a stop before they are handed back. */
+  stopGraceMs: number;
   options: MonitoringOptions;
 }
 
@@ -150,6 +159,13 @@ export function resolveServeSettings(
 
   const port = (merged.get('port') as number | undefined) ?? defaults.port;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new OptionError('svc-monitor-server', 'port', `must be an integer in 0..65535 (got ${port})`);
+  const durations = { drainDelayMs: STOP_DEFAULTS.drainDelayMs as number, stopGraceMs: STOP_DEFAULTS.stopGraceMs as number };
+  for (const name of ['drainDelayMs', 'stopGraceMs'] as const) {
+    const v = merged.get(name) as number | undefined;
+    if (v === undefined) continue;
+    if (v < 0 || v > 3_600_000) throw new OptionError('svc-monitor-server', name, `must be an integer in 0..3600000 milliseconds (got ${v})`);
+    durations[name] = v;
+  }
   const options: Record<string, unknown> = {};
   for (const [k, v] of merged) if (k in CLI_OPTION_KINDS) options[k] = v;
   const extras: Record<string, unknown> = {};
@@ -161,6 +177,7 @@ export function resolveServeSettings(
     port,
     host: (merged.get('host') as string | undefined) ?? '127.0.0.1',
     log: resolveLogSettings({ logFormat: merged.get('logFormat'), logLevel: merged.get('logLevel') }, stdoutIsTty),
+    ...durations,
     options: options as MonitoringOptions,
   };
 }

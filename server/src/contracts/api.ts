@@ -55,7 +55,7 @@ export interface TaskQuery {
   pageSize?: number;
 }
 
-/** GET /health (no authentication): whether the engine can write; no details beyond a reason. */
+/** GET /health (no authentication): whether the engine can write; no details beyond a reason. 503 when `failed`. */
 export interface HealthReport {
   status: 'ok' | 'degraded' | 'failed';
   reason?: string;
@@ -67,6 +67,24 @@ export interface HealthReport {
    * clock either way.
    */
   clock?: { offsetMs: number; ok: boolean };
+}
+
+/** GET /svc-monitoring/health/live: the process answers (always 200 while it does). */
+export interface LivenessReport {
+  status: 'alive';
+}
+
+/**
+ * GET /svc-monitoring/health/ready: 200 when ready, 503 otherwise. Ready = the storage answers,
+ * its schema has every migration this version knows, the process is not draining (a stop has
+ * begun) and the engine, when there is one, has not failed.
+ */
+export interface ReadinessReport {
+  status: 'ready' | 'unavailable';
+  storage: 'reachable' | 'unreachable';
+  migrations: 'applied' | 'pending' | 'unknown';
+  draining: boolean;
+  engine?: 'ok' | 'degraded' | 'failed';
 }
 
 export interface PageQuery {

@@ -327,7 +327,8 @@ export const API_OPERATIONS = Object.keys(API_ROUTES) as ApiOperation[];
 /**
  * Routes of the monitoring outside the API base: their paths lie directly under `/svc-monitoring`.
  * The metrics scrape answers with the bearer of the read role, with the `metricsToken` option's
- * secret, or with nothing when the host turns authentication off.
+ * secret, or with nothing when the host turns authentication off. The probes need no token and
+ * answer before the IP allow-list: an orchestrator probes from addresses an operator rarely lists.
  */
 export const BASE_ROUTES = {
   'metrics.scrape': {
@@ -338,6 +339,24 @@ export const BASE_ROUTES = {
     query: [],
     operationId: 'getMetrics',
     summary: 'Prometheus metrics (text format 0.0.4, or OpenMetrics when the scraper asks for it).',
+  },
+  'health.live': {
+    method: 'GET',
+    path: '/health/live',
+    auth: 'public',
+    management: false,
+    query: [],
+    operationId: 'getLiveness',
+    summary: 'Liveness probe: the process answers (200).',
+  },
+  'health.ready': {
+    method: 'GET',
+    path: '/health/ready',
+    auth: 'public',
+    management: false,
+    query: [],
+    operationId: 'getReadiness',
+    summary: 'Readiness probe: storage reachable, migrations applied, not draining (200), else 503.',
   },
 } as const satisfies Record<string, ApiRouteSpec>;
 export type BaseOperation = keyof typeof BASE_ROUTES;

@@ -28,6 +28,7 @@ import { ipAllowListMiddleware } from './network/ipAllowListMiddleware.js';
 import { createMetrics, type MonitoringMetrics } from './metrics/createMetrics.js';
 import { metricsRouter } from './metrics/metricsRouter.js';
 import { openApiRouter } from './openapi/openApiRouter.js';
+import { probeRouter, type DrainState } from './probes/probeRouter.js';
 import { MonitoringOptionError, resolveOptions, type MonitoringOptions } from './options.js';
 import { dashboardRouter, defaultWebRoot } from './ui/serveDashboard.js';
 
@@ -45,6 +46,11 @@ export interface Monitoring {
   router: Router;
   /** Adds WebSocket upgrades of the hub to the host's HTTP server. */
   attach(server: Server): void;
+  /**
+   * Readiness (GET /svc-monitoring/health/ready) answers 503 from now on: the first step of a
+   * stop, so that load balancers and orchestrators send no new work while the host drains.
+   */
+  drain(): void;
   /** Resolves once everything is wired (immediately; kept for hosts that await it). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -117,6 +123,9 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   base.use('/api', noStore());
   // The management-disabled 404 comes before the IP check: a disabled management surface does not exist.
   base.use('/api/management', managementEnabledGate(ctx));
+  // The probes come before the allow-list: orchestrators probe from addresses operators rarely list.
+  const drainState: DrainState = { draining: false };
+  base.use(probeRouter(store, drainState, engine));
   base.use(ipAllowListMiddleware(allowList, clients));
 
   const access: HubOptions['access'] = (req, accessToken) => {
@@ -190,6 +199,9 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   return {
     router,
     ready,
+    drain() {
+      drainState.draining = true;
+    },
     attach(server: Server) {
       if (upgradeListeners.has(server)) return;
       const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {

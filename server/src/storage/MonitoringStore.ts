@@ -101,6 +101,13 @@ export interface MonitoringStore {
   failureGroups(range: DashboardRange, nowMs: number): Promise<FailureGroups>;
   /** Durable schedules by state (metrics gauges), over partial indexes. */
   scheduleStates(): Promise<ScheduleStates>;
+  /** The schema version applied to the store and the newest this code knows (readiness); rejects when the store does not answer. */
+  schemaState(): Promise<SchemaState>;
+}
+
+export interface SchemaState {
+  applied: number;
+  latest: number;
 }
 
 /** The same contract answered synchronously (how SQLite implements it inside). */

@@ -43,6 +43,8 @@ describe('svc-monitor-server serve', () => {
     [['serve', '--db', db, '--allowed-ip-addresses', '10.0.0.0/99'], /"allowedIpAddresses"/],
     [['launch'], /Unknown command "launch"/],
     [['serve', '--db', db, '--enable-ui=maybe'], /enableUI/],
+    [['serve', '--db', db, '--drain-delay-ms=-5'], /"drainDelayMs" must be an integer in 0\.\.3600000/],
+    [['serve', '--db', db, '--stop-grace-ms', '2.5'], /"stopGraceMs" must be an integer/],
   ])('%j → exit 2 with a clear message', async (args, message) => {
     const r = await runCli(args as string[]);
     expect(r.code).toBe(2);

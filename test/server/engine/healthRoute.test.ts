@@ -35,8 +35,14 @@ describe('GET /svc-monitoring/api/health', () => {
     }
     await waitFor(async () => h.engine.health().status === 'failed', 2000, 'failed health');
     const after = await get();
-    expect(after.status).toBe(200);
+    // 503 so that a probe or a load balancer acts on it; the body is unchanged.
+    expect(after.status).toBe(503);
     expect(after.body).toEqual({ status: 'failed', reason: expect.stringMatching(/cannot write/) });
     expect(JSON.stringify(after.body)).not.toContain(h.file); // no details for an unauthenticated caller
+    // Readiness says the engine failed; liveness still answers (the process does).
+    const ready = await fetch(`${served.baseUrl}/svc-monitoring/health/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toMatchObject({ status: 'unavailable', engine: 'failed' });
+    expect((await fetch(`${served.baseUrl}/svc-monitoring/health/live`)).status).toBe(200);
   });
 });

@@ -13,7 +13,7 @@ const ENDPOINTS = [
   'post /management/tasks/{id}/retry', 'post /management/bulk/requeue', 'post /management/bulk/retry', 'post /management/bulk/cancel', 'get /management/bulk/{operationId}', 'get /statistics/failure-groups',
   'get /audit',
   // outside the API base (its path item names the server /svc-monitoring)
-  'get /metrics',
+  'get /metrics', 'get /health/live', 'get /health/ready',
 ];
 
 describe('OpenAPI document and Scalar page', () => {

@@ -13,7 +13,8 @@ const REASONS = {
  * GET /health, no authentication: `{ status: 'ok' | 'degraded' | 'failed', reason? }` from the
  * engine's own health (a monitoring without a local engine answers ok), with a local engine on
  * PostgreSQL its host's clock offset from the database's, and with alert rules the count of alert
- * messages delivered, given up and waiting.
+ * messages delivered, given up and waiting. 503 when `failed`, so that a probe or a load balancer
+ * can act on it; the body is the same.
  */
 export function getHealthHandler(ctx: MonitoringContext): RequestHandler {
   return (_req, res) => {
@@ -27,6 +28,6 @@ export function getHealthHandler(ctx: MonitoringContext): RequestHandler {
       report.alerts = { delivered: deliveries.delivered, failed: deliveries.failed + deliveries.dropped, waiting: deliveries.waiting };
       if (deliveries.lastFailure) report.alerts.lastFailureUtc = deliveries.lastFailure.atUtc;
     }
-    sendJson(res, 200, report);
+    sendJson(res, status === 'failed' ? 503 : 200, report);
   };
 }

@@ -24,6 +24,8 @@ import {
   type FailureGroups,
   type HaltBlock,
   type HealthReport,
+  type LivenessReport,
+  type ReadinessReport,
   type ManagementResponse,
   type OperatorAuditEntry,
   type OperatorAuditPage,
@@ -374,6 +376,16 @@ export const monitoringConfigSchema = z.object({
   singleSignOn: z.object({ displayName: z.string(), loginPath: z.string() }).optional(),
 });
 
+export const livenessReportSchema = z.object({ status: z.literal('alive') });
+
+export const readinessReportSchema = z.object({
+  status: z.enum(['ready', 'unavailable']),
+  storage: z.enum(['reachable', 'unreachable']),
+  migrations: z.enum(['applied', 'pending', 'unknown']),
+  draining: z.boolean(),
+  engine: z.enum(['ok', 'degraded', 'failed']).optional(),
+});
+
 export const healthReportSchema = z.object({
   status: z.enum(['ok', 'degraded', 'failed']),
   reason: z.string().optional(),
@@ -472,6 +484,8 @@ export type SchemasMatchContracts = [
   Check<Same<z.output<typeof healthReportSchema>, HealthReport>>,
   Check<Same<z.output<typeof operatorAuditEntrySchema>, OperatorAuditEntry>>,
   Check<Same<z.output<typeof operatorAuditPageSchema>, OperatorAuditPage>>,
+  Check<Same<z.output<typeof livenessReportSchema>, LivenessReport>>,
+  Check<Same<z.output<typeof readinessReportSchema>, ReadinessReport>>,
   Check<Same<z.output<typeof magicRequestSchema>, ApiParams<'auth.magic'>>>,
   Check<Same<z.output<typeof validateRequestSchema>, ApiParams<'auth.validate'>>>,
 ];

@@ -6,6 +6,7 @@ import {
   pathParamsOf,
   TASK_STATUSES,
   type ApiOperation,
+  type BaseOperation,
   type ApiRouteSpec,
   type QueryParamSpec,
 } from '../../contracts/index.js';
@@ -86,6 +87,8 @@ const schemas: Record<string, Json> = {
   HealthReport: componentSchema(answers.healthReportSchema),
   OperatorAuditEntry: componentSchema(answers.operatorAuditEntrySchema),
   OperatorAuditPage: componentSchema(answers.operatorAuditPageSchema),
+  LivenessReport: componentSchema(answers.livenessReportSchema),
+  ReadinessReport: componentSchema(answers.readinessReportSchema),
 };
 
 const json = (schema: Json, description = 'OK', headers?: Json): Json => ({ description, ...(headers ? { headers } : {}), content: { 'application/json': { schema } } });
@@ -137,7 +140,7 @@ const OPERATION_DOCS: { [Op in ApiOperation]: OperationDoc } = {
     responses: { '200': json(ref('ValidateResponse')), ...readErrors },
   },
   'config.get': { responses: { '200': json(ref('MonitoringConfig')), '403': refused403 } },
-  'health.get': { responses: { '200': json(ref('HealthReport')), '403': refused403 } },
+  'health.get': { responses: { '200': json(ref('HealthReport')), '403': refused403, '503': json(ref('HealthReport'), 'The engine reports failed.') } },
   'tasks.list': { responses: read(ref('TaskPage')) },
   'tasks.counts': { responses: read(ref('TaskCounts')) },
   'tasks.get': { responses: read(ref('TaskDetail'), unknownTask) },
@@ -277,6 +280,29 @@ function operationObject(operation: ApiOperation, route: ApiRouteSpec, documente
   };
 }
 
+/** Descriptions and answers of the routes outside the API base. */
+const BASE_DOCS: Record<BaseOperation, { description: string; responses: Json }> = {
+  'metrics.scrape': {
+    description:
+      'Counters and histograms are per process (label engine_instance); gauges read from the store are global. The bearer is a login token or the metricsToken option; with authentication off the allow-list alone applies.',
+    responses: {
+      '200': { description: 'The scrape.', content: { 'text/plain': { schema: str }, 'application/openmetrics-text': { schema: str } } },
+      '401': problem('Missing or invalid bearer (login token or metrics token).', wwwAuth),
+      '403': refused403,
+      '404': problem('Metrics are turned off (enableMetrics false).'),
+    },
+  },
+  'health.live': {
+    description: 'No token, no allow-list: 200 whenever the process answers HTTP. A liveness probe.',
+    responses: { '200': json(ref('LivenessReport')) },
+  },
+  'health.ready': {
+    description:
+      'No token, no allow-list. 200 when the storage answers (within 2 s), has every migration of this version, the process is not draining (SIGTERM turns this off first) and the engine has not failed; 503 otherwise, with the same body saying which. A readiness probe.',
+    responses: { '200': json(ref('ReadinessReport')), '503': json(ref('ReadinessReport'), 'Not ready: the body says which check failed.') },
+  },
+};
+
 /** The `paths` object: one entry per documented path, one operation per method. */
 function buildPaths(): Record<string, Json> {
   const paths: Record<string, Json> = {};
@@ -287,22 +313,15 @@ function buildPaths(): Record<string, Json> {
     }
   }
   // Routes outside the API base name their own server (the monitoring's base path).
-  for (const route of Object.values(BASE_ROUTES)) {
+  for (const [operation, route] of Object.entries(BASE_ROUTES) as Array<[BaseOperation, ApiRouteSpec]>) {
     paths[route.path] = {
       servers: [{ url: '/svc-monitoring' }],
       [route.method.toLowerCase()]: {
         tags: ['svc-monitoring'],
         operationId: route.operationId,
         summary: route.summary,
-        description:
-          'Counters and histograms are per process (label engine_instance); gauges read from the store are global. The bearer is a login token or the metricsToken option; with authentication off the allow-list alone applies.',
-        security: [{ bearer: [] }],
-        responses: {
-          '200': { description: 'The scrape.', content: { 'text/plain': { schema: str }, 'application/openmetrics-text': { schema: str } } },
-          '401': problem('Missing or invalid bearer (login token or metrics token).', wwwAuth),
-          '403': refused403,
-          '404': problem('Metrics are turned off (enableMetrics false).'),
-        },
+        security: route.auth === 'bearer' ? [{ bearer: [] }] : [],
+        ...BASE_DOCS[operation],
       },
     };
   }

@@ -2,6 +2,7 @@ import type { QueryResultRow } from 'pg';
 import { containsPattern } from '../common/containsPattern.js';
 import type { ReadDb, ReadDialect, ReadModel } from '../common/reads/ReadDb.js';
 import { KEY_INDEX_MIN_CHARS } from '../common/taskListTerms.js';
+import { pgMigrations } from './migrations/index.js';
 import type { PostgresStorage } from './PostgresStorage.js';
 
 /** Columns that hold no NULL: ordered without a NULLS clause, so that a backward walk of their index serves DESC. */
@@ -50,6 +51,8 @@ const POSTGRES_READS: ReadDialect = {
         },
   concurrentReads: true,
   unhinted: (column) => column,
+  schemaVersionSql: `SELECT MAX(version) AS v FROM schema_migrations`,
+  latestSchemaVersion: pgMigrations[pgMigrations.length - 1]!.version,
   // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
   // One alternative is the condition itself: its rows read once, not their seq and then each row again.
   anyOf: (conditions) =>

@@ -3,6 +3,7 @@ import { containsPattern } from '../common/containsPattern.js';
 import type { SchemaFeatures } from '../common/SchemaFeatures.js';
 import { KEY_INDEX_MIN_CHARS } from '../common/taskListTerms.js';
 import type { ReadDb, ReadDialect, SearchRowsDialect } from '../common/reads/ReadDb.js';
+import { migrations } from './migrations/index.js';
 import { detectSchemaFeatures } from './queries/schemaFeatures.js';
 
 /**
@@ -53,6 +54,8 @@ function sqliteDialect(features: SchemaFeatures): ReadDialect {
     anyOf: (conditions) => `(${conditions.join(' OR ')})`,
     concurrentReads: false,
     unhinted: (column) => `+${column}`,
+    schemaVersionSql: `SELECT user_version AS v FROM pragma_user_version`,
+    latestSchemaVersion: migrations[migrations.length - 1]!.version,
     searchRows: rows,
   };
 }

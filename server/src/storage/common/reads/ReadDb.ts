@@ -45,6 +45,10 @@ export interface ReadDialect {
   readonly concurrentReads: boolean;
   /** `column` hidden from the planner's choice of index (SQLite's unary +; PostgreSQL plans alone). */
   unhinted(column: string): string;
+  /** A read answering one row `{ v }`: the schema version applied to the store. */
+  readonly schemaVersionSql: string;
+  /** The newest schema version this code knows (its last migration). */
+  readonly latestSchemaVersion: number;
   /** The search rows and their full-text indexes, where the store keeps them (SQLite). */
   searchRows?: SearchRowsDialect;
 }

@@ -18,6 +18,7 @@ import { createRecentActivity } from './recentActivity.js';
 import { createTypeResolver } from './resolveTypeNames.js';
 import { createRunsInRange } from './runsInRange.js';
 import { createScheduleStates } from './scheduleStates.js';
+import { createSchemaState } from './schemaState.js';
 import { createSelectTaskIds } from './selectTaskIds.js';
 import { createSuccessRateTrend } from './successRateTrend.js';
 import { createTaskCounts } from './taskCounts.js';
@@ -60,5 +61,6 @@ export function createMonitoringStore(db: ReadDb): MonitoringStore {
     managementTarget: createManagementTarget(db),
     failureGroups: createFailureGroups(db),
     scheduleStates: createScheduleStates(db),
+    schemaState: createSchemaState(db),
   };
 }
