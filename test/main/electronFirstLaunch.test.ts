@@ -317,6 +317,11 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
     expect(logText).toMatch(/ERROR uncaught exception: second surprise/);
     expect(logText).toMatch(/ERROR renderer stopped \(crashed, exit code 139\): reloading the window/);
     expect(wc.reloads).toBe(1);
+    // A page that crashes on every load: three reloads within five minutes, then a message and no more.
+    for (let i = 0; i < 4; i++) wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    expect(wc.reloads).toBe(3);
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'The window keeps failing'), 10_000, 'the give-up message', 25);
+    expect(rec.dialogs.find((d) => d.title === 'The window keeps failing')!.text).toMatch(/not reloaded again/);
   });
 });
 
