@@ -73,6 +73,8 @@ if (!app.requestSingleInstanceLock()) {
   let tray: TrayController | undefined;
   let pendingLink = findDeepLinkArgument(process.argv);
   let quitting = false;
+  /** Set once quitting is wired (below): what the window's `session-end` runs. */
+  let sessionEnding: () => void = () => undefined;
   /** The last unread count: the inbox of the last run is restored before the tray exists. */
   let unread = 0;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
@@ -265,6 +267,7 @@ if (!app.requestSingleInstanceLock()) {
     const hidden = startedAtLogin(process.argv, app, process.platform);
     window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, hidden, externalOrigins, ...(devServerUrl ? { devServerUrl } : {}) });
     reloadCrashedRenderer(window, notices);
+    window.on('session-end', () => sessionEnding());
     window.on('close', (event) => {
       const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
       if (action === 'hide') {
@@ -344,6 +347,15 @@ if (!app.requestSingleInstanceLock()) {
   // hubs' close frames finish before the process ends.
   let stopping: Promise<void> | undefined;
   let stopped = false;
+  /** The bounded stop (ConsoleServices.dispose waits at most 5 s): Quit, logoff and shutdown all use it. */
+  const stopServices = (live: ConsoleServices): Promise<void> =>
+    (stopping ??= live
+      .dispose()
+      .catch((err: unknown) => log.error('stopping the services failed', err))
+      .finally(() => {
+        stopped = true;
+        tray?.destroy();
+      }));
   app.on('before-quit', (event) => {
     quitting = true;
     updater.dispose();
@@ -352,14 +364,19 @@ if (!app.requestSingleInstanceLock()) {
       return;
     }
     event.preventDefault();
-    stopping ??= services
-      .dispose()
-      .catch((err: unknown) => log.error('stopping the services failed', err))
-      .finally(() => {
-        stopped = true;
-        tray?.destroy();
-        app.quit();
-      });
+    void stopServices(services).then(() => app.quit());
+  });
+  // Windows logoff or shutdown ends the session without before-quit: the same bounded stop
+  // starts at once (it writes the inbox in every case). Linux and macOS shutdown may be held
+  // back while the app quits the normal way.
+  sessionEnding = () => {
+    quitting = true;
+    log.info('the session is ending (logoff or shutdown): stopping');
+    if (services && !stopped) void stopServices(services);
+  };
+  powerMonitor.on('shutdown', (event: { preventDefault(): void }) => {
+    event.preventDefault();
+    quit();
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();

@@ -221,6 +221,21 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     // The second before-quit (from that app.quit) goes through.
     expect(rec.emitBeforeQuit()).toBe(false);
   });
+
+  it('Windows logoff (the window\'s session-end, no before-quit) runs the same stop: the inbox\'s delayed write reaches the disk', async () => {
+    const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(2) } });
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window', 25);
+    const markRead = rec.ipcHandlers.get('svc-monitor:inbox.markRead')!;
+    expect(await markRead({ senderFrame: { url: 'app://console/', parent: null } }, { ids: ['f2'] })).toEqual({ ok: true, value: 1 });
+    rec.windows[0]!.emit('session-end', {});
+    const readOnDisk = async () => {
+      const saved = JSON.parse(await readFile(join(userData, 'inbox.json'), 'utf8')) as { items: Array<{ id: string; read: boolean }> };
+      return saved.items.find((i) => i.id === 'f2')?.read === true;
+    };
+    // Well before the inbox's own delayed write would land, and the log says why it stopped.
+    await waitFor(async () => await readOnDisk(), 10_000, 'the inbox written at session end', 25);
+    expect(await readFile(join(userData, 'logs/main.log'), 'utf8')).toMatch(/session is ending/);
+  });
 });
 
 describe('Windows identity and native notifications', () => {
