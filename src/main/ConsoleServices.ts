@@ -368,6 +368,13 @@ export class ConsoleServices {
 
   /** `svc-monitor://<environment>/tasks/<id>` or `/<page>?<filters>` → an `open` event for the renderer. */
   openDeepLink(url: string): NotificationTarget {
+    const { target } = this.resolveDeepLink(url);
+    this.open(target);
+    return target;
+  }
+
+  /** What a deep link would open, and in which environment (nothing is opened). */
+  resolveDeepLink(url: string): { target: NotificationTarget; environment: Environment } {
     let link;
     try {
       link = parseDeepLink(url);
@@ -382,8 +389,7 @@ export class ConsoleServices {
         : 'inbox' in link
           ? { kind: 'inbox', environmentId: env.id, ...link.inbox }
           : { kind: 'route', environmentId: env.id, path: link.path };
-    this.open(target);
-    return target;
+    return { target, environment: env };
   }
 
   /** The `svc-monitor:` link that opens `target` (undefined for a target without an environment). */

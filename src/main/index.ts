@@ -12,6 +12,7 @@ import { ConsoleServices } from './ConsoleServices.js';
 import { registerAppImageProtocol } from './desktopIntegration/appImageProtocol.js';
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
+import { deepLinkConfirmed, deepLinkPrompt } from './deepLinks/confirmDeepLink.js';
 import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.js';
 import { applyStartAtLogin, startedAtLogin } from './electron/loginItem.js';
 import { reloadCrashedRenderer, reportUncaughtOnce, type CrashNotices } from './electron/crashHandling.js';
@@ -132,11 +133,23 @@ if (!app.requestSingleInstanceLock()) {
       pendingLink = url;
       return;
     }
+    let link: ReturnType<ConsoleServices['resolveDeepLink']>;
     try {
-      services.openDeepLink(url);
+      link = services.resolveDeepLink(url);
     } catch (err) {
       log.warn(`deep link refused: ${(err as Error).message}`);
+      return;
     }
+    // Any page can hand the system a link: it opens only once the user chose Open.
+    const live = services;
+    const prompt = deepLinkPrompt(link.environment, link.target);
+    void (window && !window.isDestroyed() ? dialog.showMessageBox(window, prompt) : dialog.showMessageBox(prompt)).then(
+      (answer) => {
+        if (deepLinkConfirmed(answer.response)) live.open(link.target);
+        else log.info(`deep link to ${link.environment.name} cancelled by the user`);
+      },
+      (err: unknown) => log.warn(`deep link not opened: ${(err as Error).message}`),
+    );
   };
   const supportFacts = (): SupportFacts => {
     const update = services?.updater?.status();
@@ -374,8 +387,9 @@ if (!app.requestSingleInstanceLock()) {
     log.info('the session is ending (logoff or shutdown): stopping');
     if (services && !stopped) void stopServices(services);
   };
-  powerMonitor.on('shutdown', (event: { preventDefault(): void }) => {
-    event.preventDefault();
+  // Electron passes an event it may hold the shutdown with (its typings omit it).
+  powerMonitor.on('shutdown', (event?: { preventDefault?: () => void }) => {
+    event?.preventDefault?.();
     quit();
   });
   app.on('window-all-closed', () => {

@@ -201,9 +201,28 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     const ready = rec.ipcHandlers.get('svc-monitor:window.ready')!;
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     rec.appEmitter.emit('second-instance', {}, ['svc-monitor', 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000001']);
-    expect(await ready(appFrame)).toEqual({ ok: true, value: { kind: 'task', environmentId: 'prd', taskId: '7d3c2a1e-0000-4000-8000-000000000001' } });
+    // The recording dialog answers Open.
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'Open a link'), 10_000, 'the question', 25);
+    expect(await waitFor(async () => ((await ready(appFrame)) as { value: unknown }).value ?? undefined, 10_000, 'the opened link', 25)).toEqual({ kind: 'task', environmentId: 'prd', taskId: '7d3c2a1e-0000-4000-8000-000000000001' });
     // Taken once: a later start of the page (a reload) does not open it again.
     expect(await ready(appFrame)).toEqual({ ok: true, value: null });
+  });
+
+  it('a link from outside (any web page) switches environment only once the user chose Open in a box naming it', async () => {
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window and the services', 25);
+    const asked: Array<{ message: string; buttons?: string[] }> = [];
+    rec.electron.dialog.showMessageBox = async (_w: unknown, o: { title?: string; message: string; detail?: string; buttons?: string[] }) => {
+      asked.push(o);
+      return { response: 1 }; // Cancel
+    };
+    rec.appEmitter.emit('open-url', { preventDefault: () => undefined }, 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000002');
+    await waitFor(() => asked.length === 1, 10_000, 'the question', 25);
+    expect(asked[0]).toMatchObject({ message: 'Open task 7d3c2a1e-0000-4000-8000-000000000002 in Production (PRODUCTION)?', buttons: ['Open', 'Cancel'] });
+    await new Promise((r) => setTimeout(r, 100));
+    const opens = rec.windows[0]!.webContents.sent.filter(([, e]) => (e as { type: string }).type === 'open');
+    expect(opens).toEqual([]);
+    expect(await rec.ipcHandlers.get('svc-monitor:window.ready')!({ senderFrame: { url: 'app://console/', parent: null } })).toEqual({ ok: true, value: null });
   });
 
   it('Quit waits until the inbox\'s delayed write is on disk, then quits', async () => {
