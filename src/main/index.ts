@@ -9,7 +9,7 @@ import { arch, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
-import { registerAppImageProtocol } from './desktopIntegration/appImageProtocol.js';
+import { electronDeclaresScheme, registerAppImageProtocol } from './desktopIntegration/appImageProtocol.js';
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
 import { deepLinkConfirmed, deepLinkPrompt } from './deepLinks/confirmDeepLink.js';
@@ -66,7 +66,9 @@ if (!app.requestSingleInstanceLock()) {
   registerAppScheme();
   guardEveryWebContents(app, appOrigins(devServerUrl));
   if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
-  if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME, process.execPath, [process.argv[1]]);
+  if (!electronDeclaresScheme(process.platform, process.env)) {
+    // An AppImage declares its links itself (registerAppImageProtocol, once started).
+  } else if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME, process.execPath, [process.argv[1]]);
   else app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
 
   let window: BrowserWindow | undefined;
@@ -86,6 +88,14 @@ if (!app.requestSingleInstanceLock()) {
     feed: resolveUpdateFeed({ packaged: app.isPackaged, env: process.env, resourcesPath: process.resourcesPath, exists: existsSync }),
     createEngine: () => electronUpdater.autoUpdater,
     log,
+    // The updated AppImage has a new name and the old file is gone: start at login and the
+    // link handler follow it.
+    onAppImageRenamed: (path) => {
+      void registerAppImageProtocol({ platform: process.platform, env: { ...process.env, APPIMAGE: path }, scheme: DEEP_LINK_SCHEME, wmClass: DESKTOP_WM_CLASS, log });
+      if (preferences.get().startAtLogin === true) {
+        void applyStartAtLogin(true, { ...loginItemContext(), executable: path }).catch((err: unknown) => log.error('cannot move the start at login to the updated AppImage', err));
+      }
+    },
   });
   // Restarting to update is a quit: closing the window must not turn into a hide.
   const restartToUpdate = () => {
@@ -262,6 +272,11 @@ if (!app.requestSingleInstanceLock()) {
 
   const start = async () => {
     await preferences.load();
+    // Linux: the autostart entry names this start's executable (an AppImage renamed by an
+    // update, or moved by the user, would otherwise no longer start at login).
+    if (process.platform === 'linux' && preferences.get().startAtLogin === true) {
+      void applyStartAtLogin(true, loginItemContext()).catch((err: unknown) => log.error('cannot refresh the start at login', err));
+    }
     if (!devServerUrl) serveRenderer(join(here, '../renderer'));
     // The window first: unlocking the keychain may show a system prompt or wait for a slow
     // Secret Service, and the user sees "unlocking the keychain…" meanwhile. The window's

@@ -360,6 +360,31 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
 });
 
 describe('start at login', () => {
+  it('AppImage: links stay with its own desktop entry (Electron does not re-point them), and the autostart entry follows the AppImage\'s current file', async () => {
+    const { dir, cleanup } = await createTempDir('svc-appimage-');
+    cleanups.push(cleanup);
+    const saved = { APPIMAGE: process.env['APPIMAGE'], XDG_CONFIG_HOME: process.env['XDG_CONFIG_HOME'], XDG_DATA_HOME: process.env['XDG_DATA_HOME'] };
+    cleanups.push(async () => {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    });
+    // The last run was Svc-Monitor-0.1.0.AppImage; an update renamed it to 0.2.0.
+    const autostart = join(dir, 'config', 'autostart');
+    await mkdir(autostart, { recursive: true });
+    await writeFile(join(autostart, 'svc-monitor.desktop'), '[Desktop Entry]\nExec=/home/ops/Apps/Svc-Monitor-0.1.0.AppImage --hidden\n');
+    process.env['APPIMAGE'] = '/home/ops/Apps/Svc-Monitor-0.2.0.AppImage';
+    process.env['XDG_CONFIG_HOME'] = join(dir, 'config');
+    process.env['XDG_DATA_HOME'] = join(dir, 'data');
+    const { rec } = await launch({ files: { 'preferences.json': JSON.stringify({ startAtLogin: true }) }, prepare: () => expect(process.platform).toBe('linux') });
+    await waitFor(() => rec.trays.length === 1, 10_000, 'the services', 25);
+    expect(rec.calls.filter((c) => c.startsWith('setAsDefaultProtocolClient'))).toEqual([]);
+    await waitFor(async () => (await readFile(join(autostart, 'svc-monitor.desktop'), 'utf8')).includes('Exec=/home/ops/Apps/Svc-Monitor-0.2.0.AppImage --hidden'), 10_000, 'the autostart entry re-pointed', 25);
+    const handler = await waitFor(async () => await readFile(join(dir, 'data', 'applications', 'svc-monitor-appimage.desktop'), 'utf8').catch(() => undefined), 10_000, 'the link handler entry', 25);
+    expect(handler).toContain('Exec=/home/ops/Apps/Svc-Monitor-0.2.0.AppImage %U');
+  });
+
   it('a setting: on Linux an autostart entry that starts the console in the tray; elsewhere the system login item; a start with it shows only the tray', async () => {
     const { dir: config, cleanup } = await createTempDir('svc-autostart-');
     cleanups.push(cleanup);
