@@ -52,4 +52,6 @@ export interface ImportResult {
   added: number;
   updated: number;
   removedIds: string[];
+  /** Entries left out (an unreadable CA file, production over http not confirmed here), each with why; the rest were imported. */
+  skipped: Array<{ name: string; reason: string }>;
 }

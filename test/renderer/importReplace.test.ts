@@ -23,7 +23,7 @@ function setup(answers: Record<string, unknown> = {}) {
   const bridge: DesktopBridge = {
     invoke: ((channel: string, ...args: unknown[]) => {
       calls.push([channel, args]);
-      if (channel === 'environments.import') return Promise.resolve({ ok: true, value: { added: 0, updated: 1, removedIds: ['stg', 'qa'] } });
+      if (channel === 'environments.import') return Promise.resolve({ ok: true, value: { added: 0, updated: 1, removedIds: ['stg', 'qa'], skipped: [] } });
       if (channel === 'environments.list') return Promise.resolve({ ok: true, value: [] });
       return Promise.resolve({ ok: true, value: channel in answers ? answers[channel] : '{}' });
     }) as DesktopBridge['invoke'],
