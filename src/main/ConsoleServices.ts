@@ -601,6 +601,8 @@ export class ConsoleServices {
         // A token or password belongs to the host it was issued by: never send it to a new address.
         await this.hub.unwatch(env.id);
         await this.vault.delete(env.id);
+        // Another server's history is not new failures: its clock starts again at its newest failure (the first back-fill).
+        if (this.seenUntil.delete(env.id)) this.saveInbox();
         await existing.replaceEnvironment(env);
         this.hub.watch(existing);
         continue;
