@@ -251,8 +251,8 @@ export class ConsoleServices {
     await this.syncSessions();
   }
 
-  async importEnvironments(json: string, mode: ImportMode): Promise<ImportResult> {
-    const result = await this.store.importJson(json, mode);
+  async importEnvironments(json: string, mode: ImportMode, confirmed = false): Promise<ImportResult> {
+    const result = await this.store.importJson(json, mode, confirmed);
     await this.syncSessions();
     return result;
   }

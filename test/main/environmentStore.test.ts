@@ -125,6 +125,35 @@ describe('EnvironmentStore', () => {
     expect(store.list().map((e) => e.name)).toEqual(['Ops', 'QA']);
   });
 
+  it('an import that would move an environment to another address or take away its production flag writes nothing until confirmed, in merge and replace alike', async () => {
+    const { dir: importDir } = await createTempDir();
+    const store = await EnvironmentStore.open(importDir);
+    await store.add({ name: 'Billing', baseUrl: 'https://billing.example.com', colour: '#c0392b', isProduction: true });
+    await store.add({ name: 'QA', baseUrl: 'https://qa.example.com', colour: '#16a34a', isProduction: false });
+    const file = JSON.stringify({
+      format: 'svc-monitor-environments',
+      version: 1,
+      environments: [
+        { name: 'billing', baseUrl: 'https://billing.attacker.example', colour: '#c0392b', isProduction: false },
+        { name: 'QA', baseUrl: 'https://qa.example.com', colour: '#000000', isProduction: false },
+      ],
+    });
+    for (const mode of ['merge', 'replace'] as const) {
+      const preview = await store.importJson(file, mode);
+      expect(preview).toMatchObject({ added: 0, updated: 0, removedIds: [], unconfirmed: [{ name: 'Billing', changes: ['address https://billing.example.com → https://billing.attacker.example', 'no longer production'] }] });
+      expect((await EnvironmentStore.open(importDir)).list().map((e) => [e.name, e.baseUrl, e.isProduction, e.colour])).toEqual([
+        ['Billing', 'https://billing.example.com', true, '#c0392b'],
+        ['QA', 'https://qa.example.com', false, '#16a34a'],
+      ]);
+    }
+    const applied = await store.importJson(file, 'merge', true);
+    expect(applied).toMatchObject({ added: 0, updated: 2 });
+    expect(store.list().map((e) => [e.name, e.baseUrl, e.isProduction])).toEqual([
+      ['billing', 'https://billing.attacker.example', false],
+      ['QA', 'https://qa.example.com', false],
+    ]);
+  });
+
   it('changes made at once (an import beside adds and edits from the window) are all kept', async () => {
     const store = await EnvironmentStore.open(dir);
     const before = store.list().length;

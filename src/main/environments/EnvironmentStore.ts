@@ -187,13 +187,15 @@ export class EnvironmentStore {
    * secrets can be deleted). An entry that cannot be used here (its CA file is unreadable on
    * this machine, or it is production over http, whose typed confirmation a file cannot carry)
    * is left out and reported in `skipped`, with the current environment of that name kept as
-   * it is; the others are imported.
+   * it is; the others are imported. An entry that would move a current environment to another
+   * address or take away its production flag needs `confirmed`: without it nothing is written
+   * and `unconfirmed` lists what would change (the same preview for merge and replace).
    */
-  importJson(text: string, mode: ImportMode): Promise<ImportResult> {
-    return this.changes.run(() => this.applyImportJson(text, mode));
+  importJson(text: string, mode: ImportMode, confirmed = false): Promise<ImportResult> {
+    return this.changes.run(() => this.applyImportJson(text, mode, confirmed));
   }
 
-  private async applyImportJson(text: string, mode: ImportMode): Promise<ImportResult> {
+  private async applyImportJson(text: string, mode: ImportMode, confirmed: boolean): Promise<ImportResult> {
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -212,6 +214,7 @@ export class EnvironmentStore {
     let added = 0;
     let updated = 0;
     const skipped: ImportResult['skipped'] = [];
+    const unconfirmed: NonNullable<ImportResult['unconfirmed']> = [];
     /** In the file's order: the imported environment, or the current one an entry left out would have changed. */
     const next: Environment[] = [];
     for (const input of parsed.data.environments) {
@@ -229,10 +232,17 @@ export class EnvironmentStore {
         if (existing) next.push(existing);
         continue;
       }
-      if (existing) updated++;
-      else added++;
+      if (existing) {
+        updated++;
+        const changes = [
+          ...(existing.baseUrl !== env.baseUrl ? [`address ${existing.baseUrl} → ${env.baseUrl}`] : []),
+          ...(existing.isProduction && !env.isProduction ? ['no longer production'] : []),
+        ];
+        if (changes.length > 0) unconfirmed.push({ name: existing.name, changes });
+      } else added++;
       next.push(env);
     }
+    if (unconfirmed.length > 0 && !confirmed) return { added: 0, updated: 0, removedIds: [], skipped, unconfirmed };
     let list: Environment[];
     let removedIds: string[] = [];
     if (mode === 'replace') {
