@@ -251,8 +251,8 @@ export class ConsoleServices {
     await this.syncSessions();
   }
 
-  async importEnvironments(json: string, mode: ImportMode): Promise<ImportResult> {
-    const result = await this.store.importJson(json, mode);
+  async importEnvironments(json: string, mode: ImportMode, confirmed = false): Promise<ImportResult> {
+    const result = await this.store.importJson(json, mode, confirmed);
     await this.syncSessions();
     return result;
   }
@@ -368,6 +368,13 @@ export class ConsoleServices {
 
   /** `svc-monitor://<environment>/tasks/<id>` or `/<page>?<filters>` → an `open` event for the renderer. */
   openDeepLink(url: string): NotificationTarget {
+    const { target } = this.resolveDeepLink(url);
+    this.open(target);
+    return target;
+  }
+
+  /** What a deep link would open, and in which environment (nothing is opened). */
+  resolveDeepLink(url: string): { target: NotificationTarget; environment: Environment } {
     let link;
     try {
       link = parseDeepLink(url);
@@ -382,8 +389,7 @@ export class ConsoleServices {
         : 'inbox' in link
           ? { kind: 'inbox', environmentId: env.id, ...link.inbox }
           : { kind: 'route', environmentId: env.id, path: link.path };
-    this.open(target);
-    return target;
+    return { target, environment: env };
   }
 
   /** The `svc-monitor:` link that opens `target` (undefined for a target without an environment). */
@@ -595,6 +601,8 @@ export class ConsoleServices {
         // A token or password belongs to the host it was issued by: never send it to a new address.
         await this.hub.unwatch(env.id);
         await this.vault.delete(env.id);
+        // Another server's history is not new failures: its clock starts again at its newest failure (the first back-fill).
+        if (this.seenUntil.delete(env.id)) this.saveInbox();
         await existing.replaceEnvironment(env);
         this.hub.watch(existing);
         continue;

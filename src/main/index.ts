@@ -9,9 +9,10 @@ import { arch, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConsoleServices } from './ConsoleServices.js';
-import { registerAppImageProtocol } from './desktopIntegration/appImageProtocol.js';
+import { electronDeclaresScheme, registerAppImageProtocol } from './desktopIntegration/appImageProtocol.js';
 import type { KeytarLike } from './credentials/secretBackend.js';
 import { DEEP_LINK_SCHEME, findDeepLinkArgument } from './deepLinks/parseDeepLink.js';
+import { deepLinkConfirmed, deepLinkPrompt } from './deepLinks/confirmDeepLink.js';
 import { registerAppScheme, serveRenderer } from './electron/appProtocolHandler.js';
 import { applyStartAtLogin, startedAtLogin } from './electron/loginItem.js';
 import { reloadCrashedRenderer, reportUncaughtOnce, type CrashNotices } from './electron/crashHandling.js';
@@ -65,7 +66,9 @@ if (!app.requestSingleInstanceLock()) {
   registerAppScheme();
   guardEveryWebContents(app, appOrigins(devServerUrl));
   if (process.platform === 'win32') app.setAppUserModelId(APP_USER_MODEL_ID);
-  if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME, process.execPath, [process.argv[1]]);
+  if (!electronDeclaresScheme(process.platform, process.env)) {
+    // An AppImage declares its links itself (registerAppImageProtocol, once started).
+  } else if (process.defaultApp && process.argv[1]) app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME, process.execPath, [process.argv[1]]);
   else app.setAsDefaultProtocolClient(DEEP_LINK_SCHEME);
 
   let window: BrowserWindow | undefined;
@@ -73,6 +76,8 @@ if (!app.requestSingleInstanceLock()) {
   let tray: TrayController | undefined;
   let pendingLink = findDeepLinkArgument(process.argv);
   let quitting = false;
+  /** Set once quitting is wired (below): what the window's `session-end` runs. */
+  let sessionEnding: () => void = () => undefined;
   /** The last unread count: the inbox of the last run is restored before the tray exists. */
   let unread = 0;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
@@ -83,6 +88,14 @@ if (!app.requestSingleInstanceLock()) {
     feed: resolveUpdateFeed({ packaged: app.isPackaged, env: process.env, resourcesPath: process.resourcesPath, exists: existsSync }),
     createEngine: () => electronUpdater.autoUpdater,
     log,
+    // The updated AppImage has a new name and the old file is gone: start at login and the
+    // link handler follow it.
+    onAppImageRenamed: (path) => {
+      void registerAppImageProtocol({ platform: process.platform, env: { ...process.env, APPIMAGE: path }, scheme: DEEP_LINK_SCHEME, wmClass: DESKTOP_WM_CLASS, log });
+      if (preferences.get().startAtLogin === true) {
+        void applyStartAtLogin(true, { ...loginItemContext(), executable: path }).catch((err: unknown) => log.error('cannot move the start at login to the updated AppImage', err));
+      }
+    },
   });
   // Restarting to update is a quit: closing the window must not turn into a hide.
   const restartToUpdate = () => {
@@ -130,11 +143,23 @@ if (!app.requestSingleInstanceLock()) {
       pendingLink = url;
       return;
     }
+    let link: ReturnType<ConsoleServices['resolveDeepLink']>;
     try {
-      services.openDeepLink(url);
+      link = services.resolveDeepLink(url);
     } catch (err) {
       log.warn(`deep link refused: ${(err as Error).message}`);
+      return;
     }
+    // Any page can hand the system a link: it opens only once the user chose Open.
+    const live = services;
+    const prompt = deepLinkPrompt(link.environment, link.target);
+    void (window && !window.isDestroyed() ? dialog.showMessageBox(window, prompt) : dialog.showMessageBox(prompt)).then(
+      (answer) => {
+        if (deepLinkConfirmed(answer.response)) live.open(link.target);
+        else log.info(`deep link to ${link.environment.name} cancelled by the user`);
+      },
+      (err: unknown) => log.warn(`deep link not opened: ${(err as Error).message}`),
+    );
   };
   const supportFacts = (): SupportFacts => {
     const update = services?.updater?.status();
@@ -247,6 +272,11 @@ if (!app.requestSingleInstanceLock()) {
 
   const start = async () => {
     await preferences.load();
+    // Linux: the autostart entry names this start's executable (an AppImage renamed by an
+    // update, or moved by the user, would otherwise no longer start at login).
+    if (process.platform === 'linux' && preferences.get().startAtLogin === true) {
+      void applyStartAtLogin(true, loginItemContext()).catch((err: unknown) => log.error('cannot refresh the start at login', err));
+    }
     if (!devServerUrl) serveRenderer(join(here, '../renderer'));
     // The window first: unlocking the keychain may show a system prompt or wait for a slow
     // Secret Service, and the user sees "unlocking the keychain…" meanwhile. The window's
@@ -265,6 +295,7 @@ if (!app.requestSingleInstanceLock()) {
     const hidden = startedAtLogin(process.argv, app, process.platform);
     window = await createMainWindow({ preloadPath: join(here, '../preload/index.cjs'), iconPath: assets('icon.png'), packaged: app.isPackaged, hidden, externalOrigins, ...(devServerUrl ? { devServerUrl } : {}) });
     reloadCrashedRenderer(window, notices);
+    window.on('session-end', () => sessionEnding());
     window.on('close', (event) => {
       const action = decideClose({ quitting, platform: process.platform, closeToTray: preferences.get().closeToTray });
       if (action === 'hide') {
@@ -344,6 +375,15 @@ if (!app.requestSingleInstanceLock()) {
   // hubs' close frames finish before the process ends.
   let stopping: Promise<void> | undefined;
   let stopped = false;
+  /** The bounded stop (ConsoleServices.dispose waits at most 5 s): Quit, logoff and shutdown all use it. */
+  const stopServices = (live: ConsoleServices): Promise<void> =>
+    (stopping ??= live
+      .dispose()
+      .catch((err: unknown) => log.error('stopping the services failed', err))
+      .finally(() => {
+        stopped = true;
+        tray?.destroy();
+      }));
   app.on('before-quit', (event) => {
     quitting = true;
     updater.dispose();
@@ -352,14 +392,20 @@ if (!app.requestSingleInstanceLock()) {
       return;
     }
     event.preventDefault();
-    stopping ??= services
-      .dispose()
-      .catch((err: unknown) => log.error('stopping the services failed', err))
-      .finally(() => {
-        stopped = true;
-        tray?.destroy();
-        app.quit();
-      });
+    void stopServices(services).then(() => app.quit());
+  });
+  // Windows logoff or shutdown ends the session without before-quit: the same bounded stop
+  // starts at once (it writes the inbox in every case). Linux and macOS shutdown may be held
+  // back while the app quits the normal way.
+  sessionEnding = () => {
+    quitting = true;
+    log.info('the session is ending (logoff or shutdown): stopping');
+    if (services && !stopped) void stopServices(services);
+  };
+  // Electron passes an event it may hold the shutdown with (its typings omit it).
+  powerMonitor.on('shutdown', (event?: { preventDefault?: () => void }) => {
+    event?.preventDefault?.();
+    quit();
   });
   app.on('window-all-closed', () => {
     if (process.platform !== 'darwin') app.quit();

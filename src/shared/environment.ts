@@ -52,4 +52,12 @@ export interface ImportResult {
   added: number;
   updated: number;
   removedIds: string[];
+  /** Entries left out (an unreadable CA file, production over http not confirmed here), each with why; the rest were imported. */
+  skipped: Array<{ name: string; reason: string }>;
+  /**
+   * Set when nothing was imported because the list would move current environments to another
+   * address or take away their production flag: each with what changes. Importing again with
+   * the confirmation applies it.
+   */
+  unconfirmed?: Array<{ name: string; changes: string[] }>;
 }

@@ -32,7 +32,7 @@ export const IPC_CHANNELS = {
   'environments.remove': channel<[environmentId: string], null>(),
   'environments.reorder': channel<[environmentIds: string[]], null>(),
   'environments.export': channel<[], string>(),
-  'environments.import': channel<[json: string, mode: ImportMode], ImportResult>(),
+  'environments.import': channel<[json: string, mode: ImportMode, confirmed?: boolean], ImportResult>(),
   'session.get': channel<[environmentId: string], SessionView>(),
   'session.loginPassword': channel<[environmentId: string, login: PasswordLogin], SessionView>(),
   'session.loginMagic': channel<[environmentId: string, token: string], SessionView>(),

@@ -86,4 +86,21 @@ describe('back-fill of many failures from a host whose clock differs from the de
     host.fail(2);
     expect(await recording.services.backfill(envId)).toBe(2);
   });
+
+  it('an environment moved to another server does not take that server\'s history for new failures: its clock starts again there', async () => {
+    const other = await skewedHost();
+    try {
+      // The new server has a long history, much of it later than the last failure seen on the old one.
+      other.fail(1000);
+      const before = recording.services.inbox.list({ environmentId: envId }).length;
+      await recording.services.updateEnvironment(envId, { baseUrl: other.baseUrl });
+      // The first back-fill there only starts the clock; a failure after it is new.
+      expect(await recording.services.backfill(envId)).toBe(0);
+      expect(recording.services.inbox.list({ environmentId: envId })).toHaveLength(before);
+      other.fail(1);
+      expect(await recording.services.backfill(envId)).toBe(1);
+    } finally {
+      await other.close();
+    }
+  });
 });

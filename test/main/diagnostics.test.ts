@@ -48,6 +48,8 @@ describe('About and Copy diagnostics', () => {
     expect(report).toMatch(/- Staging <https:\/\/staging\.example\.com>: non-production; live: error; session: authenticated; hub: error; status: Cannot reach https:\/\/staging\.example\.com .*; not watching: the live connection is down/);
     expect(report).toContain('Secrets kept in: keychain');
     expect(report).toContain('Crash dumps (local only, never uploaded): /home/ops/.config/Svc Monitor/Crashpad');
+    // A dump is a copy of memory: the report says it may hold secrets before support asks for it.
+    expect(report).toMatch(/Crash dumps may contain tokens and passwords/);
     expect(report).toContain('## Last errors (2)');
   });
 

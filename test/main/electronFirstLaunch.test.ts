@@ -201,9 +201,28 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     const ready = rec.ipcHandlers.get('svc-monitor:window.ready')!;
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     rec.appEmitter.emit('second-instance', {}, ['svc-monitor', 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000001']);
-    expect(await ready(appFrame)).toEqual({ ok: true, value: { kind: 'task', environmentId: 'prd', taskId: '7d3c2a1e-0000-4000-8000-000000000001' } });
+    // The recording dialog answers Open.
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'Open a link'), 10_000, 'the question', 25);
+    expect(await waitFor(async () => ((await ready(appFrame)) as { value: unknown }).value ?? undefined, 10_000, 'the opened link', 25)).toEqual({ kind: 'task', environmentId: 'prd', taskId: '7d3c2a1e-0000-4000-8000-000000000001' });
     // Taken once: a later start of the page (a reload) does not open it again.
     expect(await ready(appFrame)).toEqual({ ok: true, value: null });
+  });
+
+  it('a link from outside (any web page) switches environment only once the user chose Open in a box naming it', async () => {
+    const { rec } = await launch({ files: { 'environments.json': twoEnvironments } });
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window and the services', 25);
+    const asked: Array<{ message: string; buttons?: string[] }> = [];
+    rec.electron.dialog.showMessageBox = async (_w: unknown, o: { title?: string; message: string; detail?: string; buttons?: string[] }) => {
+      asked.push(o);
+      return { response: 1 }; // Cancel
+    };
+    rec.appEmitter.emit('open-url', { preventDefault: () => undefined }, 'svc-monitor://Production/tasks/7d3c2a1e-0000-4000-8000-000000000002');
+    await waitFor(() => asked.length === 1, 10_000, 'the question', 25);
+    expect(asked[0]).toMatchObject({ message: 'Open task 7d3c2a1e-0000-4000-8000-000000000002 in Production (PRODUCTION)?', buttons: ['Open', 'Cancel'] });
+    await new Promise((r) => setTimeout(r, 100));
+    const opens = rec.windows[0]!.webContents.sent.filter(([, e]) => (e as { type: string }).type === 'open');
+    expect(opens).toEqual([]);
+    expect(await rec.ipcHandlers.get('svc-monitor:window.ready')!({ senderFrame: { url: 'app://console/', parent: null } })).toEqual({ ok: true, value: null });
   });
 
   it('Quit waits until the inbox\'s delayed write is on disk, then quits', async () => {
@@ -220,6 +239,21 @@ describe('a restart and a quit (src/main/index.ts against a recording electron)'
     expect(saved.items.find((i) => i.id === 'f1')?.read).toBe(true);
     // The second before-quit (from that app.quit) goes through.
     expect(rec.emitBeforeQuit()).toBe(false);
+  });
+
+  it('Windows logoff (the window\'s session-end, no before-quit) runs the same stop: the inbox\'s delayed write reaches the disk', async () => {
+    const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments, 'inbox.json': storedInbox(2) } });
+    await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window', 25);
+    const markRead = rec.ipcHandlers.get('svc-monitor:inbox.markRead')!;
+    expect(await markRead({ senderFrame: { url: 'app://console/', parent: null } }, { ids: ['f2'] })).toEqual({ ok: true, value: 1 });
+    rec.windows[0]!.emit('session-end', {});
+    const readOnDisk = async () => {
+      const saved = JSON.parse(await readFile(join(userData, 'inbox.json'), 'utf8')) as { items: Array<{ id: string; read: boolean }> };
+      return saved.items.find((i) => i.id === 'f2')?.read === true;
+    };
+    // Well before the inbox's own delayed write would land, and the log says why it stopped.
+    await waitFor(async () => await readOnDisk(), 10_000, 'the inbox written at session end', 25);
+    expect(await readFile(join(userData, 'logs/main.log'), 'utf8')).toMatch(/session is ending/);
   });
 });
 
@@ -317,10 +351,40 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
     expect(logText).toMatch(/ERROR uncaught exception: second surprise/);
     expect(logText).toMatch(/ERROR renderer stopped \(crashed, exit code 139\): reloading the window/);
     expect(wc.reloads).toBe(1);
+    // A page that crashes on every load: three reloads within five minutes, then a message and no more.
+    for (let i = 0; i < 4; i++) wc.emit('render-process-gone', {}, { reason: 'crashed', exitCode: 139 });
+    expect(wc.reloads).toBe(3);
+    await waitFor(() => rec.dialogs.some((d) => d.title === 'The window keeps failing'), 10_000, 'the give-up message', 25);
+    expect(rec.dialogs.find((d) => d.title === 'The window keeps failing')!.text).toMatch(/not reloaded again/);
   });
 });
 
 describe('start at login', () => {
+  it('AppImage: links stay with its own desktop entry (Electron does not re-point them), and the autostart entry follows the AppImage\'s current file', async () => {
+    const { dir, cleanup } = await createTempDir('svc-appimage-');
+    cleanups.push(cleanup);
+    const saved = { APPIMAGE: process.env['APPIMAGE'], XDG_CONFIG_HOME: process.env['XDG_CONFIG_HOME'], XDG_DATA_HOME: process.env['XDG_DATA_HOME'] };
+    cleanups.push(async () => {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    });
+    // The last run was Svc-Monitor-0.1.0.AppImage; an update renamed it to 0.2.0.
+    const autostart = join(dir, 'config', 'autostart');
+    await mkdir(autostart, { recursive: true });
+    await writeFile(join(autostart, 'svc-monitor.desktop'), '[Desktop Entry]\nExec=/home/ops/Apps/Svc-Monitor-0.1.0.AppImage --hidden\n');
+    process.env['APPIMAGE'] = '/home/ops/Apps/Svc-Monitor-0.2.0.AppImage';
+    process.env['XDG_CONFIG_HOME'] = join(dir, 'config');
+    process.env['XDG_DATA_HOME'] = join(dir, 'data');
+    const { rec } = await launch({ files: { 'preferences.json': JSON.stringify({ startAtLogin: true }) }, prepare: () => expect(process.platform).toBe('linux') });
+    await waitFor(() => rec.trays.length === 1, 10_000, 'the services', 25);
+    expect(rec.calls.filter((c) => c.startsWith('setAsDefaultProtocolClient'))).toEqual([]);
+    await waitFor(async () => (await readFile(join(autostart, 'svc-monitor.desktop'), 'utf8')).includes('Exec=/home/ops/Apps/Svc-Monitor-0.2.0.AppImage --hidden'), 10_000, 'the autostart entry re-pointed', 25);
+    const handler = await waitFor(async () => await readFile(join(dir, 'data', 'applications', 'svc-monitor-appimage.desktop'), 'utf8').catch(() => undefined), 10_000, 'the link handler entry', 25);
+    expect(handler).toContain('Exec=/home/ops/Apps/Svc-Monitor-0.2.0.AppImage %U');
+  });
+
   it('a setting: on Linux an autostart entry that starts the console in the tray; elsewhere the system login item; a start with it shows only the tray', async () => {
     const { dir: config, cleanup } = await createTempDir('svc-autostart-');
     cleanups.push(cleanup);

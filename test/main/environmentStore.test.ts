@@ -84,7 +84,7 @@ describe('EnvironmentStore', () => {
     const other = await EnvironmentStore.open((await createTempDir()).dir);
     await other.add({ ...prod, colour: '#000000' });
     const merged = await other.importJson(exported, 'merge');
-    expect(merged).toEqual({ added: 1, updated: 1, removedIds: [] });
+    expect(merged).toEqual({ added: 1, updated: 1, removedIds: [], skipped: [] });
     expect(other.list().map((e) => [e.name, e.colour])).toEqual([
       ['Production', '#c0392b'],
       ['Staging', '#2980b9'],
@@ -97,6 +97,61 @@ describe('EnvironmentStore', () => {
     await expect(store.importJson('{', 'merge')).rejects.toThrow(/not valid JSON/);
     await expect(store.importJson(JSON.stringify({ ...doc, environments: [{ ...doc.environments[0], baseUrl: 'file:///etc' }] }), 'merge')).rejects.toThrow(/baseUrl/);
     await expect(store.importJson(JSON.stringify({ ...doc, environments: [doc.environments[0], doc.environments[0]] }), 'merge')).rejects.toThrow(/duplicate name/);
+  });
+
+  it('an import never carries the typed confirmation of production over http, and one unusable entry (a missing CA file) is reported while the rest is imported', async () => {
+    const { dir: importDir } = await createTempDir();
+    const store = await EnvironmentStore.open(importDir);
+    const file = JSON.stringify({
+      format: 'svc-monitor-environments',
+      version: 1,
+      environments: [
+        { name: 'Ops', baseUrl: 'http://ops.example.com', colour: '#c0392b', isProduction: true, insecureHttpConfirmedName: 'Ops' },
+        { name: 'Corp', baseUrl: 'https://corp.example.com', colour: '#2980b9', isProduction: false, caCertificatePath: '/nowhere/corp-ca.pem' },
+        { name: 'QA', baseUrl: 'https://qa.example.com', colour: '#16a34a', isProduction: false },
+      ],
+    });
+    const result = await store.importJson(file, 'merge');
+    expect(result.added).toBe(1);
+    expect(result.skipped.map((s) => s.name)).toEqual(['Ops', 'Corp']);
+    expect(result.skipped[0]!.reason).toMatch(/type the environment's name "Ops"/);
+    expect(result.skipped[1]!.reason).toMatch(/corp-ca\.pem/);
+    expect((await EnvironmentStore.open(importDir)).list().map((e) => e.name)).toEqual(['QA']);
+    // Confirmed on this machine, the same address re-imported keeps its confirmation.
+    const ops = await store.add({ name: 'Ops', baseUrl: 'http://ops.example.com', colour: '#c0392b', isProduction: true, insecureHttpConfirmedName: 'Ops' });
+    const again = await store.importJson(file, 'replace');
+    expect(again.skipped.map((s) => s.name)).toEqual(['Corp']);
+    expect(store.get(ops.id)).toMatchObject({ insecureHttpConfirmedName: 'Ops' });
+    expect(store.list().map((e) => e.name)).toEqual(['Ops', 'QA']);
+  });
+
+  it('an import that would move an environment to another address or take away its production flag writes nothing until confirmed, in merge and replace alike', async () => {
+    const { dir: importDir } = await createTempDir();
+    const store = await EnvironmentStore.open(importDir);
+    await store.add({ name: 'Billing', baseUrl: 'https://billing.example.com', colour: '#c0392b', isProduction: true });
+    await store.add({ name: 'QA', baseUrl: 'https://qa.example.com', colour: '#16a34a', isProduction: false });
+    const file = JSON.stringify({
+      format: 'svc-monitor-environments',
+      version: 1,
+      environments: [
+        { name: 'billing', baseUrl: 'https://billing.attacker.example', colour: '#c0392b', isProduction: false },
+        { name: 'QA', baseUrl: 'https://qa.example.com', colour: '#000000', isProduction: false },
+      ],
+    });
+    for (const mode of ['merge', 'replace'] as const) {
+      const preview = await store.importJson(file, mode);
+      expect(preview).toMatchObject({ added: 0, updated: 0, removedIds: [], unconfirmed: [{ name: 'Billing', changes: ['address https://billing.example.com → https://billing.attacker.example', 'no longer production'] }] });
+      expect((await EnvironmentStore.open(importDir)).list().map((e) => [e.name, e.baseUrl, e.isProduction, e.colour])).toEqual([
+        ['Billing', 'https://billing.example.com', true, '#c0392b'],
+        ['QA', 'https://qa.example.com', false, '#16a34a'],
+      ]);
+    }
+    const applied = await store.importJson(file, 'merge', true);
+    expect(applied).toMatchObject({ added: 0, updated: 2 });
+    expect(store.list().map((e) => [e.name, e.baseUrl, e.isProduction])).toEqual([
+      ['billing', 'https://billing.attacker.example', false],
+      ['QA', 'https://qa.example.com', false],
+    ]);
   });
 
   it('changes made at once (an import beside adds and edits from the window) are all kept', async () => {

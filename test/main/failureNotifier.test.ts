@@ -50,7 +50,10 @@ describe('FailureNotifier and the failure inbox', () => {
   it('coalesces a burst per environment into one notification, ignores non-failures, counts unread on the badge', async () => {
     const { inbox, shown, badge, notifier } = setup();
     for (let i = 0; i < 3; i++) notifier.handle('prod', failed());
-    notifier.handle('prod', failed('Timeout'));
+    // The last attempt of a task timed out: Timeout, then Failed for the same task.
+    const timedOut = failed('Timeout');
+    notifier.handle('prod', timedOut);
+    notifier.handle('prod', { ...timedOut, kind: 'Failed', severity: 'Error', message: 'Task failed: timed out' });
     notifier.handle('prod', failed('Completed'));
     notifier.handle('stg', failed());
     expect(shown).toEqual([]);
@@ -76,7 +79,7 @@ describe('FailureNotifier and the failure inbox', () => {
     expect(shown[2]!.burstId).not.toBe(prod.burstId);
   });
 
-  it('only Failed and Timeout notify or count on the badge: every other kind at every severity stays silent', () => {
+  it('only Failed notifies or counts on the badge on its own (a Timeout waits for its task\'s Failed): every other kind at every severity stays silent', () => {
     const kinds: SvcEventKind[] = ['Started', 'Completed', 'Failed', 'Cancelled', 'Timeout', 'OccurrenceSkipped'];
     const severities: SvcEventSeverity[] = ['Information', 'Warning', 'Error'];
     const { inbox, shown, badge, notifier } = setup();
@@ -86,12 +89,42 @@ describe('FailureNotifier and the failure inbox', () => {
         // Two environments, so the cool-down (5 notifications per environment) is not reached.
         notifier.handle(kind === 'Timeout' ? 'stg' : 'prod', { ...failed(), kind, severity, message: `${kind} at ${severity}` });
         vi.advanceTimersByTime(60);
-        const notifies = kind === 'Failed' || kind === 'Timeout';
+        const notifies = kind === 'Failed';
         expect({ kind, severity, shown: shown.length - before.shown, inbox: inbox.list().length - before.inbox }).toEqual({ kind, severity, shown: notifies ? 1 : 0, inbox: notifies ? 1 : 0 });
       }
     }
-    expect(shown.map((x) => x.body.replace(/^Task\d+: /, ''))).toEqual(['Failed at Information', 'Failed at Warning', 'Failed at Error', 'Timeout at Information', 'Timeout at Warning', 'Timeout at Error']);
-    expect(badge.at(-1)).toBe(6);
+    expect(shown.map((x) => x.body.replace(/^Task\d+: /, ''))).toEqual(['Failed at Information', 'Failed at Warning', 'Failed at Error']);
+    expect(badge.at(-1)).toBe(3);
+  });
+
+  it('a timeout on the last attempt is one inbox item and one "timed out" notice; a timed-out attempt whose retry runs raises nothing', () => {
+    const { inbox, shown, badge, notifier } = setup();
+    // Last attempt: the engine sends Timeout, then Failed, for the same task.
+    const last = failed('Timeout');
+    notifier.handle('prod', last);
+    notifier.handle('prod', { ...last, kind: 'Failed', severity: 'Error', message: 'Task failed: timed out after 30000 ms' });
+    vi.advanceTimersByTime(60);
+    expect(inbox.list()).toHaveLength(1);
+    expect(inbox.list()[0]).toMatchObject({ taskId: last.taskId, kind: 'Timeout', message: 'Task failed: timed out after 30000 ms' });
+    expect(shown.map((x) => x.title)).toEqual(['⚠ PRODUCTION · Task timed out in Production']);
+    expect(badge.at(-1)).toBe(1);
+
+    // An attempt times out, its retry starts and succeeds: no item, no notice.
+    const retried = failed('Timeout');
+    notifier.handle('stg', retried);
+    notifier.handle('stg', { ...retried, kind: 'Started', severity: 'Information', message: 'started' });
+    notifier.handle('stg', { ...retried, kind: 'Completed', severity: 'Information', message: 'done' });
+    // An attempt times out and the retry waits out its backoff (no Failed within the hold): nothing.
+    const waiting = failed('Timeout');
+    notifier.handle('stg', waiting);
+    vi.advanceTimersByTime(200);
+    expect(inbox.list()).toHaveLength(1);
+    expect(shown).toHaveLength(1);
+    // That retry fails later for another reason: one plain failure.
+    notifier.handle('stg', { ...waiting, kind: 'Failed', severity: 'Error', message: 'Task failed: boom' });
+    vi.advanceTimersByTime(60);
+    expect(inbox.list({ environmentId: 'stg' }).map((i) => i.kind)).toEqual(['Failed']);
+    expect(shown.map((x) => x.title)).toEqual(['⚠ PRODUCTION · Task timed out in Production', 'Task failed in Staging']);
   });
 
   it('keeps the inbox newest first and marks items, bursts or environments read', () => {

@@ -33,10 +33,13 @@ describe('HubManager and FailureNotifier over the real SignalR-protocol hub (two
   it('forwards events per environment and coalesces failures into one notification per burst and environment', async () => {
     suite.hosts.alpha.emit(svcEvent('Completed'));
     for (let i = 0; i < 4; i++) suite.hosts.alpha.emit(svcEvent('Failed'));
-    suite.hosts.beta.emit(svcEvent('Timeout', 'Reports.Nightly'));
-    await waitFor(() => suite.events.length >= 6, 10_000, 'six events', 25);
+    // A task whose last attempt timed out: Timeout, then Failed, for the same task.
+    const timedOut = svcEvent('Timeout', 'Reports.Nightly');
+    suite.hosts.beta.emit(timedOut);
+    suite.hosts.beta.emit({ ...timedOut, kind: 'Failed', severity: 'Error', message: 'Task failed: timed out' });
+    await waitFor(() => suite.events.length >= 7, 10_000, 'seven events', 25);
     expect(suite.events.filter((r) => r.env === alphaId).map((r) => r.event.kind)).toEqual(['Completed', 'Failed', 'Failed', 'Failed', 'Failed']);
-    expect(suite.events.filter((r) => r.env === betaId).map((r) => r.event.kind)).toEqual(['Timeout']);
+    expect(suite.events.filter((r) => r.env === betaId).map((r) => r.event.kind)).toEqual(['Timeout', 'Failed']);
     await waitFor(() => suite.notifications.length >= 2, 10_000, 'two notifications', 25);
     // Every event has arrived; closing any burst still open would show what it holds now.
     suite.services.notifier.flushAll();

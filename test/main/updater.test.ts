@@ -80,7 +80,7 @@ interface Installed {
 }
 
 /** An installed console at `version` whose build feed (app-update.yml) is `feedUrl`. */
-async function installed(version: string, feedUrl: string, env: Record<string, string> = {}): Promise<Installed> {
+async function installed(version: string, feedUrl: string, env: Record<string, string> = {}, onAppImageRenamed?: (path: string) => void): Promise<Installed> {
   const { dir, cleanup } = await createTempDir('svc-updater-');
   cleanups.push(cleanup);
   const resources = join(dir, 'resources');
@@ -111,6 +111,7 @@ async function installed(version: string, feedUrl: string, env: Record<string, s
       return engine;
     },
     log: { info: (m) => logLines.push(`INFO ${m}`), warn: (m) => logLines.push(`WARN ${m}`), error: (m) => logLines.push(`ERROR ${m}`) },
+    ...(onAppImageRenamed ? { onAppImageRenamed } : {}),
   });
   cleanups.push(() => updater.dispose());
   return Object.assign(result, { updater, logLines, cacheDir: join(dir, 'cache', 'svc-monitor-updater') });
@@ -147,6 +148,18 @@ describe('the console updater (electron-updater, generic feed on loopback)', () 
     expect((await updater.checkNow({ manual: true })).state).toBe('downloaded');
     expect(notices).toHaveLength(1);
     expect(requested.filter((p) => p.endsWith('.deb'))).toHaveLength(1);
+  });
+
+  it('an AppImage installed under a new name (appimage-filename-updated) is passed on, so start at login and the link handler follow it', async () => {
+    publish('feed', latestYml('0.1.0', sha512(artifact)));
+    const renamed: string[] = [];
+    const { updater, logLines } = await installed('0.1.0', `${base}/feed`, {}, (path) => renamed.push(path));
+    await updater.checkNow({ manual: true });
+    // electron-updater's engine, as AppImageUpdater.doInstall emits it after moving the file.
+    const engine = (updater as unknown as { engine: { emit(event: string, path: string): boolean } }).engine;
+    engine.emit('appimage-filename-updated', '/home/ops/Apps/Svc-Monitor-0.2.0.AppImage');
+    expect(renamed).toEqual(['/home/ops/Apps/Svc-Monitor-0.2.0.AppImage']);
+    expect(logLines).toContain('INFO updater: the AppImage is now /home/ops/Apps/Svc-Monitor-0.2.0.AppImage');
   });
 
   it('refuses an artifact whose sha512 does not match the feed: one clear status and log line, nothing kept, no retry loop', async () => {

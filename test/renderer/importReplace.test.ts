@@ -23,7 +23,8 @@ function setup(answers: Record<string, unknown> = {}) {
   const bridge: DesktopBridge = {
     invoke: ((channel: string, ...args: unknown[]) => {
       calls.push([channel, args]);
-      if (channel === 'environments.import') return Promise.resolve({ ok: true, value: { added: 0, updated: 1, removedIds: ['stg', 'qa'] } });
+      if (channel === 'environments.import' && 'environments.import' in answers) return Promise.resolve({ ok: true, value: (answers['environments.import'] as (a: unknown[]) => unknown)(args) });
+      if (channel === 'environments.import') return Promise.resolve({ ok: true, value: { added: 0, updated: 1, removedIds: ['stg', 'qa'], skipped: [] } });
       if (channel === 'environments.list') return Promise.resolve({ ok: true, value: [] });
       return Promise.resolve({ ok: true, value: channel in answers ? answers[channel] : '{}' });
     }) as DesktopBridge['invoke'],
@@ -49,6 +50,26 @@ describe('import and export with files, and "Replace all"', () => {
     await wrapper.get('[data-testid="import-run"]').trigger('click');
     await flushPromises();
     expect(calls.filter(([c]) => c === 'environments.import').map(([, a]) => a[1])).toEqual(['replace']);
+  });
+
+  it('an import that moves an environment or takes away its production flag shows what changes and imports only on "Import with these changes"; entries left out are named', async () => {
+    const answer = (args: unknown[]) =>
+      args[2] === true
+        ? { added: 0, updated: 1, removedIds: [], skipped: [{ name: 'Corp', reason: 'cannot read /nowhere/ca.pem' }] }
+        : { added: 0, updated: 0, removedIds: [], skipped: [], unconfirmed: [{ name: 'Production', changes: ['address https://prd.example.com → https://evil.example', 'no longer production'] }] };
+    const { controller, calls } = setup({ 'environments.import': answer });
+    const wrapper = mount(ImportExportDialog, { props: { controller } });
+    await flushPromises();
+    await wrapper.get('[data-testid="import-json"]').setValue('{"format":"svc-monitor-environments","version":1,"environments":[]}');
+    await wrapper.get('[data-testid="import-run"]').trigger('click');
+    await flushPromises();
+    expect(wrapper.get('[data-testid="import-confirm"]').text()).toContain('Production: address https://prd.example.com → https://evil.example; no longer production');
+    expect(wrapper.find('[data-testid="import-message"]').exists()).toBe(false);
+    await wrapper.get('[data-testid="import-confirm-run"]').trigger('click');
+    await flushPromises();
+    expect(calls.filter(([c]) => c === 'environments.import').map(([, a]) => a[2])).toEqual([false, true]);
+    expect(wrapper.find('[data-testid="import-confirm"]').exists()).toBe(false);
+    expect(wrapper.get('[data-testid="import-message"]').text()).toBe('Imported: 0 added, 1 updated. Not imported: Corp: cannot read /nowhere/ca.pem.');
   });
 
   it('Open file… fills the list from the chosen file; Save to file… says where it went', async () => {

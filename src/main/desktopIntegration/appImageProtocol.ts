@@ -22,6 +22,16 @@ export interface AppImageProtocolOptions {
 export type AppImageRegistration = 'registered' | 'unchanged' | 'not-an-appimage';
 
 /**
+ * Whether Electron's `setAsDefaultProtocolClient` may declare the link handler. Not for an
+ * AppImage: on Linux it makes `<desktopName>.desktop` (the deb's entry, absent beside an
+ * AppImage) the handler at every start, undoing the AppImage's own entry from the second
+ * start on; `registerAppImageProtocol` declares it instead.
+ */
+export function electronDeclaresScheme(platform: NodeJS.Platform, env: Readonly<Record<string, string | undefined>>): boolean {
+  return !(platform === 'linux' && env['APPIMAGE']);
+}
+
+/**
  * An AppImage is not installed, so nothing tells the desktop that it opens `svc-monitor:`
  * links. On its first run (and again when the file has moved) it writes a hidden desktop entry
  * to ~/.local/share/applications that starts this AppImage with the link, and makes it the

@@ -8,7 +8,7 @@ export const HIDDEN_ARG = '--hidden';
 /** The part of Electron's `app` that login items use. */
 export interface LoginItemApp {
   setLoginItemSettings(settings: { openAtLogin: boolean; openAsHidden?: boolean; args?: string[] }): void;
-  getLoginItemSettings(): { wasOpenedAsHidden?: boolean };
+  getLoginItemSettings(): { wasOpenedAsHidden?: boolean; wasOpenedAtLogin?: boolean };
 }
 
 export interface LoginItemContext {
@@ -49,8 +49,15 @@ export async function applyStartAtLogin(enabled: boolean, context: LoginItemCont
   context.app.setLoginItemSettings({ openAtLogin: enabled, openAsHidden: true, args: [HIDDEN_ARG] });
 }
 
-/** Whether this start came from a login item: then only the tray shows. */
+/**
+ * Whether this start came from a login item: then only the tray shows. Linux and Windows pass
+ * `--hidden`; a macOS login item takes no arguments, and since macOS 13 `wasOpenedAsHidden` is
+ * always false, so there any start by the login item (`wasOpenedAtLogin`) is a start in the
+ * tray (the app's login item exists only for that).
+ */
 export function startedAtLogin(argv: readonly string[], app: LoginItemApp, platform: string): boolean {
   if (argv.includes(HIDDEN_ARG)) return true;
-  return platform === 'darwin' && app.getLoginItemSettings().wasOpenedAsHidden === true;
+  if (platform !== 'darwin') return false;
+  const settings = app.getLoginItemSettings();
+  return settings.wasOpenedAtLogin === true || settings.wasOpenedAsHidden === true;
 }

@@ -184,13 +184,18 @@ export class EnvironmentStore {
    * Imports an exported list. `merge`: an entry whose name exists updates that environment
    * (id kept), others are added. `replace`: the list becomes the imported one (environments
    * whose name is kept keep their id; the ids of removed ones are returned so that their
-   * secrets can be deleted).
+   * secrets can be deleted). An entry that cannot be used here (its CA file is unreadable on
+   * this machine, or it is production over http, whose typed confirmation a file cannot carry)
+   * is left out and reported in `skipped`, with the current environment of that name kept as
+   * it is; the others are imported. An entry that would move a current environment to another
+   * address or take away its production flag needs `confirmed`: without it nothing is written
+   * and `unconfirmed` lists what would change (the same preview for merge and replace).
    */
-  importJson(text: string, mode: ImportMode): Promise<ImportResult> {
-    return this.changes.run(() => this.applyImportJson(text, mode));
+  importJson(text: string, mode: ImportMode, confirmed = false): Promise<ImportResult> {
+    return this.changes.run(() => this.applyImportJson(text, mode, confirmed));
   }
 
-  private async applyImportJson(text: string, mode: ImportMode): Promise<ImportResult> {
+  private async applyImportJson(text: string, mode: ImportMode, confirmed: boolean): Promise<ImportResult> {
     let raw: unknown;
     try {
       raw = JSON.parse(text);
@@ -208,35 +213,49 @@ export class EnvironmentStore {
     const byName = new Map(this.environments.map((e) => [e.name.toLowerCase(), e]));
     let added = 0;
     let updated = 0;
-    const imported: Environment[] = parsed.data.environments.map((input) => {
+    const skipped: ImportResult['skipped'] = [];
+    const unconfirmed: NonNullable<ImportResult['unconfirmed']> = [];
+    /** In the file's order: the imported environment, or the current one an entry left out would have changed. */
+    const next: Environment[] = [];
+    for (const input of parsed.data.environments) {
+      // The typed confirmation of production over http is given on this machine, never by a
+      // file: an imported one is dropped (one already given here for the same address stays).
+      const { insecureHttpConfirmedName: _fromFile, ...fromFile } = stripUndefined(input);
       const existing = byName.get(input.name.toLowerCase());
+      const confirmedHere = existing?.insecureHttpConfirmedName && existing.baseUrl === fromFile.baseUrl && existing.name === fromFile.name ? { insecureHttpConfirmedName: existing.insecureHttpConfirmedName } : {};
+      const env = withoutEmptySettings({ ...fromFile, ...confirmedHere, id: existing?.id ?? randomUUID() } as Environment);
+      try {
+        assertUsableTrust(env);
+      } catch (err) {
+        // One bad entry (a CA file missing on this machine) does not stop the others.
+        skipped.push({ name: env.name, reason: (err as Error).message });
+        if (existing) next.push(existing);
+        continue;
+      }
       if (existing) {
         updated++;
-        return withoutEmptySettings({ ...stripUndefined(input), id: existing.id } as Environment);
-      }
-      added++;
-      return withoutEmptySettings({ id: randomUUID(), ...stripUndefined(input) } as Environment);
-    });
-    for (const e of imported) {
-      try {
-        assertUsableTrust(e);
-      } catch (err) {
-        throw new EnvironmentValidationError(`import: "${e.name}": ${(err as Error).message}`);
-      }
+        const changes = [
+          ...(existing.baseUrl !== env.baseUrl ? [`address ${existing.baseUrl} → ${env.baseUrl}`] : []),
+          ...(existing.isProduction && !env.isProduction ? ['no longer production'] : []),
+        ];
+        if (changes.length > 0) unconfirmed.push({ name: existing.name, changes });
+      } else added++;
+      next.push(env);
     }
+    if (unconfirmed.length > 0 && !confirmed) return { added: 0, updated: 0, removedIds: [], skipped, unconfirmed };
     let list: Environment[];
     let removedIds: string[] = [];
     if (mode === 'replace') {
-      const keep = new Set(imported.map((e) => e.id));
+      const keep = new Set(next.map((e) => e.id));
       removedIds = this.environments.filter((e) => !keep.has(e.id)).map((e) => e.id);
-      list = imported;
+      list = next;
     } else {
-      const importedById = new Map(imported.map((e) => [e.id, e]));
-      list = this.environments.map((e) => importedById.get(e.id) ?? e);
-      for (const e of imported) if (!this.environments.some((x) => x.id === e.id)) list.push(e);
+      const nextById = new Map(next.map((e) => [e.id, e]));
+      list = this.environments.map((e) => nextById.get(e.id) ?? e);
+      for (const e of next) if (!this.environments.some((x) => x.id === e.id)) list.push(e);
     }
     await this.commit(list);
-    return { added, updated, removedIds };
+    return { added, updated, removedIds, skipped };
   }
 
   private indexOf(id: string): number {

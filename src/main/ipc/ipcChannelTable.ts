@@ -71,8 +71,8 @@ export const IPC_CHANNEL_TABLE = {
   'environments.reorder': { args: z.tuple([z.array(environmentId).max(1000)]), handle: async ({ services }, ids) => (await services.store.reorder(ids), null) },
   'environments.export': { args: z.tuple([]), handle: ({ services }) => services.store.exportJson() },
   'environments.import': {
-    args: z.tuple([z.string().max(1_000_000, 'import is larger than 1 MB'), z.enum(['merge', 'replace'])]),
-    handle: ({ services }, json, mode) => services.importEnvironments(json, mode),
+    args: z.tuple([z.string().max(1_000_000, 'import is larger than 1 MB'), z.enum(['merge', 'replace']), z.boolean().optional()]),
+    handle: ({ services }, json, mode, confirmed) => services.importEnvironments(json, mode, confirmed === true),
   },
   'session.get': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).view() },
   'session.loginPassword': {

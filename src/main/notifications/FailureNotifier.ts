@@ -38,6 +38,8 @@ export interface FailureNotifierOptions {
   environment: (id: string) => EnvironmentInfo | undefined;
   /** A burst gathers the failures of one environment for this long (default 4 s). */
   burstWindowMs?: number;
+  /** How long a Timeout waits for its task's Failed (default: the burst window). */
+  timeoutHoldMs?: number;
   settings?: NotificationSettings;
   /** After `max` notifications of one environment within `windowMs`, the rest wait for one digest (default 5 in 10 min). */
   coolDown?: { max: number; windowMs: number };
@@ -67,6 +69,8 @@ export class FailureNotifier {
   /** Per environment: when its recent notifications were shown (for the cool-down). */
   private readonly shownAt = new Map<string, number[]>();
   private readonly digests = new Map<string, Digest>();
+  /** By environment and task: Timeouts not yet known to be a task's end (the hold's timer). */
+  private readonly heldTimeouts = new Map<string, NodeJS.Timeout>();
   private burstSequence = 0;
   /** Burst ids are unique across runs: the inbox keeps the bursts of earlier runs. */
   private readonly runId = randomUUID().slice(0, 8);
@@ -91,9 +95,33 @@ export class FailureNotifier {
     this.updateBadge();
   }
 
-  /** Feed every hub event here; only Failed and Timeout count. */
+  /**
+   * Feed every hub event here; only Failed and Timeout count. A Timeout is one attempt's end:
+   * it is held until the task's next event. A Failed right after it (the last attempt timed
+   * out) makes one inbox item, a timeout; a retry starting or the task ending otherwise drops
+   * it, as does no Failed within the hold (a retry waits its backoff): a task that succeeds on
+   * its retry raises nothing.
+   */
   handle(environmentId: string, event: SvcEvent, whileAway = false): void {
-    if (event.kind !== 'Failed' && event.kind !== 'Timeout') return;
+    const key = `${environmentId}\u0000${event.taskId}`;
+    const held = this.heldTimeouts.get(key);
+    if (held) {
+      clearTimeout(held);
+      this.heldTimeouts.delete(key);
+    }
+    if (event.kind === 'Timeout') {
+      const timer = setTimeout(() => this.heldTimeouts.delete(key), this.options.timeoutHoldMs ?? this.options.burstWindowMs ?? 4_000);
+      timer.unref?.();
+      this.heldTimeouts.set(key, timer);
+      return;
+    }
+    if (event.kind !== 'Failed') return;
+    // The last attempt timed out: one item, saying so, at the task's end.
+    const failure: SvcEvent & { kind: 'Failed' | 'Timeout' } = held ? { ...event, kind: 'Timeout' } : (event as SvcEvent & { kind: 'Failed' });
+    this.addToBurst(environmentId, failure, whileAway);
+  }
+
+  private addToBurst(environmentId: string, event: SvcEvent & { kind: 'Failed' | 'Timeout' }, whileAway: boolean): void {
     const environment = this.options.environment(environmentId);
     if (!environment) return;
     let burst = this.bursts.get(environmentId);
@@ -104,7 +132,7 @@ export class FailureNotifier {
       burst = { id, items: [], timer };
       this.bursts.set(environmentId, burst);
     }
-    burst.items.push(this.options.inbox.add(environment, event as SvcEvent & { kind: 'Failed' | 'Timeout' }, burst.id, whileAway));
+    burst.items.push(this.options.inbox.add(environment, event, burst.id, whileAway));
   }
 
   /** Closes every open burst now (app quitting, tests). */
@@ -117,6 +145,8 @@ export class FailureNotifier {
     this.bursts.clear();
     for (const d of this.digests.values()) clearTimeout(d.timer);
     this.digests.clear();
+    for (const h of this.heldTimeouts.values()) clearTimeout(h);
+    this.heldTimeouts.clear();
     this.unsubscribe();
   }
 

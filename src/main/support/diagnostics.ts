@@ -57,6 +57,13 @@ function withoutUrlCredentials(text: string): string {
 }
 
 /**
+ * A crash dump is a copy of the process's memory: it may hold tokens and passwords the
+ * console had in use. Whoever is pointed at the folder is told so.
+ */
+export const CRASH_DUMP_WARNING =
+  'Crash dumps may contain tokens and passwords from memory: share them only with a support contact you trust, and delete them afterwards.';
+
+/**
  * The report "Copy diagnostics" puts on the clipboard for a support ticket: versions, OS,
  * the environments with their live state, where secrets are kept, the last errors, and where
  * the logs and crash dumps are. Never a token, a password or a URL's credentials: only
@@ -78,6 +85,7 @@ export function diagnosticsReport(facts: DiagnosticsFacts): string {
     `Secrets kept in: ${facts.vault.storage}${facts.vault.reason ? ` (${facts.vault.reason})` : ''}`,
     `Logs: ${facts.logFolder}`,
     `Crash dumps (local only, never uploaded): ${facts.crashDumps ?? 'crash reporter not running'}`,
+    ...(facts.crashDumps ? [CRASH_DUMP_WARNING] : []),
     '',
     `## Last errors (${facts.lastErrors.length})`,
     ...(facts.lastErrors.length > 0 ? facts.lastErrors : ['none']),

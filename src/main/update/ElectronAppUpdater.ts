@@ -18,6 +18,11 @@ export interface ElectronAppUpdaterOptions {
   /** Makes electron-updater's updater for this platform; called once, at the first check, and only when the feed is usable. */
   createEngine: () => UpdaterEngine;
   log: UpdaterLog;
+  /**
+   * An AppImage update was installed under a new file name (the old file is gone): what
+   * points at the old path (the autostart entry, the link handler's desktop entry) must follow.
+   */
+  onAppImageRenamed?: (path: string) => void;
   intervalMs?: number;
   now?: () => Date;
 }
@@ -130,6 +135,10 @@ export class ElectronAppUpdater implements AppUpdater {
     engine.on('download-progress', (p: ProgressInfo) => this.set({ state: 'downloading', progressPercent: Math.max(0, Math.min(100, Math.round(p.percent))) }));
     engine.on('update-downloaded', (info: UpdateInfo) => this.set({ state: 'downloaded', availableVersion: info.version, progressPercent: 100, message: undefined }));
     engine.on('error', (err: unknown) => this.fail(err));
+    engine.on('appimage-filename-updated', (path: string) => {
+      log.info(`updater: the AppImage is now ${path}`);
+      this.options.onAppImageRenamed?.(path);
+    });
     this.engine = engine;
     return engine;
   }

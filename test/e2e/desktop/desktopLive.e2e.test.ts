@@ -27,7 +27,10 @@ describe('desktop console: live status and the failure inbox across two hubs', (
 
     desk.staging.emit(svcEvent('Failed', 'Billing.Invoices.SendInvoice'));
     for (let i = 0; i < 3; i++) desk.production.emit(svcEvent('Failed', 'Reports.Nightly.Build'));
-    desk.production.emit(svcEvent('Timeout', 'Payments.Settle'));
+    // A task whose last attempt timed out: Timeout, then Failed, for the same task (one item).
+    const timedOut = svcEvent('Timeout', 'Payments.Settle');
+    desk.production.emit(timedOut);
+    desk.production.emit({ ...timedOut, kind: 'Failed', severity: 'Error', message: 'Task failed: timed out' });
     await expect.poll(() => p.getByTestId('inbox-unread').textContent(), { timeout: 10_000 }).toBe('5');
     await expect.poll(() => desk.h.notifications.length, { timeout: 5_000 }).toBe(2);
     expect(desk.h.notifications.map((n) => n.title).sort()).toEqual(['⚠ PRODUCTION · 4 tasks failed in Production', 'Task failed in Staging'].sort());
