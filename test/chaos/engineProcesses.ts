@@ -20,6 +20,8 @@ export interface EngineLife {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   alive: boolean;
   paused: boolean;
+  /** The end of what it wrote to stderr (the reason when it crashed). */
+  stderrTail(): string;
   /** Sends a command; rejects when the process ends before it answers or after timeoutMs. */
   send(command: CommandBody, timeoutMs?: number): Promise<unknown>;
 }
@@ -33,7 +35,8 @@ export function startLife(settings: ChildSettings, clockOffsetMs: number): Promi
   const child = spawn(process.execPath, [bundledScript(CHILD)], { stdio: ['ignore', 'pipe', 'pipe', 'ipc'], env });
   let out = '';
   let err = '';
-  child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-4000)));
+  // The stderr tail is kept for the report of a crash.
+  child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
   const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   child.on('message', (raw) => {
     const m = raw as { id: number; result?: unknown; error?: string };
@@ -53,6 +56,7 @@ export function startLife(settings: ChildSettings, clockOffsetMs: number): Promi
   );
   const life: EngineLife = {
     proc: settings.proc, child, port: 0, instanceId: '', clockOffsetMs, exited, alive: true, paused: false,
+    stderrTail: () => err,
     send(command, timeoutMs = 10_000) {
       const id = ++lastCommand;
       return new Promise((resolve, reject) => {

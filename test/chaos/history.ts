@@ -8,6 +8,8 @@ export interface LifeRecord {
   exitedAt: number;
   /** Ended by SIGKILL (a real death: its running handlers died with it). */
   killed: boolean;
+  /** When the harness sent it SIGKILL. */
+  killedAt?: number;
   /** SIGSTOP … SIGCONT spans. */
   pauses: [number, number][];
   /** When it was sent SIGTERM, if it was. */
@@ -17,9 +19,9 @@ export interface LifeRecord {
 
 /** A cancel the harness saw committed (its answer came back) at `at`. */
 export interface CancelAck {
-  /** 'task': engine.cancel(id) answered Cancelled; 'schedule': the API's schedule cancel; 'bulk': a bulk cancel finished. */
-  via: 'task' | 'schedule' | 'bulk';
-  /** The task id, the schedule's row id, or the bulk's type filter. */
+  /** 'task': engine.cancel(id) answered Cancelled; 'schedule': the API's schedule cancel answered 200. */
+  via: 'task' | 'schedule';
+  /** The task id or the schedule's row id. */
   target: string;
   at: number;
 }

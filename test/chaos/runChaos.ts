@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -80,6 +80,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   /** The newest dispatched tasks (the likeliest to be queued or running): what a cancel picks from. */
   const recentDispatched: string[] = [];
   const background: Promise<unknown>[] = [];
+  /** Lives that ended by themselves, not by a fault (a violation: an engine must survive them all). */
+  const crashes: string[] = [];
 
   const start = async (slot: number): Promise<EngineLife> => {
     const proc = `p${slot + 1}#${++lifeCount[slot]!}`;
@@ -90,12 +92,22 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const record: LifeRecord = { proc, startedAt: nowUs(), exitedAt: Number.POSITIVE_INFINITY, killed: false, pauses: [], clockOffsetMs: offset };
     lives.set(proc, record);
     const life = await startLife(settings, offset);
-    void life.exited.then(({ signal }) => {
+    void life.exited.then(({ code, signal }) => {
       record.exitedAt = nowUs();
       record.killed = signal === 'SIGKILL';
+      if (signal === null && code !== 0) {
+        const text = life.stderrTail();
+        writeFileSync(join(dir, `${proc}.stderr`), text);
+        const first = text.split('\n').find((l) => /error/i.test(l)) ?? text.trim().split('\n').at(-1);
+        crashes.push(`${proc} exited with code ${code} on its own: ${first} (stderr in ${proc}.stderr)`);
+      }
     });
     current[slot] = life;
     return life;
+  };
+  const kill9 = (life: EngineLife) => {
+    lives.get(life.proc)!.killedAt ??= nowUs();
+    life.child.kill('SIGKILL');
   };
   const liveLives = () => current.filter((l): l is EngineLife => l !== undefined && l.alive && !l.paused);
   const anyLife = (rnd: SeededRandom = plan) => {
@@ -130,7 +142,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const injectors: Record<FaultKind, (rnd: SeededRandom) => void> = {
     kill: (rnd) => onSlot(rnd, async (slot, life) => {
       count('kill', life.proc);
-      life.child.kill('SIGKILL');
+      kill9(life);
       await life.exited;
       await restartAfter(slot, rnd.int(100, 2500));
     }),
@@ -150,7 +162,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       lives.get(life.proc)!.termAt = nowUs();
       life.child.kill('SIGTERM');
       const exit = await Promise.race([life.exited, sleep(15_000).then(() => undefined)]);
-      if (exit === undefined) life.child.kill('SIGKILL');
+      if (exit === undefined) kill9(life);
       await life.exited;
       await restartAfter(slot, rnd.int(100, 1500));
     }),
@@ -221,10 +233,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (operationId === undefined) return;
       for (let i = 0; i < 100 && life.alive; i++) {
         const s = await api(life, `/management/bulk/${operationId}`);
-        if (s.body?.state !== 'Running') {
-          if (action === 'cancel') cancels.push({ via: 'bulk', target: taskType, at: nowUs() });
-          return;
-        }
+        if (s.body?.state !== 'Running') return;
         await sleep(50);
       }
     })().catch(() => undefined));
@@ -282,14 +291,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await sleep(200);
     }
     for (const life of current) life?.child.kill('SIGTERM');
-    await Promise.all(current.map((l) => l && Promise.race([l.exited, sleep(10_000).then(() => l.child.kill('SIGKILL'))])));
+    await Promise.all(current.map((l) => l && Promise.race([l.exited, sleep(10_000).then(() => kill9(l))])));
     await Promise.all(current.map((l) => l?.exited));
 
     const history: History = { lines: lines(dir), lives, cancels, rerun, rows: [], leaseMs, faults: faultTimes };
     const final = await readFinalState(options.backend, location);
     history.rows = final.rows;
     const result = checkHistory(history);
-    report.violations.push(...result.violations, ...final.violations);
+    report.violations.push(...crashes, ...result.violations, ...final.violations);
     report.checked = { ...result.checked, ...final.checked };
     report.notes = result.notes;
     report.tasks = final.rows.filter((r) => !r.is_schedule).length;
