@@ -224,9 +224,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     if (!life) return;
     count(action === 'cancel' ? 'bulkCancel' : 'bulkRetry');
     background.push((async () => {
-      const query = `/tasks?taskType=${taskType}&${statuses.map((s) => `statuses=${s}`).join('&')}&pageSize=100`;
+      const query = `/tasks?taskType=${taskType}&${statuses.map((s) => `statuses=${s}`).join('&')}&pageSize=500`;
       const before = await api(life, query);
       const ids = ((before.body?.items ?? []) as { id: string }[]).map((i) => i.id);
+      // Every row a retry sends back must be known to the checks (a re-run is no second end):
+      // a bulk over more rows than one page lists is not sent.
+      if (action === 'retry' && Number(before.body?.totalCount) > ids.length) return;
       if (action === 'retry') for (const id of ids) rerun.add(id);
       const r = await api(life, `/management/bulk/${action}`, { method: 'POST', body: { filter: { taskType, statuses }, expectedCount: before.body?.totalCount } });
       const operationId = r.body?.operationId as string | undefined;
