@@ -1,0 +1,71 @@
+import { isDeepStrictEqual } from 'node:util';
+import { openSqliteStorage } from '../../server/src/storage/sqlite/openSqliteStorage.js';
+import { rebuildSearchRows } from '../../server/src/storage/sqlite/rebuildSearchRows.js';
+import { openPostgresStorage } from '../../server/src/storage/postgres/openPostgresStorage.js';
+import { snapshotReadModels } from '../fixtures/server/postgresReadModelSnapshot.js';
+import { snapshotSqliteReadModels } from '../fixtures/server/sqliteReadModelSnapshot.js';
+import type { FinalRow } from './history.js';
+
+/** Every task row (compact occurrences included), as columns the checks read. */
+const ROWS = (from: string) => `SELECT id, type, status, abandoned_count, parent_task_id,
+  (is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL) AS is_schedule FROM ${from}`;
+
+/**
+ * The rows after the run (every process stopped), and whether the read models and the search rows
+ * equal what a rebuild from the task rows makes (the rebuild runs on the store, after the rows are read).
+ */
+export async function readFinalState(backend: 'sqlite' | 'postgres', location: string): Promise<{ rows: FinalRow[]; violations: string[]; checked: Record<string, number> }> {
+  const violations: string[] = [];
+  const differs = (what: string, live: unknown, rebuilt: unknown) => {
+    if (!isDeepStrictEqual(live, rebuilt)) violations.push(`${what} differ from a rebuild: ${firstDifference(live, rebuilt)}`);
+  };
+  if (backend === 'sqlite') {
+    const storage = openSqliteStorage({ file: location });
+    try {
+      const db = storage.db;
+      const rows = (db.prepare(`${ROWS('tasks')} UNION ALL ${ROWS('pending_occurrence_tasks')}`).all() as (Omit<FinalRow, 'is_schedule'> & { is_schedule: number })[])
+        .map((r) => ({ ...r, is_schedule: r.is_schedule === 1 }));
+      const live = snapshotSqliteReadModels(db);
+      storage.rebuildReadModels();
+      differs('read models', live, snapshotSqliteReadModels(db));
+      const searchRows = () => db.prepare('SELECT task_id, created_at, queue, type, is_recurring, is_occurrence, status FROM task_search_rows ORDER BY task_id').all();
+      const liveSearch = searchRows();
+      rebuildSearchRows(db);
+      differs('search rows', liveSearch, searchRows());
+      return { rows, violations, checked: { readModels: 1, searchRows: liveSearch.length } };
+    } finally {
+      storage.close();
+    }
+  }
+  const storage = await openPostgresStorage({ connectionString: location, poolSize: 2, rollupIntervalMs: 1_000_000 });
+  try {
+    const rows = (await storage.query<FinalRow & { is_recurring: number }>(
+      `SELECT id, type, status, abandoned_count, parent_task_id, (is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL) AS is_schedule FROM tasks`,
+    )).rows.map((r) => ({ ...r, abandoned_count: Number(r.abandoned_count) }));
+    const live = await snapshotReadModels(storage);
+    await storage.rebuildReadModels();
+    differs('read models', live, await snapshotReadModels(storage));
+    // The search rows (one per task: its request's words) as a rebuild makes them from the tasks.
+    const { rows: search } = await storage.query<{ missing: string; extra: string; wrong: string }>(`SELECT
+      (SELECT count(*) FROM tasks t WHERE NOT EXISTS (SELECT 1 FROM task_search s WHERE s.seq = t.seq)) AS missing,
+      (SELECT count(*) FROM task_search s WHERE NOT EXISTS (SELECT 1 FROM tasks t WHERE t.seq = s.seq)) AS extra,
+      (SELECT count(*) FROM tasks t JOIN task_search s ON s.seq = t.seq WHERE s.words IS DISTINCT FROM svc_request_vector(t.request)) AS wrong`);
+    const s = search[0]!;
+    if (Number(s.missing) + Number(s.extra) + Number(s.wrong) > 0) violations.push(`search rows differ from a rebuild: ${s.missing} missing, ${s.extra} extra, ${s.wrong} wrong`);
+    return { rows, violations, checked: { readModels: 1, searchRows: rows.length } };
+  } finally {
+    await storage.close();
+  }
+}
+
+/** The first table (or row) where two snapshots part, short enough to print. */
+function firstDifference(live: unknown, rebuilt: unknown): string {
+  if (typeof live === 'object' && live !== null && typeof rebuilt === 'object' && rebuilt !== null) {
+    for (const key of new Set([...Object.keys(live), ...Object.keys(rebuilt)])) {
+      const a = (live as Record<string, unknown>)[key];
+      const b = (rebuilt as Record<string, unknown>)[key];
+      if (!isDeepStrictEqual(a, b)) return `${key}: live ${JSON.stringify(a).slice(0, 300)} / rebuilt ${JSON.stringify(b).slice(0, 300)}`;
+    }
+  }
+  return 'differ';
+}
