@@ -1,4 +1,4 @@
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
@@ -7,6 +7,7 @@ import { startFullHost } from '../fixtures/main/fullHost.js';
 import { IPC_CHANNEL_TABLE } from '../../src/main/ipc/ipcChannelTable.js';
 import { buildTrayMenuTemplate } from '../../src/main/tray/trayMenuTemplate.js';
 import { summaryHeadline } from '../../src/shared/environmentsSummary.js';
+import { waitFor } from '../fixtures/waitFor.js';
 
 const MIN = 60_000;
 
@@ -17,6 +18,39 @@ async function silentHost(): Promise<{ baseUrl: string; close(): Promise<void> }
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+/**
+ * A loopback relay to `target` that the test can freeze: from then on it drops the connections it
+ * carried and holds every new one without an answer (a host that hangs after the login).
+ */
+async function freezableRelay(target: string): Promise<{ baseUrl: string; freeze(): void; close(): Promise<void> }> {
+  const { port } = new URL(target);
+  const sockets = new Set<Socket>();
+  let frozen = false;
+  const server: Server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    if (frozen) return;
+    const upstream = connect(Number(port), '127.0.0.1');
+    sockets.add(upstream);
+    upstream.on('close', () => sockets.delete(upstream));
+    socket.pipe(upstream).pipe(socket);
+    socket.on('error', () => upstream.destroy());
+    upstream.on('error', () => socket.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) socket.destroy();
+    },
     close: () => {
       for (const socket of sockets) socket.destroy();
       return new Promise<void>((r) => server.close(() => r()));
@@ -85,9 +119,10 @@ describe('all environments at a glance (main): one IPC call, every environment i
     expect(row('Gone').failedLastHour).toBeUndefined();
     // Never logged in: nothing can be read, and the row says to log in (no request was made).
     expect(row('Idle')).toMatchObject({ health: 'login' });
-    expect(['down', 'login']).toContain(row('Hangs').health);
+    // A host that accepts connections and never answers: down (its session never started, or the summary's limit cut it off).
+    expect(row('Hangs').health).toBe('down');
     // The tray's header line counts the same rows.
-    expect(summaryHeadline(summary)).toMatch(/^2 failing · 1 down|^2 failing · 2 down/);
+    expect(summaryHeadline(summary)).toBe('2 failing · 2 down · 1 need a login of 5 environments');
     expect(services.summary.latest()).toBe(summary);
     const menu = buildTrayMenuTemplate(services.environments(), 0, summaryHeadline(summary));
     expect(menu[2]).toEqual({ kind: 'label', label: summaryHeadline(summary) });
@@ -97,4 +132,28 @@ describe('all environments at a glance (main): one IPC call, every environment i
     const [a, b] = await Promise.all([suite.services.summary.refresh(), suite.services.summary.refresh()]);
     expect(a).toBe(b);
   }, 30_000);
+
+  it('an environment that stops answering after its login is cut off at 5 s; the others answer meanwhile', async () => {
+    const relay = await freezableRelay(suite.hosts.calm.baseUrl);
+    const id = (await suite.services.addEnvironment({ name: 'Frozen', baseUrl: relay.baseUrl, colour: '#2563eb', isProduction: false })).id;
+    try {
+      await suite.services.requireSession(id).loginWithPassword('ops', 'calm-pw', false);
+      await suite.services.hub.whenState(id, 'connected', 15_000);
+      // The back-fill a connection starts has finished (one cut off would reject with nobody listening).
+      await suite.services.backfill(id);
+      relay.freeze();
+      // The console has noticed the dropped connections (its live connection is down).
+      await waitFor(() => suite.services.hub.state(id).state !== 'connected', 10_000, 'the live connection to drop');
+      const started = Date.now();
+      const summary = await suite.services.summary.refresh();
+      const took = Date.now() - started;
+      expect(took).toBeGreaterThanOrEqual(4_900);
+      expect(took).toBeLessThan(12_000);
+      expect(summary.rows.find((r) => r.id === id)).toMatchObject({ health: 'down', error: 'No answer within 5 s' });
+      expect(summary.rows.find((r) => r.name === 'Busy')).toMatchObject({ health: 'failing', failedLastHour: 2 });
+    } finally {
+      // The environment stays (removing it waits on its hung host); the relay closes, the suite's dispose bounds the rest.
+      await relay.close();
+    }
+  }, 40_000);
 });

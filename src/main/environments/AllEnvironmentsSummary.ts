@@ -79,6 +79,8 @@ export class AllEnvironmentsSummary {
     if (env.session.auth === 'logged-out' || env.session.auth === 'relogin-required') {
       return { ...base, health: 'login', error: env.statusMessage ?? 'Log in to read this environment', tookMs: 0 };
     }
+    // The session could not reach the host or read its configuration: down, for the reason it gave.
+    if (env.session.auth === 'error') return { ...base, health: 'down', error: env.statusMessage ?? 'The environment cannot be used', tookMs: 0 };
     const timeoutMs = this.options.timeoutMs ?? 5_000;
     const answer = await withinTime(this.read(env.id), timeoutMs);
     if (!answer.done) return { ...base, health: 'down', error: `No answer within ${Math.round(timeoutMs / 100) / 10} s`, tookMs: took() };
