@@ -4,6 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { aesSafeStorage } from '../fixtures/main/aesSafeStorage.js';
 import { useConsoleSuite } from '../fixtures/main/consoleSuite.js';
 import { startFullHost } from '../fixtures/main/fullHost.js';
+import { AllEnvironmentsSummary } from '../../src/main/environments/AllEnvironmentsSummary.js';
 import { IPC_CHANNEL_TABLE } from '../../src/main/ipc/ipcChannelTable.js';
 import { buildTrayMenuTemplate } from '../../src/main/tray/trayMenuTemplate.js';
 import { summaryHeadline } from '../../src/shared/environmentsSummary.js';
@@ -156,4 +157,20 @@ describe('all environments at a glance (main): one IPC call, every environment i
       await relay.close();
     }
   }, 40_000);
+});
+
+describe('the tray keeps its line current with the page closed', () => {
+  it('gathers first after the sessions had time to start, then on its interval, until stopped', async () => {
+    const rows: string[] = [];
+    const summary = new AllEnvironmentsSummary({ environments: () => [], call: () => Promise.reject(new Error('no call expected')) });
+    summary.onSummary((s) => rows.push(s.at));
+    summary.refreshEvery(40, 120);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(rows).toHaveLength(0);
+    await waitFor(() => rows.length >= 3, 5_000, 'three gatherings');
+    summary.stop();
+    const after = rows.length;
+    await new Promise((r) => setTimeout(r, 150));
+    expect(rows.length).toBeLessThanOrEqual(after + 1);
+  });
 });

@@ -45,17 +45,25 @@ export class AllEnvironmentsSummary {
     return () => this.listeners.delete(listener);
   }
 
-  /** Gathers now and then every `ms` (the tray's line stays current while the page is closed); `stop` ends it. */
-  refreshEvery(ms: number): void {
+  /**
+   * Gathers after `firstAfterMs` (the sessions have started by then: a gathering at start would
+   * count every environment as needing a login), then every `ms`, so that the tray's line stays
+   * current while the page is closed; `stop` ends it.
+   */
+  refreshEvery(ms: number, firstAfterMs = Math.min(ms, 30_000)): void {
     this.stop();
     const tick = () => void this.refresh().catch(() => undefined);
-    this.timer = setInterval(tick, ms);
+    this.timer = setTimeout(() => {
+      tick();
+      this.timer = setInterval(tick, ms);
+      this.timer.unref?.();
+    }, firstAfterMs);
     this.timer.unref?.();
-    tick();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    // clearTimeout also clears an interval (one id space in Node).
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
   }
 
