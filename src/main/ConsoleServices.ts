@@ -29,6 +29,7 @@ import type { AppUpdater } from './update/UpdateStatus.js';
 import { ProxyLogin } from './network/ProxyLogin.js';
 import type { ProxyLoginAnswer } from '../shared/proxyLogin.js';
 import { withinTime } from './lifecycle/withinTime.js';
+import { AllEnvironmentsSummary } from './environments/AllEnvironmentsSummary.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -80,6 +81,8 @@ export class ConsoleServices {
   readonly notifier: FailureNotifier;
   /** Credentials for proxies that ask (407): the keychain, else a prompt in the window. */
   readonly proxyLogin: ProxyLogin;
+  /** Every environment's health at a glance (the all-environments page and the tray's header line). */
+  readonly summary = new AllEnvironmentsSummary({ environments: () => this.environments(), call: (id, operation, params) => this.callApi(id, operation, params) });
   private readonly proxyPrompts = new Map<string, (answer: ProxyLoginAnswer | null) => void>();
   private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();

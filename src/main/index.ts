@@ -22,6 +22,7 @@ import { createMainWindow } from './electron/mainWindow.js';
 import { createNativeNotificationSink } from './electron/nativeNotifications.js';
 import { TrayController } from './electron/trayAndBadge.js';
 import { trayIconPaths } from './tray/trayIcons.js';
+import { summaryHeadline } from '../shared/environmentsSummary.js';
 import { LogFile } from './logging/LogFile.js';
 import { electronNetwork } from './network/electronNetwork.js';
 import { buildAppMenuTemplate } from './menu/appMenuTemplate.js';
@@ -342,6 +343,9 @@ if (!app.requestSingleInstanceLock()) {
       },
       () => window,
     );
+    // The tray's header line: the all-environments summary, gathered every 5 minutes (and whenever the page refreshes).
+    services.summary.onSummary((summary) => tray?.setHeadline(summaryHeadline(summary)));
+    services.summary.refreshEvery(5 * 60_000);
     services.onEvent((e) => {
       if (e.type === 'environments' || e.type === 'status') tray?.setEnvironments(services!.environments());
       if (e.type === 'environments') renderMenu();
@@ -387,6 +391,7 @@ if (!app.requestSingleInstanceLock()) {
   app.on('before-quit', (event) => {
     quitting = true;
     updater.dispose();
+    services?.summary.stop();
     if (stopped || !services) {
       tray?.destroy();
       return;

@@ -9,6 +9,7 @@ import type { PasswordLogin, SessionView } from './session.js';
 import type { RendererEvent } from './rendererEvents.js';
 import type { ProxyLoginAnswer } from './proxyLogin.js';
 import type { VaultStatus } from './vault.js';
+import type { EnvironmentsSummary } from './environmentsSummary.js';
 
 /** Argument tuple and result of one channel (types only; the value is an empty object). */
 export interface IpcChannelSpec<Args extends unknown[], Result> {
@@ -33,6 +34,8 @@ export const IPC_CHANNELS = {
   'environments.reorder': channel<[environmentIds: string[]], null>(),
   'environments.export': channel<[], string>(),
   'environments.import': channel<[json: string, mode: ImportMode, confirmed?: boolean], ImportResult>(),
+  /** Every environment's health, failures, oldest waiting task and halted schedules, gathered now (one row each). */
+  'environments.summary': channel<[], EnvironmentsSummary>(),
   'session.get': channel<[environmentId: string], SessionView>(),
   'session.loginPassword': channel<[environmentId: string, login: PasswordLogin], SessionView>(),
   'session.loginMagic': channel<[environmentId: string, token: string], SessionView>(),

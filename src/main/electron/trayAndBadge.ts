@@ -18,6 +18,8 @@ export class TrayController implements BadgeSink {
   private readonly tray: Tray;
   private unread = 0;
   private environments: readonly EnvironmentStatusView[] = [];
+  /** The all-environments summary's line (failing / down counts). */
+  private headline: string | undefined;
   private timer: NodeJS.Timeout | undefined;
   /** What the tray shows now: an unchanged state keeps its image, title and overlay. */
   private shown: { state?: string; unread?: number; tooltip?: string; menu?: string } = { state: 'normal' };
@@ -36,6 +38,11 @@ export class TrayController implements BadgeSink {
 
   setEnvironments(environments: readonly EnvironmentStatusView[]): void {
     this.environments = environments;
+    this.schedule();
+  }
+
+  setHeadline(headline: string | undefined): void {
+    this.headline = headline;
     this.schedule();
   }
 
@@ -73,7 +80,7 @@ export class TrayController implements BadgeSink {
     }
     const tooltip = trayTooltip(this.unread, this.environments);
     if (tooltip !== this.shown.tooltip) this.tray.setToolTip(tooltip);
-    const template = buildTrayMenuTemplate(this.environments, this.unread);
+    const template = buildTrayMenuTemplate(this.environments, this.unread, this.headline);
     const menu = JSON.stringify(template);
     if (menu !== this.shown.menu) this.tray.setContextMenu(Menu.buildFromTemplate(template.map((i) => this.toElectron(i))));
     this.shown = { state, unread: this.unread, tooltip, menu };

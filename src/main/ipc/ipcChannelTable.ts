@@ -74,6 +74,7 @@ export const IPC_CHANNEL_TABLE = {
     args: z.tuple([z.string().max(1_000_000, 'import is larger than 1 MB'), z.enum(['merge', 'replace']), z.boolean().optional()]),
     handle: ({ services }, json, mode, confirmed) => services.importEnvironments(json, mode, confirmed === true),
   },
+  'environments.summary': { args: z.tuple([]), handle: ({ services }) => services.summary.refresh() },
   'session.get': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).view() },
   'session.loginPassword': {
     args: z.tuple([environmentId, z.strictObject({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000), remember: z.boolean() })]),

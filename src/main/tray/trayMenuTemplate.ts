@@ -27,9 +27,13 @@ const STATUS_MARK: Record<EnvironmentLiveStatus, string> = {
   error: '✖',
 };
 
-/** Show, environments with their status, the inbox with its unread count, quit. */
-export function buildTrayMenuTemplate(environments: readonly EnvironmentStatusView[], unread: number): TrayMenuItem[] {
+/**
+ * Show, the all-environments headline (failing / down counts of the last summary), environments
+ * with their status, the inbox with its unread count, quit.
+ */
+export function buildTrayMenuTemplate(environments: readonly EnvironmentStatusView[], unread: number, headline?: string): TrayMenuItem[] {
   const items: TrayMenuItem[] = [{ kind: 'action', id: 'show', label: 'Show Svc Monitor' }, { kind: 'separator' }];
+  if (headline && environments.length > 0) items.push({ kind: 'label', label: headline });
   const gaps = environments.filter((e) => e.notWatching);
   if (offline(environments)) items.push({ kind: 'label', label: `⚠ Offline? Not watching any of the ${environments.length} environments` });
   else if (gaps.length > 0) items.push({ kind: 'label', label: `⚠ Not watching ${gaps.length} of ${environments.length}` });

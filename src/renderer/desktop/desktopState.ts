@@ -18,6 +18,8 @@ export interface DesktopState {
   settings: NotificationSettings | null;
   switcherOpen: boolean;
   inboxOpen: boolean;
+  /** The all-environments page is shown instead of the active environment's dashboard. */
+  allOpen: boolean;
   inboxFilter: { environmentId?: string; burstId?: string };
   editor: { mode: 'add' } | { mode: 'edit'; id: string } | { mode: 'import-export' } | null;
   /** The management action waiting for the user: resolves with what they typed to confirm, or null (cancelled). */
@@ -42,6 +44,7 @@ export function createDesktopState(bridge: DesktopBridge) {
     settings: null,
     switcherOpen: false,
     inboxOpen: false,
+    allOpen: false,
     inboxFilter: {},
     editor: null,
     confirmation: null,
@@ -68,6 +71,7 @@ export function createDesktopState(bridge: DesktopBridge) {
   }
 
   function select(id: string, route: string | null = null): void {
+    state.allOpen = false;
     if (state.activeId !== id) {
       state.activeId = id;
       state.mountKey++;
