@@ -80,7 +80,7 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
   }
   let monitoring;
   try {
-    monitoring = createMonitoring(monitoringSource, { ...options, logger: monitoringLoggerOf(logger) });
+    monitoring = createMonitoring(monitoringSource, { ...options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
   } catch (err) {
     await closeStorage();
     if (err instanceof OptionError) throw new CliError(err.message);

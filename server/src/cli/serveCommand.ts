@@ -62,7 +62,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   const logger = createCliLogger(settings.log, { secrets: secretValuesOf(settings.options as Record<string, unknown>) });
   let monitoring;
   try {
-    monitoring = createMonitoring({ storage: { db } }, { ...settings.options, logger: monitoringLoggerOf(logger) });
+    monitoring = createMonitoring({ storage: { db } }, { ...settings.options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
   } catch (err) {
     db.close();
     if (err instanceof OptionError) throw new CliError(err.message);

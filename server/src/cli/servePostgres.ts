@@ -22,7 +22,7 @@ export async function servePostgres(settings: ServeSettings): Promise<void> {
   const logger = createCliLogger(settings.log, { secrets: [...secretValuesOf(settings.options as Record<string, unknown>), settings.database!] });
   let monitoring;
   try {
-    monitoring = createMonitoring({ storage }, { ...settings.options, logger: monitoringLoggerOf(logger) });
+    monitoring = createMonitoring({ storage }, { ...settings.options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
   } catch (err) {
     await storage.close();
     if (err instanceof MonitoringOptionError) throw new CliError(err.message);

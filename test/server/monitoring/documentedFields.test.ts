@@ -123,6 +123,9 @@ describe('every documented field of every answer is carried by a real answer', (
     'HealthReport.clock': ['offsetMs', 'ok'],
     // Set only on a bulk operation whose store failed mid-way.
     BulkOperation: ['error'],
+    // Single sign-on configured (test/server/monitoring/singleSignOn.test.ts).
+    MonitoringConfig: ['singleSignOn'],
+    'MonitoringConfig.singleSignOn': ['displayName', 'loginPath'],
   };
 
   beforeAll(async () => {

@@ -27,6 +27,9 @@ describe('operator audit: records survive a restart and are cut by retention', (
     try {
       let s = await served(store, T0);
       const token = (await signIn(s)).body.token as string;
+      // Records are written after each answer: the first is kept before the second sign-in, so that
+      // their order (same time, newest id first) is that of the sign-ins on every store.
+      await waitFor(async () => (await records(s, token)).totalCount === 1, 10_000, 'the first record', 20);
       expect((await signIn(s, 'intruder', 'nope')).status).toBe(401);
       await waitFor(async () => (await records(s, token)).totalCount === 2, 10_000, 'two records', 20);
       await s.close();
