@@ -16,13 +16,8 @@ vi.mock('electron', () => rec.electron);
 describe('Electron wiring (src/main/index.ts) against a recording electron module', () => {
   beforeAll(async () => {
     await import('../../src/main/index.js');
-    rec.emitReady();
-    const deadline = Date.now() + 10_000;
     // The window comes first; the services (and the tray) once the keychain answered.
-    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl || rec.trays.length === 0) {
-      if (Date.now() > deadline) throw new Error('the main window was not created');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await rec.startApp({ tray: true });
   });
   afterAll(async () => {
     rec.emitBeforeQuit();

@@ -16,12 +16,7 @@ describe('a packaged app ignores ELECTRON_RENDERER_URL', () => {
   beforeAll(async () => {
     process.env['ELECTRON_RENDERER_URL'] = EVIL;
     await import('../../src/main/index.js');
-    rec.emitReady();
-    const deadline = Date.now() + 10_000;
-    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl) {
-      if (Date.now() > deadline) throw new Error('the main window was not created');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await rec.startApp();
   });
   afterAll(async () => {
     delete process.env['ELECTRON_RENDERER_URL'];

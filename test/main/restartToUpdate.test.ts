@@ -17,12 +17,7 @@ vi.mock('electron', () => rec.electron);
 describe('restart to update', () => {
   beforeAll(async () => {
     await import('../../src/main/index.js');
-    rec.emitReady();
-    const deadline = Date.now() + 10_000;
-    while (rec.windows.length === 0 || !rec.windows[0]!.loadedUrl) {
-      if (Date.now() > deadline) throw new Error('the main window was not created');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await rec.startApp();
   });
   afterAll(async () => {
     rec.emitBeforeQuit();
