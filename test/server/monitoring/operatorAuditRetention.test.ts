@@ -55,8 +55,9 @@ describe('operator audit: records survive a restart and are cut by retention', (
       const after = (await signIn(s)).body.token as string;
       const cut = await waitFor(async () => {
         const page = await records(s, after);
-        return page.items.every((r) => Date.parse(r.atUtc) > T0) ? page : undefined;
-      }, 10_000, 'the old records to be pruned', 20);
+        // Pruned at start; this start's sign-in is written after its answer, so both are awaited.
+        return page.totalCount === 2 && page.items.every((r) => Date.parse(r.atUtc) > T0) ? page : undefined;
+      }, 10_000, 'the old records to be pruned and the new sign-in kept', 20);
       expect(cut.items.map((r) => r.atUtc)).toEqual([new Date(T0 + 95 * DAY).toISOString(), new Date(T0 + 10 * DAY).toISOString()]);
       await s.close();
 
@@ -65,7 +66,7 @@ describe('operator audit: records survive a restart and are cut by retention', (
       const last = (await signIn(s)).body.token as string;
       const short = await waitFor(async () => {
         const page = await records(s, last);
-        return page.items.every((r) => Date.parse(r.atUtc) > T0 + 10 * DAY) ? page : undefined;
+        return page.totalCount === 2 && page.items.every((r) => Date.parse(r.atUtc) > T0 + 10 * DAY) ? page : undefined;
       }, 10_000, 'the 30-day cut', 20);
       expect(short.items.map((r) => r.atUtc)).toEqual([new Date(T0 + 100 * DAY).toISOString(), new Date(T0 + 95 * DAY).toISOString()]);
       await s.close();
