@@ -1,14 +1,15 @@
+import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
 import type { TaskStatus } from '../../../contracts/task.js';
 import { cancelStatusRefusal, scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
-import { auditsTransition, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import { auditsTransition, type OperationRow } from './OperationRow.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
 /**
  * Cancel: the schedule becomes Cancelled (terminal, its halt dropped), its Pending, Queued and
  * WaitingQueue occurrences Cancelled; running occurrences finish. The schedule row is locked.
  */
-export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: number): Promise<StorageOperationResult> {
+export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: number): Promise<OperationResult> {
   const refusal = scheduleRowRefusal(row) ?? cancelStatusRefusal(row);
   if (refusal) return refusal;
   await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [row.status as TaskStatus], set: 'scheduled_at = NULL, halt = NULL', where: 'id = $1' }), [row.id]);

@@ -1,6 +1,7 @@
+import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
 import type { TaskState } from '../../EngineStore.js';
-import type { StoreOperationResult } from '../../EngineStore.js';
+
 import { actionRefusal } from '../../common/actionRefusal.js';
 import type { ManagedTaskRow } from '../../common/ManagedTaskRow.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../../TaskManagementStore.js';
@@ -27,7 +28,7 @@ const REQUEUE_SET = (now: string) => `scheduled_at = ${now}, attempt = 0, abando
 export function createPostgresTaskManagementStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): TaskManagementStore {
   return {
     retryTask: ({ id, now, actor }) =>
-      storage.transaction(async (c): Promise<StoreOperationResult> => {
+      storage.transaction(async (c): Promise<OperationResult> => {
         const row = (await selectManaged(c, [id]))[0];
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };
         const refusal = actionRefusal('retry', row);

@@ -1,8 +1,7 @@
+import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
-import type {
-  MaterializeInput, MaterializeResult, NewOccurrence, ScheduleRow, ScheduleStore, StoreOperationResult, UpsertInput,
-} from '../../EngineStore.js';
+import type { MaterializeInput, MaterializeResult, NewOccurrence, ScheduleRow, ScheduleStore, UpsertInput } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import { cancelStatusRefusal, noSuchTask } from '../../common/scheduleOperationRefusals.js';
@@ -166,7 +165,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
       }),
 
     cancel: (id, now) =>
-      storage.transaction(async (c): Promise<StoreOperationResult> => {
+      storage.transaction(async (c): Promise<OperationResult> => {
         const fresh = (await c.query<ScheduleRow>(`SELECT ${COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [id])).rows[0];
         if (!fresh) return noSuchTask();
         const refused = cancelStatusRefusal(fresh);
@@ -185,7 +184,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
 
     // The same operation as the monitoring's own (serve --database): one implementation.
     requeueOccurrence: (occurrenceId, now) =>
-      storage.transaction(async (c): Promise<StoreOperationResult> => {
+      storage.transaction(async (c): Promise<OperationResult> => {
         const result = await pgRequeueOccurrence(c, occurrenceId, now);
         if (result.status === 'Succeeded') await onWritten(c);
         return result;
