@@ -3,6 +3,7 @@ import type { PoolClient } from 'pg';
 import { toIso } from '../../common/time.js';
 import { resumeStatusRefusal, scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
 import type { OperationRow } from './OperationRow.js';
+import { releaseHalt } from '../schedules/releaseHalt.js';
 
 /**
  * Resume from a process without a local engine: releases the halt (cursor and backlog kept); the
@@ -12,8 +13,7 @@ import type { OperationRow } from './OperationRow.js';
 export async function pgReleaseHalt(c: PoolClient, row: OperationRow): Promise<OperationResult> {
   const refusal = scheduleRowRefusal(row) ?? resumeStatusRefusal(row);
   if (refusal) return refusal;
-  const releasedHalt = row.halt !== null;
-  if (releasedHalt) await c.query(`UPDATE tasks SET halt = NULL WHERE id = $1`, [row.id]);
+  const releasedHalt = await releaseHalt(c, row.id);
   const result: OperationResult = {
     status: 'Succeeded',
     message: releasedHalt

@@ -8,6 +8,9 @@ import { cancelStatusRefusal, noSuchTask } from '../../common/scheduleOperationR
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
+import { cancelOpenOccurrences } from './cancelOpenOccurrences.js';
+import { cancelSchedule, scheduleCancelledMessage } from './cancelSchedule.js';
+import { releaseHalt } from './releaseHalt.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
   schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
@@ -61,25 +64,6 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
       ],
     );
     return rows[0]!.written;
-  }
-
-  async function cancelOpenOccurrences(c: PoolClient, scheduleId: string, now: number, which?: (o: { id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }) => boolean) {
-    const { rows } = await c.query<{ id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }>(
-      `SELECT id, nominal_slot_at, schedule_version, audit_level FROM tasks
-        WHERE parent_task_id = $1 AND status IN ('Pending', 'Queued', 'WaitingQueue') FOR UPDATE SKIP LOCKED`,
-      [scheduleId],
-    );
-    const chosen = which ? rows.filter(which) : rows;
-    if (chosen.length === 0) return 0;
-    const res = await c.query<{ id: string; audit_level: AuditLevel }>(
-      taskStatusUpdate({
-        writer: 'cancelOpenOccurrences', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL',
-        where: 'id = ANY($1::text[])', returning: 't.id, t.audit_level',
-      }),
-      [chosen.map((o) => o.id)],
-    );
-    await insertStatusAudits(c, res.rows.map((r) => ({ taskId: r.id, level: r.audit_level, at: now, status: 'Cancelled' as const })));
-    return res.rows.length;
   }
 
   return {
@@ -170,17 +154,11 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         if (!fresh) return noSuchTask();
         const refused = cancelStatusRefusal(fresh);
         if (refused) return refused;
-        await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [fresh.status], set: 'scheduled_at = NULL, halt = NULL', where: 't.id = $1' }), [id]);
-        await insertStatusAudits(c, [{ taskId: id, level: fresh.audit_level, at: now, status: 'Cancelled' }]);
-        const cancelled = await cancelOpenOccurrences(c, id, now);
-        return { status: 'Succeeded', message: `Schedule cancelled; ${cancelled} pending occurrence(s) cancelled, running ones finish.`, taskId: id };
+        const cancelled = await cancelSchedule(c, fresh, now);
+        return { status: 'Succeeded', message: scheduleCancelledMessage(cancelled), taskId: id };
       }),
 
-    releaseHalt: (id) =>
-      storage.transaction(async (c) => {
-        const res = await c.query(`UPDATE tasks SET halt = NULL WHERE id = $1 AND halt IS NOT NULL`, [id]);
-        return (res.rowCount ?? 0) === 1;
-      }),
+    releaseHalt: (id) => storage.transaction((c) => releaseHalt(c, id)),
 
     // The same operation as the monitoring's own (serve --database): one implementation.
     requeueOccurrence: (occurrenceId, now) =>
