@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { z } from 'zod';
-import { readJsonFile } from '../files/readJsonFile.js';
-import { writeFileAtomic } from '../files/writeFileAtomic.js';
-import { defaultCloseToTray } from '../window/closeBehaviour.js';
+import { readJsonFile } from './files/readJsonFile.js';
+import { writeFileAtomic } from './files/writeFileAtomic.js';
+import { defaultCloseToTray } from './window/closeBehaviour.js';
 
 export const PREFERENCES_FILE = 'preferences.json';
 
