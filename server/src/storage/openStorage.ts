@@ -40,8 +40,11 @@ export type OpenStorageOptions = ({ backend: 'sqlite' } & OpenSqliteStorageOptio
 export interface StorageParts {
   readonly backend: 'sqlite' | 'postgres';
   readonly storage: SqliteStorage | PostgresStorage;
-  /** The engine's store (SQLite: one per connection; PostgreSQL: one per engine instance). */
-  engineStore(options?: PostgresEngineStoreOptions): EngineStore;
+  /**
+   * The engine's store (SQLite: one per connection; PostgreSQL: one per engine instance, `options`
+   * its lease and instance settings). `dispose` after the engine stopped (PostgreSQL: ends the lease).
+   */
+  engineStore(options?: PostgresEngineStoreOptions): EngineStore & { dispose(): Promise<void> };
   /** The monitoring reads. */
   monitoringStore(): MonitoringStore;
   /** The operator audit table, and whether this process may append to it (undefined: the schema has none). */
@@ -83,7 +86,7 @@ export function storageParts(storage: SqliteStorage | PostgresStorage): StorageP
   return {
     backend: 'sqlite',
     storage,
-    engineStore: () => createSqliteEngineStore(storage),
+    engineStore: () => Object.assign(createSqliteEngineStore(storage), { dispose: async () => undefined }),
     monitoringStore: () => createSqliteMonitoringStore(storage.db),
     operatorAudit: () => openAuditStore(undefined, storage.db),
     scheduleOperations: () => undefined,
