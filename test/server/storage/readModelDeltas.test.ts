@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { COUNTERS } from '../../../server/src/storage/postgres/readModels/readModelDeltas.js';
+import { COUNTERS } from '../../../server/src/storage/common/readModels/counters.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
-// PostgreSQL's read-model deltas come from one description (readModelDeltas.ts): the statement
-// triggers are generated from it (migration 13) as the fast commit's deltas are, so every counter
+// PostgreSQL's read-model deltas come from one description (common/readModels/counters.ts): the statement
+// triggers are generated from it (readModelTriggerFunctions.ts, installed by migration 13) as the fast commit's deltas are, so every counter
 // listed there is appended by the triggers, and a plain UPDATE's finished run reaches all of them.
 
 describe('read-model deltas from one description (PostgreSQL)', () => {

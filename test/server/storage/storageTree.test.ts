@@ -26,7 +26,7 @@ const BACKEND_ONLY_FOLDERS: Record<'sqlite' | 'postgres', Record<string, string>
 const PREPARED = 'SQLite prepares one statement per row shape and runs it per row; PostgreSQL does the same step as part of a set-based statement';
 const SPLIT_SCHEDULES = `${PREPARED}, inside schedules/createPostgresScheduleStore.ts.`;
 const SHARED_SCHEDULE_WRITES = 'written once for the schedule store and the storage operations of a process without an engine (management/); SQLite writes them inside its schedule store (setScheduleStatus.ts, setScheduleHalt.ts, cancelNotStartedTask.ts).';
-const TRIGGERS = 'SQLite keeps the read models from code (per-transaction deltas, one task writer); PostgreSQL keeps them by statement triggers (readModels/readModelDeltas.ts).';
+const TRIGGERS = 'SQLite keeps the read models from code (per-transaction deltas, one task writer); PostgreSQL keeps them by statement triggers (readModels/readModelTriggerFunctions.ts); both from common/readModels/counters.ts.';
 
 /** Files only one backend has, by path under its tree, with the reason. */
 const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> = {
@@ -104,6 +104,7 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'schedules/releaseHalt.ts': SHARED_SCHEDULE_WRITES,
     'monitoring/postgresMonitoringSource.ts': 'monitoring with no engine in the process: schedule operations and events through the database.',
     'readModels/runBucketDeltaInsert.ts': 'the fast commit\'s own run-bucket deltas (its triggers step aside).',
+    'readModels/readModelTriggerFunctions.ts': 'the live trigger functions of tasks, generated from common/readModels/counters.ts; SQLite keeps the same counters in code.',
     'tasks/SqlParams.ts': 'numbered placeholders ($n) collected while a statement is built.',
     'tasks/fastCommit.ts': 'claim, start and end of short runs in one statement; SQLite\'s are tasks/claimTasksAtOnce.ts and tasks/startAndEndRuns.ts.',
   },

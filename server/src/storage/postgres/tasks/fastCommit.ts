@@ -5,6 +5,7 @@ import { auditAllows } from '../../common/auditAllows.js';
 import { checkTransition } from '../../common/statusTransitions.js';
 import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
 import { SqlParams } from './SqlParams.js';
+import type { Counter } from '../../common/readModels/counters.js';
 import { FAILED_CTE, deltaInsertCtes } from '../readModels/readModelDeltas.js';
 import { claimable, countTakeover, splitTakeovers, type ClaimedRow } from './claimTasks.js';
 
@@ -68,7 +69,11 @@ interface RunChange {
 export async function fastCommit(
   c: Pick<PoolClient, 'query'>,
   b: CommitBatch,
-  ctx: { instanceId: string; wakeChannel: string; wakeOrigin: string; asyncCommit: boolean; maxAbandoned: number },
+  ctx: {
+    instanceId: string; wakeChannel: string; wakeOrigin: string; asyncCommit: boolean; maxAbandoned: number;
+    /** The counters whose deltas it appends: the description's (COUNTERS) unless given, as the triggers installed. */
+    counters?: readonly Counter[];
+  },
 ): Promise<CommitOutcome & { abandonedClaims: string[] }> {
   const p = new SqlParams();
   const runs = b.completeRuns;
@@ -186,7 +191,7 @@ export async function fastCommit(
     ctes.push(`audits AS (INSERT INTO status_audit (task_id, updated_at, new_status, exception)
       ${audits.join('\n      UNION ALL ')})`);
   }
-  ctes.push(...readModelDeltas(starts.length > 0, runs.length > 0, runs.some(counts), runs.some((r) => counts(r) && r.outcome === 'Failed')));
+  ctes.push(...readModelDeltas(starts.length > 0, runs.length > 0, runs.some(counts), runs.some((r) => counts(r) && r.outcome === 'Failed'), ctx.counters));
   // The UPDATE triggers step aside (this statement appended the deltas above); transaction-local settings.
   ctes.push(`sync AS (SELECT set_config('synchronous_commit', ${p.add(ctx.asyncCommit ? 'off' : 'on')}, true)
                         || set_config('${DELTAS_WRITTEN_SETTING}', 'on', true) AS v)`);
@@ -217,13 +222,13 @@ export async function fastCommit(
 
 /**
  * The read-model deltas of a fast commit, built from the description the UPDATE triggers are
- * generated from (`readModelDeltas.ts`): task counters
+ * generated from (`common/readModels/counters.ts`): task counters
  * (a start moves Queued → InProgress, a run end InProgress → its status; old side negative, new
  * side positive, netted per group; a reservation moves nothing), and for each finished run
  * (run_count went up) its run bucket, failure group and queue throughput. The columns read are
  * the rows' values after the update.
  */
-function readModelDeltas(hasStarts: boolean, hasRuns: boolean, mayRun: boolean, mayFail: boolean): string[] {
+function readModelDeltas(hasStarts: boolean, hasRuns: boolean, mayRun: boolean, mayFail: boolean, counters?: readonly Counter[]): string[] {
   const moves: string[] = [];
   if (hasStarts) {
     moves.push(`SELECT queue, type, 'Queued'::text AS status, is_recurring, is_occurrence, created_at, -1 AS n FROM begun`);
@@ -236,13 +241,13 @@ function readModelDeltas(hasStarts: boolean, hasRuns: boolean, mayRun: boolean, 
   if (moves.length === 0) return [];
   const ctes = [`moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED (${moves.join(' UNION ALL ')})`];
   // Run buckets and throughput only when a run may have counted (not every end was a cancel), failure groups only when one may have failed.
-  if (!hasRuns || !mayRun) return [...ctes, ...deltaInsertCtes(['moves'])];
+  if (!hasRuns || !mayRun) return [...ctes, ...deltaInsertCtes(['moves'], counters)];
   return [
     ...ctes,
     `ran AS MATERIALIZED (SELECT id, type, queue, last_execution_at, last_outcome, execution_time_ms, last_exception AS exception
        FROM done WHERE counts = 1 AND last_execution_at IS NOT NULL)`,
     ...(mayFail ? [FAILED_CTE] : []),
-    ...deltaInsertCtes(mayFail ? ['moves', 'ran', 'failed'] : ['moves', 'ran']),
+    ...deltaInsertCtes(mayFail ? ['moves', 'ran', 'failed'] : ['moves', 'ran'], counters),
   ];
 }
 

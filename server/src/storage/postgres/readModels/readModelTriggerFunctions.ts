@@ -1,0 +1,55 @@
+import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
+import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAside.js';
+import { TYPE_HANDLERS } from '../migrations/002_readModels.js';
+import { FAILED_CTE, deltaStatement } from './readModelDeltas.js';
+
+/**
+ * The live trigger functions of `tasks` that append the read-model deltas, generated from the one
+ * description of the counters (`common/readModels/counters.ts`): one statement per trigger. The
+ * triggers themselves (migration 2) call these functions by name; migrations only install this
+ * text (migration 13 first; a change to the counters is installed by a new migration that runs
+ * `pgReadModelTriggerFunctions()` again, after creating a new counter's tables).
+ */
+
+/** The columns of `moves` from task rows `r`, entering (n = 1) or leaving (n = -1) their group. */
+const moveColumns = (r: string, n: number) =>
+  `${r}.queue, ${r}.type, ${r}.status, ${r}.is_recurring, (${r}.parent_task_id IS NOT NULL)::int, ${r}.created_at, ${n}`;
+const MOVES = 'moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED';
+/** An updated row whose status group changed (old and new side by side as o and n). */
+const REGROUPED = `o.status IS DISTINCT FROM n.status OR o.queue IS DISTINCT FROM n.queue OR o.type IS DISTINCT FROM n.type
+      OR o.is_recurring IS DISTINCT FROM n.is_recurring OR o.parent_task_id IS DISTINCT FROM n.parent_task_id
+      OR o.created_at IS DISTINCT FROM n.created_at`;
+const UPDATED = 'old_rows o JOIN new_rows n ON n.id = o.id';
+
+const fn = (name: string, body: string) => `
+CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
+BEGIN
+${body}
+  RETURN NULL;
+END $fn$;
+`;
+
+/** The trigger functions of `tasks` that append read-model deltas, for `counters` (every counter of the description by default). */
+export function pgReadModelTriggerFunctions(counters: readonly Counter[] = COUNTERS): string {
+  const inserted = deltaStatement([`${MOVES} (SELECT ${moveColumns('r', 1)} FROM new_rows r)`], ['moves'], counters);
+  const deleted = deltaStatement([`${MOVES} (SELECT ${moveColumns('r', -1)} FROM old_rows r)`], ['moves'], counters);
+  const updated = deltaStatement(
+    [
+      `${MOVES} (SELECT ${moveColumns('o', -1)} FROM ${UPDATED} WHERE ${REGROUPED}
+        UNION ALL SELECT ${moveColumns('n', 1)} FROM ${UPDATED} WHERE ${REGROUPED})`,
+      `ran AS MATERIALIZED (SELECT n.id, n.type, n.queue, n.last_execution_at, n.last_outcome, n.execution_time_ms, n.exception
+        FROM ${UPDATED} WHERE n.run_count > o.run_count AND n.last_execution_at IS NOT NULL)`,
+      FAILED_CTE,
+    ],
+    ['moves', 'ran', 'failed'],
+    counters,
+  );
+  return [
+    fn('svc_tasks_inserted', `  ${inserted}\n${TYPE_HANDLERS('new_rows')}`),
+    fn('svc_tasks_deleted', `  ${deleted}`),
+    // The UPDATE trigger steps aside for a statement that appended its own deltas (migration 5).
+    fn('svc_tasks_updated', `  IF current_setting('${DELTAS_WRITTEN_SETTING}', true) = 'on' THEN RETURN NULL; END IF;
+  ${updated}
+${TYPE_HANDLERS(`(SELECT n.type, n.handler FROM ${UPDATED} WHERE o.type IS DISTINCT FROM n.type OR o.handler IS DISTINCT FROM n.handler)`)}`),
+  ].join('');
+}
