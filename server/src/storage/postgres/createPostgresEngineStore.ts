@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
 import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../common/abandonedRuns.js';
+import type { Counter } from '../common/readModels/counters.js';
 import type { CommitBatch, CommitOutcome, EngineStore, LeaseState, RecoverInput } from '../EngineStore.js';
 import type { TaskManagementStore } from '../TaskManagementStore.js';
 import type { PostgresStorage } from './PostgresStorage.js';
@@ -49,6 +50,12 @@ export interface PostgresEngineStoreOptions {
    * tasks run again (at-least-once delivery, as after an engine crash), never lose a task.
    */
   synchronousRunCommits?: boolean;
+  /**
+   * The read-model counters whose deltas the fast commit appends: those the database's triggers
+   * were installed with (default: the description's, COUNTERS). A test that installs a fixture
+   * description gives the same list here.
+   */
+  readModelCounters?: readonly Counter[];
 }
 
 /** The PostgreSQL EngineStore plus what a multi-instance store adds: its instance id, lease recovery, disposal. */
@@ -107,6 +114,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     if (!afterLoss && isFastCommit(b)) {
       return withClient(storage.pool, (c) => fastCommit(c, b, {
         instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false, maxAbandoned,
+        ...(options.readModelCounters !== undefined ? { counters: options.readModelCounters } : {}),
       }));
     }
     return inTransaction(storage.pool, async (c) => {

@@ -91,6 +91,7 @@ export function applyReadModelDeltas(db: Database, d: ReadModelDeltas): void {
       ON CONFLICT (bucket, queue) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
     preparedStatement(db, 'DELETE FROM stat_queue_finished_10s WHERE bucket < ?').run(d.newestThroughputBucket! - THROUGHPUT_KEEP);
   }
+  if (d.accumulated !== null) for (const a of [...d.accumulated.moves, ...d.accumulated.ran, ...d.accumulated.failed]) a.apply(db);
   writeSearchRows(db, d);
   if (d.typeHandlers.size > 0) {
     inChunks(db, 'monitor_type_handlers', [...d.typeHandlers.values()], (n) => `INSERT OR IGNORE INTO monitor_type_handlers (type, handler) VALUES ${rows(n, '(?, ?)')}`,

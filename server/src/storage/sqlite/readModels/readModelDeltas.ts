@@ -1,6 +1,10 @@
+import type { Counter } from '../../common/readModels/counters.js';
 import { failureFingerprint } from '../functions/failureFingerprint.js';
 import type { FailureGroupRow } from '../../common/failureGroupRows.js';
 import { initialStatusAllowed, reportRefusedTransition, transitionAllowed } from '../../common/statusTransitions.js';
+import { bucketOf, CounterAccumulator } from './counterAccumulator.js';
+
+export { bucketOf };
 
 /** The columns of a task row that place it in the read models' groups. */
 export interface TaskGroup {
@@ -74,11 +78,6 @@ const DAY = 86_400_000;
 const THROUGHPUT_BUCKET = 10_000;
 /** Throughput buckets kept behind the newest one (two minutes). */
 export const THROUGHPUT_KEEP = 12;
-
-/** The bucket SQL computes for `ms / size`: integer division for integers (as the rebuild queries do). */
-export function bucketOf(ms: number, size: number): number {
-  return Number.isInteger(ms) ? Math.trunc(ms / size) : ms / size;
-}
 
 /**
  * Every status change on SQLite is recorded here (the read models depend on it), so this is where
@@ -163,13 +162,28 @@ export class ReadModelDeltas {
   checkTransitions = true;
   /** Net change of Queued rows per queue (admission reads the count before the deltas are written). */
   private readonly queuedByQueue = new Map<string, number>();
+  /**
+   * The counters of the description not kept in the maps above (keptCounters.ts), each by an
+   * accumulator built from its entry, by source; null when there are none (the usual case).
+   */
+  readonly accumulated: { moves: CounterAccumulator[]; ran: CounterAccumulator[]; failed: CounterAccumulator[] } | null;
+
+  constructor(counters: readonly Counter[] = []) {
+    if (counters.length === 0) {
+      this.accumulated = null;
+      return;
+    }
+    const of = (source: Counter['source']) => counters.filter((c) => c.source === source).map((c) => new CounterAccumulator(c));
+    this.accumulated = { moves: of('moves'), ran: of('ran'), failed: of('failed') };
+  }
 
   /** Whether nothing was recorded. */
   get empty(): boolean {
     return (
       this.tasks.size === 0 && this.runsHour.size === 0 && this.failuresHour.size === 0 && this.throughput.size === 0 &&
       this.searchInserts.size === 0 && this.bulkInsertedAfterRowid === null && this.searchUpdates.size === 0 && this.searchRegroups.size === 0 &&
-      this.searchKeyUpdates.size === 0 && this.typeHandlers.size === 0
+      this.searchKeyUpdates.size === 0 && this.typeHandlers.size === 0 &&
+      (this.accumulated === null || [...this.accumulated.moves, ...this.accumulated.ran, ...this.accumulated.failed].every((a) => a.groups.size === 0))
     );
   }
 
@@ -293,6 +307,18 @@ export class ReadModelDeltas {
     if (t) t[2]++;
     else this.throughput.set(key, [bucket, run.queue, 1]);
     if (this.newestThroughputBucket === null || bucket > this.newestThroughputBucket) this.newestThroughputBucket = bucket;
+    const acc = this.accumulated;
+    if (acc !== null) {
+      const fact = {
+        id: run.taskId, type: run.type, queue: run.queue, last_execution_at: run.endedAt, last_outcome: run.outcome,
+        execution_time_ms: run.executionTimeMs, exception: run.exception,
+      };
+      for (const a of acc.ran) a.add(fact);
+      if (run.outcome === 'Failed' && acc.failed.length > 0) {
+        const failed = { id: run.taskId, type: run.type, last_execution_at: run.endedAt, fingerprint: failureFingerprint(run.exception) };
+        for (const a of acc.failed) a.add(failed);
+      }
+    }
   }
 
   /**
@@ -344,6 +370,10 @@ export class ReadModelDeltas {
     this.created(inStatus(this.createdHour, status), k.hour, k.hourKey, g.type, status, n);
     this.created(inStatus(this.createdDay, status), k.day, k.dayKey, g.type, status, n);
     if (status === 'Queued') this.queuedByQueue.set(g.queue, (this.queuedByQueue.get(g.queue) ?? 0) + n);
+    if (this.accumulated !== null) {
+      const fact = { queue: g.queue, type: g.type, status, is_recurring: g.is_recurring, is_occurrence: g.is_occurrence, created_at: g.created_at, n };
+      for (const a of this.accumulated.moves) a.add(fact);
+    }
   }
 
   private created(map: Map<string, [number, string, string, number]>, bucket: number, key: string, type: string, status: string, n: number): void {

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { applyReadModelDeltas } from './applyReadModelDeltas.js';
+import { accumulatedCounters } from './keptCounters.js';
 import { ReadModelDeltas } from './readModelDeltas.js';
 
 /** Runs `work` in one immediate transaction; see `createTaskWriter`. */
@@ -33,7 +34,7 @@ export function taskWriter(db: Database): TaskWriter {
     writes.set(db, count);
     const tx = db.transaction((work: (deltas: ReadModelDeltas) => unknown) => {
       count.n++;
-      const deltas = new ReadModelDeltas();
+      const deltas = new ReadModelDeltas(accumulatedCounters(db));
       const result = work(deltas);
       applyReadModelDeltas(db, deltas);
       return result;
