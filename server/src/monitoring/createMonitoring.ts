@@ -9,6 +9,7 @@ import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
 import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
 import { createAlerting, type Alerting } from './alerts/createAlerting.js';
 import { postgresLeadership } from './alerts/alertLeadership.js';
+import { openAlertStateStore } from './alerts/openAlertStateStore.js';
 import { createApiRouter } from './apiRouter.js';
 import { openAuditStore } from './audit/openAuditStore.js';
 import { OperatorAuditLog } from './audit/OperatorAuditLog.js';
@@ -168,6 +169,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
           store,
           engine: source.engine,
           ...(pgStorage ? { events: engine, leadership: postgresLeadership(pgStorage) } : {}),
+          states: openAlertStateStore(pgStorage, pgStorage ? undefined : sqliteDbOf(source)),
           publicUrl: options.publicUrl,
           logger: options.logger,
           now: options.now,
