@@ -161,14 +161,16 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   audit.start();
   const ready = Promise.resolve();
   // Per-process families read this process's engine only (on PostgreSQL the monitoring's engine
-  // view also relays other instances' events); the gauges read the store.
+  // view also relays other instances' events); the gauges read the store. On PostgreSQL one
+  // instance (an advisory lock) evaluates the cluster's alert rules and exports the store's gauges.
+  const leadership = pgStorage && (options.alerts.length > 0 || options.enableMetrics) ? postgresLeadership(pgStorage) : undefined;
   alerting =
     options.alerts.length > 0
       ? createAlerting({
           rules: options.alerts,
           store,
           engine: source.engine,
-          ...(pgStorage ? { events: engine, leadership: postgresLeadership(pgStorage) } : {}),
+          ...(pgStorage ? { events: engine, leadership } : {}),
           states: openAlertStateStore(pgStorage, pgStorage ? undefined : sqliteDbOf(source)),
           publicUrl: options.publicUrl,
           logger: options.logger,
@@ -178,7 +180,15 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const alerts = alerting;
   if (alerts) ctx.alertStats = () => alerts.stats();
   metrics = options.enableMetrics
-    ? createMetrics({ store, engine: source.engine, hub, alerts: alerting, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
+    ? createMetrics({
+        store,
+        engine: source.engine,
+        hub,
+        alerts: alerting,
+        typeLabelLimit: options.metricsTypeLabelLimit,
+        now: options.now,
+        ...(leadership && { storeGauges: () => leadership.isLeader() }),
+      })
     : undefined;
 
   base.use('/hub', (req, res, next) => {
@@ -228,6 +238,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       await audit.close();
       metrics?.close();
       await alerting?.close();
+      await leadership?.close();
       if (hub) await hub.close();
     },
   };
