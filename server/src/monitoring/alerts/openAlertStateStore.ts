@@ -2,8 +2,8 @@ import type { Database } from 'better-sqlite3';
 import type { AlertStateStore } from '../../storage/AlertStateStore.js';
 import { createAlertStateStore } from '../../storage/common/alerts/alertStateRows.js';
 import type { PostgresStorage } from '../../storage/postgres/PostgresStorage.js';
-import { postgresReadDb } from '../../storage/postgres/postgresReadDb.js';
-import { sqliteReadDb } from '../../storage/sqlite/sqliteReadDb.js';
+import { postgresReadDb } from '../../storage/postgres/monitoring/postgresReadDb.js';
+import { sqliteReadDb } from '../../storage/sqlite/monitoring/sqliteReadDb.js';
 
 /**
  * The alert states of the monitoring's store: PostgreSQL's, or the SQLite file's when it has the
