@@ -9,6 +9,10 @@ import { cancelStatusRefusal, noSuchTask } from '../../common/scheduleOperationR
 import { insertStatusAudits } from './statusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
 import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
+import { insertCompactOccurrences, scheduleRefs, type CompactParent } from '../sql/schedules/insertCompactOccurrences.js';
+import { selectLastRunNumber } from '../sql/schedules/selectLastRunNumber.js';
+import { withoutWrittenSlots } from '../sql/schedules/withoutWrittenSlots.js';
+import { spillPendingOccurrences } from '../sql/spillPendingOccurrences.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
   schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
@@ -17,14 +21,14 @@ const IS_SCHEDULE = `is_recurring = 1 AND occurrence_mode = 'Durable' AND parent
 const PENDING_AUDITED = (['Full', 'ErrorsOnly', 'None'] as const).filter((level) => auditAllows(level, null));
 const isScheduleRow = (r: ScheduleRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
 
-const lastRunNumber = async (c: PoolClient, id: string) =>
-  (await c.query<{ n: number }>(`SELECT run_number AS n FROM tasks WHERE parent_task_id = $1 ORDER BY nominal_slot_at DESC LIMIT 1`, [id])).rows[0]?.n ?? 0;
+const lastRunNumber = selectLastRunNumber;
 
 /**
  * The durable schedules' operations on PostgreSQL. Materialization claims schedule rows with
  * FOR UPDATE SKIP LOCKED (a schedule another instance is materializing is skipped, then re-read
  * fresh next time) and inserts occurrences ON CONFLICT on the unique (parent, slot) index: one
- * occurrence per slot whichever instance sees it.
+ * occurrence per slot whichever instance sees it. A catch-up (at least `compactFrom` missed
+ * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does.
  */
 export function createPostgresScheduleStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): ScheduleStore {
   const one = async (sql: string, params: unknown[]) => (await storage.query<ScheduleRow>(sql, params)).rows[0];
@@ -64,6 +68,29 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     return rows[0]!.written;
   }
 
+  /**
+   * Writes a transaction's occurrences in slot order (ids assigned in that order): compact when at
+   * least `compactFrom` of them stand for missed work (misfire kind CatchUp), the catch-up's few
+   * on-time slots included; otherwise as task rows. Slots their schedule already holds in the
+   * other form are dropped first (each form's unique slot index sees only its own table).
+   */
+  async function writeOccurrences(
+    c: PoolClient, collected: NewOccurrence[], handlers: Map<string, string>, compactFrom: number, now: number, newId: () => string,
+  ): Promise<number> {
+    if (collected.length === 0) return 0;
+    let missed = 0;
+    for (const o of collected) if (o.misfireKind === 'CatchUp') missed++;
+    const form = missed > 0 && missed >= compactFrom ? 'compact' : 'tasks';
+    const sink = await withoutWrittenSlots(c, collected, form === 'compact' ? 'tasks' : 'compact');
+    if (sink.length === 0) return 0;
+    sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
+    const ids = sink.map(() => newId());
+    if (form === 'tasks') return insertOccurrences(c, sink.map((o, i) => ({ ...o, id: ids[i]! })), now);
+    const refs = await scheduleRefs(c, [...handlers.keys()]);
+    const parents = new Map<string, CompactParent>([...handlers].map(([id, handler]) => [id, { ref: refs.get(id)!, handler }]));
+    return insertCompactOccurrences(c, sink, ids, parents);
+  }
+
   async function cancelOpenOccurrences(c: PoolClient, scheduleId: string, now: number, which?: (o: { id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }) => boolean) {
     const { rows } = await c.query<{ id: string; nominal_slot_at: number; schedule_version: number; audit_level: AuditLevel }>(
       `SELECT id, nominal_slot_at, schedule_version, audit_level FROM tasks
@@ -97,6 +124,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     materialize: <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
       storage.transaction(async (c) => {
         const sink: NewOccurrence[] = [];
+        const handlers = new Map<string, string>();
         const notes: T[] = [];
         let consumed = 0;
         const completed: { id: string; level: AuditLevel }[] = [];
@@ -112,6 +140,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
             await c.query(`UPDATE tasks SET halt = $1, scheduled_at = $2 WHERE id = $3`, [JSON.stringify(w.halt), w.nextSlotAt, row.id]);
           } else {
             sink.push(...w.occurrences);
+            if (w.occurrences.length > 0) handlers.set(row.id, row.handler);
             await c.query(
               taskStatusUpdate({
                 writer: 'materializeSchedule', to: { expr: '$3', statuses: ['Pending', 'Completed'] }, from: ['Pending'],
@@ -124,8 +153,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           if (sink.length >= input.rowsPerTransaction) break;
         }
         await insertStatusAudits(c, completed.map((x) => ({ taskId: x.id, level: x.level, at: input.now, status: 'Completed' as const })));
-        sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
-        const written = await insertOccurrences(c, sink.map((o) => ({ ...o, id: input.newId() })), input.now);
+        const written = await writeOccurrences(c, sink, handlers, input.compactFrom ?? Number.POSITIVE_INFINITY, input.now, input.newId);
         if (written > 0) await onWritten(c);
         return { consumed, written, notes };
       }),
@@ -150,6 +178,8 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           return r.id;
         }
         const ch = decision.change;
+        // The schedule's compact occurrences read its row: they become task rows before it changes.
+        await spillPendingOccurrences(c, { scheduleId: ch.id });
         await c.query(
           taskStatusUpdate({
             writer: 'upsertSchedule', to: { expr: '$6', statuses: [ch.status] }, from: [existing?.status ?? ch.status],
@@ -171,6 +201,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         if (!fresh) return noSuchTask();
         const refused = cancelStatusRefusal(fresh);
         if (refused) return refused;
+        await spillPendingOccurrences(c, { scheduleId: id });
         await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [fresh.status], set: 'scheduled_at = NULL, halt = NULL', where: 't.id = $1' }), [id]);
         await insertStatusAudits(c, [{ taskId: id, level: fresh.audit_level, at: now, status: 'Cancelled' }]);
         const cancelled = await cancelOpenOccurrences(c, id, now);

@@ -3,6 +3,7 @@ import type { TaskStatus } from '../../../contracts/task.js';
 import { cancelStatusRefusal, scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
 import { auditsTransition, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
 import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
+import { spillPendingOccurrences } from '../sql/spillPendingOccurrences.js';
 
 /**
  * Cancel: the schedule becomes Cancelled (terminal, its halt dropped), its Pending, Queued and
@@ -11,6 +12,8 @@ import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
 export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: number): Promise<StorageOperationResult> {
   const refusal = scheduleRowRefusal(row) ?? cancelStatusRefusal(row);
   if (refusal) return refusal;
+  // Its compact occurrences become task rows first, then are cancelled as every open occurrence is.
+  await spillPendingOccurrences(c, { scheduleId: row.id });
   await c.query(taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [row.status as TaskStatus], set: 'scheduled_at = NULL, halt = NULL', where: 'id = $1' }), [row.id]);
   if (auditsTransition(row.audit_level)) {
     await c.query(`INSERT INTO status_audit (task_id, updated_at, new_status) VALUES ($1, $2, 'Cancelled')`, [row.id, nowMs]);
