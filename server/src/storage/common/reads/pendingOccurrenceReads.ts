@@ -52,9 +52,13 @@ export interface PendingOccurrenceReads {
 /** The compact-occurrence reads of a store, or undefined where it has none (SQLite before migration 15, PostgreSQL before 19). */
 export function pendingOccurrenceReads(db: ReadDb): PendingOccurrenceReads | undefined {
   if (!db.features.pendingOccurrences) return undefined;
-  const sql = `SELECT CASE WHEN EXISTS (SELECT 1 FROM pending_occurrences) THEN 1 ELSE 0 END AS e`;
+  const sql = `SELECT EXISTS (SELECT 1 FROM pending_occurrences) AS e`;
   const spanSql = `SELECT MIN(created_at) AS first, MAX(created_at) AS last FROM pending_occurrences`;
-  const present = async () => (await db.query<{ e: number }>(sql))[0]?.e === 1;
+  // SQLite answers 1 or 0, PostgreSQL a boolean.
+  const present = async () => {
+    const e = (await db.query<{ e: number | boolean }>(sql))[0]?.e;
+    return e === 1 || e === true;
+  };
   return {
     present,
     createdSpan: async () => {
