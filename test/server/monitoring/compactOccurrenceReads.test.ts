@@ -6,15 +6,13 @@ import type { MonitoringStore, TaskListFilter, TaskListQuery } from '../../../se
 import { createMonitoringStore } from '../../../server/src/storage/common/reads/createMonitoringStore.js';
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
 import { postgresReadDb } from '../../../server/src/storage/postgres/postgresReadDb.js';
-import { spillPendingOccurrences as spillPg, type SpillSelection } from '../../../server/src/storage/postgres/sql/spillPendingOccurrences.js';
-import { spillPendingOccurrences as spillSqlite } from '../../../server/src/storage/sqlite/sql/spillPendingOccurrences.js';
-import { taskWriter } from '../../../server/src/storage/sqlite/sql/readModels/taskWriter.js';
 import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { openMonitoredStore, type MonitoredStore } from '../../fixtures/server/monitoredStore.js';
 import { getJson, insertTask, login, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { spillCompact, type SpillSelection } from '../../fixtures/server/spillCompact.js';
 
 // The same catch-up written twice, into two stores of the backend under test (SQLite files or
 // PostgreSQL schemas): once as compact occurrences
@@ -60,11 +58,7 @@ async function storageOf(t: MonitoredStore): Promise<SqliteStorage | PostgresSto
 }
 
 /** The selected compact occurrences turned into task rows, as a writer does first (either backend). */
-async function spill(t: MonitoredStore, sel: SpillSelection, limit?: number): Promise<number> {
-  const storage = await storageOf(t);
-  if ('db' in storage) return taskWriter(storage.db)((deltas) => spillSqlite(storage.db, deltas, sel, limit));
-  return storage.transaction((c) => spillPg(c, sel, limit));
-}
+const spill = async (t: MonitoredStore, sel: SpillSelection, limit?: number) => spillCompact(await storageOf(t), sel, limit);
 
 async function build(compactFrom: number): Promise<Built> {
   const t = openMonitoredStore();
