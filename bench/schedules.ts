@@ -28,12 +28,12 @@ import { createScheduleManager, type DurableScheduleManager } from '../server/sr
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
-import { sqliteReadDb } from '../server/src/storage/sqlite/sqliteReadDb.js';
+import { sqliteReadDb } from '../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 import { measureBacklogReads } from './backlogReads.js';
 import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenCompact, insertHandWrittenOccurrences, readCompactColumns, readOccurrenceColumns } from './schedulesFloor.js';
-import { spillPendingOccurrences } from '../server/src/storage/sqlite/sql/spillPendingOccurrences.js';
-import { taskWriter } from '../server/src/storage/sqlite/sql/readModels/taskWriter.js';
+import { spillPendingOccurrences } from '../server/src/storage/sqlite/schedules/spillPendingOccurrences.js';
+import { taskWriter } from '../server/src/storage/sqlite/readModels/taskWriter.js';
 import { scheduleInternals } from '../test/fixtures/scheduleInternals.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
@@ -171,9 +171,9 @@ async function benchSqlite(): Promise<void> {
 
 async function benchPostgres(): Promise<void> {
   const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
-  const { createPostgresEngineStore } = await import('../server/src/storage/postgres/engine/createPostgresEngineStore.js');
-  const { postgresReadDb } = await import('../server/src/storage/postgres/postgresReadDb.js');
-  const { spillPendingOccurrences } = await import('../server/src/storage/postgres/sql/spillPendingOccurrences.js');
+  const { createPostgresEngineStore } = await import('../server/src/storage/postgres/createPostgresEngineStore.js');
+  const { postgresReadDb } = await import('../server/src/storage/postgres/monitoring/postgresReadDb.js');
+  const { spillPendingOccurrences } = await import('../server/src/storage/postgres/schedules/spillPendingOccurrences.js');
   const { insertHandWrittenCompactPg, takeCompactRows } = await import('./schedulesFloorPostgres.js');
 
   interface OneInstance {

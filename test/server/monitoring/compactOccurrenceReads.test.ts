@@ -5,8 +5,8 @@ import { createScheduleManager } from '../../../server/src/engine/schedules/inde
 import type { MonitoringStore, TaskListFilter, TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
 import { createMonitoringStore } from '../../../server/src/storage/common/reads/createMonitoringStore.js';
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
-import { postgresReadDb } from '../../../server/src/storage/postgres/postgresReadDb.js';
-import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
+import { postgresReadDb } from '../../../server/src/storage/postgres/monitoring/postgresReadDb.js';
+import { sqliteReadDb } from '../../../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';

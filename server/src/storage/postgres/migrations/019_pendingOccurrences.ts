@@ -1,4 +1,4 @@
-import { deltaStatement } from '../readModelDeltas.js';
+import { deltaStatement } from '../readModels/readModelDeltas.js';
 
 /**
  * PostgreSQL migration 19: compact Pending occurrences, as SQLite's migrations 15 and 16 (the same
@@ -6,7 +6,7 @@ import { deltaStatement } from '../readModelDeltas.js';
  * both backends the same questions). A catch-up writes each occurrence as one small row naming its
  * schedule (its number in `occurrence_schedules`); it becomes a task row (its Pending audit and
  * search row written then) when it is due, or as soon as anything but a read touches it or its
- * schedule (`sql/spillPendingOccurrences.ts`).
+ * schedule (`schedules/spillPendingOccurrences.ts`).
  *
  * Differences from SQLite, each for the same rule:
  * - `seq` starts at 2^40, so it is above every task row's `seq` (the task list's insertion order):
