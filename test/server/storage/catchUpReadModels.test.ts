@@ -274,6 +274,33 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
     }
   }, 120_000);
 
+  it('PostgreSQL, compact: the same catch-up by two instances at once writes each slot once, counted as a rebuild counts it', async () => {
+    const database = await createTestDatabase('svc_catchup_compact2');
+    const open = () => openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });
+    const storages = [await open(), await open()];
+    const stores = storages.map((s) => createPostgresEngineStore(s));
+    try {
+      const clock = { now: T0 };
+      const managers = stores.map((s) => catchUpManager(s, clock, 50));
+      await upsertCatchUpSchedules(managers[0]!);
+      clock.now = T0 + DOWN;
+      const outcomes = await Promise.all(managers.map((m) => m.materializer.drain(clock.now)));
+      expect(outcomes[0]!.written + outcomes[1]!.written).toBe(2310);
+      const q = async (sql: string) => (await storages[0]!.query<Row>(sql)).rows;
+      expect(await q(`SELECT COUNT(*)::int AS n FROM pending_occurrences`)).toEqual([{ n: 2310 }]);
+      expect(await q(`SELECT COUNT(*)::int AS n, COUNT(DISTINCT (parent_task_id, nominal_slot_at))::int AS slots FROM (
+        SELECT parent_task_id, nominal_slot_at FROM tasks WHERE parent_task_id IS NOT NULL
+        UNION ALL SELECT parent_task_id, nominal_slot_at FROM pending_occurrence_tasks) AS o`)).toEqual([{ n: 2310, slots: 2310 }]);
+      const live = await snapshotReadModels(storages[0]!);
+      await storages[0]!.rebuildReadModels();
+      expect(await snapshotReadModels(storages[1]!)).toEqual(live);
+    } finally {
+      for (const s of stores) await s.dispose();
+      for (const s of storages) await s.close();
+      await database.drop();
+    }
+  }, 120_000);
+
   it('PostgreSQL: the same catch-up by two instances at once', async () => {
     const database = await createTestDatabase('svc_catchup_rm');
     const open = () => openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });
