@@ -2,7 +2,7 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, autoUpdater as nativeAutoUpdater, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
+import { app, autoUpdater as nativeAutoUpdater, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell, type Session } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync } from 'node:fs';
 import { arch, release } from 'node:os';
@@ -25,6 +25,7 @@ import { trayIconPaths } from './tray/trayIcons.js';
 import { summaryHeadline } from '../shared/environmentsSummary.js';
 import { LogFile } from './logging/LogFile.js';
 import { electronNetwork } from './network/electronNetwork.js';
+import type { AnswerProxyLogin } from './network/loginRequestFetch.js';
 import { buildAppMenuTemplate } from './window/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
 import { DesktopPreferencesFile } from './DesktopPreferencesFile.js';
@@ -82,6 +83,12 @@ if (!app.requestSingleInstanceLock()) {
   /** The last unread count: the inbox of the last run is restored before the tray exists. */
   let unread = 0;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
+  /**
+   * A proxy asked the environments' requests or the updater for credentials: the kept ones, else
+   * a prompt (the window comes forward with it). Before the services are up nobody can answer
+   * (the request gets its 407).
+   */
+  const answerProxyLogin: AnswerProxyLogin = async (info, attempt) => (services ? services.proxyLogin.credentials(info, attempt) : null);
   // Checks at start and every 12 hours; a downloaded version is installed on quit, or at once
   // from the restart notice.
   const updater = new ElectronAppUpdater({
@@ -89,6 +96,7 @@ if (!app.requestSingleInstanceLock()) {
     feed: resolveUpdateFeed({ packaged: app.isPackaged, env: process.env, resourcesPath: process.resourcesPath, exists: existsSync }),
     createEngine: () => electronUpdater.autoUpdater,
     log,
+    proxyLogin: (info, attempt) => answerProxyLogin(info, attempt),
     // The updated AppImage has a new name and the old file is gone: start at login and the
     // link handler follow it.
     onAppImageRenamed: (path) => {
@@ -260,7 +268,7 @@ if (!app.requestSingleInstanceLock()) {
     if (!authInfo.isProxy || !services) return;
     event.preventDefault();
     show();
-    services.proxyLogin.credentials(authInfo).then(
+    services.proxyLogin.credentials(authInfo, { scope: 'windows' }).then(
       (c) => (c ? callback(c.username, c.password) : callback()),
       (err: unknown) => {
         log.error('proxy login failed', err);
@@ -314,7 +322,8 @@ if (!app.requestSingleInstanceLock()) {
         loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
         safeStorage,
         // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
-        network: electronNetwork({ net, session }),
+        // net.request raises `login` for a proxy that asks (net.fetch does not): the keychain, then a prompt.
+        network: electronNetwork<Session>({ net, session }, answerProxyLogin),
         notifications,
         badge: {
           setUnreadCount: (n) => {
@@ -347,6 +356,7 @@ if (!app.requestSingleInstanceLock()) {
     services.summary.onSummary((summary) => tray?.setHeadline(summaryHeadline(summary)));
     services.summary.refreshEvery(5 * 60_000);
     services.onEvent((e) => {
+      if (e.type === 'proxyLogin') show();
       if (e.type === 'environments' || e.type === 'status') tray?.setEnvironments(services!.environments());
       if (e.type === 'environments') renderMenu();
     });

@@ -46,7 +46,7 @@ describe("an environment's redirect never carries its token to another address",
 
   for (const [stack, networkFor] of [
     ['Node', (e: Environment) => nodeNetwork(e)],
-    ["Electron's (net.fetch)", (e: Environment) => electronFor(e)],
+    ["Electron's (net.request)", (e: Environment) => electronFor(e)],
   ] as const) {
     it(`an API request on ${stack} stack fails with the redirect named; nothing reaches the other server`, async () => {
       const http = createHttpClient(`${host.origin}/svc-monitoring/api`, 5_000, networkFor(env()).http);
