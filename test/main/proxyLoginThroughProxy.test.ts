@@ -87,9 +87,14 @@ describe('behind an authenticating proxy (a private tinyproxy with BasicAuth on 
     beforeAll(() => {
       rec = createRecordingElectron(dir.dir, process.cwd());
       opened = [];
-      // The stand-in: Node's request with Chromium's events, forwarding to the real tinyproxy.
-      const through = nodeLoginRequest({ proxy: proxy.url });
-      rec.electron.net.request = (options) => (opened.push(options), through(options) as unknown as ReturnType<typeof rec.electron.net.request>);
+      // The stand-in: Node's request with Chromium's events, forwarding to the real tinyproxy; one
+      // per session, as each Chromium session has its own auth cache.
+      const bySession = new Map<unknown, ReturnType<typeof nodeLoginRequest>>();
+      rec.electron.net.request = (options) => {
+        opened.push(options);
+        if (!bySession.has(options.session)) bySession.set(options.session, nodeLoginRequest({ proxy: proxy.url }));
+        return bySession.get(options.session)!(options) as unknown as ReturnType<typeof rec.electron.net.request>;
+      };
       networkFor = electronNetwork(rec.electron as unknown as ElectronNetworkApi, electronAnswer);
     });
 

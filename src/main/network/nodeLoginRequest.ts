@@ -48,7 +48,13 @@ function readAll(res: IncomingMessage): Promise<Buffer> {
  * redirect raises `redirect` and is not followed.
  */
 export function nodeLoginRequest(options: NodeLoginRequestOptions = {}): OpenLoginRequest {
-  return ({ method, url }) => new NodeLoginRequest(method, new URL(url), options);
+  // Like a Chromium session's auth cache: credentials the proxy took are sent with the next requests up front.
+  const cache: ProxyAuthCache = { authorization: undefined };
+  return ({ method, url }) => new NodeLoginRequest(method, new URL(url), options, cache);
+}
+
+interface ProxyAuthCache {
+  authorization: string | undefined;
 }
 
 class NodeLoginRequest extends EventEmitter implements LoginRequest {
@@ -63,9 +69,11 @@ class NodeLoginRequest extends EventEmitter implements LoginRequest {
     private readonly method: string,
     private readonly url: URL,
     private readonly options: NodeLoginRequestOptions,
+    private readonly cache: ProxyAuthCache,
   ) {
     super();
     this.proxy = options.proxy ? new URL(options.proxy) : undefined;
+    this.proxyAuthorization = cache.authorization;
   }
 
   setHeader(name: string, value: string): void {
@@ -133,6 +141,8 @@ class NodeLoginRequest extends EventEmitter implements LoginRequest {
     const status = res.statusCode ?? 0;
     const challenge = status === 407 && this.proxy ? challengeOf(res.headers['proxy-authenticate']) : undefined;
     if (challenge) {
+      // Refused: the cached credentials are no good any more.
+      if (this.cache.authorization === this.proxyAuthorization) this.cache.authorization = undefined;
       const body = await readAll(res).catch(() => Buffer.alloc(0));
       const authInfo: LoginAuthInfo = { isProxy: true, scheme: challenge.scheme, host: this.proxy!.hostname, port: Number(this.proxy!.port || 80), ...(challenge.realm !== undefined ? { realm: challenge.realm } : {}) };
       this.emit('login', authInfo, (username?: string, password?: string) => {
@@ -142,6 +152,7 @@ class NodeLoginRequest extends EventEmitter implements LoginRequest {
       });
       return;
     }
+    if (this.proxyAuthorization && status !== 407) this.cache.authorization = this.proxyAuthorization;
     const location = res.headers.location;
     if (status >= 300 && status < 400 && status !== 304 && location) {
       res.resume();
