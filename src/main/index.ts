@@ -5,6 +5,7 @@
 import { app, autoUpdater as nativeAutoUpdater, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell, type Session } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { arch, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,8 +29,11 @@ import { electronNetwork } from './network/electronNetwork.js';
 import type { AnswerProxyLogin } from './network/loginRequestFetch.js';
 import { buildAppMenuTemplate } from './window/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
-import { DesktopPreferencesFile } from './DesktopPreferencesFile.js';
+import { DesktopPreferencesFile, PREFERENCES_FILE } from './DesktopPreferencesFile.js';
 import { aboutText, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
+import { readLogTail, saveSupportBundle, supportBundleFileName, supportBundleText } from './support/supportBundle.js';
+import { readJsonFile } from './files/readJsonFile.js';
+import { NOTIFICATION_SETTINGS_FILE } from './notifications/NotificationSettingsFile.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins, environmentOrigins } from './window/navigationPolicy.js';
 import { devServerUrlFor } from './window/devServerUrl.js';
@@ -199,6 +203,43 @@ if (!app.requestSingleInstanceLock()) {
         }),
       );
       info('Diagnostics copied', 'Diagnostics copied to the clipboard', 'Versions, system, environments and their states, and the last errors — no token, password or address credential. Paste them into your support ticket.');
+    },
+    // One JSON file, redacted, shown in full before the user chooses where to save it.
+    saveSupportBundle: () => {
+      const userData = app.getPath('userData');
+      void (async () => {
+        const settings = {
+          notifications: await readJsonFile(join(userData, NOTIFICATION_SETTINGS_FILE)).catch(() => null),
+          preferences: await readJsonFile(join(userData, PREFERENCES_FILE)).catch(() => null),
+        };
+        const text = supportBundleText({
+          ...supportFacts(),
+          environments: services?.environments() ?? [],
+          vault: services?.vault.status() ?? { storage: 'memory', reason: 'still starting', migrated: 0 },
+          lastErrors: log.recentErrors(),
+          logFolder: log.dir,
+          crashDumps: app.getPath('crashDumps'),
+          settings,
+          logTail: await readLogTail(log.path),
+        });
+        const parent = window && !window.isDestroyed() ? window : undefined;
+        const saved = await saveSupportBundle(text, supportBundleFileName(new Date()), {
+          preview: async (shown) => {
+            const options = { type: 'info' as const, title: 'Save support bundle', message: 'This is everything the support bundle holds (tokens, passwords and credentials are redacted). Save it?', detail: shown, buttons: ['Save…', 'Cancel'], defaultId: 0, cancelId: 1 };
+            return (await (parent ? dialog.showMessageBox(parent, options) : dialog.showMessageBox(options))).response === 0;
+          },
+          choosePath: async (fileName) => {
+            const options = { defaultPath: join(app.getPath('downloads'), fileName), filters: [{ name: 'Support bundle (JSON)', extensions: ['json'] }] };
+            const answer = await (parent ? dialog.showSaveDialog(parent, options) : dialog.showSaveDialog(options));
+            return answer.canceled ? undefined : answer.filePath;
+          },
+          write: (path, content) => writeFile(path, content, { mode: 0o600 }),
+        });
+        if (saved) log.info(`support bundle saved to ${saved}`);
+      })().catch((err: unknown) => {
+        log.error('saving the support bundle failed', err);
+        info('Save support bundle', 'The support bundle could not be saved', (err as Error).message);
+      });
     },
     checkForUpdates: () => {
       const updater = services?.updater;
