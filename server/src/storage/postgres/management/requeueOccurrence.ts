@@ -1,14 +1,15 @@
+import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
-import type { StoreOperationResult } from '../../EngineStore.js';
+
 import { noSuchTask, requeueRowCheck, requeueScheduleRefusal, requeued } from '../../common/scheduleOperationRefusals.js';
-import { OPERATION_COLUMNS, auditsTransition, type OperationRow } from './ScheduleOperationResult.js';
-import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
+import { OPERATION_COLUMNS, auditsTransition, type OperationRow } from './OperationRow.js';
+import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
 /**
  * A Failed or Cancelled occurrence back to Queued: same id and history (one 'Queued' audit row),
  * attempts reset, due now. The row and its schedule are locked for the check and the write.
  */
-export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, nowMs: number): Promise<StoreOperationResult> {
+export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, nowMs: number): Promise<OperationResult> {
   const { rows } = await c.query<OperationRow>(`SELECT ${OPERATION_COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [occurrenceId]);
   const row = rows[0];
   if (!row) return noSuchTask();
