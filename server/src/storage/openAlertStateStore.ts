@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3';
-import type { AlertStateStore } from '../../storage/AlertStateStore.js';
-import { createAlertStateStore } from '../../storage/common/alerts/alertStateRows.js';
-import type { PostgresStorage } from '../../storage/postgres/PostgresStorage.js';
-import { postgresReadDb } from '../../storage/postgres/monitoring/postgresReadDb.js';
-import { sqliteReadDb } from '../../storage/sqlite/monitoring/sqliteReadDb.js';
+import type { AlertStateStore } from './AlertStateStore.js';
+import { createAlertStateStore } from './common/alerts/alertStateRows.js';
+import type { PostgresStorage } from './postgres/PostgresStorage.js';
+import { postgresReadDb } from './postgres/monitoring/postgresReadDb.js';
+import { sqliteReadDb } from './sqlite/monitoring/sqliteReadDb.js';
 
 /**
  * The alert states of the monitoring's store: PostgreSQL's, or the SQLite file's when it has the
