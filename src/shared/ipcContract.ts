@@ -46,6 +46,12 @@ export const IPC_CHANNELS = {
   'api.manage': channel<[environmentId: string, operation: ManagementAction, params: Record<string, unknown>, confirmation: string], ApiResult<ProxiedOperation>>(),
   'inbox.list': channel<[filter: InboxFilter], InboxItem[]>(),
   'inbox.markRead': channel<[which: InboxMarkRead], number>(),
+  /** Acknowledges the given items (and so marks them read): how many changed. */
+  'inbox.acknowledge': channel<[ids: string[]], number>(),
+  /** A save dialog, then the whole inbox written there as CSV: the path, or null. */
+  'inbox.exportFile': channel<[], string | null>(),
+  /** The shareable `svc-monitor:` link to a task of an environment. */
+  'deepLink.taskLink': channel<[environmentId: string, taskId: string], string>(),
   'notifications.getSettings': channel<[], NotificationSettings>(),
   'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
   'vault.status': channel<[], VaultStatus>(),

@@ -9,6 +9,7 @@ import type { ConsoleServices } from '../ConsoleServices.js';
 import { environmentInputSchema, environmentPatchSchema } from '../environments/environment.js';
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
 import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
+import { inboxCsv } from '../inbox/inboxCsv.js';
 
 /** What a channel's handler works with. */
 export interface IpcHandlerContext {
@@ -100,6 +101,28 @@ export const IPC_CHANNEL_TABLE = {
   'inbox.markRead': {
     args: z.tuple([z.strictObject({ ids: z.array(z.string().max(40)).max(10_000).optional(), environmentId: environmentId.optional(), burstId: burstId.optional() })]),
     handle: ({ services }, { ids, ...filter }) => services.inbox.markRead(ids, filter),
+  },
+  'inbox.acknowledge': {
+    args: z.tuple([z.array(z.string().max(40)).min(1).max(10_000)]),
+    handle: ({ services }, ids) => services.inbox.acknowledge(ids),
+  },
+  'inbox.exportFile': {
+    args: z.tuple([]),
+    handle: async (context) => {
+      const path = await dialogs(context).save('svc-monitor-inbox.csv');
+      if (!path) return null;
+      const { services } = context;
+      await writeFileAtomic(path, inboxCsv(services.inbox.list(), (i) => services.linkFor({ kind: 'task', environmentId: i.environmentId, taskId: i.taskId })));
+      return path;
+    },
+  },
+  'deepLink.taskLink': {
+    args: z.tuple([environmentId, z.guid('must be a task id (a GUID)')]),
+    handle: ({ services }, id, taskId) => {
+      const link = services.linkFor({ kind: 'task', environmentId: id, taskId });
+      if (!link) throw new ConsoleError('not-found', `Unknown environment "${id}"`);
+      return link;
+    },
   },
   'notifications.getSettings': { args: z.tuple([]), handle: ({ services }) => services.notifier.getSettings() },
   'notifications.setSettings': { args: z.tuple([notificationSettingsSchema]), handle: async ({ services }, settings) => (await services.setNotificationSettings(settings), null) },
