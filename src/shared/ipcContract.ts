@@ -10,6 +10,7 @@ import type { RendererEvent } from './rendererEvents.js';
 import type { ProxyLoginAnswer } from './proxyLogin.js';
 import type { VaultStatus } from './vault.js';
 import type { EnvironmentsSummary } from './environmentsSummary.js';
+import type { SearchAnswer } from './search.js';
 
 /** Argument tuple and result of one channel (types only; the value is an empty object). */
 export interface IpcChannelSpec<Args extends unknown[], Result> {
@@ -36,6 +37,8 @@ export const IPC_CHANNELS = {
   'environments.import': channel<[json: string, mode: ImportMode, confirmed?: boolean], ImportResult>(),
   /** Every environment's health, failures, oldest waiting task and halted schedules, gathered now (one row each). */
   'environments.summary': channel<[], EnvironmentsSummary>(),
+  /** One environment's answer to a search by task id, type, key or failure fingerprint (the renderer asks every environment at once). */
+  'search.environment': channel<[environmentId: string, text: string], SearchAnswer>(),
   'session.get': channel<[environmentId: string], SessionView>(),
   'session.loginPassword': channel<[environmentId: string, login: PasswordLogin], SessionView>(),
   'session.loginMagic': channel<[environmentId: string, token: string], SessionView>(),

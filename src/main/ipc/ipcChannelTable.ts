@@ -10,6 +10,7 @@ import { environmentInputSchema, environmentPatchSchema } from '../environments/
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
 import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
 import { inboxCsv } from '../inbox/inboxCsv.js';
+import { SEARCH_MAX_LENGTH, searchEnvironment } from '../search/searchEnvironment.js';
 
 /** What a channel's handler works with. */
 export interface IpcHandlerContext {
@@ -76,6 +77,10 @@ export const IPC_CHANNEL_TABLE = {
     handle: ({ services }, json, mode, confirmed) => services.importEnvironments(json, mode, confirmed === true),
   },
   'environments.summary': { args: z.tuple([]), handle: ({ services }) => services.summary.refresh() },
+  'search.environment': {
+    args: z.tuple([environmentId, z.string().max(SEARCH_MAX_LENGTH, `the search is longer than ${SEARCH_MAX_LENGTH} characters`)]),
+    handle: ({ services }, id, text) => searchEnvironment((env, operation, params) => services.callApi(env, operation, params), id, text),
+  },
   'session.get': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).view() },
   'session.loginPassword': {
     args: z.tuple([environmentId, z.strictObject({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000), remember: z.boolean() })]),
