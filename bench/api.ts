@@ -23,7 +23,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
+import { openDatabase } from '../server/src/storage/sqlite/connection/openDatabase.js';
 import { AUDITS_PER_TASK, SCHEDULES } from './apiData.js';
 import { seedSqlite, type SeedTimings } from './apiSeedSqlite.js';
 import { listenForParent, startServingChild } from './servingChild.js';

@@ -8,8 +8,8 @@
 //   generated set-based from the task rows (one INSERT … SELECT in task order).
 // - Then the read models, the argument index and the statistics (ANALYZE, sampled) are rebuilt.
 import type { Database } from 'better-sqlite3';
-import { rebuildReadModels } from '../server/src/storage/sqlite/rebuildReadModels.js';
-import { rebuildSearchRows } from '../server/src/storage/sqlite/rebuildSearchRows.js';
+import { rebuildReadModels } from '../server/src/storage/sqlite/readModels/rebuildReadModels.js';
+import { rebuildSearchRows } from '../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
 import { AUDIT_STATUS_SQL, AUDITS_PER_TASK, FAILED_EXCEPTION, generateTasks, IS_SCHEDULE_SQL, TASK_COLUMN_COUNT, TASK_COLUMNS, type TaskValues } from './apiData.js';
 
 /** Indexes whose keys arrive in order during the load (they only append): kept. */

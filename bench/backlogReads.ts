@@ -8,7 +8,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TaskSortField, TaskStatus } from '../server/src/contracts/index.js';
 import type { TaskListQuery } from '../server/src/storage/MonitoringStore.js';
 import { createMonitoringStore } from '../server/src/storage/common/reads/createMonitoringStore.js';
-import { sqliteReadDb } from '../server/src/storage/sqlite/sqliteReadDb.js';
+import { sqliteReadDb } from '../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 
 const SORTS: TaskSortField[] = ['CreatedAtUtc', 'LastExecutionUtc', 'ScheduledExecutionUtc', 'StartedAtUtc', 'Status', 'Type', 'QueueName', 'ExecutionTimeMs'];
 const STATUSES: TaskStatus[] = ['Pending', 'Queued', 'InProgress', 'Completed', 'Failed', 'Cancelled'];

@@ -21,9 +21,9 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
-import { openDatabase } from '../server/src/storage/sqlite/openDatabase.js';
-import { rebuildReadModels } from '../server/src/storage/sqlite/rebuildReadModels.js';
-import { rebuildSearchRows } from '../server/src/storage/sqlite/rebuildSearchRows.js';
+import { openDatabase } from '../server/src/storage/sqlite/connection/openDatabase.js';
+import { rebuildReadModels } from '../server/src/storage/sqlite/readModels/rebuildReadModels.js';
+import { rebuildSearchRows } from '../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
 import { listenForParent, startServingChild } from './servingChild.js';
 
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 100_000);

@@ -3,7 +3,7 @@
 // argv: 'svc' | 'graphile', connectionString.
 import { run } from 'graphile-worker';
 import { createEngine } from '../server/src/engine/Engine.js';
-import { createPostgresEngineStore } from '../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore } from '../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../server/src/storage/postgres/openPostgresStorage.js';
 
 const [kind, connectionString] = process.argv.slice(2);

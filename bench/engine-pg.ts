@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { makeWorkerUtils, runMigrations } from 'graphile-worker';
 import { createEngine } from '../server/src/engine/Engine.js';
-import { createPostgresEngineStore } from '../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore } from '../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../server/src/storage/postgres/openPostgresStorage.js';
 import { withBenchDatabase } from './benchDatabase.js';
 

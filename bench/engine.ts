@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { createEngine, openDatabase, openSqliteStorage, type AuditLevel } from '../server/src/index.js';
-import { taskWriter } from '../server/src/storage/sqlite/sql/readModels/taskWriter.js';
+import { taskWriter } from '../server/src/storage/sqlite/readModels/taskWriter.js';
 import { OBSERVABILITY, OBSERVABILITY_PARTS, observe } from './engineObservability.js';
 
 // `--storage postgres` runs the PostgreSQL engine benchmark (bench/engine-pg.ts) instead.

@@ -10,7 +10,7 @@ import { trace } from '@opentelemetry/api';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Engine, SqliteStorage } from '../server/src/index.js';
 import { createMetrics } from '../server/src/monitoring/metrics/createMetrics.js';
-import { createSqliteMonitoringStore } from '../server/src/storage/sqlite/queries/createSqliteMonitoringStore.js';
+import { createSqliteMonitoringStore } from '../server/src/storage/sqlite/monitoring/createSqliteMonitoringStore.js';
 
 const PARTS = process.env['BENCH_OBSERVABILITY'] ?? (process.argv.includes('--observability') ? '1' : undefined);
 if (PARTS !== undefined && !['1', 'metrics', 'tracing'].includes(PARTS)) throw new Error(`BENCH_OBSERVABILITY must be 1, metrics or tracing (got "${PARTS}")`);

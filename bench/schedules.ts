@@ -27,8 +27,8 @@ import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorag
 import { measureBacklogReads } from './backlogReads.js';
 import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenCompact, insertHandWrittenOccurrences, readCompactColumns, readOccurrenceColumns } from './schedulesFloor.js';
-import { spillPendingOccurrences } from '../server/src/storage/sqlite/sql/spillPendingOccurrences.js';
-import { taskWriter } from '../server/src/storage/sqlite/sql/readModels/taskWriter.js';
+import { spillPendingOccurrences } from '../server/src/storage/sqlite/schedules/spillPendingOccurrences.js';
+import { taskWriter } from '../server/src/storage/sqlite/readModels/taskWriter.js';
 import { scheduleInternals } from '../test/fixtures/scheduleInternals.js';
 
 const SCHEDULES = Number(process.env.BENCH_SCHEDULES ?? 1000);
@@ -163,7 +163,7 @@ async function benchSqlite(): Promise<void> {
 
 async function benchPostgres(): Promise<void> {
   const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
-  const { createPostgresEngineStore } = await import('../server/src/storage/postgres/engine/createPostgresEngineStore.js');
+  const { createPostgresEngineStore } = await import('../server/src/storage/postgres/createPostgresEngineStore.js');
 
   /** A fresh database with the schedules, then `instances` engines catching up on it at once. */
   async function catchUp(instances: number): Promise<{ ms: number; occurrences: number; duplicates: number }> {

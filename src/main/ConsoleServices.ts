@@ -1,35 +1,35 @@
 import { ApiProxy } from './api/ApiProxy.js';
 import { ConsoleError } from './ConsoleError.js';
 import { CredentialVault, type CredentialVaultOptions } from './credentials/CredentialVault.js';
-import { DeepLinkError, formatTargetLink, parseDeepLink } from './deepLinks/parseDeepLink.js';
+import { OpenRequests } from './deepLinks/OpenRequests.js';
+import { AllEnvironmentsSummary } from './environments/AllEnvironmentsSummary.js';
 import { EnvironmentStore } from './environments/EnvironmentStore.js';
 import { liveStatusOf } from './environmentStatus.js';
-import { HubManager, type HubManagerOptions } from './hub/HubManager.js';
+import { withinTime } from './lifecycle/withinTime.js';
 import type { NetworkFor } from './network/environmentNetwork.js';
+import { ProxyLogin } from './network/ProxyLogin.js';
+import { ProxyLoginPrompts } from './network/ProxyLoginPrompts.js';
 import { FailureInbox } from './notifications/FailureInbox.js';
-import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
-import type { SvcEvent } from '../../server/src/contracts/events.js';
-import type { TaskSummary } from '../../server/src/contracts/task.js';
 import { FailureNotifier, type BadgeSink, type NotificationSink } from './notifications/FailureNotifier.js';
+import { InboxChangeBatch } from './notifications/InboxChangeBatch.js';
+import { InboxFile, type StoredInbox } from './notifications/InboxFile.js';
 import { NotificationSettingsFile } from './notifications/NotificationSettingsFile.js';
-import { notifies } from './notifications/notificationSettings.js';
+import type { EnvironmentSession, EnvironmentSessionOptions } from './session/EnvironmentSession.js';
+import { EnvironmentSessions } from './session/EnvironmentSessions.js';
+import type { AppUpdater } from './update/UpdateStatus.js';
+import { FailureBackfill } from './watch/FailureBackfill.js';
+import { HubManager, type HubManagerOptions } from './watch/HubManager.js';
+import { NotWatchingNotices } from './watch/NotWatchingNotices.js';
 import { watchConditionOf, WatchGapTracker } from './watch/WatchGapTracker.js';
-import { notWatchingNotice, type StoppedWatching } from './watch/notWatchingNotice.js';
-import { offline } from './tray/trayMenuTemplate.js';
-import { EnvironmentSession, type EnvironmentSessionOptions } from './session/EnvironmentSession.js';
+import type { SvcEvent } from '../../server/src/contracts/events.js';
+import type { ApiResult } from '../../server/src/contracts/api.js';
 import type { Environment, EnvironmentInput, EnvironmentPatch, ImportMode, ImportResult } from '../shared/environment.js';
 import type { EnvironmentStatusView } from '../shared/environmentStatus.js';
-import type { InboxChange } from '../shared/inbox.js';
 import type { NotificationSettings, NotificationTarget } from '../shared/notifications.js';
+import type { ProxyLoginAnswer } from '../shared/proxyLogin.js';
 import type { RendererEvent } from '../shared/rendererEvents.js';
 import type { SessionView } from '../shared/session.js';
 import { isManagementAction, type ManagementAction, type ProxiedOperation } from '../shared/proxiedOperations.js';
-import type { ApiResult } from '../../server/src/contracts/api.js';
-import type { AppUpdater } from './update/UpdateStatus.js';
-import { ProxyLogin } from './network/ProxyLogin.js';
-import type { ProxyLoginAnswer } from '../shared/proxyLogin.js';
-import { withinTime } from './lifecycle/withinTime.js';
-import { AllEnvironmentsSummary } from './environments/AllEnvironmentsSummary.js';
 
 export interface ConsoleServicesOptions {
   userDataDir: string;
@@ -60,19 +60,12 @@ export interface ConsoleServicesOptions {
 
 type Listener = (event: RendererEvent) => void;
 
-/** Failures asked for per page by a back-fill. */
-const BACKFILL_PAGE_SIZE = 100;
-/** Before any failure: an environment without one back-fills everything that fails later. */
-const EPOCH = new Date(0).toISOString();
-const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-/** When a task failed, by the server's clock. */
-const failedAt = (task: TaskSummary): string => task.lastExecutionUtc ?? task.createdAtUtc;
-
 /**
  * The console's main-process services wired together, without Electron: the store, vault,
- * one session per environment, the API proxy, the hub connections, the failure inbox and
- * notifier. `src/main/index.ts` puts Electron around it; tests and the e2e harness use it
- * directly.
+ * one session per environment (`session/EnvironmentSessions`), the API proxy, the hub
+ * connections, the back-fill (`watch/FailureBackfill`), the failure inbox and notifier, and
+ * what the window is asked to open (`deepLinks/OpenRequests`). `src/main/index.ts` puts
+ * Electron around it; tests and the e2e harness use it directly.
  */
 export class ConsoleServices {
   readonly inbox = new FailureInbox();
@@ -83,29 +76,15 @@ export class ConsoleServices {
   readonly proxyLogin: ProxyLogin;
   /** Every environment's health at a glance (the all-environments page and the tray's header line). */
   readonly summary = new AllEnvironmentsSummary({ environments: () => this.environments(), call: (id, operation, params) => this.callApi(id, operation, params) });
-  private readonly proxyPrompts = new Map<string, (answer: ProxyLoginAnswer | null) => void>();
-  private readonly sessions = new Map<string, EnvironmentSession>();
   private readonly listeners = new Set<Listener>();
+  private readonly sessions: EnvironmentSessions;
   private readonly watch: WatchGapTracker;
-  /** Per environment: failures up to this instant were seen (live or by a back-fill). */
-  private readonly seenUntil = new Map<string, string>();
-  private readonly backfilling = new Map<string, Promise<number>>();
-  /**
-   * Environments whose live events move the back-fill clock: those back-filled since their hub last
-   * connected. Until then a live event's time is held back (`heldSeen`), so that an event arriving
-   * before the back-fill asks cannot move the clock past failures the back-fill has not fetched yet.
-   */
-  private readonly liveClock = new Set<string>();
-  private readonly heldSeen = new Map<string, string>();
-  private readonly pollTimer: NodeJS.Timeout;
+  private readonly backfiller: FailureBackfill;
+  private readonly notWatching: NotWatchingNotices;
+  private readonly inboxChanges: InboxChangeBatch;
+  private readonly proxyPrompts = new ProxyLoginPrompts((event) => this.emit(event));
+  private readonly openRequests: OpenRequests;
   private updatingWatch = false;
-  private pendingOpen: NotificationTarget | undefined;
-  private inboxChanges: InboxChange[] = [];
-  private inboxEventTimer: NodeJS.Timeout | undefined;
-  private readonly backfillCap: number;
-  /** Production environments whose watching stopped since the last "not watching" notice. */
-  private readonly stoppedWatching = new Map<string, StoppedWatching>();
-  private stoppedWatchingTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     readonly store: EnvironmentStore,
@@ -116,38 +95,25 @@ export class ConsoleServices {
     storedInbox: StoredInbox,
     private readonly options: ConsoleServicesOptions,
   ) {
-    this.backfillCap = options.backfillCap ?? 1_000;
     this.inbox.restore(storedInbox.items);
-    for (const [id, at] of Object.entries(storedInbox.seenUntil)) this.seenUntil.set(id, at);
-    this.pollTimer = setInterval(() => this.backfillPolling(), options.pollFailuresEveryMs ?? 60_000);
-    this.pollTimer.unref?.();
+    this.openRequests = new OpenRequests(store, (event) => this.emit(event));
     this.watch = new WatchGapTracker({
       ...(options.watchGraceMs !== undefined ? { graceMs: options.watchGraceMs } : {}),
       onChange: (environmentId, gap, previous, condition) => {
-        if (gap && !previous && !(condition.watching === false && condition.quiet)) this.notifyNotWatching(environmentId, gap);
+        if (gap && !previous && !(condition.watching === false && condition.quiet)) this.notWatching.stoppedWatching(environmentId, gap);
         // A gap that starts when the grace period runs out: tell the window and the tray.
         if (!this.updatingWatch) this.emitStatus(environmentId);
       },
     });
     this.proxy = new ApiProxy({ session: (id) => this.sessions.get(id) });
-    this.proxyLogin = new ProxyLogin({
-      vault,
-      ask: (request) =>
-        new Promise((resolve) => {
-          this.proxyPrompts.set(request.id, resolve);
-          this.emit({ type: 'proxyLogin', request });
-        }),
-      log: (message) => options.log?.('warn', message),
-    });
+    this.proxyLogin = new ProxyLogin({ vault, ask: (request) => this.proxyPrompts.ask(request), log: (message) => options.log?.('warn', message) });
     this.hub = new HubManager({
       ...options.hub,
       onEvent: (environmentId, event) => this.receive(environmentId, event),
       onBulkProgress: (environmentId, progress) => this.emit({ type: 'bulkProgress', environmentId, progress }),
       onState: (environmentId, state) => {
         this.emitStatus(environmentId);
-        // Connected again (or for the first time this run): ask for what failed meanwhile.
-        if (state === 'connected') void this.backfill(environmentId);
-        else this.liveClock.delete(environmentId);
+        this.backfiller.hubChanged(environmentId, state);
       },
     });
     this.notifier = new FailureNotifier({
@@ -158,12 +124,53 @@ export class ConsoleServices {
       settings,
       ...(options.burstWindowMs !== undefined ? { burstWindowMs: options.burstWindowMs } : {}),
     });
+    this.backfiller = new FailureBackfill({
+      store,
+      proxy: this.proxy,
+      inbox: this.inbox,
+      notifier: this.notifier,
+      notifications: options.notifications,
+      session: (id) => this.sessions.get(id),
+      hubState: (id) => this.hub.state(id).state,
+      seenUntil: storedInbox.seenUntil,
+      changed: () => this.saveInbox(),
+      ...(options.backfillCap !== undefined ? { cap: options.backfillCap } : {}),
+      ...(options.pollFailuresEveryMs !== undefined ? { pollEveryMs: options.pollFailuresEveryMs } : {}),
+      ...(options.log ? { log: options.log } : {}),
+    });
+    this.notWatching = new NotWatchingNotices({
+      store,
+      notifications: options.notifications,
+      settings: () => this.notifier.getSettings(),
+      gap: (id) => this.watch.gap(id),
+      environments: () => this.environments(),
+      ...(options.notWatchingGatherMs !== undefined ? { gatherMs: options.notWatchingGatherMs } : {}),
+    });
+    this.inboxChanges = new InboxChangeBatch((changes) => this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.size, changes }), options.inboxEventDelayMs ?? 100);
+    this.sessions = new EnvironmentSessions({
+      store,
+      vault,
+      hub: this.hub,
+      ...(options.session ? { session: options.session } : {}),
+      ...(options.network ? { network: options.network } : {}),
+      onSessionChange: (id) => this.emitStatus(id),
+      onRemoved: (id) => {
+        this.inbox.removeEnvironment(id);
+        this.watch.remove(id);
+      },
+      onMoved: (id) => this.backfiller.restartClock(id),
+      onSynced: (envs) => {
+        for (const env of envs) this.refreshWatch(env);
+        this.emit({ type: 'environments', environments: this.environments() });
+      },
+      ...(options.log ? { log: options.log } : {}),
+    });
     this.inbox.onChange((change) => {
       this.saveInbox();
-      this.queueInboxChange(change);
+      this.inboxChanges.add(change);
     });
-    // Errors are logged by syncSessions; a change made through the methods below also reports them to its caller.
-    store.onChange(() => void this.syncSessions().catch(() => undefined));
+    // Errors are logged by the sync; a change made through the methods below also reports them to its caller.
+    store.onChange(() => void this.sessions.sync().catch(() => undefined));
   }
 
   static async create(options: ConsoleServicesOptions): Promise<ConsoleServices> {
@@ -186,7 +193,7 @@ export class ConsoleServices {
 
   /** Starts a session (and its hub) for every environment. */
   async start(): Promise<void> {
-    await this.syncSessions();
+    await this.sessions.sync();
   }
 
   /**
@@ -205,21 +212,19 @@ export class ConsoleServices {
     const waitFor = async (what: string, work: Promise<unknown>) => {
       if (!(await withinTime(work.catch(() => undefined), deadline - Date.now())).done) cutShort.push(what);
     };
-    clearInterval(this.pollTimer);
-    for (const resolve of this.proxyPrompts.values()) resolve(null);
-    this.proxyPrompts.clear();
+    this.backfiller.stopPolling();
+    this.proxyPrompts.cancelAll();
     try {
-      await waitFor('the environment sync', this.syncing);
-      this.sendInboxChanges();
-      await waitFor('the back-fills', Promise.all([...this.backfilling.values()]));
+      await waitFor('the environment sync', this.sessions.settled());
+      this.inboxChanges.flush();
+      await waitFor('the back-fills', this.backfiller.running());
       this.watch.dispose();
       this.notifier.dispose();
       await waitFor('closing the live connections', this.hub.stopAll());
-      await waitFor('stopping the sessions', Promise.all([...this.sessions.values()].map((s) => s.stop())));
-      this.sessions.clear();
+      await waitFor('stopping the sessions', this.sessions.stopAll());
     } finally {
       // The inbox is the user's record of failures: written in every case.
-      this.sendInboxChanges();
+      this.inboxChanges.flush();
       await this.inboxFile.flush();
     }
     if (cutShort.length > 0) this.options.log?.('warn', `quit did not wait any longer for ${cutShort.join(', ')} (limit ${options.timeoutMs ?? 5_000} ms)`);
@@ -239,24 +244,24 @@ export class ConsoleServices {
 
   async addEnvironment(input: EnvironmentInput): Promise<EnvironmentStatusView> {
     const env = await this.store.add(input);
-    await this.syncSessions();
+    await this.sessions.sync();
     return this.statusOf(env);
   }
 
   async updateEnvironment(id: string, patch: EnvironmentPatch): Promise<EnvironmentStatusView> {
     const env = await this.store.update(id, patch);
-    await this.syncSessions();
+    await this.sessions.sync();
     return this.statusOf(env);
   }
 
   async removeEnvironment(id: string): Promise<void> {
     await this.store.remove(id);
-    await this.syncSessions();
+    await this.sessions.sync();
   }
 
   async importEnvironments(json: string, mode: ImportMode, confirmed = false): Promise<ImportResult> {
     const result = await this.store.importJson(json, mode, confirmed);
-    await this.syncSessions();
+    await this.sessions.sync();
     return result;
   }
 
@@ -268,9 +273,7 @@ export class ConsoleServices {
 
   /** The environment's session; a `not-found` ConsoleError when there is no such environment. */
   requireSession(environmentId: string): EnvironmentSession {
-    const s = this.sessions.get(environmentId);
-    if (!s) throw new ConsoleError('not-found', `Unknown environment "${environmentId}"`);
-    return s;
+    return this.sessions.require(environmentId);
   }
 
   // ---- API calls from the renderer ------------------------------------------------------
@@ -297,213 +300,71 @@ export class ConsoleServices {
     return this.proxy.call(environmentId, operation, params);
   }
 
-  // ---- inbox, notifications, deep links ------------------------------------------------------
+  // ---- inbox, back-fill, notifications --------------------------------------------------
 
   async setNotificationSettings(settings: NotificationSettings): Promise<void> {
     this.notifier.setSettings(settings);
     await this.settingsFile.save(settings);
   }
 
-  /**
-   * Asks an environment for the tasks that failed since the last failure or back-fill it saw
-   * (after a reconnect, a wake from sleep, a restart, or on the polling schedule) and adds
-   * them to the inbox marked "while you were away"; they notify like live failures. The first
-   * time an environment is seen, it only starts the clock. Resolves with the number added.
-   */
+  /** What failed since the environment was last watched, into the inbox (see `FailureBackfill`); resolves with the number added. */
   backfill(environmentId: string): Promise<number> {
-    const running = this.backfilling.get(environmentId);
-    if (running) return running;
-    const run = this.doBackfill(environmentId).finally(() => {
-      this.backfilling.delete(environmentId);
-      if (this.hub.state(environmentId).state === 'connected') this.liveClock.add(environmentId);
-      const held = this.heldSeen.get(environmentId);
-      this.heldSeen.delete(environmentId);
-      if (held !== undefined) this.markSeen(environmentId, held);
-    });
-    this.backfilling.set(environmentId, run);
-    return run;
+    return this.backfiller.backfill(environmentId);
   }
 
   /** After a wake from sleep: back-fill every environment. */
-  async backfillAll(): Promise<void> {
-    await Promise.all(this.store.list().map((e) => this.backfill(e.id).catch(() => 0)));
+  backfillAll(): Promise<void> {
+    return this.backfiller.backfillAll();
   }
 
   /** An event from an environment's hub: to the renderer, the notifier and the back-fill clock. */
   receive(environmentId: string, event: SvcEvent): void {
     this.emit({ type: 'svcEvent', environmentId, event });
     this.notifier.handle(environmentId, event);
-    if (this.liveClock.has(environmentId)) this.markSeen(environmentId, event.eventDateUtc);
-    else {
-      const held = this.heldSeen.get(environmentId);
-      if (held === undefined || event.eventDateUtc > held) this.heldSeen.set(environmentId, event.eventDateUtc);
-    }
+    this.backfiller.liveEvent(environmentId, event);
   }
 
   /** The user answered a proxy's credential prompt (null: cancelled). */
   answerProxyLogin(id: string, answer: ProxyLoginAnswer | null): void {
-    const resolve = this.proxyPrompts.get(id);
-    if (!resolve) throw new ConsoleError('not-found', `No proxy login prompt "${id}" is open`);
-    this.proxyPrompts.delete(id);
-    resolve(answer);
+    this.proxyPrompts.answer(id, answer);
   }
+
+  // ---- what the window opens, deep links ------------------------------------------------
 
   /** A notification was clicked: tell the renderer what to open (reading is the user's action). */
   open(target: NotificationTarget): void {
-    this.pendingOpen = target;
-    this.emit({ type: 'open', target });
+    this.openRequests.open(target);
   }
 
-  /**
-   * What was last asked to open since the page (re)started loading: a renderer that was not
-   * listening yet takes it once it has started, instead of its remembered environment.
-   */
+  /** What was last asked to open since the page (re)started loading (taken once). */
   takePendingOpen(): NotificationTarget | undefined {
-    const target = this.pendingOpen;
-    this.pendingOpen = undefined;
-    return target;
+    return this.openRequests.takePending();
   }
 
   /** The window's page starts loading (first load, reload after a crash): nothing is pending for it yet. */
   rendererLoading(): void {
-    this.pendingOpen = undefined;
+    this.openRequests.rendererLoading();
   }
 
   /** `svc-monitor://<environment>/tasks/<id>` or `/<page>?<filters>` → an `open` event for the renderer. */
   openDeepLink(url: string): NotificationTarget {
-    const { target } = this.resolveDeepLink(url);
-    this.open(target);
-    return target;
+    return this.openRequests.openDeepLink(url);
   }
 
   /** What a deep link would open, and in which environment (nothing is opened). */
   resolveDeepLink(url: string): { target: NotificationTarget; environment: Environment } {
-    let link;
-    try {
-      link = parseDeepLink(url);
-    } catch (err) {
-      throw new ConsoleError('invalid-arguments', (err as DeepLinkError).message);
-    }
-    const env = this.store.find(link.environment);
-    if (!env) throw new ConsoleError('not-found', `deep link: no environment named "${link.environment}"`);
-    const target: NotificationTarget =
-      'taskId' in link
-        ? { kind: 'task', environmentId: env.id, taskId: link.taskId }
-        : 'inbox' in link
-          ? { kind: 'inbox', environmentId: env.id, ...link.inbox }
-          : { kind: 'route', environmentId: env.id, path: link.path };
-    return { target, environment: env };
+    return this.openRequests.resolveDeepLink(url);
   }
 
   /** The `svc-monitor:` link that opens `target` (undefined for a target without an environment). */
   linkFor(target: NotificationTarget): string | undefined {
-    const env = 'environmentId' in target && target.environmentId ? this.store.get(target.environmentId) : undefined;
-    return env ? formatTargetLink(env.name, target) : undefined;
+    return this.openRequests.linkFor(target);
   }
 
   // ---- internals ----------------------------------------------------------------------
 
-  /**
-   * The renderer gets the inbox's changes, gathered for a moment: a storm of failures is a few
-   * messages a second with the new items, never the whole inbox per failure.
-   */
-  private queueInboxChange(change: InboxChange): void {
-    const last = this.inboxChanges.at(-1);
-    if (change.kind === 'added' && last?.kind === 'added') {
-      last.items.unshift(...change.items);
-      last.dropped.push(...change.dropped);
-    } else this.inboxChanges.push(change.kind === 'added' ? { ...change, items: [...change.items], dropped: [...change.dropped] } : change);
-    if (this.inboxEventTimer) return;
-    this.inboxEventTimer = setTimeout(() => this.sendInboxChanges(), this.options.inboxEventDelayMs ?? 100);
-    this.inboxEventTimer.unref?.();
-  }
-
-  private sendInboxChanges(): void {
-    if (this.inboxEventTimer) clearTimeout(this.inboxEventTimer);
-    this.inboxEventTimer = undefined;
-    if (this.inboxChanges.length === 0) return;
-    const changes = this.inboxChanges;
-    this.inboxChanges = [];
-    this.emit({ type: 'inbox', unread: this.inbox.unreadCount(), total: this.inbox.size, changes });
-  }
-
   private saveInbox(): void {
-    this.inboxFile.schedule(() => ({ items: this.inbox.snapshot(), seenUntil: Object.fromEntries(this.seenUntil) }));
-  }
-
-  private markSeen(environmentId: string, at: string): void {
-    const current = this.seenUntil.get(environmentId);
-    if (current === undefined || at > current) {
-      this.seenUntil.set(environmentId, at);
-      this.saveInbox();
-    }
-  }
-
-  private backfillPolling(): void {
-    for (const env of this.store.list()) {
-      if (this.hub.state(env.id).state === 'unavailable' && this.sessions.get(env.id)?.view().auth === 'authenticated') void this.backfill(env.id).catch(() => 0);
-    }
-  }
-
-  private async doBackfill(environmentId: string): Promise<number> {
-    const session = this.sessions.get(environmentId);
-    if (!session || session.view().auth !== 'authenticated') return 0;
-    const since = this.seenUntil.get(environmentId);
-    // Newest failure first, a page at a time, until one seen before (or the cap). Times are
-    // the server's: the desktop's clock may be off.
-    const found: TaskSummary[] = [];
-    let capped = false;
-    for (let page = 1; ; page++) {
-      const result = await this.proxy.call(environmentId, 'tasks.list', { statuses: ['Failed'], sortBy: 'LastExecutionUtc', sortDescending: true, page, pageSize: since === undefined ? 1 : BACKFILL_PAGE_SIZE });
-      const newer = result.items.filter((t) => since === undefined || failedAt(t) > since);
-      found.push(...newer);
-      if (since === undefined || newer.length < result.items.length || result.items.length < BACKFILL_PAGE_SIZE || page >= result.totalPages) break;
-      if (found.length >= this.backfillCap) {
-        capped = true;
-        break;
-      }
-    }
-    if (since === undefined) {
-      // The first time an environment is seen only starts the clock: at its newest failure.
-      this.markSeen(environmentId, found[0] ? failedAt(found[0]) : EPOCH);
-      return 0;
-    }
-    let added = 0;
-    for (const task of found.slice(0, this.backfillCap).reverse()) {
-      const at = failedAt(task);
-      if (this.inbox.has(environmentId, task.id, at)) continue;
-      const event: SvcEvent = {
-        kind: 'Failed',
-        taskId: task.id,
-        eventDateUtc: at,
-        severity: 'Error',
-        taskType: task.type,
-        queueName: task.queueName,
-        message: task.errorSummary ?? 'Failed while the console was not watching',
-      };
-      this.notifier.handle(environmentId, event, true);
-      this.markSeen(environmentId, at);
-      added++;
-    }
-    if (capped) this.notifyBackfillCapped(environmentId);
-    return added;
-  }
-
-  /** A back-fill stopped at its cap: the older failures are on the environment's Tasks page, not in the inbox. */
-  private notifyBackfillCapped(environmentId: string): void {
-    const env = this.store.get(environmentId);
-    if (!env) return;
-    const message = `more than ${this.backfillCap} tasks failed while the console was not watching; the inbox has the newest ${this.backfillCap}, the Tasks page lists them all`;
-    this.options.log?.('warn', `${env.name}: back-fill: ${message}`);
-    this.options.notifications.show({
-      environmentId,
-      burstId: `backfill-${environmentId}`,
-      isProduction: env.isProduction,
-      count: 0,
-      title: `${env.isProduction ? '⚠ PRODUCTION · ' : ''}Back-fill stopped at ${this.backfillCap} failures in ${env.name}`,
-      body: `${message[0]!.toUpperCase()}${message.slice(1)}.`.slice(0, 240),
-      target: { kind: 'route', environmentId, path: '/tasks?status=Failed' },
-    });
+    this.inboxFile.schedule(() => ({ items: this.inbox.snapshot(), seenUntil: this.backfiller.snapshot() }));
   }
 
   private statusOf(env: Environment): EnvironmentStatusView {
@@ -539,91 +400,6 @@ export class ConsoleServices {
     } finally {
       this.updatingWatch = false;
     }
-  }
-
-  /** One notification when a production environment stops being watched. */
-  /**
-   * A production environment stopped being watched: its notice waits a moment for others (a
-   * network drop stops them all within a second or two) and goes out as one notice for all of them.
-   */
-  private notifyNotWatching(environmentId: string, reason: string): void {
-    const env = this.store.get(environmentId);
-    if (!env?.isProduction || !notifies(this.notifier.getSettings(), environmentId, Date.now(), true)) return;
-    this.stoppedWatching.set(environmentId, { environmentId, name: env.name, reason });
-    if (this.stoppedWatchingTimer) return;
-    this.stoppedWatchingTimer = setTimeout(() => this.sendNotWatching(), this.options.notWatchingGatherMs ?? 2_000);
-    this.stoppedWatchingTimer.unref?.();
-  }
-
-  private sendNotWatching(): void {
-    this.stoppedWatchingTimer = undefined;
-    // Still not watched when the notice goes out (a quick recovery meanwhile says nothing).
-    const stopped = [...this.stoppedWatching.values()].filter((s) => this.watch.gap(s.environmentId) !== undefined);
-    this.stoppedWatching.clear();
-    if (stopped.length === 0) return;
-    const all = this.environments();
-    const notice = notWatchingNotice(stopped, all.length, offline(all));
-    this.options.notifications.show({
-      environmentId: notice.environmentId,
-      burstId: stopped.length === 1 ? `watch-${notice.environmentId}` : 'watch-many',
-      isProduction: true,
-      count: 0,
-      title: notice.title,
-      body: notice.body,
-      target: { kind: 'environment', environmentId: notice.environmentId },
-    });
-  }
-
-
-  private syncing: Promise<void> = Promise.resolve();
-
-  /** Brings the sessions in line with the store, one sync at a time; a failed sync is logged and rejects its caller. */
-  private syncSessions(): Promise<void> {
-    const run = this.syncing.then(() => this.doSync());
-    this.syncing = run.catch((err: unknown) => this.options.log?.('error', `updating the sessions failed: ${messageOf(err)}`));
-    return run;
-  }
-
-  private async doSync(): Promise<void> {
-    const envs = this.store.list();
-    const ids = new Set(envs.map((e) => e.id));
-    for (const [id, session] of this.sessions) {
-      if (ids.has(id)) continue;
-      // The session is forgotten last: a clean-up that fails (a locked keychain) is tried again by the next sync.
-      await session.stop();
-      await this.hub.unwatch(id);
-      await this.vault.delete(id);
-      this.inbox.removeEnvironment(id);
-      this.watch.remove(id);
-      this.sessions.delete(id);
-    }
-    const started: Promise<unknown>[] = [];
-    for (const env of envs) {
-      const existing = this.sessions.get(env.id);
-      if (existing && existing.baseUrl !== env.baseUrl) {
-        // A token or password belongs to the host it was issued by: never send it to a new address.
-        await this.hub.unwatch(env.id);
-        await this.vault.delete(env.id);
-        // Another server's history is not new failures: its clock starts again at its newest failure (the first back-fill).
-        if (this.seenUntil.delete(env.id)) this.saveInbox();
-        await existing.replaceEnvironment(env);
-        this.hub.watch(existing);
-        continue;
-      }
-      if (existing) {
-        // Same address, other settings: the session checks the host again in the background.
-        void existing.replaceEnvironment(env).catch((err: unknown) => this.options.log?.('error', `${env.name}: applying the changed settings failed: ${messageOf(err)}`));
-        continue;
-      }
-      const session = new EnvironmentSession(env, { ...this.options.session, vault: this.vault, ...(this.options.network ? { network: this.options.network } : {}) });
-      this.sessions.set(env.id, session);
-      session.onChange(() => this.emitStatus(env.id));
-      this.hub.watch(session);
-      started.push(session.start());
-    }
-    await Promise.all(started);
-    for (const env of envs) this.refreshWatch(env);
-    this.emit({ type: 'environments', environments: this.environments() });
   }
 
   private emit(event: RendererEvent): void {

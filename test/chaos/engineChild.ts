@@ -14,7 +14,7 @@ import { appendFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createEngine, createMonitoring, openSqliteStorage, type Engine } from '../../server/src/index.js';
 import { publishEngineEvents } from '../../server/src/storage/postgres/events/publishEngineEvents.js';
-import { createPostgresEngineStore } from '../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore } from '../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../server/src/storage/postgres/openPostgresStorage.js';
 import { API_ACCESS, type ChildCommand, type ChildSettings, type LogLine } from './protocol.js';
 

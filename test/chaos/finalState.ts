@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { openSqliteStorage } from '../../server/src/storage/sqlite/openSqliteStorage.js';
-import { rebuildSearchRows } from '../../server/src/storage/sqlite/rebuildSearchRows.js';
+import { rebuildSearchRows } from '../../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
 import { openPostgresStorage } from '../../server/src/storage/postgres/openPostgresStorage.js';
 import { snapshotReadModels } from '../fixtures/server/postgresReadModelSnapshot.js';
 import { snapshotSqliteReadModels } from '../fixtures/server/sqliteReadModelSnapshot.js';

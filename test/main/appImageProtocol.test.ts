@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { APPIMAGE_DESKTOP_FILE, registerAppImageProtocol } from '../../src/main/desktopIntegration/appImageProtocol.js';
+import { APPIMAGE_DESKTOP_FILE, registerAppImageProtocol } from '../../src/main/deepLinks/appImageProtocol.js';
 import { createTempDir } from '../fixtures/main/tempDir.js';
 
 /** The AppImage's link registration against the real xdg-mime, in a throw-away home. */

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HubManager } from '../../src/main/hub/HubManager.js';
+import { HubManager } from '../../src/main/watch/HubManager.js';
 import { nodeNetwork } from '../../src/main/network/nodeNetwork.js';
 import type { EnvironmentSession } from '../../src/main/session/EnvironmentSession.js';
 import type { AuthState, SessionView } from '../../src/shared/session.js';

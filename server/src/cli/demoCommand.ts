@@ -11,7 +11,7 @@ import { createCliLogger, engineErrorLogger, logEngineEvents, monitoringLoggerOf
 import { runHttpServer } from './runHttpServer.js';
 import { resolveServeSettings } from './serveSettings.js';
 import { registerDemoWorkload, DEMO_SAMPLES, postgresDemoSeedStore, sqliteDemoSeedStore, type DemoSample } from './demoWorkload.js';
-import { createPostgresEngineStore } from '../storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore } from '../storage/postgres/createPostgresEngineStore.js';
 import { publishEngineEvents } from '../storage/postgres/events/publishEngineEvents.js';
 import { openCliPostgres } from './servePostgres.js';
 

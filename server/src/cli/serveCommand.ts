@@ -48,7 +48,7 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   } catch {
     throw new CliError(`Database file is not readable: ${file}`);
   }
-  const { openDatabase } = await import('../storage/sqlite/openDatabase.js');
+  const { openDatabase } = await import('../storage/sqlite/connection/openDatabase.js');
   let db;
   try {
     db = openDatabase({ file, readonly: true });

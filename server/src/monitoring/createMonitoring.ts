@@ -3,10 +3,10 @@ import { BASE_ROUTES, BULK_PROGRESS_TARGET, type BulkOperation } from '../contra
 import { Router } from 'express';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { createSqliteMonitoringStore } from '../storage/sqlite/queries/createSqliteMonitoringStore.js';
+import { createSqliteMonitoringStore } from '../storage/sqlite/monitoring/createSqliteMonitoringStore.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
 import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
-import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/postgresMonitoringSource.js';
+import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/monitoring/postgresMonitoringSource.js';
 import { createAlerting, type Alerting } from './alerts/createAlerting.js';
 import { postgresLeadership } from './alerts/alertLeadership.js';
 import { createApiRouter } from './apiRouter.js';

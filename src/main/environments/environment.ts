@@ -1,7 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { isInsecureProduction, type Environment, type EnvironmentInput, type EnvironmentPatch } from '../../shared/environment.js';
-import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
+import type { Assert, SchemaMatches } from '../schemaMatches.js';
 
 export const ENVIRONMENT_NAME_MAX = 80;
 

@@ -8,7 +8,7 @@ import { MANAGEMENT_ACTIONS } from '../../shared/proxiedOperations.js';
 import type { ConsoleServices } from '../ConsoleServices.js';
 import { environmentInputSchema, environmentPatchSchema } from '../environments/environment.js';
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
-import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
+import type { Assert, SchemaMatches } from '../schemaMatches.js';
 import { inboxCsv } from '../inbox/inboxCsv.js';
 import { SEARCH_MAX_LENGTH, searchEnvironment } from '../search/searchEnvironment.js';
 

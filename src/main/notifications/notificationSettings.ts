@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { inQuietHours, type NotificationSettings } from '../../shared/notifications.js';
-import type { Assert, SchemaMatches } from '../types/schemaMatches.js';
+import type { Assert, SchemaMatches } from '../schemaMatches.js';
 
 export const DEFAULT_NOTIFICATION_SETTINGS: NotificationSettings = { scope: 'all', chosenEnvironmentIds: [], mutedEnvironmentIds: [] };
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DashboardOverview } from '../../../server/src/contracts/task.js';
-import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/connection/openDatabase.js';
 import { startOfLocalDay } from '../../../server/src/storage/common/zonedCalendar.js';
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 import { startCli, type CliProcess } from '../../fixtures/demoProcess.js';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../../server/src/index.js';
 import { createScheduleManager } from '../../../server/src/engine/schedules/index.js';
-import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
+import { rebuildSearchRows } from '../../../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { openStoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 import { snapshotSqliteReadModels } from '../../fixtures/server/sqliteReadModelSnapshot.js';

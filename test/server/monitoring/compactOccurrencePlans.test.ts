@@ -10,7 +10,7 @@ import { createMonitoringStore } from '../../../server/src/storage/common/reads/
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
 import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
-import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
+import { sqliteReadDb } from '../../../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { insertTask } from '../../fixtures/server/servedMonitoring.js';

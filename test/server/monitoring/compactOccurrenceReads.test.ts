@@ -11,9 +11,9 @@ import { createMonitoringStore } from '../../../server/src/storage/common/reads/
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
 import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
-import { spillPendingOccurrences } from '../../../server/src/storage/sqlite/sql/spillPendingOccurrences.js';
-import { taskWriter } from '../../../server/src/storage/sqlite/sql/readModels/taskWriter.js';
-import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
+import { spillPendingOccurrences } from '../../../server/src/storage/sqlite/schedules/spillPendingOccurrences.js';
+import { taskWriter } from '../../../server/src/storage/sqlite/readModels/taskWriter.js';
+import { sqliteReadDb } from '../../../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { getJson, insertTask, login, serve, type Served } from '../../fixtures/server/servedMonitoring.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { OperatorAuditPage } from '../../../server/src/contracts/index.js';
 import { resolveServeSettings } from '../../../server/src/cli/serveSettings.js';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/connection/openDatabase.js';
 import { BACKEND, openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 import { getJson, postJson, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
 import { waitFor } from '../../fixtures/waitFor.js';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createMonitoring } from '../../../server/src/monitoring/createMonitoring.js';
-import { openDatabase } from '../../../server/src/storage/sqlite/openDatabase.js';
+import { openDatabase } from '../../../server/src/storage/sqlite/connection/openDatabase.js';
 import { runCli, startCli } from '../../fixtures/server/cliProcess.js';
 import { getJson, postJson, createTempDatabase, withServed } from '../../fixtures/server/servedMonitoring.js';
 import { CLIENT, PROXY, httpFrom, serveWithHub } from '../../fixtures/server/fromAddress.js';

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SvcEvent } from '../../../server/src/contracts/index.js';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import type { Engine } from '../../../server/src/engine/types.js';
-import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { waitFor } from '../../fixtures/waitFor.js';

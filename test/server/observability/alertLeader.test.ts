@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../server/src/engine/Engine.js';
-import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { publishEngineEvents } from '../../../server/src/storage/postgres/events/publishEngineEvents.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
 import { createScheduleStates } from '../../../server/src/storage/common/reads/scheduleStates.js';
-import { sqliteReadDb } from '../../../server/src/storage/sqlite/sqliteReadDb.js';
+import { sqliteReadDb } from '../../../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 import { insertTask, createTempDatabase, type TempDb } from '../../fixtures/server/servedMonitoring.js';
 
 // The scrape's svc_schedules gauge reads the schedules over their partial indexes: O(schedules),

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEngine } from '../../../server/src/engine/Engine.js';
 import { openSqliteStorage } from '../../../server/src/index.js';
-import { createPostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import { bundledScript } from '../../fixtures/bundledScript.js';
 import { closeAll, harness } from '../../fixtures/server/engineHarness.js';

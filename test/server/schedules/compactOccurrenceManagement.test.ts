@@ -2,7 +2,7 @@
 import type { Database } from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { CommitBatch } from '../../../server/src/storage/EngineStore.js';
-import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
+import { rebuildSearchRows } from '../../../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
 import { openScheduleHarness, type ScheduleHarness } from '../../fixtures/server/scheduleHarness.js';
 import { snapshotSqliteReadModels } from '../../fixtures/server/sqliteReadModelSnapshot.js';
 

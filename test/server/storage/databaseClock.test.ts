@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseClock } from '../../../server/src/storage/postgres/databaseClock.js';
+import { DatabaseClock } from '../../../server/src/storage/postgres/connection/databaseClock.js';
 
 /** A reading that answers after `delayMs` with the host's clock less `offsetMs` (the database's instant). */
 const reading = (offsetMs: number, delayMs: number) => () =>

@@ -3,12 +3,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
 import type { MonitoringStore } from '../../../server/src/storage/MonitoringStore.js';
-import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { migratePostgres } from '../../../server/src/storage/postgres/migrate.js';
 import { pgMigrations } from '../../../server/src/storage/postgres/migrations/index.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/queries/createPostgresMonitoringStore.js';
+import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({

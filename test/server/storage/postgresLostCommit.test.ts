@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError, type CommitBatch, type FinishedRun, type NewExecutionLog, type NewTask } from '../../../server/src/storage/EngineStore.js';
-import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/engine/createPostgresEngineStore.js';
+import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, PG_ADMIN_URL, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';

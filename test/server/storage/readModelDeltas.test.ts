@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { COUNTERS } from '../../../server/src/storage/postgres/readModelDeltas.js';
+import { COUNTERS } from '../../../server/src/storage/postgres/readModels/readModelDeltas.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 // PostgreSQL's read-model deltas come from one description (readModelDeltas.ts): the statement

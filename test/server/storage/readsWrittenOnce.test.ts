@@ -9,9 +9,9 @@ const STORAGE = join(ROOT, 'server/src/storage');
 const modules = (dir: string) => readdirSync(join(STORAGE, dir)).filter((f) => f.endsWith('.ts'));
 
 describe('monitoring reads written once', () => {
-  it('no read module of storage/common/reads, storage/sqlite/queries or storage/postgres/queries shares its name with another', () => {
-    const sqlite = modules('sqlite/queries');
-    const postgres = modules('postgres/queries');
+  it('no read module of storage/common/reads, storage/sqlite/monitoring or storage/postgres/monitoring shares its name with another', () => {
+    const sqlite = modules('sqlite/monitoring');
+    const postgres = modules('postgres/monitoring');
     const common = modules('common/reads');
     const twice = [...sqlite.filter((f) => postgres.includes(f)), ...[...sqlite, ...postgres].filter((f) => common.includes(f))];
     expect(twice).toEqual([]);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrations, openDatabase } from '../../../server/src/index.js';
-import { rebuildSearchRows } from '../../../server/src/storage/sqlite/rebuildSearchRows.js';
+import { rebuildSearchRows } from '../../../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
 import { insertTask } from '../../fixtures/server/servedMonitoring.js';
 import { writeTaskRow } from '../../fixtures/writeTaskRow.js';
 import { allPages, rawFileAtVersion } from '../../fixtures/server/searchPages.js';

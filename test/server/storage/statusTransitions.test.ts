@@ -3,15 +3,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openSqliteStorage } from '../../../server/src/index.js';
 import { RefusedTransitionError, refusedTransitionCount } from '../../../server/src/storage/common/statusTransitions.js';
-import { promoteDue } from '../../../server/src/storage/postgres/engine/promoteDue.js';
-import type { QueueAdmission } from '../../../server/src/storage/postgres/engine/queueAdmission.js';
-import { taskStatusUpdate } from '../../../server/src/storage/postgres/engine/taskStatusUpdate.js';
+import { promoteDue } from '../../../server/src/storage/postgres/tasks/promoteDue.js';
+import type { QueueAdmission } from '../../../server/src/storage/postgres/coordination/queueAdmission.js';
+import { taskStatusUpdate } from '../../../server/src/storage/postgres/tasks/taskStatusUpdate.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
-import { prepareInsertStatusAudit } from '../../../server/src/storage/sqlite/sql/insertStatusAudit.js';
-import { setTasksStatus } from '../../../server/src/storage/sqlite/sql/management/setTasksStatus.js';
-import { preparePromoteDueTasks } from '../../../server/src/storage/sqlite/sql/promoteDueTasks.js';
-import { taskWriter } from '../../../server/src/storage/sqlite/sql/readModels/taskWriter.js';
+import { prepareInsertStatusAudit } from '../../../server/src/storage/sqlite/tasks/insertStatusAudit.js';
+import { setTasksStatus } from '../../../server/src/storage/sqlite/management/setTasksStatus.js';
+import { preparePromoteDue } from '../../../server/src/storage/sqlite/tasks/promoteDue.js';
+import { taskWriter } from '../../../server/src/storage/sqlite/readModels/taskWriter.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 
 // The task writers refuse a status write the transition table (contracts/taskTransitions.ts)
@@ -34,7 +34,7 @@ describe('SQLite task writer', () => {
   const storage = openSqliteStorage({ file: ':memory:' });
   const db = storage.db;
   const write = taskWriter(db);
-  const promote = preparePromoteDueTasks(db, prepareInsertStatusAudit(db), true);
+  const promote = preparePromoteDue(db, prepareInsertStatusAudit(db), true);
   const statusOf = (id: string) => (db.prepare('SELECT status FROM tasks WHERE id = ?').get(id) as { status: string }).status;
   const add = (id: string, status: string) => db.prepare(`${ROW} VALUES (?, 'T.Job', 'T.Handler', '{}', 'default', ?, 'Full', 1, 1)`).run(id, status);
   afterAll(() => storage.close());
@@ -152,14 +152,14 @@ const storageDir = (backend: string) => join(import.meta.dirname, '../../../serv
 
 describe('every status write goes through the writer', () => {
   it('PostgreSQL: no statement outside taskStatusUpdate.ts sets tasks.status (the fast commit checks its run ends before its statement)', () => {
-    const offenders = statusUpdates(storageDir('postgres')).filter((u) => !['engine/taskStatusUpdate.ts', 'engine/fastCommit.ts'].includes(u.file));
+    const offenders = statusUpdates(storageDir('postgres')).filter((u) => !['tasks/taskStatusUpdate.ts', 'tasks/fastCommit.ts'].includes(u.file));
     expect(offenders.map((u) => `${u.file}: ${u.statement}`)).toEqual([]);
   });
 
   it('SQLite: every statement that sets tasks.status is guarded by the transition table (its WHERE generated from it, or a check before it)', () => {
     // updateScheduleDefinition's one caller passes the status it writes to changeTaskRow, which checks it.
     const offenders = statusUpdates(storageDir('sqlite'))
-      .filter((u) => u.file !== 'sql/schedules/updateScheduleDefinition.ts')
+      .filter((u) => u.file !== 'schedules/updateScheduleDefinition.ts')
       .filter((u) => !/priorStatusCondition\(|checkTransition\(/.test(u.text));
     expect(offenders.map((u) => `${u.file}: ${u.statement}`)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryResult, QueryResultRow } from 'pg';
-import type { DatabaseClock } from './databaseClock.js';
+import type { DatabaseClock } from './connection/databaseClock.js';
 import type { PostgresEventBus } from './events/PostgresEventBus.js';
 
 export interface PostgresTarget {

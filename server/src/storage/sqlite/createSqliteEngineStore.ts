@@ -7,17 +7,17 @@ import type {
   CancelOutcome, CommitBatch, CommitOutcome, EngineStore, FinishedRun, InsertOutcome, LocationCheck, NewTask, QueueCapacities, RecoverInput,
   RunnableTaskRow, StartedRun,
 } from '../EngineStore.js';
-import { ClaimedGroups } from './sql/claimedGroups.js';
-import { ForeignWrites } from './sql/foreignWrites.js';
-import { prepareEngineStatements, type EngineStatements } from './sql/index.js';
-import type { StatusAuditRow } from './sql/insertStatusAuditRows.js';
-import { endsWithItsStart, type WholeRun } from './sql/startAndEndRuns.js';
-import type { ReadModelDeltas } from './sql/readModels/ReadModelDeltas.js';
-import { taskWriter } from './sql/readModels/taskWriter.js';
+import { ClaimedGroups } from './tasks/claimedGroups.js';
+import { ForeignWrites } from './tasks/foreignWrites.js';
+import { prepareEngineStatements, type EngineStatements } from './tasks/prepareEngineStatements.js';
+import type { StatusAuditRow } from './tasks/insertStatusAudits.js';
+import { endsWithItsStart, type WholeRun } from './tasks/startAndEndRuns.js';
+import type { ReadModelDeltas } from './readModels/readModelDeltas.js';
+import { taskWriter } from './readModels/taskWriter.js';
 import type { SqliteStorage } from '../Storage.js';
-import { createSqliteScheduleStore } from './createSqliteScheduleStore.js';
-import { createSqliteTaskManagementStore } from './createSqliteTaskManagementStore.js';
-import { retryWhileBusy } from './retryWhileBusy.js';
+import { createSqliteScheduleStore } from './schedules/createSqliteScheduleStore.js';
+import { createSqliteTaskManagementStore } from './management/createSqliteTaskManagementStore.js';
+import { retryWhileBusy } from './connection/retryWhileBusy.js';
 
 /**
  * How long a write waits for a lock held by another connection before it gives up with
@@ -71,7 +71,7 @@ export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineSto
     const out = write((deltas) => {
       claimed.clear();
       const o = sql.recoverTasks(input.now, input.maxAbandoned ?? DEFAULT_MAX_ABANDONED, deltas);
-      for (const q of input.unlimitedQueues) sql.admitWaitingTasks(q, Number.MAX_SAFE_INTEGER, input.now, deltas);
+      for (const q of input.unlimitedQueues) sql.admitWaiting(q, Number.MAX_SAFE_INTEGER, input.now, deltas);
       return o;
     });
     if (out.failed.length > 0) input.onAbandoned?.(out.failed);
@@ -193,7 +193,7 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
   for (const f of b.attemptFailures) out.attemptsRecorded.push(sql.recordAttemptFailure(f));
   if (b.completeRuns.length > 0) {
     const apart = endsWritten.size === 0 ? b.completeRuns : b.completeRuns.filter((r) => !endsWritten.has(r));
-    const recorded = new Set(apart.length > 0 ? sql.completeTasks(apart, deltas, claimed) : []);
+    const recorded = new Set(apart.length > 0 ? sql.completeRuns(apart, deltas, claimed) : []);
     for (const r of b.completeRuns) out.finished.push(endsWritten.has(r) || recorded.has(r));
   }
   for (const s of b.serviceStopped) {
@@ -205,7 +205,7 @@ function applyBatch(sql: EngineStatements, deltas: ReadModelDeltas, b: CommitBat
   if (d !== null) {
     admitWaiting(sql, deltas, b.capacities, now);
     if (d.promoteLimit > 0) {
-      out.promoted = sql.promoteDueTasks(now, d.promoteLimit, (queue) => admission(sql, deltas, b.capacities, queue), deltas);
+      out.promoted = sql.promoteDue(now, d.promoteLimit, (queue) => admission(sql, deltas, b.capacities, queue), deltas);
     }
     if (d.types.length > 0) {
       const types = new Set(d.types);
@@ -258,7 +258,7 @@ function admitWaiting(sql: EngineStatements, deltas: ReadModelDeltas, capacities
   for (const [queue, capacity] of capacities) {
     if (capacity === Infinity) continue;
     const room = capacity - sql.countQueued(queue, deltas);
-    if (room > 0) sql.admitWaitingTasks(queue, room, now, deltas);
+    if (room > 0) sql.admitWaiting(queue, room, now, deltas);
   }
 }
 

@@ -1,8 +1,8 @@
 import { OptionError } from '../../options/OptionError.js';
 import { OptionReader } from '../../options/OptionReader.js';
-import { openDatabase } from './openDatabase.js';
-import { startBackgroundCheckpoint } from './backgroundCheckpoint.js';
-import { rebuildReadModels } from './rebuildReadModels.js';
+import { openDatabase } from './connection/openDatabase.js';
+import { startBackgroundCheckpoint } from './connection/backgroundCheckpoint.js';
+import { rebuildReadModels } from './readModels/rebuildReadModels.js';
 import type { SqliteStorage } from '../Storage.js';
 
 export interface OpenSqliteStorageOptions {

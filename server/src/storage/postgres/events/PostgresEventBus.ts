@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { ClientBase, QueryResult } from 'pg';
 import type { SvcEvent } from '../../../contracts/index.js';
-import { describeConnectionError } from '../describeConnectionError.js';
+import { describeConnectionError } from '../connection/describeConnectionError.js';
 import type { PostgresTarget } from '../PostgresStorage.js';
 import { MAX_INLINE_PAYLOAD_BYTES, PAYLOAD_RETENTION_MS, eventsChannel, wakeChannel } from './channels.js';
 

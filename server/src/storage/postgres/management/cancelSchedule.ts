@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { TaskStatus } from '../../../contracts/task.js';
 import { cancelStatusRefusal, scheduleRowRefusal } from '../../common/scheduleOperationRefusals.js';
 import { auditsTransition, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
-import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
+import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
 /**
  * Cancel: the schedule becomes Cancelled (terminal, its halt dropped), its Pending, Queued and

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { StoreOperationResult } from '../../EngineStore.js';
 import { noSuchTask, requeueRowCheck, requeueScheduleRefusal, requeued } from '../../common/scheduleOperationRefusals.js';
 import { OPERATION_COLUMNS, auditsTransition, type OperationRow } from './ScheduleOperationResult.js';
-import { taskStatusUpdate } from '../engine/taskStatusUpdate.js';
+import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
 /**
  * A Failed or Cancelled occurrence back to Queued: same id and history (one 'Queued' audit row),

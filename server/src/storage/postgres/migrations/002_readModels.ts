@@ -9,7 +9,7 @@
  * roll-up (one process at a time, under an advisory lock) folds deltas into the rolled-up table
  * to keep the views O(groups). N engine instances therefore never queue on one counter row.
  */
-import { runBucketDeltaInsert } from '../runBucketDeltaInsert.js';
+import { runBucketDeltaInsert } from '../readModels/runBucketDeltaInsert.js';
 
 const runsTable = (name: string) => `
 CREATE TABLE ${name} (

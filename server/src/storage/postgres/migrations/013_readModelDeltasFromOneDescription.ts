@@ -1,6 +1,6 @@
 import { DELTAS_WRITTEN_SETTING } from './005_updateTriggersStepAside.js';
 import { TYPE_HANDLERS } from './002_readModels.js';
-import { FAILED_CTE, deltaStatement } from '../readModelDeltas.js';
+import { FAILED_CTE, deltaStatement } from '../readModels/readModelDeltas.js';
 
 /**
  * PostgreSQL migration 13: the statement triggers of `tasks` append the read-model deltas built

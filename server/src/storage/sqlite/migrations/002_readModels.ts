@@ -10,7 +10,7 @@
  * - stat_runs_hour / stat_runs_day: finished runs per end hour/day, type and queue, with
  *   completed/failed counts and the sum/count/min/max of measured durations of completed runs.
  */
-import { RUN_BUCKET_MERGE } from '../sql/readModels/runBucketMerge.js';
+import { RUN_BUCKET_MERGE } from '../readModels/runBucketMerge.js';
 
 const statTasksDelta = (row: 'NEW' | 'OLD', delta: '+ 1' | '- 1') => `
   INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)

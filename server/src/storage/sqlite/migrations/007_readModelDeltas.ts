@@ -1,7 +1,7 @@
 /**
  * Migration 7: the read models are no longer kept by per-row triggers. Every writer of task
  * rows goes through one storage function that adds up the changes of its transaction per group
- * and writes the sums before that transaction commits (see `storage/sqlite/sql/readModels`); the
+ * and writes the sums before that transaction commits (see `storage/sqlite/readModels`); the
  * triggers of migrations 2, 4 and 6 would count every change a second time, so they go.
  * The read-model tables and their contents stay as they are.
  */

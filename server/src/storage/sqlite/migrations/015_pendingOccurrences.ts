@@ -6,7 +6,7 @@
  * its own identity (id, slot, due time, run number, misfire columns), by the schedule's number in
  * `occurrence_schedules`. A compact occurrence becomes a task row (its Pending audit and search
  * row written then) when it is due, or as soon as anything but a read touches it or its schedule
- * (see `sql/spillPendingOccurrences.ts`).
+ * (see `schedules/spillPendingOccurrences.ts`).
  *
  * `pending_occurrence_tasks` shows each compact occurrence as the task row it stands for, column
  * for column as `tasks` names them, so that a read can ask both the same question. Its `rowid`

@@ -1,0 +1,96 @@
+import type { QueryResultRow } from 'pg';
+import { containsPattern } from '../../common/containsPattern.js';
+import type { ReadDb, ReadDialect, ReadModel } from '../../common/reads/ReadDb.js';
+import { KEY_INDEX_MIN_CHARS } from '../../common/taskListTerms.js';
+import { pgMigrations } from '../migrations/index.js';
+import type { PostgresStorage } from '../PostgresStorage.js';
+
+/** Columns that hold no NULL: ordered without a NULLS clause, so that a backward walk of their index serves DESC. */
+const NOT_NULL = new Set(['created_at', 'status', 'type', 'queue', 'seq']);
+
+/** The views that add the pending fast-commit deltas to each read model. */
+const MODEL_VIEWS: Record<ReadModel, string> = {
+  stat_tasks: 'stat_tasks_v',
+  stat_created_hour: 'stat_created_hour_v',
+  stat_created_day: 'stat_created_day_v',
+  stat_runs_hour: 'stat_runs_hour_v',
+  stat_runs_day: 'stat_runs_day_v',
+  stat_queue_finished_10s: 'stat_queue_finished_10s_delta',
+  failure_groups_hour: 'failure_groups_hour_v',
+  failure_groups_day: 'failure_groups_day_v',
+};
+
+const POSTGRES_READS: ReadDialect = {
+  name: 'postgres',
+  model: (name) => MODEL_VIEWS[name],
+  sumWhere: (value, condition) => `SUM(${value}) FILTER (WHERE ${condition})`,
+  indexedBy: () => '',
+  latestOf: (value, by) => `(array_agg(${value} ORDER BY ${by} DESC, ${value} DESC))[1]`,
+  insertionOrder: 'seq',
+  orderKey: (column, descending) =>
+    `${column} ${descending ? 'DESC' : 'ASC'}${NOT_NULL.has(column) ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
+  contains: (column) => `strpos(lower(${column}), lower(?)) > 0`,
+  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index. The
+  // index is read for the terms' rare words (svc_request_lookup, migration 14); the phrases are
+  // checked on the rows found, through ts_match_vq: a function call, which the planner does not
+  // take as an index condition (the operator @@ it would).
+  requestMatch: (terms) => ({
+    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ svc_request_lookup(?::text[])
+      AND ts_match_vq(words, ${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
+    params: [[...terms], ...terms],
+  }),
+  keyContains: (term) =>
+    [...term].length >= KEY_INDEX_MIN_CHARS
+      ? // The trigram index of keys (ILIKE compares letters case-insensitively).
+        { sql: `task_key IS NOT NULL AND task_key ILIKE ?`, params: [containsPattern(term)] }
+      : // Too short for trigrams: the matching keys from the key index alone (an index-only scan,
+        // evaluated once as an array), then their rows by key lookups.
+        {
+          sql: `task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(?)) > 0))`,
+          params: [term],
+        },
+  concurrentReads: true,
+  unhinted: (column) => column,
+  schemaVersionSql: `SELECT MAX(version) AS v FROM schema_migrations`,
+  latestSchemaVersion: pgMigrations[pgMigrations.length - 1]!.version,
+  // Each alternative its own indexed read, the rows their union: an OR in one WHERE would read the whole table.
+  // One alternative is the condition itself: its rows read once, not their seq and then each row again.
+  anyOf: (conditions) =>
+    conditions.length === 1 ? `(${conditions[0]!})` : `seq IN (${conditions.map((c) => `SELECT seq FROM tasks WHERE ${c}`).join(' UNION ALL ')})`,
+};
+
+/** `?` placeholders (outside quoted text) as PostgreSQL's `$1, $2, …`. */
+export function numberPlaceholders(sql: string): string {
+  let n = 0;
+  return sql.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (m) => (m === '?' ? `$${++n}` : m));
+}
+
+/** The monitoring reads over the store's pool; every optional structure exists in the PostgreSQL schema. */
+export function postgresReadDb(storage: Pick<PostgresStorage, 'query'>): ReadDb {
+  const numbered = new Map<string, string>();
+  return {
+    dialect: POSTGRES_READS,
+    features: {
+      typeHandlerSet: true,
+      requestSearch: true,
+      failureGroups: true,
+      queueThroughput: true,
+      searchRows: true,
+      searchRowOrder: true,
+      searchRowStatus: true,
+      statusAuditChangedBy: true,
+      traceContext: true,
+      reservations: true,
+      // PostgreSQL writes every occurrence as a task row (its catch-up is measured as such).
+      pendingOccurrences: false,
+    },
+    async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
+      let text = numbered.get(sql);
+      if (text === undefined) {
+        text = numberPlaceholders(sql);
+        numbered.set(sql, text);
+      }
+      return (await storage.query<R & QueryResultRow>(text, params)).rows;
+    },
+  };
+}

@@ -1,0 +1,12 @@
+import type { ScheduleRow } from '../../EngineStore.js';
+import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
+
+export type { ScheduleRow };
+
+export const SCHEDULE_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring,
+  occurrence_mode, schedule_version, schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
+
+/** SQL condition selecting durable schedule rows (never run by the dispatcher). */
+export const IS_SCHEDULE_ROW = `(is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL)`;
+
+export { isScheduleRow } from '../../EngineStore.js';
