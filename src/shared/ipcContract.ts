@@ -42,6 +42,8 @@ export const IPC_CHANNELS = {
   'session.get': channel<[environmentId: string], SessionView>(),
   'session.loginPassword': channel<[environmentId: string, login: PasswordLogin], SessionView>(),
   'session.loginMagic': channel<[environmentId: string, token: string], SessionView>(),
+  /** Single sign-on in the system browser (RFC 8252 loopback); resolves once the browser came back. */
+  'session.loginSingleSignOn': channel<[environmentId: string], SessionView>(),
   'session.logout': channel<[environmentId: string], SessionView>(),
   'session.retry': channel<[environmentId: string], SessionView>(),
   'api.call': channel<[environmentId: string, operation: ProxiedOperation, params: Record<string, unknown>], ApiResult<ProxiedOperation>>(),

@@ -87,6 +87,8 @@ export const IPC_CHANNEL_TABLE = {
     handle: ({ services }, id, login) => services.requireSession(id).loginWithPassword(login.username, login.password, login.remember),
   },
   'session.loginMagic': { args: z.tuple([environmentId, z.string().min(1).max(1000)]), handle: ({ services }, id, token) => services.requireSession(id).loginWithMagicToken(token) },
+  // The system browser opens the environment's own sign-in address (the navigation policy allows environments' origins).
+  'session.loginSingleSignOn': { args: z.tuple([environmentId]), handle: ({ services, openExternal }, id) => services.requireSession(id).loginWithSingleSignOn(openExternal) },
   'session.logout': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).logout() },
   // Re-reads `/config` and the stored token (the "review" action after an error).
   'session.retry': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).start() },

@@ -81,7 +81,12 @@ export interface DesktopHarness {
  * window's real CSP (header) and the permissions main's permission handler grants to the
  * app's origin (Electron's clipboard-sanitized-write is Chromium's clipboard-write).
  */
-export type DesktopOptions = Partial<ConsoleServicesOptions> & { colorScheme?: 'light' | 'dark'; files?: FileDialogs };
+export type DesktopOptions = Partial<ConsoleServicesOptions> & {
+  colorScheme?: 'light' | 'dark';
+  files?: FileDialogs;
+  /** What opening a URL in the system browser does (default: nothing). */
+  openExternal?: (url: string) => Promise<void>;
+};
 
 export async function openDesktop(rendererUrl: string, options: DesktopOptions = {}): Promise<DesktopHarness> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'svc-desktop-user-data-'));
@@ -93,7 +98,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     badge: { setUnreadCount: (c) => badge.push(c) },
     ...options,
   });
-  const dispatch = createIpcDispatcher({ services, openExternal: async () => undefined, ...(options.files ? { files: options.files } : {}) });
+  const dispatch = createIpcDispatcher({ services, openExternal: options.openExternal ?? (async () => undefined), ...(options.files ? { files: options.files } : {}) });
   const context: BrowserContext = await newBrowserContext({ viewport: { width: 1280, height: 760 }, colorScheme: options.colorScheme ?? 'light' });
   const rendererOrigin = new URL(rendererUrl).origin;
   // The renderer is served from a loopback origin here instead of app://console: ask main's
