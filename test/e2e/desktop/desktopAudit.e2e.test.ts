@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { ManagementResponse } from '../../../server/src/contracts/task.js';
 import { startFullHost, type FullHost } from '../../fixtures/main/fullHost.js';
 import { seriousAccessibilityViolations } from '../accessibility.js';
 import { useTwoEnvironmentDesktop } from './desktopHarness.js';
@@ -21,8 +22,9 @@ describe('desktop console: the Audit page against a real host with audit records
     await session.loginWithPassword('operator', 'operate-pw', false);
     // A schedule cancelled (ok), then cancelled again (refused, 409).
     schedule = desk.staging.seedSchedule('nightly-audit');
-    expect((await desk.h.services.manage(desk.stagingId, 'management.cancel', { id: schedule }, '')).status).toBe('Succeeded');
-    expect((await desk.h.services.manage(desk.stagingId, 'management.cancel', { id: schedule }, '')).status).toBe('Conflict');
+    const cancel = async () => ((await desk.h.services.manage(desk.stagingId, 'management.cancel', { id: schedule }, '')) as ManagementResponse).status;
+    expect(await cancel()).toBe('Succeeded');
+    expect(await cancel()).toBe('Conflict');
     await desk.h.page.goto(desk.url);
   }, 120_000);
 
