@@ -7,7 +7,7 @@ export type {
 export type { RetryOptions, BackoffKind } from './engine/RetryPolicy.js';
 export type { RateLimit } from './engine/RateLimiter.js';
 export type { EngineInternals } from './engine/EngineInternals.js';
-export type { DurableScheduleDefinition, ScheduleManager, ScheduleOperationResult } from './engine/schedules/index.js';
+export type { DurableScheduleDefinition, ScheduleManager } from './engine/schedules/index.js';
 export { parseDuration } from './engine/duration.js';
 export { openSqliteStorage } from './storage/sqlite/openSqliteStorage.js';
 export type { OpenSqliteStorageOptions } from './storage/sqlite/openSqliteStorage.js';

@@ -7,10 +7,10 @@ import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-wiring-'));
 const rec = createRecordingElectron(join(dir, 'user-data'), process.cwd());
-/** URLs the app fetched through Electron's network stack (net.fetch). */
+/** URLs the app requested through Electron's network stack (net.request). */
 const netFetched: string[] = [];
-const netFetch = rec.electron.net.fetch;
-rec.electron.net.fetch = (input, init) => (netFetched.push(typeof input === 'string' ? input : input.url), netFetch(input, init));
+const netRequest = rec.electron.net.request;
+rec.electron.net.request = (options) => (netFetched.push(options.url), netRequest(options));
 vi.mock('electron', () => rec.electron);
 
 describe('Electron wiring (src/main/index.ts) against a recording electron module', () => {

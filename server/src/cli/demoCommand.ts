@@ -3,16 +3,14 @@ import { randomBytes } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../engine/Engine.js';
-import { openSqliteStorage } from '../storage/sqlite/openSqliteStorage.js';
+import { createPostgresEngineStore, openSqliteStorage, publishEngineEvents, storageParts } from '../storage/openStorage.js';
 import { createMonitoring } from '../monitoring/createMonitoring.js';
 import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
 import { createCliLogger, engineErrorLogger, logEngineEvents, monitoringLoggerOf, secretValuesOf } from './logging.js';
 import { runHttpServer } from './runHttpServer.js';
 import { resolveServeSettings } from './serveSettings.js';
-import { registerDemoWorkload, DEMO_SAMPLES, postgresDemoSeedStore, sqliteDemoSeedStore, type DemoSample } from './demoWorkload.js';
-import { createPostgresEngineStore } from '../storage/postgres/createPostgresEngineStore.js';
-import { publishEngineEvents } from '../storage/postgres/events/publishEngineEvents.js';
+import { registerDemoWorkload, DEMO_SAMPLES, type DemoSample } from './demoWorkload.js';
 import { openCliPostgres } from './servePostgres.js';
 
 /** Documented demo credentials (README): read admin/admin, operate operator/operator. */
@@ -57,7 +55,7 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     logger = logger.child({ engine_instance: store.instanceId });
     const stopPublishing = publishEngineEvents(engine, pg);
     monitoringSource = { engine, storage: pg };
-    seed = postgresDemoSeedStore(pg);
+    seed = storageParts(pg).demoSeed();
     location = `PostgreSQL ${pg.target.host}:${pg.target.port}/${pg.target.database} (schema ${pg.schema}, instance ${store.instanceId})`;
     closeStorage = async () => {
       await stopPublishing();
@@ -74,7 +72,7 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
     engine = createEngine({ storage, queues, onError });
     logger = logger.child({ engine_instance: `${hostname()}/${process.pid}` });
     monitoringSource = { engine, storage };
-    seed = sqliteDemoSeedStore(storage.db);
+    seed = storageParts(storage).demoSeed();
     location = file;
     closeStorage = async () => storage.close();
   }

@@ -1,26 +1,5 @@
-import type { Database } from 'better-sqlite3';
 import type { Engine } from '../engine/types.js';
-import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
-
-/** The two writes the demo's seeding does beside the engine API (a schedule's existence, a simulated downtime). */
-export interface DemoSeedStore {
-  hasSchedule(key: string): Promise<boolean>;
-  backdate(id: string, cursorAt: number, scheduledAt: number): Promise<void>;
-}
-
-export function sqliteDemoSeedStore(db: Database): DemoSeedStore {
-  return {
-    hasSchedule: async (key) => db.prepare(`SELECT 1 FROM tasks WHERE task_key = ? AND occurrence_mode = 'Durable'`).get(key) !== undefined,
-    backdate: async (id, cursorAt, scheduledAt) => void db.prepare(`UPDATE tasks SET cursor_at = ?, scheduled_at = ? WHERE id = ?`).run(cursorAt, scheduledAt, id),
-  };
-}
-
-export function postgresDemoSeedStore(storage: PostgresStorage): DemoSeedStore {
-  return {
-    hasSchedule: async (key) => (await storage.query(`SELECT 1 FROM tasks WHERE task_key = $1 AND occurrence_mode = 'Durable'`, [key])).rows.length > 0,
-    backdate: async (id, cursorAt, scheduledAt) => void (await storage.query(`UPDATE tasks SET cursor_at = $1, scheduled_at = $2 WHERE id = $3`, [cursorAt, scheduledAt, id])),
-  };
-}
+import type { DemoSeedStore } from '../storage/openStorage.js';
 
 export const DEMO_SAMPLES = ['fast', 'slow', 'flaky', 'failing', 'timeout', 'logging'] as const;
 export type DemoSample = (typeof DEMO_SAMPLES)[number];

@@ -48,21 +48,18 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   } catch {
     throw new CliError(`Database file is not readable: ${file}`);
   }
-  const { openDatabase } = await import('../storage/sqlite/connection/openDatabase.js');
+  const { openSqliteForReading } = await import('../storage/openStorage.js');
   let db;
   try {
-    db = openDatabase({ file, readonly: true });
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('tasks', 'stat_tasks')`).all();
-    if (tables.length < 2) throw new Error('no Svc Monitor tables (tasks, stat_tasks)');
+    db = openSqliteForReading(file);
   } catch (err) {
-    db?.close();
     throw new CliError(`Cannot open ${file} as a Svc Monitor database: ${(err as Error).message}`);
   }
   const [{ createMonitoring }, { runHttpServer }] = await Promise.all([import('../monitoring/createMonitoring.js'), import('./runHttpServer.js')]);
   const logger = createCliLogger(settings.log, { secrets: secretValuesOf(settings.options as Record<string, unknown>) });
   let monitoring;
   try {
-    monitoring = createMonitoring({ storage: { db } }, { ...settings.options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
+    monitoring = createMonitoring({ storage: db }, { ...settings.options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
   } catch (err) {
     db.close();
     if (err instanceof OptionError) throw new CliError(err.message);

@@ -1,7 +1,6 @@
 import { createMonitoring } from '../monitoring/createMonitoring.js';
 import { MonitoringOptionError } from '../monitoring/options.js';
-import { openPostgresStorage } from '../storage/postgres/openPostgresStorage.js';
-import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
+import { openPostgresStorage, type PostgresStorage } from '../storage/openStorage.js';
 import { CliError } from './CliError.js';
 import { createCliLogger, monitoringLoggerOf, secretValuesOf } from './logging.js';
 import { runHttpServer } from './runHttpServer.js';

@@ -1,8 +1,7 @@
 import type { AuditLevel } from '../contracts/index.js';
 import { DEFAULT_MAX_ABANDONED } from '../storage/common/abandonedRuns.js';
 import type { EngineStore } from '../storage/EngineStore.js';
-import { createSqliteEngineStore } from '../storage/sqlite/createSqliteEngineStore.js';
-import type { SqliteStorage } from '../storage/Storage.js';
+import { sqliteEngineStore, type SqliteStorage } from '../storage/openStorage.js';
 import { NO_RETRY, resolveRetryPolicy, type RetryPolicy } from './RetryPolicy.js';
 import type { EngineOptions } from './types.js';
 import { OptionReader } from '../options/OptionReader.js';
@@ -57,7 +56,7 @@ export function resolveEngineOptions(options: EngineOptions): ResolvedEngineOpti
     if (s.readonly) throw read.fail('storage', 'is read-only; the engine needs a writable store');
     if (s.closed) throw read.fail('storage', 'is closed');
     storage = s as SqliteStorage;
-    store = createSqliteEngineStore(storage);
+    store = sqliteEngineStore(storage);
   }
 
   const queues = new Map<string, QueueConfig>();

@@ -1,16 +1,11 @@
-import type { Database } from 'better-sqlite3';
 import { BASE_ROUTES, BULK_PROGRESS_TARGET, type BulkOperation } from '../contracts/index.js';
 import { Router } from 'express';
 import type { IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { createSqliteMonitoringStore } from '../storage/sqlite/monitoring/createSqliteMonitoringStore.js';
 import type { MonitoringStore } from '../storage/MonitoringStore.js';
-import type { PostgresStorage } from '../storage/postgres/PostgresStorage.js';
-import { isPostgresStorage, postgresMonitoringParts } from '../storage/postgres/monitoring/postgresMonitoringSource.js';
+import { monitoringParts, type AnyStorage, type SqliteHandle } from '../storage/openStorage.js';
 import { createAlerting, type Alerting } from './alerts/createAlerting.js';
-import { postgresLeadership } from './alerts/alertLeadership.js';
 import { createApiRouter } from './apiRouter.js';
-import { openAuditStore } from './audit/openAuditStore.js';
 import { OperatorAuditLog } from './audit/OperatorAuditLog.js';
 import { TokenService } from './auth/TokenService.js';
 import { oidcRouter } from './auth/oidc/oidcRouter.js';
@@ -33,13 +28,11 @@ import { MonitoringOptionError, resolveOptions, type MonitoringOptions } from '.
 import { dashboardRouter, defaultWebRoot } from './ui/serveDashboard.js';
 
 /** A storage the monitoring can read: anything holding an open better-sqlite3 database. */
-export interface MonitoringStorage {
-  db: Database;
-}
+export type MonitoringStorage = SqliteHandle;
 
 export type MonitoringSource =
-  | { engine: MonitoringEngine & { storage?: MonitoringStorage | PostgresStorage }; storage?: MonitoringStorage | PostgresStorage; store?: MonitoringStore }
-  | { engine?: undefined; storage: MonitoringStorage | PostgresStorage; store?: MonitoringStore };
+  | { engine: MonitoringEngine & { storage?: AnyStorage }; storage?: AnyStorage; store?: MonitoringStore }
+  | { engine?: undefined; storage: AnyStorage; store?: MonitoringStore };
 
 export interface Monitoring {
   /** Mount on the host app: everything lives under /svc-monitoring, nothing outside. */
@@ -56,24 +49,6 @@ export interface Monitoring {
   close(): Promise<void>;
 }
 
-/** The SQLite handle of the source, when it has one. */
-function sqliteDbOf(source: MonitoringSource): Database | undefined {
-  const storage = source.storage ?? source.engine?.storage;
-  const db = storage && 'db' in storage ? storage.db : undefined;
-  return db && typeof db.prepare === 'function' ? db : undefined;
-}
-
-function resolveDb(source: MonitoringSource): Database {
-  const db = sqliteDbOf(source);
-  if (!db) {
-    throw new MonitoringOptionError(
-      source.engine ? 'engine' : 'storage',
-      'needs an open SQLite storage ({ db }); pass { engine, storage } or { storage }',
-    );
-  }
-  return db;
-}
-
 /**
  * `{engine}` is the full registration (hub events, management), `{storage}` the
  * standalone one (same read API, no hub, management answers NotSupported).
@@ -81,15 +56,17 @@ function resolveDb(source: MonitoringSource): Database {
 export function createMonitoring(source: MonitoringSource, rawOptions: MonitoringOptions = {}): Monitoring {
   if (typeof source !== 'object' || source === null) throw new MonitoringOptionError('source', 'pass { engine } or { storage }');
   const options = resolveOptions(rawOptions);
-  // A PostgreSQL store is shared by many processes: its events reach this hub and its management
-  // operations work here even without a local engine.
-  const pgStorage = [source.storage, source.engine?.storage].find(isPostgresStorage);
-  const pgParts = pgStorage ? postgresMonitoringParts(pgStorage, source.engine) : undefined;
-  const store = source.store ?? pgParts?.store ?? createSqliteMonitoringStore(resolveDb(source));
+  // A store shared by many processes: its events reach this hub and its management operations
+  // work here even without a local engine.
+  const parts = monitoringParts([source.storage, source.engine?.storage], source.engine, source.store);
+  if (parts === undefined) {
+    throw new MonitoringOptionError(source.engine ? 'engine' : 'storage', 'needs an open SQLite storage ({ db }); pass { engine, storage } or { storage }');
+  }
+  const store = parts.store;
   const tokens = new TokenService(options.jwtSecret, options.jwtIssuer, options.jwtAudience, options.jwtExpirationHours, options.now);
-  const engine: MonitoringEngine | undefined = pgParts?.engine ?? source.engine;
+  const engine: MonitoringEngine | undefined = parts.sharedEngine ?? source.engine;
   const clients = new ClientAddressResolver(options.trustedProxies);
-  const opened = openAuditStore(pgStorage, pgStorage ? undefined : sqliteDbOf(source));
+  const opened = parts.audit;
   const auditStore = opened?.store;
   if (opened === undefined || !opened.writable) {
     options.logger.info(
@@ -167,7 +144,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
           rules: options.alerts,
           store,
           engine: source.engine,
-          ...(pgStorage ? { events: engine, leadership: postgresLeadership(pgStorage) } : {}),
+          ...(parts.sharedEngine ? { events: engine, leadership: parts.leadership() } : {}),
           publicUrl: options.publicUrl,
           logger: options.logger,
           now: options.now,

@@ -1,6 +1,6 @@
 import type { AbandonedTask } from './common/abandonedRuns.js';
 import type { TaskManagementStore } from './TaskManagementStore.js';
-import type { AuditLevel, LogLevel, ManagementStatus, MisfireKind, MisfirePolicy, TaskStatus } from '../contracts/index.js';
+import type { AuditLevel, LogLevel, MisfireKind, MisfirePolicy, OperationResult, TaskStatus } from '../contracts/index.js';
 
 /**
  * The storage contract the engine and the durable schedules live on. The engine never sees a
@@ -549,12 +549,6 @@ export interface UpsertInput {
   decide: (existing: ScheduleRow | undefined, lastRunNumber: number) => UpsertDecision;
 }
 
-export interface StoreOperationResult {
-  status: Extract<ManagementStatus, 'Succeeded' | 'NotFound' | 'Conflict'>;
-  message: string;
-  taskId?: string;
-}
-
 export interface ScheduleStore {
   findByKey(key: string): Promise<ScheduleRow | undefined>;
   findById(id: string): Promise<ScheduleRow | undefined>;
@@ -565,9 +559,9 @@ export interface ScheduleStore {
   /** Creates or changes a schedule in one transaction; resolves with the schedule row's id. */
   upsert(input: UpsertInput): Promise<string>;
   /** The schedule → Cancelled (halt dropped), its not-started occurrences → Cancelled. */
-  cancel(id: string, now: number): Promise<StoreOperationResult>;
+  cancel(id: string, now: number): Promise<OperationResult>;
   /** Drops the halt of a schedule; false when it had none. */
   releaseHalt(id: string): Promise<boolean>;
   /** A Failed or Cancelled occurrence of a live schedule → Queued (one 'Queued' audit). */
-  requeueOccurrence(id: string, now: number): Promise<StoreOperationResult>;
+  requeueOccurrence(id: string, now: number): Promise<OperationResult>;
 }

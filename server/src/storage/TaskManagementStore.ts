@@ -1,5 +1,6 @@
+import type { OperationResult } from '../contracts/index.js';
 import type { TaskStatus } from '../contracts/index.js';
-import type { StoreOperationResult, TaskState } from './EngineStore.js';
+import type { TaskState } from './EngineStore.js';
 
 /**
  * The write operations of retry and of the bulk actions: a companion of `EngineStore` with
@@ -9,7 +10,7 @@ import type { StoreOperationResult, TaskState } from './EngineStore.js';
  */
 export interface TaskManagementStore {
   /** A Failed, Cancelled or ServiceStopped one-shot task → Queued, same id and history. */
-  retryTask(input: { id: string; now: number; actor: string }): Promise<StoreOperationResult>;
+  retryTask(input: { id: string; now: number; actor: string }): Promise<OperationResult>;
   /** One batch of a bulk action, in one transaction. */
   applyBulkBatch(input: BulkBatchInput): Promise<BulkBatchResult>;
 }

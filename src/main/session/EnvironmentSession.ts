@@ -71,6 +71,9 @@ export class EnvironmentSession {
   get baseUrl(): string {
     return this.environment.baseUrl;
   }
+  get environmentName(): string {
+    return this.environment.name;
+  }
   /** The axios instance bound to this environment's API base. */
   get client(): AxiosInstance {
     return this.http;

@@ -25,6 +25,7 @@ const BACKEND_ONLY_FOLDERS: Record<'sqlite' | 'postgres', Record<string, string>
 
 const PREPARED = 'SQLite prepares one statement per row shape and runs it per row; PostgreSQL does the same step as part of a set-based statement';
 const SPLIT_SCHEDULES = `${PREPARED}, inside schedules/createPostgresScheduleStore.ts.`;
+const SHARED_SCHEDULE_WRITES = 'written once for the schedule store and the storage operations of a process without an engine (management/); SQLite writes them inside its schedule store (setScheduleStatus.ts, setScheduleHalt.ts, cancelNotStartedTask.ts).';
 const TRIGGERS = 'SQLite keeps the read models from code (per-transaction deltas, one task writer); PostgreSQL keeps them by statement triggers (readModels/readModelDeltas.ts).';
 
 /** Files only one backend has, by path under its tree, with the reason. */
@@ -52,7 +53,6 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'schedules/ScheduleRow.ts': SPLIT_SCHEDULES,
     'schedules/cancelNotStartedTask.ts': SPLIT_SCHEDULES,
     'schedules/countOccurrencesAfter.ts': SPLIT_SCHEDULES,
-    'schedules/insertCompactOccurrences.ts': 'compact Pending occurrences (SQLite migration 15) exist on SQLite only.',
     'schedules/insertInChunks.ts': 'multi-row INSERTs under SQLite\'s variable limit; PostgreSQL inserts arrays with unnest.',
     'schedules/insertOccurrences.ts': SPLIT_SCHEDULES,
     'schedules/insertScheduleRow.ts': SPLIT_SCHEDULES,
@@ -61,16 +61,13 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'schedules/preparedStatement.ts': 'the per-connection statement cache of better-sqlite3.',
     'schedules/requeueTerminalTask.ts': SPLIT_SCHEDULES,
     'schedules/selectDueScheduleIds.ts': SPLIT_SCHEDULES,
-    'schedules/selectLastRunNumber.ts': SPLIT_SCHEDULES,
     'schedules/selectOpenOccurrences.ts': SPLIT_SCHEDULES,
     'schedules/selectScheduleByKey.ts': SPLIT_SCHEDULES,
     'schedules/selectTaskById.ts': SPLIT_SCHEDULES,
     'schedules/setScheduleHalt.ts': SPLIT_SCHEDULES,
     'schedules/setScheduleStatus.ts': SPLIT_SCHEDULES,
-    'schedules/spillPendingOccurrences.ts': 'compact Pending occurrences (SQLite migration 15) exist on SQLite only.',
     'schedules/updateScheduleDefinition.ts': SPLIT_SCHEDULES,
     'schedules/updateScheduleProgress.ts': SPLIT_SCHEDULES,
-    'schedules/withoutWrittenSlots.ts': 'compact Pending occurrences (SQLite migration 15) exist on SQLite only.',
     'tasks/TaskRow.ts': 'column lists and predicates shared by the prepared statements.',
     'tasks/claimTasksAtOnce.ts': 'the claim of a group commit that starts and ends its runs at once; PostgreSQL\'s is tasks/fastCommit.ts.',
     'tasks/claimedGroups.ts': 'the row groups a claim read, kept for the run end\'s deltas; ' + TRIGGERS,
@@ -93,11 +90,14 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'connection/databaseClock.ts': 'instances compare instants on the database\'s clock; SQLite runs in one process.',
     'connection/describeConnectionError.ts': 'a connection string\'s errors, without its password.',
     'connection/storeClient.ts': 'a pooled client and its transaction; SQLite has one connection (taskWriter).',
-    'management/ScheduleOperationResult.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
+    'management/OperationRow.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
     'management/cancelSchedule.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
     'management/createPostgresScheduleOperations.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
     'management/releaseHalt.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
     'management/requeueOccurrence.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
+    'schedules/cancelOpenOccurrences.ts': SHARED_SCHEDULE_WRITES,
+    'schedules/cancelSchedule.ts': SHARED_SCHEDULE_WRITES,
+    'schedules/releaseHalt.ts': SHARED_SCHEDULE_WRITES,
     'monitoring/postgresMonitoringSource.ts': 'monitoring with no engine in the process: schedule operations and events through the database.',
     'readModels/runBucketDeltaInsert.ts': 'the fast commit\'s own run-bucket deltas (its triggers step aside).',
     'tasks/SqlParams.ts': 'numbered placeholders ($n) collected while a statement is built.',

@@ -1,6 +1,7 @@
+import type { OperationResult } from '../../contracts/index.js';
 import type { BulkOperation } from '../../contracts/index.js';
 import type { TaskManagementStore } from '../../storage/TaskManagementStore.js';
-import type { ScheduleOperationResult } from '../schedules/ScheduleManager.js';
+
 import { BulkRunner, type BulkProgressListener, type BulkRunnerDeps, type BulkStart } from './BulkRunner.js';
 
 /** Operations a person asks for on task rows: retry one task, bulk actions over many. */
@@ -10,7 +11,7 @@ export interface TaskOperations {
    * history, one status-audit entry naming `actor`). NotFound for an unknown id; Conflict
    * with the reason for a row it does not apply to.
    */
-  retry(id: string, actor: string): Promise<ScheduleOperationResult>;
+  retry(id: string, actor: string): Promise<OperationResult>;
   /** Starts a bulk action in the background; see BulkRunner. */
   startBulk(input: BulkStart): BulkOperation;
   bulkStatus(operationId: string): BulkOperation | undefined;

@@ -20,9 +20,6 @@ export interface DurableScheduleDefinition {
   auditLevel?: AuditLevel;
 }
 
-/** The answer of a schedule operation. */
-export type ScheduleOperationResult = OperationResult;
-
 /** The schedule manager (ITaskScheduleManager): how application code changes schedules, outside the HTTP API. */
 export interface ScheduleManager {
   /**
@@ -32,20 +29,20 @@ export interface ScheduleManager {
    * ScheduleOperationError 'Unavailable'. Nothing is written in either case.
    */
   upsert(definition: DurableScheduleDefinition): Promise<string>;
-  cancel(key: string): Promise<ScheduleOperationResult>;
-  resume(key: string): Promise<ScheduleOperationResult>;
+  cancel(key: string): Promise<OperationResult>;
+  resume(key: string): Promise<OperationResult>;
   /**
    * Puts a terminal (Failed or Cancelled) occurrence back in the queue, keeping its id and
    * history and spending no run of the series.
    */
-  requeue(occurrenceId: string): Promise<ScheduleOperationResult>;
+  requeue(occurrenceId: string): Promise<OperationResult>;
   /**
    * Management entry points addressed by the schedule ROW id: resolve the row's task
    * key and call cancel/resume; NotFound for an unknown id, Conflict for a row that is not a
    * durable schedule or has no key.
    */
-  cancelTask(scheduleId: string): Promise<ScheduleOperationResult>;
-  resumeTask(scheduleId: string): Promise<ScheduleOperationResult>;
+  cancelTask(scheduleId: string): Promise<OperationResult>;
+  resumeTask(scheduleId: string): Promise<OperationResult>;
 }
 
 /** Thrown by `upsert` when the schedule cannot be written (nothing is written). */

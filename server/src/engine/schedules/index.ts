@@ -1,3 +1,4 @@
+import type { OperationResult } from '../../contracts/index.js';
 import type { ScheduleRow } from '../../storage/EngineStore.js';
 import { noSuchTask } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
@@ -6,10 +7,10 @@ import { cancelScheduleRow } from './cancelSchedule.js';
 import { OccurrenceMaterializer, type MaterializerOptions } from './OccurrenceMaterializer.js';
 import { requeueOccurrence } from './requeueOccurrence.js';
 import { resumeScheduleRow } from './resumeSchedule.js';
-import type { ScheduleManager, ScheduleOperationResult } from './ScheduleManager.js';
+import type { ScheduleManager } from './ScheduleManager.js';
 import { upsertSchedule } from './upsertSchedule.js';
 
-export type { DurableScheduleDefinition, ScheduleManager, ScheduleOperationResult } from './ScheduleManager.js';
+export type { DurableScheduleDefinition, ScheduleManager } from './ScheduleManager.js';
 export { ScheduleOperationError } from './ScheduleManager.js';
 export { OccurrenceMaterializer, DEFAULT_MATERIALIZER_OPTIONS, type MaterializerOptions, type MaterializeOutcome } from './OccurrenceMaterializer.js';
 export { planOccurrences, type OccurrencePlan, type PlanInput } from './MisfirePlanner.js';
@@ -31,14 +32,14 @@ export function createScheduleManager(internals: EngineInternals, options: Sched
   internals.addTicker('occurrence-materializer', (now) => materializer.tick(now), materializer.options.intervalMs);
   const { schedules } = internals.store;
 
-  const byKey = async (key: string, run: (row: ScheduleRow) => Promise<ScheduleOperationResult>): Promise<ScheduleOperationResult> => {
+  const byKey = async (key: string, run: (row: ScheduleRow) => Promise<OperationResult>): Promise<OperationResult> => {
     if (typeof key !== 'string' || key === '') return { status: 'NotFound', message: 'A schedule key is required.' };
     // No schedule has a key a store cannot keep (upsert refuses one): not looked up.
     if (hasUnstorable(key)) return { status: 'NotFound', message: `No durable schedule with key "${key}".` };
     const row = await schedules.findByKey(key);
     return row ? run(row) : { status: 'NotFound', message: `No durable schedule with key "${key}".` };
   };
-  const byId = async (id: string, run: (row: ScheduleRow) => Promise<ScheduleOperationResult>): Promise<ScheduleOperationResult> => {
+  const byId = async (id: string, run: (row: ScheduleRow) => Promise<OperationResult>): Promise<OperationResult> => {
     const row = typeof id === 'string' ? await schedules.findById(id) : undefined;
     return row ? run(row) : noSuchTask();
   };

@@ -1,9 +1,10 @@
+import type { OperationResult } from '../../contracts/index.js';
 import type { ScheduleRow } from '../../storage/EngineStore.js';
 import { resumeStatusRefusal, scheduleRowRefusal } from '../../storage/common/scheduleOperationRefusals.js';
 import type { EngineInternals } from '../EngineInternals.js';
 import { createSlotSource } from './createSlotSource.js';
 import type { OccurrenceMaterializer } from './OccurrenceMaterializer.js';
-import { ScheduleOperationError, type ScheduleOperationResult } from './ScheduleManager.js';
+import { ScheduleOperationError } from './ScheduleManager.js';
 import { parseStoredDefinition } from './StoredScheduleDefinition.js';
 
 /**
@@ -15,7 +16,7 @@ export async function resumeScheduleRow(
   internals: EngineInternals,
   materializer: OccurrenceMaterializer,
   row: ScheduleRow,
-): Promise<ScheduleOperationResult> {
+): Promise<OperationResult> {
   const refused = scheduleRowRefusal(row) ?? resumeStatusRefusal(row);
   if (refused) return refused;
   try {
@@ -32,7 +33,7 @@ export async function resumeScheduleRow(
     if (!(err instanceof ScheduleOperationError)) throw err;
   }
   const after = (await internals.store.schedules.findById(row.id))!;
-  const result: ScheduleOperationResult = {
+  const result: OperationResult = {
     status: 'Succeeded',
     message: !releasedHalt
       ? 'The schedule was not halted; nothing to release.'

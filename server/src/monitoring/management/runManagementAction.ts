@@ -1,6 +1,7 @@
+import type { OperationResult } from '../../contracts/index.js';
 import type { Response } from 'express';
 import type { ManagementResponse, ManagementStatus } from '../../contracts/index.js';
-import type { ScheduleOperationResult } from '../../engine/schedules/ScheduleManager.js';
+
 import { sendJson } from '../http/sendJson.js';
 
 /** Management status → HTTP code (Succeeded 200, NotFound 404, Conflict 409, NotSupported 501, Unavailable 503). */
@@ -12,7 +13,7 @@ export const MANAGEMENT_HTTP_STATUS: Record<ManagementStatus, number> = {
   Unavailable: 503,
 };
 
-export function sendManagement(res: Response, taskId: string, r: ScheduleOperationResult): void {
+export function sendManagement(res: Response, taskId: string, r: OperationResult): void {
   const body: ManagementResponse = {
     status: r.status,
     message: r.message,
@@ -28,9 +29,9 @@ export function sendManagement(res: Response, taskId: string, r: ScheduleOperati
 export async function runManagementAction(
   res: Response,
   taskId: string,
-  action: () => Promise<ScheduleOperationResult>,
+  action: () => Promise<OperationResult>,
 ): Promise<void> {
-  let result: ScheduleOperationResult;
+  let result: OperationResult;
   try {
     result = await action();
   } catch (err) {
@@ -39,7 +40,7 @@ export async function runManagementAction(
   sendManagement(res, taskId, result);
 }
 
-export const notSupported = (taskId: string): ScheduleOperationResult => ({
+export const notSupported = (taskId: string): OperationResult => ({
   status: 'NotSupported',
   message: 'Management needs the task engine: this is a standalone registration.',
   taskId,

@@ -1,5 +1,6 @@
+import type { OperationResult } from '../../contracts/index.js';
 import type { Response } from 'express';
-import type { ScheduleOperationResult } from '../../engine/schedules/ScheduleManager.js';
+
 import type { MonitoringContext } from '../MonitoringContext.js';
 import { notSupported, runManagementAction, sendManagement } from './runManagementAction.js';
 
@@ -16,7 +17,7 @@ export async function operateScheduleByKey(
   const engine = ctx.engine;
   if (!engine) return sendManagement(res, id, notSupported(id));
   const target = await ctx.store.managementTarget(id);
-  const refuse = (status: ScheduleOperationResult['status'], message: string) => sendManagement(res, id, { status, message, taskId: id });
+  const refuse = (status: OperationResult['status'], message: string) => sendManagement(res, id, { status, message, taskId: id });
   if (!target) return refuse('NotFound', `Task ${id} was not found.`);
   if (!target.isDurableSchedule) return refuse('Conflict', `Task ${id} is not a durable schedule.`);
   if (target.taskKey === undefined) {

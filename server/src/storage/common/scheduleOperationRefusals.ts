@@ -1,4 +1,5 @@
-import { isScheduleRow, type ScheduleRow, type StoreOperationResult } from '../EngineStore.js';
+import type { OperationResult } from '../../contracts/index.js';
+import { isScheduleRow, type ScheduleRow } from '../EngineStore.js';
 
 /**
  * The answers a schedule operation gives when it does not apply, written once so that SQLite
@@ -7,26 +8,26 @@ import { isScheduleRow, type ScheduleRow, type StoreOperationResult } from '../E
 
 type OperatedRow = Pick<ScheduleRow, 'id' | 'task_key' | 'is_recurring' | 'occurrence_mode' | 'parent_task_id'> & { status: string };
 
-const conflict = (taskId: string, message: string): StoreOperationResult => ({ status: 'Conflict', message, taskId });
+const conflict = (taskId: string, message: string): OperationResult => ({ status: 'Conflict', message, taskId });
 
-export const noSuchTask = (): StoreOperationResult => ({ status: 'NotFound', message: 'No task with this id.' });
+export const noSuchTask = (): OperationResult => ({ status: 'NotFound', message: 'No task with this id.' });
 
 /** Why `row` cannot be operated on as a schedule (not a durable schedule row, or no task key); undefined: it can. */
-export function scheduleRowRefusal(row: OperatedRow): StoreOperationResult | undefined {
+export function scheduleRowRefusal(row: OperatedRow): OperationResult | undefined {
   if (!isScheduleRow(row)) return conflict(row.id, 'The task is not a durable schedule.');
   if (row.task_key === null) return conflict(row.id, 'The schedule has no task key and cannot be operated on.');
   return undefined;
 }
 
 /** Why a schedule cannot be cancelled in its status (already cancelled, series completed); undefined: it can. */
-export function cancelStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): StoreOperationResult | undefined {
+export function cancelStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): OperationResult | undefined {
   if (row.status === 'Cancelled') return conflict(row.id, 'The schedule is already cancelled.');
   if (row.status === 'Completed') return conflict(row.id, 'The schedule has completed its series; there is nothing to cancel.');
   return undefined;
 }
 
 /** Why a schedule cannot be resumed in its status (only an active, Pending, schedule can); undefined: it can. */
-export function resumeStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): StoreOperationResult | undefined {
+export function resumeStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): OperationResult | undefined {
   if (row.status !== 'Pending') return conflict(row.id, `The schedule is ${row.status}; only an active schedule can be resumed.`);
   return undefined;
 }
@@ -37,7 +38,7 @@ export function resumeStatusRefusal(row: Pick<OperatedRow, 'id' | 'status'>): St
  */
 export function requeueRowCheck(
   row: Omit<OperatedRow, 'task_key'>,
-): { refused: StoreOperationResult } | { refused?: undefined; status: 'Failed' | 'Cancelled'; scheduleId: string } {
+): { refused: OperationResult } | { refused?: undefined; status: 'Failed' | 'Cancelled'; scheduleId: string } {
   if (isScheduleRow(row)) return { refused: conflict(row.id, 'A schedule row cannot be requeued; requeue one of its occurrences.') };
   if (row.parent_task_id === null) return { refused: conflict(row.id, 'The task is not an occurrence of a durable schedule.') };
   if (row.status !== 'Failed' && row.status !== 'Cancelled') {
@@ -47,9 +48,9 @@ export function requeueRowCheck(
 }
 
 /** Why an occurrence cannot be requeued because of its schedule (gone or cancelled); undefined: it can. */
-export function requeueScheduleRefusal(taskId: string, schedule: { status: string } | undefined): StoreOperationResult | undefined {
+export function requeueScheduleRefusal(taskId: string, schedule: { status: string } | undefined): OperationResult | undefined {
   if (!schedule || schedule.status === 'Cancelled') return conflict(taskId, 'The schedule of this occurrence was cancelled; its occurrences cannot be requeued.');
   return undefined;
 }
 
-export const requeued = (taskId: string): StoreOperationResult => ({ status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId });
+export const requeued = (taskId: string): OperationResult => ({ status: 'Succeeded', message: 'The occurrence is back in the queue.', taskId });

@@ -1,13 +1,14 @@
+import type { OperationResult } from '../../../contracts/index.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { pgCancelSchedule } from './cancelSchedule.js';
 import { pgReleaseHalt } from './releaseHalt.js';
 import { pgRequeueOccurrence } from './requeueOccurrence.js';
-import { OPERATION_COLUMNS, type OperationRow, type StorageOperationResult } from './ScheduleOperationResult.js';
+import { OPERATION_COLUMNS, type OperationRow } from './OperationRow.js';
 
 export interface StorageScheduleOperations {
-  requeue(occurrenceId: string): Promise<StorageOperationResult>;
-  resume(key: string): Promise<StorageOperationResult>;
-  cancel(key: string): Promise<StorageOperationResult>;
+  requeue(occurrenceId: string): Promise<OperationResult>;
+  resume(key: string): Promise<OperationResult>;
+  cancel(key: string): Promise<OperationResult>;
 }
 
 /**
@@ -17,8 +18,8 @@ export interface StorageScheduleOperations {
  * are on the database's clock, as the engines that compare them.
  */
 export function createPostgresScheduleOperations(storage: PostgresStorage, now: () => number = storage.clock.now): StorageScheduleOperations {
-  const byKey = (key: string, run: (c: Parameters<typeof pgCancelSchedule>[0], row: OperationRow) => Promise<StorageOperationResult>) => {
-    if (typeof key !== 'string' || key === '') return Promise.resolve<StorageOperationResult>({ status: 'NotFound', message: 'A schedule key is required.' });
+  const byKey = (key: string, run: (c: Parameters<typeof pgCancelSchedule>[0], row: OperationRow) => Promise<OperationResult>) => {
+    if (typeof key !== 'string' || key === '') return Promise.resolve<OperationResult>({ status: 'NotFound', message: 'A schedule key is required.' });
     return storage.transaction(async (c) => {
       const { rows } = await c.query<OperationRow>(
         `SELECT ${OPERATION_COLUMNS} FROM tasks
@@ -27,7 +28,7 @@ export function createPostgresScheduleOperations(storage: PostgresStorage, now: 
         [key],
       );
       const row = rows[0];
-      if (!row) return { status: 'NotFound', message: `No durable schedule with key "${key}".` } satisfies StorageOperationResult;
+      if (!row) return { status: 'NotFound', message: `No durable schedule with key "${key}".` } satisfies OperationResult;
       const result = await run(c, row);
       if (result.status === 'Succeeded') await storage.events.wake(c);
       return result;

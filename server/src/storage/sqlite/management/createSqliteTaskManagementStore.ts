@@ -1,5 +1,6 @@
+import type { OperationResult } from '../../../contracts/index.js';
 import type { Database } from 'better-sqlite3';
-import type { StoreOperationResult, TaskState } from '../../EngineStore.js';
+import type { TaskState } from '../../EngineStore.js';
 import { actionRefusal } from '../../common/actionRefusal.js';
 import { auditAllows } from '../../common/auditAllows.js';
 import { insertActorStatusAudit } from './insertActorStatusAudit.js';
@@ -24,8 +25,8 @@ export function createSqliteTaskManagementStore(db: Database): TaskManagementSto
   const write = taskWriter(db);
   const compact = hasPendingOccurrences(db);
   return {
-    async retryTask({ id, now, actor }): Promise<StoreOperationResult> {
-      return write((deltas): StoreOperationResult => {
+    async retryTask({ id, now, actor }): Promise<OperationResult> {
+      return write((deltas): OperationResult => {
         if (compact) spillPendingOccurrences(db, deltas, { ids: [id] });
         const row = selectManagedTask(db, id);
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };

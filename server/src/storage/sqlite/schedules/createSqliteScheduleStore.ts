@@ -1,4 +1,5 @@
-import type { MaterializeInput, NewOccurrence, MaterializeResult, ScheduleStore, StoreOperationResult, UpsertInput } from '../../EngineStore.js';
+import type { OperationResult } from '../../../contracts/index.js';
+import type { MaterializeInput, NewOccurrence, MaterializeResult, ScheduleStore, UpsertInput } from '../../EngineStore.js';
 import { cancelNotStartedTask } from './cancelNotStartedTask.js';
 import { countOccurrencesAfter } from './countOccurrencesAfter.js';
 import { insertOccurrences, lastTaskRowid } from './insertOccurrences.js';
@@ -186,7 +187,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
       }),
 
     cancel: async (id, now) =>
-      tx((deltas): StoreOperationResult => {
+      tx((deltas): OperationResult => {
         const fresh = selectTaskById(db, id);
         if (!fresh) return noSuchTask();
         const refusal = cancelStatusRefusal(fresh);
@@ -219,7 +220,7 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
       }),
 
     requeueOccurrence: async (occurrenceId, now) =>
-      tx((deltas): StoreOperationResult => {
+      tx((deltas): OperationResult => {
         // A compact occurrence is Pending: as a task row it is refused as any Pending occurrence is.
         if (compactTable) spillPendingOccurrences(db, deltas, { ids: [occurrenceId] });
         const row = selectTaskById(db, occurrenceId);

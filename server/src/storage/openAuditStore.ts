@@ -1,9 +1,9 @@
 import type { Database } from 'better-sqlite3';
-import { createOperatorAuditStore } from '../../storage/common/audit/operatorAuditRows.js';
-import type { OperatorAuditStore } from '../../storage/OperatorAuditStore.js';
-import type { PostgresStorage } from '../../storage/postgres/PostgresStorage.js';
-import { postgresReadDb } from '../../storage/postgres/monitoring/postgresReadDb.js';
-import { sqliteReadDb } from '../../storage/sqlite/monitoring/sqliteReadDb.js';
+import { createOperatorAuditStore } from './common/audit/operatorAuditRows.js';
+import type { OperatorAuditStore } from './OperatorAuditStore.js';
+import type { PostgresStorage } from './postgres/PostgresStorage.js';
+import { postgresReadDb } from './postgres/monitoring/postgresReadDb.js';
+import { sqliteReadDb } from './sqlite/monitoring/sqliteReadDb.js';
 
 /** The audit table of a store, and whether this process may append to it. */
 export interface OpenedAuditStore {

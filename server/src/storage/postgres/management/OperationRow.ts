@@ -1,8 +1,5 @@
-import type { AuditLevel, OperationResult } from '../../../contracts/index.js';
+import type { AuditLevel } from '../../../contracts/index.js';
 import { auditAllows } from '../../common/auditAllows.js';
-
-/** The answer of a management operation (same shape as the schedule manager's). */
-export type StorageOperationResult = OperationResult;
 
 /** The columns the operations read, locked with FOR UPDATE inside their transaction. */
 export const OPERATION_COLUMNS = `id, status, task_key, audit_level, is_recurring, occurrence_mode, parent_task_id, halt, scheduled_at`;

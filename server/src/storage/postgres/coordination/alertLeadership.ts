@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import type { PostgresStorage } from '../../storage/postgres/PostgresStorage.js';
+import type { PostgresStorage } from '../PostgresStorage.js';
 
 /**
  * Which process evaluates the cluster's alert rules. Asked once per look; the answer may change
