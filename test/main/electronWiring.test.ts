@@ -81,7 +81,7 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
 
   it('handles every bridge channel, validates arguments and refuses calls from other frames', async () => {
     expect([...rec.ipcHandlers.keys()].every((c) => c.startsWith('svc-monitor:'))).toBe(true);
-    expect(rec.ipcHandlers.size).toBe(27);
+    expect(rec.ipcHandlers.size).toBe(32);
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     const add = rec.ipcHandlers.get('svc-monitor:environments.add')!;
     const ok = (await add(appFrame, { name: 'Local', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false })) as { ok: boolean };
