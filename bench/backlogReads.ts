@@ -1,14 +1,13 @@
-// The monitoring reads during a catch-up backlog (bench:schedules, SQLite): the dashboard's task
+// The monitoring reads during a catch-up backlog (bench:schedules, both backends): the dashboard's task
 // list (default, every status filter it offers, every sort both ways, first and last page), the
 // counts and the overview, each read as its own macrotask (as an HTTP request is), with the event
 // loop's delay recorded throughout (perf_hooks monitorEventLoopDelay): a read that blocks the loop
 // shows there as it would delay every other request, the hub and the engine's commits.
-import type { Database } from 'better-sqlite3';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TaskSortField, TaskStatus } from '../server/src/contracts/index.js';
 import type { TaskListQuery } from '../server/src/storage/MonitoringStore.js';
 import { createMonitoringStore } from '../server/src/storage/common/reads/createMonitoringStore.js';
-import { sqliteReadDb } from '../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
+import type { ReadDb } from '../server/src/storage/common/reads/ReadDb.js';
 
 const SORTS: TaskSortField[] = ['CreatedAtUtc', 'LastExecutionUtc', 'ScheduledExecutionUtc', 'StartedAtUtc', 'Status', 'Type', 'QueueName', 'ExecutionTimeMs'];
 const STATUSES: TaskStatus[] = ['Pending', 'Queued', 'InProgress', 'Completed', 'Failed', 'Cancelled'];
@@ -30,8 +29,8 @@ const p99 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.min(s
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Runs each read `rounds` times (after one warm-up round) over `db` as it is now; `nowMs` is the dashboard's clock. */
-export async function measureBacklogReads(db: Database, nowMs: number, rounds: number): Promise<BacklogReads> {
-  const store = createMonitoringStore(sqliteReadDb(db));
+export async function measureBacklogReads(db: ReadDb, nowMs: number, rounds: number): Promise<BacklogReads> {
+  const store = createMonitoringStore(db);
   const reads = new Map<string, () => Promise<unknown>>();
   reads.set('default list', () => store.listTasks(DEFAULT));
   reads.set('Pending', () => store.listTasks({ ...DEFAULT, statuses: ['Pending'] }));

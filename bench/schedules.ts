@@ -8,9 +8,13 @@
 //    the same occurrences as task rows with their Pending audits by hand (the row shape a catch-up
 //    wrote before migration 15); and the deferred work: every compact row turned into its task row
 //    (audit, search row) as promotion does when they are due, timed in one go.
-//    PostgreSQL: one instance, then two instances materializing the same schedules at once (every
-//    slot written exactly once).
-//    SQLite, with the backlog waiting: the dashboard's reads (bench/backlogReads.ts): the default
+//    PostgreSQL (compact rows too, migration 19): one instance; with the backlog waiting, the same
+//    dashboard reads; the floor, the same compact rows read back and inserted again by hand in
+//    batches into the emptied table (bench/schedulesFloorPostgres.ts; ratio catch-up / floor); the
+//    deferred work (every compact row spilled); then two instances materializing the same
+//    schedules at once (every slot written exactly once); then the same-run baseline, the catch-up
+//    as task rows (compactFrom ∞, the write before migration 19).
+//    Both, with the backlog waiting: the dashboard's reads (bench/backlogReads.ts): the default
 //    list's and the Pending filter's p99, the worst other variant's, the event loop's longest delay.
 // 2. The counting bound (SQLite): a per-second cron down for one year (window 400 d) → halt with
 //    detectedAtLeast = 100,000, isExact = false.
@@ -24,6 +28,7 @@ import { createScheduleManager, type DurableScheduleManager } from '../server/sr
 import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
+import { sqliteReadDb } from '../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
 import { measureBacklogReads } from './backlogReads.js';
 import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenCompact, insertHandWrittenOccurrences, readCompactColumns, readOccurrenceColumns } from './schedulesFloor.js';
@@ -47,6 +52,9 @@ const scaled = (ms: number) => (ms * 1000) / SCHEDULES;
 function internalsFor(store: EngineStore, clock: { now: number }, events: SvcEvent[]): EngineInternals {
   return scheduleInternals(store, () => clock.now, events);
 }
+
+/** The store as it was before compact occurrences: every occurrence a task row (the PostgreSQL bench's same-run baseline). */
+const TASK_ROWS = { compactFrom: Number.POSITIVE_INFINITY };
 
 async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {
   for (let i = 0; i < SCHEDULES; i++) {
@@ -97,7 +105,7 @@ async function benchSqlite(): Promise<void> {
     console.log(`next tick after the catch-up (nothing due): ${(performance.now() - idleStarted).toFixed(2)} ms`);
 
     // the dashboard during the backlog: the task list, its filters, sorts and pages, counts, overview
-    const reads = await measureBacklogReads(db, clock.now, READ_ROUNDS);
+    const reads = await measureBacklogReads(sqliteReadDb(db), clock.now, READ_ROUNDS);
     console.log(`reads during the backlog (${READ_ROUNDS} rounds): default list p99 ${reads.listP99Ms} ms, Pending p99 ${reads.pendingListP99Ms} ms, worst other p99 ${reads.worstP99Ms} ms (${reads.worst}), event loop delay max ${reads.eventLoopMaxMs} ms; ${loadLine()}`);
 
     // the floors: the same rows by hand, into copies of the database as it was before the catch-up
@@ -164,9 +172,25 @@ async function benchSqlite(): Promise<void> {
 async function benchPostgres(): Promise<void> {
   const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
   const { createPostgresEngineStore } = await import('../server/src/storage/postgres/createPostgresEngineStore.js');
+  const { postgresReadDb } = await import('../server/src/storage/postgres/monitoring/postgresReadDb.js');
+  const { spillPendingOccurrences } = await import('../server/src/storage/postgres/schedules/spillPendingOccurrences.js');
+  const { insertHandWrittenCompactPg, takeCompactRows } = await import('./schedulesFloorPostgres.js');
 
-  /** A fresh database with the schedules, then `instances` engines catching up on it at once. */
-  async function catchUp(instances: number): Promise<{ ms: number; occurrences: number; duplicates: number }> {
+  interface OneInstance {
+    floorMs: number;
+    floorRows: number;
+    spillMs: number;
+    spilled: number;
+    reads: Awaited<ReturnType<typeof measureBacklogReads>>;
+  }
+
+  /**
+   * A fresh database with the schedules, then `instances` engines catching up on it at once. With
+   * one instance, in the same run: the reads during the backlog, the floor (the compact rows read
+   * back and written again by hand into the emptied table) and the deferred work (every compact
+   * row turned into its task row, audit and search words, in batches of 20,000).
+   */
+  async function catchUp(instances: number, options: { compactFrom?: number } = {}): Promise<{ ms: number; occurrences: number; compact: number; duplicates: number; one?: OneInstance }> {
     return withBenchDatabase(PG_ADMIN, 'svc_bench_schedules', async (url) => {
       const open = () => openPostgresStorage({ connectionString: url, rollupIntervalMs: 0 });
       const clock = { now: T0 };
@@ -181,17 +205,35 @@ async function benchPostgres(): Promise<void> {
       const engines = await Promise.all(Array.from({ length: instances }, async () => {
         const storage = await open();
         const store = createPostgresEngineStore(storage);
-        return { storage, store, manager: createScheduleManager(internalsFor(store, clock, events)) };
+        return { storage, store, manager: createScheduleManager(internalsFor(store, clock, events), options) };
       }));
       try {
         const started = performance.now();
         await Promise.all(engines.map((e) => e.manager.materializer.drain(clock.now)));
         const ms = performance.now() - started;
-        const count = async (sql: string) => Number((await engines[0]!.storage.query<{ n: string }>(sql)).rows[0]!.n);
-        const occurrences = await count('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id IS NOT NULL');
-        const duplicates = await count(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks WHERE parent_task_id IS NOT NULL
-          GROUP BY parent_task_id, nominal_slot_at HAVING COUNT(*) > 1) d`);
-        return { ms, occurrences, duplicates };
+        const storage = engines[0]!.storage;
+        const count = async (sql: string) => Number((await storage.query<{ n: string }>(sql)).rows[0]!.n);
+        const compact = await count('SELECT COUNT(*) AS n FROM pending_occurrences');
+        const occurrences = (await count('SELECT COUNT(*) AS n FROM tasks WHERE parent_task_id IS NOT NULL')) + compact;
+        // A slot written twice, in one form or across both (task row and compact row).
+        const duplicates = await count(`SELECT COUNT(*) AS n FROM (SELECT 1 FROM (SELECT parent_task_id, nominal_slot_at FROM tasks WHERE parent_task_id IS NOT NULL
+          UNION ALL SELECT parent_task_id, nominal_slot_at FROM pending_occurrence_tasks) o GROUP BY parent_task_id, nominal_slot_at HAVING COUNT(*) > 1) d`);
+        if (instances !== 1 || compact === 0) return { ms, occurrences, compact, duplicates };
+
+        const reads = await measureBacklogReads(postgresReadDb(storage), clock.now, READ_ROUNDS);
+        const taken = await takeCompactRows(storage);
+        const floorStarted = performance.now();
+        await insertHandWrittenCompactPg(storage, taken);
+        const floorMs = performance.now() - floorStarted;
+        const spillStarted = performance.now();
+        let spilled = 0;
+        for (;;) {
+          const n = await storage.transaction((c) => spillPendingOccurrences(c, { due: Number.MAX_SAFE_INTEGER }, 20_000));
+          if (n === 0) break;
+          spilled += n;
+        }
+        const spillMs = performance.now() - spillStarted;
+        return { ms, occurrences, compact, duplicates, one: { floorMs, floorRows: taken.count, spillMs, spilled, reads } };
       } finally {
         for (const e of engines) {
           await e.store.dispose();
@@ -202,17 +244,26 @@ async function benchPostgres(): Promise<void> {
   }
 
   const one = await catchUp(1);
-  console.log(`catch-up (PostgreSQL, one instance): ${SCHEDULES} schedules, ${one.occurrences} occurrences in ${one.ms.toFixed(0)} ms = ${Math.round(one.occurrences / (one.ms / 1000))} occurrences/s; ${loadLine()}`);
+  const o = one.one!;
+  console.log(`catch-up (PostgreSQL, one instance): ${SCHEDULES} schedules, ${one.occurrences} occurrences (${one.compact} compact) in ${one.ms.toFixed(0)} ms = ${Math.round(one.occurrences / (one.ms / 1000))} occurrences/s; ${loadLine()}`);
+  console.log(`reads during the backlog (${READ_ROUNDS} rounds): default list p99 ${o.reads.listP99Ms} ms, Pending p99 ${o.reads.pendingListP99Ms} ms, worst other p99 ${o.reads.worstP99Ms} ms (${o.reads.worst}), event loop delay max ${o.reads.eventLoopMaxMs} ms; ${loadLine()}`);
+  const ratio = Math.round((one.ms / o.floorMs) * 100) / 100;
+  console.log(`floor: the same ${o.floorRows} compact rows inserted by hand in batches in ${o.floorMs.toFixed(0)} ms; catch-up / floor = ${ratio}; ${loadLine()}`);
+  console.log(`deferred: ${o.spilled} compact rows turned into task rows (audit, search words) in ${o.spillMs.toFixed(0)} ms; ${loadLine()}`);
   const two = await catchUp(2);
-  console.log(`catch-up (PostgreSQL, two instances at once): ${two.occurrences} occurrences, ${two.duplicates} duplicate slots, in ${two.ms.toFixed(0)} ms; ${loadLine()}`);
+  const rows = await catchUp(1, TASK_ROWS);
+  console.log(`baseline: the same catch-up as task rows (compactFrom ∞, the write before migration 19), one instance: ${rows.occurrences} occurrences in ${rows.ms.toFixed(0)} ms; compact / task rows = ${(one.ms / rows.ms).toFixed(2)}; ${loadLine()}`);
+  console.log(`catch-up (PostgreSQL, two instances at once): ${two.occurrences} occurrences (${two.compact} compact), ${two.duplicates} duplicate slots, in ${two.ms.toFixed(0)} ms; ${loadLine()}`);
   const expected = SCHEDULES * 1440;
-  if (one.occurrences !== expected || two.occurrences !== expected || two.duplicates !== 0) {
-    throw new Error(`expected ${expected} occurrences and no duplicate slot (one: ${one.occurrences}; two: ${two.occurrences}, ${two.duplicates} duplicates)`);
+  if (one.occurrences !== expected || two.occurrences !== expected || rows.occurrences !== expected || two.duplicates !== 0 || o.spilled !== o.floorRows) {
+    throw new Error(`expected ${expected} occurrences, no duplicate slot, every compact row spilled (one: ${one.occurrences}; two: ${two.occurrences}, ${two.duplicates} duplicates; spilled ${o.spilled} of ${o.floorRows})`);
   }
   console.log(`target (scaled to 1,000 schedules): catch-up < ${TARGET_MS} ms: one instance ${scaled(one.ms).toFixed(0)} ms, two instances ${scaled(two.ms).toFixed(0)} ms`);
   console.log(JSON.stringify({
     bench: 'schedules', storage: 'postgres', schedules: SCHEDULES, occurrences: one.occurrences, catchUpMs: Math.round(one.ms),
     twoInstancesMs: Math.round(two.ms), duplicates: two.duplicates, catchUpScaledMs: Math.round(scaled(one.ms)), twoInstancesScaledMs: Math.round(scaled(two.ms)),
+    floorMs: Math.round(o.floorMs), ratio, taskRowCatchUpMs: Math.round(rows.ms), taskRowCatchUpScaledMs: Math.round(scaled(rows.ms)), spillMs: Math.round(o.spillMs), floorScaledMs: Math.round(scaled(o.floorMs)), spillScaledMs: Math.round(scaled(o.spillMs)),
+    listP99Ms: o.reads.listP99Ms, pendingListP99Ms: o.reads.pendingListP99Ms, readsWorstP99Ms: o.reads.worstP99Ms, eventLoopMaxMs: o.reads.eventLoopMaxMs,
   }));
 }
 

@@ -2,9 +2,10 @@
  * Electron wiring of the desktop console. Thin on purpose: every decision lives in plain
  * Node services (ConsoleServices and friends) that are tested without Electron.
  */
-import { app, autoUpdater as nativeAutoUpdater, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell } from 'electron';
+import { app, autoUpdater as nativeAutoUpdater, BrowserWindow, clipboard, crashReporter, dialog, Menu, net, Notification, powerMonitor, safeStorage, session, shell, type Session } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { arch, release } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,10 +26,14 @@ import { trayIconPaths } from './tray/trayIcons.js';
 import { summaryHeadline } from '../shared/environmentsSummary.js';
 import { LogFile } from './logging/LogFile.js';
 import { electronNetwork } from './network/electronNetwork.js';
+import type { AnswerProxyLogin } from './network/loginRequestFetch.js';
 import { buildAppMenuTemplate } from './window/appMenuTemplate.js';
 import type { NotificationTarget } from '../shared/notifications.js';
-import { DesktopPreferencesFile } from './DesktopPreferencesFile.js';
+import { DesktopPreferencesFile, PREFERENCES_FILE } from './DesktopPreferencesFile.js';
 import { aboutText, diagnosticsReport, type SupportFacts } from './support/diagnostics.js';
+import { readLogTail, saveSupportBundle, supportBundleFileName, supportBundleText } from './support/supportBundle.js';
+import { readJsonFile } from './files/readJsonFile.js';
+import { NOTIFICATION_SETTINGS_FILE } from './notifications/NotificationSettingsFile.js';
 import { decideClose } from './window/closeBehaviour.js';
 import { appOrigins, environmentOrigins } from './window/navigationPolicy.js';
 import { devServerUrlFor } from './window/devServerUrl.js';
@@ -82,6 +87,12 @@ if (!app.requestSingleInstanceLock()) {
   /** The last unread count: the inbox of the last run is restored before the tray exists. */
   let unread = 0;
   const preferences = new DesktopPreferencesFile(app.getPath('userData'));
+  /**
+   * A proxy asked the environments' requests or the updater for credentials: the kept ones, else
+   * a prompt (the window comes forward with it). Before the services are up nobody can answer
+   * (the request gets its 407).
+   */
+  const answerProxyLogin: AnswerProxyLogin = async (info, attempt) => (services ? services.proxyLogin.credentials(info, attempt) : null);
   // Checks at start and every 12 hours; a downloaded version is installed on quit, or at once
   // from the restart notice.
   const updater = new ElectronAppUpdater({
@@ -89,6 +100,7 @@ if (!app.requestSingleInstanceLock()) {
     feed: resolveUpdateFeed({ packaged: app.isPackaged, env: process.env, resourcesPath: process.resourcesPath, exists: existsSync }),
     createEngine: () => electronUpdater.autoUpdater,
     log,
+    proxyLogin: (info, attempt) => answerProxyLogin(info, attempt),
     // The updated AppImage has a new name and the old file is gone: start at login and the
     // link handler follow it.
     onAppImageRenamed: (path) => {
@@ -192,6 +204,43 @@ if (!app.requestSingleInstanceLock()) {
       );
       info('Diagnostics copied', 'Diagnostics copied to the clipboard', 'Versions, system, environments and their states, and the last errors — no token, password or address credential. Paste them into your support ticket.');
     },
+    // One JSON file, redacted, shown in full before the user chooses where to save it.
+    saveSupportBundle: () => {
+      const userData = app.getPath('userData');
+      void (async () => {
+        const settings = {
+          notifications: await readJsonFile(join(userData, NOTIFICATION_SETTINGS_FILE)).catch(() => null),
+          preferences: await readJsonFile(join(userData, PREFERENCES_FILE)).catch(() => null),
+        };
+        const text = supportBundleText({
+          ...supportFacts(),
+          environments: services?.environments() ?? [],
+          vault: services?.vault.status() ?? { storage: 'memory', reason: 'still starting', migrated: 0 },
+          lastErrors: log.recentErrors(),
+          logFolder: log.dir,
+          crashDumps: app.getPath('crashDumps'),
+          settings,
+          logTail: await readLogTail(log.path),
+        });
+        const parent = window && !window.isDestroyed() ? window : undefined;
+        const saved = await saveSupportBundle(text, supportBundleFileName(new Date()), {
+          preview: async (shown) => {
+            const options = { type: 'info' as const, title: 'Save support bundle', message: 'This is everything the support bundle holds (tokens, passwords and credentials are redacted). Save it?', detail: shown, buttons: ['Save…', 'Cancel'], defaultId: 0, cancelId: 1 };
+            return (await (parent ? dialog.showMessageBox(parent, options) : dialog.showMessageBox(options))).response === 0;
+          },
+          choosePath: async (fileName) => {
+            const options = { defaultPath: join(app.getPath('downloads'), fileName), filters: [{ name: 'Support bundle (JSON)', extensions: ['json'] }] };
+            const answer = await (parent ? dialog.showSaveDialog(parent, options) : dialog.showSaveDialog(options));
+            return answer.canceled ? undefined : answer.filePath;
+          },
+          write: (path, content) => writeFile(path, content, { mode: 0o600 }),
+        });
+        if (saved) log.info(`support bundle saved to ${saved}`);
+      })().catch((err: unknown) => {
+        log.error('saving the support bundle failed', err);
+        info('Save support bundle', 'The support bundle could not be saved', (err as Error).message);
+      });
+    },
     checkForUpdates: () => {
       const updater = services?.updater;
       const answer = (status: Parameters<typeof updateCheckAnswer>[0]) => {
@@ -260,7 +309,7 @@ if (!app.requestSingleInstanceLock()) {
     if (!authInfo.isProxy || !services) return;
     event.preventDefault();
     show();
-    services.proxyLogin.credentials(authInfo).then(
+    services.proxyLogin.credentials(authInfo, { scope: 'windows' }).then(
       (c) => (c ? callback(c.username, c.password) : callback()),
       (err: unknown) => {
         log.error('proxy login failed', err);
@@ -314,7 +363,8 @@ if (!app.requestSingleInstanceLock()) {
         loadKeytar: async () => ((await import('keytar')) as unknown as { default: KeytarLike }).default,
         safeStorage,
         // Chromium's stack: the system's trust store and proxy, plus each environment's own rules.
-        network: electronNetwork({ net, session }),
+        // net.request raises `login` for a proxy that asks (net.fetch does not): the keychain, then a prompt.
+        network: electronNetwork<Session>({ net, session }, answerProxyLogin),
         notifications,
         badge: {
           setUnreadCount: (n) => {
@@ -347,6 +397,7 @@ if (!app.requestSingleInstanceLock()) {
     services.summary.onSummary((summary) => tray?.setHeadline(summaryHeadline(summary)));
     services.summary.refreshEvery(5 * 60_000);
     services.onEvent((e) => {
+      if (e.type === 'proxyLogin') show();
       if (e.type === 'environments' || e.type === 'status') tray?.setEnvironments(services!.environments());
       if (e.type === 'environments') renderMenu();
     });

@@ -1,3 +1,5 @@
+import { failureFingerprint } from '../../server/src/contracts/failureFingerprint.js';
+
 /** One failure received from an environment's hub (or found by a back-fill). */
 export interface InboxItem {
   id: string;
@@ -14,6 +16,8 @@ export interface InboxItem {
   /** The notification burst it was reported in. */
   burstId: string;
   read: boolean;
+  /** Someone is on it (triage): an acknowledged item is also read. */
+  acknowledged?: boolean;
   /** Found by the back-fill after a reconnect, a wake or a restart, not received live. */
   whileAway?: boolean;
 }
@@ -40,6 +44,8 @@ export type InboxChange =
   /** New items (newest first); `dropped` are the ids of the oldest items that made room. */
   | { kind: 'added'; items: InboxItem[]; dropped: string[] }
   | { kind: 'read'; ids: string[] }
+  /** Acknowledged (and so read). */
+  | { kind: 'acknowledged'; ids: string[] }
   | { kind: 'removed'; environmentId: string }
   /** Everything may differ (the inbox of an earlier run was put back): fetch the list again. */
   | { kind: 'reset' };
@@ -72,10 +78,75 @@ export function applyInboxChanges(items: readonly InboxItem[], changes: readonly
         next = next.map((i) => (ids.has(i.id) && !i.read ? { ...i, read: true } : i));
         break;
       }
+      case 'acknowledged': {
+        const ids = new Set(change.ids);
+        next = next.map((i) => (ids.has(i.id) && !i.acknowledged ? { ...i, read: true, acknowledged: true } : i));
+        break;
+      }
       case 'removed':
         next = next.filter((i) => i.environmentId !== change.environmentId);
         break;
     }
   }
   return next;
+}
+
+/**
+ * The failure fingerprint of an item: the server's (the same function over the error text the
+ * hub sent, or over the error summary a back-fill read), so that a group links to the
+ * environment's tasks with that fingerprint.
+ */
+export function inboxFingerprint(item: Pick<InboxItem, 'exception' | 'message'>): string {
+  return failureFingerprint(item.exception ?? item.message);
+}
+
+/** One error of one environment: the inbox items with the same failure fingerprint. */
+export interface InboxGroup {
+  /** Environment id and fingerprint. */
+  key: string;
+  environmentId: string;
+  environmentName: string;
+  isProduction: boolean;
+  fingerprint: string;
+  /** Task types seen with this error, most recent first. */
+  taskTypes: string[];
+  count: number;
+  unread: number;
+  unacknowledged: number;
+  /** The newest item of the group. */
+  latest: InboxItem;
+  /** Every item of the group, newest first. */
+  itemIds: string[];
+}
+
+/** The inbox as one row per environment and failure fingerprint, newest error first (items come newest first). */
+export function groupInbox(items: readonly InboxItem[]): InboxGroup[] {
+  const groups = new Map<string, InboxGroup>();
+  for (const item of items) {
+    const fingerprint = inboxFingerprint(item);
+    const key = `${item.environmentId}\u0000${fingerprint}`;
+    let group = groups.get(key);
+    if (!group) {
+      group = {
+        key,
+        environmentId: item.environmentId,
+        environmentName: item.environmentName,
+        isProduction: item.isProduction,
+        fingerprint,
+        taskTypes: [],
+        count: 0,
+        unread: 0,
+        unacknowledged: 0,
+        latest: item,
+        itemIds: [],
+      };
+      groups.set(key, group);
+    }
+    group.count++;
+    if (!item.read) group.unread++;
+    if (!item.acknowledged) group.unacknowledged++;
+    if (!group.taskTypes.includes(item.taskType)) group.taskTypes.push(item.taskType);
+    group.itemIds.push(item.id);
+  }
+  return [...groups.values()];
 }

@@ -10,6 +10,7 @@ import type { RendererEvent } from './rendererEvents.js';
 import type { ProxyLoginAnswer } from './proxyLogin.js';
 import type { VaultStatus } from './vault.js';
 import type { EnvironmentsSummary } from './environmentsSummary.js';
+import type { SearchAnswer } from './search.js';
 
 /** Argument tuple and result of one channel (types only; the value is an empty object). */
 export interface IpcChannelSpec<Args extends unknown[], Result> {
@@ -36,9 +37,13 @@ export const IPC_CHANNELS = {
   'environments.import': channel<[json: string, mode: ImportMode, confirmed?: boolean], ImportResult>(),
   /** Every environment's health, failures, oldest waiting task and halted schedules, gathered now (one row each). */
   'environments.summary': channel<[], EnvironmentsSummary>(),
+  /** One environment's answer to a search by task id, type, key or failure fingerprint (the renderer asks every environment at once). */
+  'search.environment': channel<[environmentId: string, text: string], SearchAnswer>(),
   'session.get': channel<[environmentId: string], SessionView>(),
   'session.loginPassword': channel<[environmentId: string, login: PasswordLogin], SessionView>(),
   'session.loginMagic': channel<[environmentId: string, token: string], SessionView>(),
+  /** Single sign-on in the system browser (RFC 8252 loopback); resolves once the browser came back. */
+  'session.loginSingleSignOn': channel<[environmentId: string], SessionView>(),
   'session.logout': channel<[environmentId: string], SessionView>(),
   'session.retry': channel<[environmentId: string], SessionView>(),
   'api.call': channel<[environmentId: string, operation: ProxiedOperation, params: Record<string, unknown>], ApiResult<ProxiedOperation>>(),
@@ -46,6 +51,12 @@ export const IPC_CHANNELS = {
   'api.manage': channel<[environmentId: string, operation: ManagementAction, params: Record<string, unknown>, confirmation: string], ApiResult<ProxiedOperation>>(),
   'inbox.list': channel<[filter: InboxFilter], InboxItem[]>(),
   'inbox.markRead': channel<[which: InboxMarkRead], number>(),
+  /** Acknowledges the given items (and so marks them read): how many changed. */
+  'inbox.acknowledge': channel<[ids: string[]], number>(),
+  /** A save dialog, then the whole inbox written there as CSV: the path, or null. */
+  'inbox.exportFile': channel<[], string | null>(),
+  /** The shareable `svc-monitor:` link to a task of an environment. */
+  'deepLink.taskLink': channel<[environmentId: string, taskId: string], string>(),
   'notifications.getSettings': channel<[], NotificationSettings>(),
   'notifications.setSettings': channel<[settings: NotificationSettings], null>(),
   'vault.status': channel<[], VaultStatus>(),

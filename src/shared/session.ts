@@ -23,6 +23,10 @@ export interface SessionView {
   eventDebounceMs?: number;
   expiresAt?: string;
   hasRememberedPassword: boolean;
+  /** The environment offers single sign-on: the login panel's "Sign in with <displayName>". */
+  singleSignOn?: { displayName: string };
+  /** False when the environment takes single sign-on only (its password login is off). */
+  passwordLoginEnabled?: boolean;
   /** Why the state is what it is (error text, "Token expired", ...). */
   message?: string;
 }

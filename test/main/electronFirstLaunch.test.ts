@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MenuItemConstructorOptions } from 'electron';
@@ -299,14 +300,14 @@ describe('Windows identity and native notifications', () => {
 });
 
 describe('Help menu, crash reporting and a crashed or hung window', () => {
-  it('Help: About shows the versions and the update state, Open logs folder opens it, Copy diagnostics copies a report; crash dumps stay local', async () => {
+  it('Help: About shows the versions and the update state, Open logs folder opens it, Copy diagnostics copies a report, Save support bundle shows it and saves it; crash dumps stay local', async () => {
     const { rec, userData } = await launch({ files: { 'environments.json': twoEnvironments } });
     await waitFor(() => rec.windows[0]?.loadedUrl !== undefined && rec.trays.length === 1, 10_000, 'the window and the services', 25);
     expect(rec.calls).toContain('crashReporter.start:{"uploadToServer":false}');
     const help = (menuItems(rec.menus.at(-1)).find((i) => i.role === 'help')!.submenu as MenuItemConstructorOptions[]).filter((i) => i.label);
     const click = (label: RegExp) => (help.find((i) => label.test(i.label!))!.click as () => void)();
     expect(help.map((i) => i.label)).toEqual(
-      process.platform === 'darwin' ? ['Check for Updates…', 'Open Logs Folder', 'Copy Diagnostics'] : ['About Svc Monitor', 'Check for updates…', 'Open logs folder', 'Copy diagnostics'],
+      process.platform === 'darwin' ? ['Check for Updates…', 'Open Logs Folder', 'Copy Diagnostics', 'Save Support Bundle…'] : ['About Svc Monitor', 'Check for updates…', 'Open logs folder', 'Copy diagnostics', 'Save support bundle…'],
     );
     if (process.platform !== 'darwin') {
       click(/^About/);
@@ -325,6 +326,18 @@ describe('Help menu, crash reporting and a crashed or hung window', () => {
     expect(report).toMatch(/- Production <http:\/\/127\.0\.0\.1:9\/prod>: production; live: \w+/);
     expect(report).toContain(`Crash dumps (local only, never uploaded): ${userData}/Crashpad`);
     expect(report).toContain(`Logs: ${join(userData, 'logs')}`);
+    // The bundle is shown in full first (the recording dialog answers Save), then written where the save dialog said.
+    click(/support bundle/i);
+    await waitFor(() => rec.dialogs.some((d) => d.kind === 'save'), 10_000, 'the save dialog', 25);
+    const preview = rec.dialogs.find((d) => d.title === 'Save support bundle')!;
+    expect(preview.text).toMatch(/^This is everything the support bundle holds/);
+    const suggested = rec.dialogs.find((d) => d.kind === 'save')!.text;
+    expect(suggested).toMatch(new RegExp(`^${join(userData, 'Downloads')}/svc-monitor-support-.*Z\\.json$`));
+    const saved = join(userData, suggested.split('/').pop()!);
+    await waitFor(() => existsSync(saved), 10_000, 'the saved bundle', 25);
+    const bundle = await readFile(saved, 'utf8');
+    expect(preview.text.endsWith(bundle)).toBe(true);
+    expect(JSON.parse(bundle)).toMatchObject({ format: 'svc-monitor-support-bundle/1', environments: expect.arrayContaining([expect.objectContaining({ name: 'Production', isProduction: true })]) });
   });
 
   it('a crashed window is reloaded with a notice; a hung one after a grace period; an uncaught main error is logged every time and shown once', async () => {

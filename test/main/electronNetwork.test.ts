@@ -30,8 +30,8 @@ describe("the app's network on Electron's stack (selection and certificate rules
     host = await startFullHost(tmp.dir, { username: 'ops', password: 'pw' });
     rec = createRecordingElectron(tmp.dir, process.cwd());
     fetched = [];
-    const netFetch = rec.electron.net.fetch;
-    rec.electron.net.fetch = (input, init) => (fetched.push(typeof input === 'string' ? input : input.url), netFetch(input, init));
+    const netRequest = rec.electron.net.request;
+    rec.electron.net.request = (options) => (fetched.push(options.url), netRequest(options));
     networkFor = electronNetwork(rec.electron as unknown as ElectronNetworkApi);
     return async () => {
       await host.close();
@@ -39,7 +39,7 @@ describe("the app's network on Electron's stack (selection and certificate rules
     };
   });
 
-  it('an environment without TLS settings of its own goes through net.fetch (system trust store and proxy); the API answers through it', async () => {
+  it('an environment without TLS settings of its own goes through net.request on the default session (system trust store and proxy); the API answers through it', async () => {
     const network = networkFor(env({ baseUrl: host.baseUrl }));
     expect(rec.partitions.size).toBe(0);
     const http = createHttpClient(`${host.baseUrl}/svc-monitoring/api`, 5_000, network.http);
@@ -94,9 +94,14 @@ describe("the app's network on Electron's stack (selection and certificate rules
 
   it("Chromium's certificate refusal reaches the user named, with what to do", async () => {
     const session = rec.partitions.get(partitionOf('stg'))!;
-    const fetchBefore = session.fetch;
-    // What net.fetch rejects with when Chromium's verification (and the session's check) refused the host.
-    session.fetch = () => Promise.reject(new Error('net::ERR_CERT_AUTHORITY_INVALID'));
+    const requestBefore = rec.electron.net.request;
+    // What net.request raises when Chromium's verification (and the session's check) refused the host.
+    rec.electron.net.request = (options) => {
+      const request = requestBefore(options);
+      if (options.session !== session) return request;
+      request.end = () => void setImmediate(() => request.emit('error', new Error('net::ERR_CERT_AUTHORITY_INVALID')));
+      return request;
+    };
     try {
       const network = networkFor(env({ caCertificatePath: certs.caPath }));
       const http = createHttpClient('https://ops.example.com/svc-monitoring/api', 5_000, network.http);
@@ -106,7 +111,7 @@ describe("the app's network on Electron's stack (selection and certificate rules
           'Add the CA certificate file of this host to the environment (or, for a non-production environment, allow self-signed certificates)',
       );
     } finally {
-      session.fetch = fetchBefore;
+      rec.electron.net.request = requestBefore;
     }
   });
 
@@ -117,7 +122,7 @@ describe("the app's network on Electron's stack (selection and certificate rules
     try {
       const hub = await network.hub(`${host.baseUrl}/svc-monitoring/hub`);
       expect(hub.transport).toBe(HttpTransportType.LongPolling);
-      // Its HTTP (negotiate, polls) is the same fetch: a negotiate goes through net.fetch.
+      // Its HTTP (negotiate, polls) is the same requests: a negotiate goes through net.request.
       fetched.length = 0;
       const negotiate = await hub.httpClient.post(`${host.baseUrl}/svc-monitoring/hub/negotiate?negotiateVersion=1`, { content: '' }).catch((e: unknown) => e);
       expect(fetched).toEqual([`${host.baseUrl}/svc-monitoring/hub/negotiate?negotiateVersion=1`]);

@@ -7,10 +7,10 @@ import { createRecordingElectron } from '../fixtures/main/recordingElectron.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'svc-wiring-'));
 const rec = createRecordingElectron(join(dir, 'user-data'), process.cwd());
-/** URLs the app fetched through Electron's network stack (net.fetch). */
+/** URLs the app requested through Electron's network stack (net.request). */
 const netFetched: string[] = [];
-const netFetch = rec.electron.net.fetch;
-rec.electron.net.fetch = (input, init) => (netFetched.push(typeof input === 'string' ? input : input.url), netFetch(input, init));
+const netRequest = rec.electron.net.request;
+rec.electron.net.request = (options) => (netFetched.push(options.url), netRequest(options));
 vi.mock('electron', () => rec.electron);
 
 describe('Electron wiring (src/main/index.ts) against a recording electron module', () => {
@@ -81,7 +81,7 @@ describe('Electron wiring (src/main/index.ts) against a recording electron modul
 
   it('handles every bridge channel, validates arguments and refuses calls from other frames', async () => {
     expect([...rec.ipcHandlers.keys()].every((c) => c.startsWith('svc-monitor:'))).toBe(true);
-    expect(rec.ipcHandlers.size).toBe(27);
+    expect(rec.ipcHandlers.size).toBe(32);
     const appFrame = { senderFrame: { url: 'app://console/', parent: null } };
     const add = rec.ipcHandlers.get('svc-monitor:environments.add')!;
     const ok = (await add(appFrame, { name: 'Local', baseUrl: 'http://127.0.0.1:9', colour: '#123456', isProduction: false })) as { ok: boolean };

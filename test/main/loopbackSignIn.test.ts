@@ -1,27 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LoopbackSignInError, signInWithSystemBrowser } from '../../src/main/session/loopbackSignIn.js';
 import { postJson } from '../fixtures/server/servedMonitoring.js';
-import { CALLBACK_PATH, CookieJar, signInAtProvider, startSsoHost, visit, type SsoHost } from '../fixtures/server/ssoHost.js';
-
-/**
- * The system browser, played by HTTP requests with a cookie jar: the server's login, the
- * provider's pages as `login`, the server's callback, then the redirect to the console's
- * loopback address. Answers the loopback URL it was sent to.
- */
-function browserSigningInAs(host: SsoHost, login: string, seen: string[]): (url: string) => Promise<void> {
-  return async (url) => {
-    seen.push(url);
-    const jar = new CookieJar();
-    const start = await visit(url, jar);
-    if (start.status !== 303) throw new Error(`login answered ${start.status}`);
-    const callback = await signInAtProvider(start.headers.get('location')!, login, `${host.baseUrl}${CALLBACK_PATH}`);
-    const back = await visit(callback, jar);
-    const loopback = back.headers.get('location')!;
-    seen.push(loopback);
-    // Not awaited by the console: the browser goes on while the console waits on its listener.
-    void fetch(loopback).then((r) => r.text());
-  };
-}
+import { browserSigningInAs } from '../fixtures/server/ssoBrowser.js';
+import { startSsoHost, type SsoHost } from '../fixtures/server/ssoHost.js';
 
 describe('desktop single sign-on: the loopback flow (RFC 8252) against a real provider', () => {
   let host: SsoHost;

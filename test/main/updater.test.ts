@@ -14,6 +14,10 @@ import { restartPromptListener, type RestartNotice } from '../../src/main/update
 import { resolveUpdateFeed, UPDATE_URL_VARIABLE, type UpdateFeed } from '../../src/main/update/updateFeed.js';
 import type { UpdateStatus } from '../../src/main/update/UpdateStatus.js';
 import { createTempDir } from '../fixtures/main/tempDir.js';
+import { startTinyproxy } from '../fixtures/main/tinyproxy.js';
+import { nodeLoginRequest } from '../../src/main/network/nodeLoginRequest.js';
+import type { AnswerProxyLogin } from '../../src/main/network/loginRequestFetch.js';
+import { ProxyLogin } from '../../src/main/network/ProxyLogin.js';
 import { waitFor } from '../fixtures/waitFor.js';
 
 /**
@@ -37,6 +41,29 @@ class LoopbackExecutor extends ElectronHttpExecutor {
   }
   override createRequest(options: RequestOptions, callback: (response: IncomingMessage) => void): ReturnType<ElectronHttpExecutor['createRequest']> {
     return httpRequest(options, callback) as ClientRequest as unknown as ReturnType<ElectronHttpExecutor['createRequest']>;
+  }
+}
+
+/**
+ * electron-updater's Electron executor over a request with Chromium's events through a real proxy
+ * (Node's stand-in for net.request): a 407 raises `login` on the request, which the executor
+ * passes to the updater's own `login` event, as electron-updater does in the app.
+ */
+class ProxiedExecutor extends ElectronHttpExecutor {
+  /** One session (one auth cache) for the updater's requests, as electron-updater's own session. */
+  private readonly open: ReturnType<typeof nodeLoginRequest>;
+  constructor(engine: { emit(event: 'login', ...args: unknown[]): boolean }, proxy: string) {
+    super((authInfo, callback) => engine.emit('login', authInfo, callback));
+    this.open = nodeLoginRequest({ proxy });
+  }
+  override createRequest(options: RequestOptions, callback: (response: IncomingMessage) => void): ReturnType<ElectronHttpExecutor['createRequest']> {
+    const url = `${options.protocol ?? 'http:'}//${options.hostname ?? options.host}${options.port ? `:${options.port}` : ''}${options.path ?? '/'}`;
+    const request = this.open({ method: options.method ?? 'GET', url, redirect: 'manual' });
+    for (const [name, value] of Object.entries(options.headers ?? {})) if (value !== undefined) request.setHeader(name, String(value));
+    request.on('response', callback as never);
+    const login = (this as unknown as { proxyLoginCallback?: (...args: unknown[]) => void }).proxyLoginCallback;
+    if (login) request.on('login', login as never);
+    return request as unknown as ReturnType<ElectronHttpExecutor['createRequest']>;
   }
 }
 
@@ -80,7 +107,7 @@ interface Installed {
 }
 
 /** An installed console at `version` whose build feed (app-update.yml) is `feedUrl`. */
-async function installed(version: string, feedUrl: string, env: Record<string, string> = {}, onAppImageRenamed?: (path: string) => void): Promise<Installed> {
+async function installed(version: string, feedUrl: string, env: Record<string, string> = {}, onAppImageRenamed?: (path: string) => void, behind?: { proxy: string; proxyLogin?: AnswerProxyLogin }): Promise<Installed> {
   const { dir, cleanup } = await createTempDir('svc-updater-');
   cleanups.push(cleanup);
   const resources = join(dir, 'resources');
@@ -107,11 +134,12 @@ async function installed(version: string, feedUrl: string, env: Record<string, s
     feed,
     createEngine: () => {
       const engine = new DebUpdater(null, adapter);
-      (engine as unknown as { httpExecutor: LoopbackExecutor }).httpExecutor = new LoopbackExecutor();
+      (engine as unknown as { httpExecutor: ElectronHttpExecutor }).httpExecutor = behind ? new ProxiedExecutor(engine as never, behind.proxy) : new LoopbackExecutor();
       return engine;
     },
     log: { info: (m) => logLines.push(`INFO ${m}`), warn: (m) => logLines.push(`WARN ${m}`), error: (m) => logLines.push(`ERROR ${m}`) },
     ...(onAppImageRenamed ? { onAppImageRenamed } : {}),
+    ...(behind?.proxyLogin ? { proxyLogin: behind.proxyLogin } : {}),
   });
   cleanups.push(() => updater.dispose());
   return Object.assign(result, { updater, logLines, cacheDir: join(dir, 'cache', 'svc-monitor-updater') });
@@ -149,6 +177,27 @@ describe('the console updater (electron-updater, generic feed on loopback)', () 
     expect(notices).toHaveLength(1);
     expect(requested.filter((p) => p.endsWith('.deb'))).toHaveLength(1);
   });
+
+  it("behind an authenticating proxy (a private tinyproxy): the updater's login is answered (keychain, then the prompt) and the update downloads through it", async () => {
+    const { dir, cleanup } = await createTempDir('svc-updater-proxy-');
+    const proxy = await startTinyproxy(dir, { username: 'jdoe', password: 'pr0xy-pw' });
+    cleanups.push(async () => (await proxy.stop(), await cleanup()));
+    publish('feed', latestYml('0.2.0', sha512(artifact)));
+    const kept = new Map<string, { username?: string; password?: string }>();
+    const prompts: string[] = [];
+    const proxyLogin = new ProxyLogin({
+      vault: { get: async (a) => kept.get(a), update: async (a, p) => kept.set(a, { ...kept.get(a), ...p }), delete: async (a) => void kept.delete(a) },
+      ask: async (request) => (prompts.push(request.proxy), { username: 'jdoe', password: 'pr0xy-pw', remember: true }),
+    });
+    const { updater } = await installed('0.1.0', `${base}/feed`, {}, undefined, { proxy: proxy.url, proxyLogin: (info, attempt) => proxyLogin.credentials(info, attempt) });
+    await updater.checkNow({ manual: true });
+    expect(await settled(updater, ['downloaded', 'error'])).toMatchObject({ state: 'downloaded', availableVersion: '0.2.0' });
+    // One prompt (the first request); the later requests were answered from the keychain.
+    expect(prompts).toEqual([`127.0.0.1:${proxy.port}`]);
+    expect(kept.get(`proxy:127.0.0.1:${proxy.port}`)).toEqual({ username: 'jdoe', password: 'pr0xy-pw' });
+    expect(await proxy.forwarded()).toBeGreaterThanOrEqual(2);
+    expect(requested.filter((p) => p.endsWith('.deb'))).toHaveLength(1);
+  }, 60_000);
 
   it('an AppImage installed under a new name (appimage-filename-updated) is passed on, so start at login and the link handler follow it', async () => {
     publish('feed', latestYml('0.1.0', sha512(artifact)));

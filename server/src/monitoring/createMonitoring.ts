@@ -137,14 +137,17 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   audit.start();
   const ready = Promise.resolve();
   // Per-process families read this process's engine only (on PostgreSQL the monitoring's engine
-  // view also relays other instances' events); the gauges read the store.
+  // view also relays other instances' events); the gauges read the store. On PostgreSQL one
+  // instance (an advisory lock) evaluates the cluster's alert rules and exports the store's gauges.
+  const leadership = parts.sharedEngine && (options.alerts.length > 0 || options.enableMetrics) ? parts.leadership() : undefined;
   alerting =
     options.alerts.length > 0
       ? createAlerting({
           rules: options.alerts,
           store,
           engine: source.engine,
-          ...(parts.sharedEngine ? { events: engine, leadership: parts.leadership() } : {}),
+          ...(parts.sharedEngine ? { events: engine, leadership } : {}),
+          states: parts.alertStates,
           publicUrl: options.publicUrl,
           logger: options.logger,
           now: options.now,
@@ -153,7 +156,15 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
   const alerts = alerting;
   if (alerts) ctx.alertStats = () => alerts.stats();
   metrics = options.enableMetrics
-    ? createMetrics({ store, engine: source.engine, hub, alerts: alerting, typeLabelLimit: options.metricsTypeLabelLimit, now: options.now })
+    ? createMetrics({
+        store,
+        engine: source.engine,
+        hub,
+        alerts: alerting,
+        typeLabelLimit: options.metricsTypeLabelLimit,
+        now: options.now,
+        ...(leadership && { storeGauges: () => leadership.isLeader() }),
+      })
     : undefined;
 
   base.use('/hub', (req, res, next) => {
@@ -203,6 +214,7 @@ export function createMonitoring(source: MonitoringSource, rawOptions: Monitorin
       await audit.close();
       metrics?.close();
       await alerting?.close();
+      await leadership?.close();
       if (hub) await hub.close();
     },
   };

@@ -2,6 +2,8 @@ import type { Database } from 'better-sqlite3';
 import type { EngineStore } from './EngineStore.js';
 import type { MonitoringStore } from './MonitoringStore.js';
 import type { SqliteStorage } from './Storage.js';
+import type { AlertStateStore } from './AlertStateStore.js';
+import { openAlertStateStore } from './openAlertStateStore.js';
 import { openAuditStore, type OpenedAuditStore } from './openAuditStore.js';
 import { SOLE_LEADERSHIP, postgresLeadership, type AlertLeadership } from './postgres/coordination/alertLeadership.js';
 import { createPostgresEngineStore, type PostgresEngineStore, type PostgresEngineStoreOptions } from './postgres/createPostgresEngineStore.js';
@@ -111,7 +113,9 @@ export interface MonitoringParts {
   sharedEngine: LocalEngine | undefined;
   /** The operator audit table (undefined: the schema has none). */
   audit: OpenedAuditStore | undefined;
-  /** Which process evaluates the alert rules (asked only when alerts are configured). */
+  /** The alert rules' kept states (undefined: the schema has none, or the file is read-only: in memory only). */
+  alertStates: AlertStateStore | undefined;
+  /** Which process evaluates the alert rules and exports the store's gauges (asked only when alerts or metrics are on). */
   leadership(): AlertLeadership;
 }
 
@@ -125,11 +129,23 @@ export function monitoringParts(storages: readonly unknown[], local: LocalEngine
   const pg = storages.find(isPostgresStorage);
   if (pg) {
     const parts = postgresMonitoringParts(pg, local);
-    return { store: store ?? parts.store, sharedEngine: parts.engine, audit: openAuditStore(pg, undefined), leadership: () => postgresLeadership(pg) };
+    return {
+      store: store ?? parts.store,
+      sharedEngine: parts.engine,
+      audit: openAuditStore(pg, undefined),
+      alertStates: openAlertStateStore(pg, undefined),
+      leadership: () => postgresLeadership(pg),
+    };
   }
   const db = storages.map(sqliteDbOf).find((d) => d !== undefined);
   if (!db && !store) return undefined;
-  return { store: store ?? createSqliteMonitoringStore(db!), sharedEngine: undefined, audit: openAuditStore(undefined, db), leadership: () => SOLE_LEADERSHIP };
+  return {
+    store: store ?? createSqliteMonitoringStore(db!),
+    sharedEngine: undefined,
+    audit: openAuditStore(undefined, db),
+    alertStates: openAlertStateStore(undefined, db),
+    leadership: () => SOLE_LEADERSHIP,
+  };
 }
 
 /** The SQLite handle of a storage, when it has one. */

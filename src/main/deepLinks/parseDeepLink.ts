@@ -23,7 +23,7 @@ export interface InboxDeepLink {
 export type DeepLink = TaskDeepLink | PageDeepLink | InboxDeepLink;
 
 /** Pages a link may open (the dashboard's list pages). */
-export const LINKABLE_PAGES = ['', 'tasks', 'queues', 'failures', 'statistics', 'live'] as const;
+export const LINKABLE_PAGES = ['', 'tasks', 'queues', 'failures', 'statistics', 'live', 'audit'] as const;
 
 export const DEEP_LINK_SCHEME = 'svc-monitor';
 const MAX_LENGTH = 2048;

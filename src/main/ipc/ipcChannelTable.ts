@@ -9,6 +9,8 @@ import type { ConsoleServices } from '../ConsoleServices.js';
 import { environmentInputSchema, environmentPatchSchema } from '../environments/environment.js';
 import { notificationSettingsSchema } from '../notifications/notificationSettings.js';
 import type { Assert, SchemaMatches } from '../schemaMatches.js';
+import { inboxCsv } from '../inbox/inboxCsv.js';
+import { SEARCH_MAX_LENGTH, searchEnvironment } from '../search/searchEnvironment.js';
 
 /** What a channel's handler works with. */
 export interface IpcHandlerContext {
@@ -75,12 +77,18 @@ export const IPC_CHANNEL_TABLE = {
     handle: ({ services }, json, mode, confirmed) => services.importEnvironments(json, mode, confirmed === true),
   },
   'environments.summary': { args: z.tuple([]), handle: ({ services }) => services.summary.refresh() },
+  'search.environment': {
+    args: z.tuple([environmentId, z.string().max(SEARCH_MAX_LENGTH, `the search is longer than ${SEARCH_MAX_LENGTH} characters`)]),
+    handle: ({ services }, id, text) => searchEnvironment((env, operation, params) => services.callApi(env, operation, params), id, text),
+  },
   'session.get': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).view() },
   'session.loginPassword': {
     args: z.tuple([environmentId, z.strictObject({ username: z.string().min(1).max(200), password: z.string().min(1).max(1000), remember: z.boolean() })]),
     handle: ({ services }, id, login) => services.requireSession(id).loginWithPassword(login.username, login.password, login.remember),
   },
   'session.loginMagic': { args: z.tuple([environmentId, z.string().min(1).max(1000)]), handle: ({ services }, id, token) => services.requireSession(id).loginWithMagicToken(token) },
+  // The system browser opens the environment's own sign-in address (the navigation policy allows environments' origins).
+  'session.loginSingleSignOn': { args: z.tuple([environmentId]), handle: ({ services, openExternal }, id) => services.requireSession(id).loginWithSingleSignOn(openExternal) },
   'session.logout': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).logout() },
   // Re-reads `/config` and the stored token (the "review" action after an error).
   'session.retry': { args: z.tuple([environmentId]), handle: ({ services }, id) => services.requireSession(id).start() },
@@ -100,6 +108,28 @@ export const IPC_CHANNEL_TABLE = {
   'inbox.markRead': {
     args: z.tuple([z.strictObject({ ids: z.array(z.string().max(40)).max(10_000).optional(), environmentId: environmentId.optional(), burstId: burstId.optional() })]),
     handle: ({ services }, { ids, ...filter }) => services.inbox.markRead(ids, filter),
+  },
+  'inbox.acknowledge': {
+    args: z.tuple([z.array(z.string().max(40)).min(1).max(10_000)]),
+    handle: ({ services }, ids) => services.inbox.acknowledge(ids),
+  },
+  'inbox.exportFile': {
+    args: z.tuple([]),
+    handle: async (context) => {
+      const path = await dialogs(context).save('svc-monitor-inbox.csv');
+      if (!path) return null;
+      const { services } = context;
+      await writeFileAtomic(path, inboxCsv(services.inbox.list(), (i) => services.linkFor({ kind: 'task', environmentId: i.environmentId, taskId: i.taskId })));
+      return path;
+    },
+  },
+  'deepLink.taskLink': {
+    args: z.tuple([environmentId, z.guid('must be a task id (a GUID)')]),
+    handle: ({ services }, id, taskId) => {
+      const link = services.linkFor({ kind: 'task', environmentId: id, taskId });
+      if (!link) throw new ConsoleError('not-found', `Unknown environment "${id}"`);
+      return link;
+    },
   },
   'notifications.getSettings': { args: z.tuple([]), handle: ({ services }) => services.notifier.getSettings() },
   'notifications.setSettings': { args: z.tuple([notificationSettingsSchema]), handle: async ({ services }, settings) => (await services.setNotificationSettings(settings), null) },

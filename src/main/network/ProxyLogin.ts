@@ -24,10 +24,26 @@ export interface ProxyLoginOptions {
 
 type Credentials = { username: string; password: string } | null;
 
+/** Which request asks: the session whose credential cache it uses, and whether it was refused before. */
+export interface ProxyLoginAttempt {
+  /**
+   * The session (credential cache) of the request: each custom-trust environment has its own, so
+   * its first 407 is a first attempt even when another session was answered a moment ago.
+   */
+  scope?: string;
+  /**
+   * Known to the caller: the same request asks again, so the credentials it was given were
+   * refused. Left out (the app's `login` event, the updater), a second request from the same
+   * scope within a minute of the kept credentials counts as a refusal.
+   */
+  refused?: boolean;
+}
+
 /**
  * Answers a proxy's request for credentials (HTTP 407): the ones kept in the keychain for that
  * proxy first; when they are refused (the proxy asks again) or there are none, a prompt naming
- * the proxy. Requests to the same proxy while a prompt is open share it.
+ * the proxy. Requests to the same proxy while a prompt is open share it. Kept credentials are
+ * forgotten only when refused, never because another session asked for them too.
  */
 export class ProxyLogin {
   private readonly asking = new Map<string, Promise<Credentials>>();
@@ -37,33 +53,38 @@ export class ProxyLogin {
 
   constructor(private readonly options: ProxyLoginOptions) {}
 
-  async credentials(info: ProxyAuthInfo): Promise<Credentials> {
+  async credentials(info: ProxyAuthInfo, attempt: ProxyLoginAttempt = {}): Promise<Credentials> {
     const proxy = `${info.host}:${info.port}`;
     const account = `proxy:${proxy}`;
-    const running = this.asking.get(account);
+    const tried = `${attempt.scope ?? 'default'}|${account}`;
+    const retry = attempt.refused ?? this.tried.has(tried);
+    // A refusal waits for its own prompt; first attempts share whatever is under way.
+    const key = `${account}|${retry}`;
+    const running = this.asking.get(key);
     if (running) return running;
+    const remember = () => {
+      this.tried.add(tried);
+      setTimeout(() => this.tried.delete(tried), 60_000).unref?.();
+    };
     const run = (async (): Promise<Credentials> => {
-      const retry = this.tried.has(account);
       if (!retry) {
         const kept = await this.options.vault.get(account).catch(() => undefined);
         if (kept?.username && kept.password !== undefined) {
-          this.tried.add(account);
-          setTimeout(() => this.tried.delete(account), 60_000).unref?.();
+          remember();
           return { username: kept.username, password: kept.password };
         }
       } else {
-        this.tried.delete(account);
-        this.options.log?.(`proxy ${proxy} refused the kept credentials: asking again`);
+        this.tried.delete(tried);
+        this.options.log?.(`proxy ${proxy} refused the credentials: asking again`);
         await this.options.vault.delete(account).catch(() => undefined);
       }
       const answer = await this.options.ask({ id: `p${++this.sequence}`, proxy, scheme: info.scheme, retry, ...(info.realm ? { realm: info.realm } : {}) });
       if (!answer) return null;
       if (answer.remember) await this.options.vault.update(account, { username: answer.username, password: answer.password });
-      this.tried.add(account);
-      setTimeout(() => this.tried.delete(account), 60_000).unref?.();
+      remember();
       return { username: answer.username, password: answer.password };
-    })().finally(() => this.asking.delete(account));
-    this.asking.set(account, run);
+    })().finally(() => this.asking.delete(key));
+    this.asking.set(key, run);
     return run;
   }
 }

@@ -85,10 +85,24 @@ export class FailureInbox {
     return this.items.length;
   }
 
-  unreadCount(include: (environmentId: string) => boolean = () => true): number {
+  unreadCount(include: (item: InboxItem) => boolean = () => true): number {
     let n = 0;
-    for (const i of this.items) if (!i.read && include(i.environmentId)) n++;
+    for (const i of this.items) if (!i.read && include(i)) n++;
     return n;
+  }
+
+  /** Acknowledges the given items (someone is on them); an acknowledged item is also read. */
+  acknowledge(ids: readonly string[]): number {
+    const wanted = new Set(ids);
+    const changed: string[] = [];
+    for (const i of this.items) {
+      if (i.acknowledged || !wanted.has(i.id)) continue;
+      i.acknowledged = true;
+      i.read = true;
+      changed.push(i.id);
+    }
+    if (changed.length > 0) this.emit({ kind: 'acknowledged', ids: changed });
+    return changed.length;
   }
 
   /** Marks the given items (or, without ids, every item matching the filter) read. */

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SvcEvent } from '../../../server/src/contracts/events.js';
 import type { InboxItem } from '../../shared/inbox.js';
-import type { NotificationSettings, NotificationTarget } from '../../shared/notifications.js';
+import { isSnoozed, nextExpiry, type NotificationSettings, type NotificationTarget } from '../../shared/notifications.js';
 import type { FailureInbox } from './FailureInbox.js';
 import { counts, DEFAULT_NOTIFICATION_SETTINGS, notifies } from './notificationSettings.js';
 
@@ -77,6 +77,8 @@ export class FailureNotifier {
   private readonly unsubscribe: () => void;
   private readonly now: () => number;
   private readonly coolDown: { max: number; windowMs: number };
+  /** Counts the badge again when the next snooze or timed mute runs out. */
+  private expiryTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: FailureNotifierOptions) {
     this.settings = options.settings ?? DEFAULT_NOTIFICATION_SETTINGS;
@@ -93,6 +95,11 @@ export class FailureNotifier {
   setSettings(settings: NotificationSettings): void {
     this.settings = structuredClone(settings);
     this.updateBadge();
+  }
+
+  /** Whether a failure neither notifies nor counts in the badge: its environment muted or out of scope, or its type or queue snoozed. */
+  private silenced(item: InboxItem, now: number): boolean {
+    return !counts(this.settings, item.environmentId, now) || isSnoozed(this.settings, item, now);
   }
 
   /**
@@ -147,6 +154,7 @@ export class FailureNotifier {
     this.digests.clear();
     for (const h of this.heldTimeouts.values()) clearTimeout(h);
     this.heldTimeouts.clear();
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
     this.unsubscribe();
   }
 
@@ -156,24 +164,26 @@ export class FailureNotifier {
     clearTimeout(burst.timer);
     this.bursts.delete(environmentId);
     const environment = this.options.environment(environmentId);
-    if (!environment || burst.items.length === 0 || !notifies(this.settings, environmentId, this.now(), environment.isProduction)) return;
+    // Snoozed types and queues are in the inbox, not in the notification.
+    const items = burst.items.filter((i) => !isSnoozed(this.settings, i, this.now()));
+    if (!environment || items.length === 0 || !notifies(this.settings, environmentId, this.now(), environment.isProduction)) return;
     // A storm: after `max` notifications in the window, the rest wait for one digest.
     const now = this.now();
     const recent = (this.shownAt.get(environmentId) ?? []).filter((t) => now - t < this.coolDown.windowMs);
     this.shownAt.set(environmentId, recent);
     const digest = this.digests.get(environmentId);
     if (digest || recent.length >= this.coolDown.max) {
-      if (digest) digest.items.push(...burst.items);
+      if (digest) digest.items.push(...items);
       else {
         const wait = Math.max(0, recent[0]! + this.coolDown.windowMs - now);
         const timer = setTimeout(() => this.flushDigest(environmentId), wait);
         timer.unref?.();
-        this.digests.set(environmentId, { items: [...burst.items], timer });
+        this.digests.set(environmentId, { items: [...items], timer });
       }
       return;
     }
     recent.push(now);
-    this.options.notifications.show(describeBurst(environment, burst.id, burst.items));
+    this.options.notifications.show(describeBurst(environment, burst.id, items));
   }
 
   private flushDigest(environmentId: string): void {
@@ -188,7 +198,16 @@ export class FailureNotifier {
   }
 
   private updateBadge(): void {
-    this.options.badge.setUnreadCount(this.options.inbox.unreadCount((id) => counts(this.settings, id, this.now())));
+    const now = this.now();
+    this.options.badge.setUnreadCount(this.options.inbox.unreadCount((item) => !this.silenced(item, now)));
+    if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.expiryTimer = undefined;
+    const next = nextExpiry(this.settings, now);
+    if (next !== undefined) {
+      // setTimeout holds at most ~24.8 days; a longer snooze is looked at again then.
+      this.expiryTimer = setTimeout(() => this.updateBadge(), Math.min(next - now + 1, 2 ** 31 - 1));
+      this.expiryTimer.unref?.();
+    }
   }
 }
 

@@ -20,6 +20,7 @@ const itemSchema = z.looseObject({
   eventDateUtc: z.string(),
   burstId: z.string(),
   read: z.boolean(),
+  acknowledged: z.boolean().optional(),
   whileAway: z.boolean().optional(),
 });
 const fileSchema = z.looseObject({ version: z.literal(1), items: z.array(z.unknown()), seenUntil: z.record(z.string(), z.string()).optional() });

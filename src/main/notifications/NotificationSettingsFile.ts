@@ -20,9 +20,12 @@ export class NotificationSettingsFile {
     const raw = await readJsonFile(this.file).catch(() => undefined);
     const parsed = notificationSettingsSchema.loose().safeParse(raw);
     if (!parsed.success) return structuredClone(DEFAULT_NOTIFICATION_SETTINGS);
-    const { scope, chosenEnvironmentIds, mutedEnvironmentIds, ...extras } = parsed.data;
-    this.extras = extras;
-    return { scope, chosenEnvironmentIds, mutedEnvironmentIds };
+    // Every field the schema knows is a setting (timed mutes, snoozes, quiet hours included); the rest are kept aside.
+    const known = new Set(Object.keys(notificationSettingsSchema.shape));
+    const settings: Record<string, unknown> = {};
+    this.extras = {};
+    for (const [key, value] of Object.entries(parsed.data)) (known.has(key) ? settings : this.extras)[key] = value;
+    return notificationSettingsSchema.parse(settings);
   }
   async save(settings: NotificationSettings): Promise<void> {
     await writeFileAtomic(this.file, JSON.stringify({ ...this.extras, ...settings }, null, 2));

@@ -12,6 +12,7 @@ import type { Environment } from '../../shared/environment.js';
 import type { EnvironmentNetwork, HubTransport, NetworkFor } from '../network/environmentNetwork.js';
 import { nodeNetwork } from '../network/nodeNetwork.js';
 import { createHttpClient, DEFAULT_API_BASE_PATH, httpError, networkError } from './httpClient.js';
+import { LoopbackSignInError, signInWithSystemBrowser } from './loopbackSignIn.js';
 import type { AuthState, SessionView } from '../../shared/session.js';
 
 export interface EnvironmentSessionOptions {
@@ -70,6 +71,9 @@ export class EnvironmentSession {
   get baseUrl(): string {
     return this.environment.baseUrl;
   }
+  get environmentName(): string {
+    return this.environment.name;
+  }
   /** The axios instance bound to this environment's API base. */
   get client(): AxiosInstance {
     return this.http;
@@ -90,6 +94,8 @@ export class EnvironmentSession {
       hasRememberedPassword: this.hasPassword,
       ...(this.username !== undefined ? { username: this.username } : {}),
       ...(this.config ? { hubPath: this.config.signalRHubPath, eventDebounceMs: this.config.eventDebounceMs } : {}),
+      ...(this.config?.singleSignOn ? { singleSignOn: { displayName: this.config.singleSignOn.displayName } } : {}),
+      ...(this.config && typeof this.config.passwordLoginEnabled === 'boolean' ? { passwordLoginEnabled: this.config.passwordLoginEnabled } : {}),
       ...(this.expiresAt !== undefined ? { expiresAt: this.expiresAt } : {}),
       ...(this.message !== undefined ? { message: this.message } : {}),
     };
@@ -228,6 +234,50 @@ export class EnvironmentSession {
     });
     this.hasPassword = false;
     this.setAuthenticated({ token: response.token, expiresAt: response.expiresAt, username: response.username, canManage: false });
+    return this.view();
+  }
+
+  /**
+   * Single sign-on as a native app (RFC 8252, `signInWithSystemBrowser`): the system browser on
+   * the environment's sign-in with a loopback redirect, PKCE and state; the one-time code is
+   * redeemed through this environment's own client (its trust settings and proxy). The session
+   * is kept like a password session without a password: the server hands the desktop no refresh
+   * token, so it is renewed by signing in again.
+   */
+  async loginWithSingleSignOn(openExternal: (url: string) => Promise<void>, timeoutMs?: number): Promise<SessionView> {
+    const epoch = this.addressEpoch;
+    await this.ensureConfig();
+    this.assertSameAddress(epoch);
+    if (!this.config?.singleSignOn) throw new ConsoleError('not-found', `${this.environment.name} offers no single sign-on`);
+    let response: LoginResponse;
+    try {
+      response = await signInWithSystemBrowser({
+        baseUrl: this.environment.baseUrl,
+        openExternal,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        postJson: async (url, body) => {
+          try {
+            const r = await this.http.post(url, body);
+            return { status: r.status, body: r.data as unknown };
+          } catch (err) {
+            throw networkError(err, `Cannot reach ${this.environment.baseUrl}`);
+          }
+        },
+      });
+    } catch (err) {
+      if (err instanceof LoopbackSignInError) throw new ConsoleError('login-required', err.message);
+      throw err;
+    }
+    this.assertSameAddress(epoch);
+    await this.options.vault.update(this.environment.id, {
+      token: response.token,
+      expiresAt: response.expiresAt,
+      username: response.username,
+      canManage: response.canManage,
+      password: undefined,
+    });
+    this.hasPassword = false;
+    this.setAuthenticated({ token: response.token, expiresAt: response.expiresAt, username: response.username, canManage: response.canManage });
     return this.view();
   }
 

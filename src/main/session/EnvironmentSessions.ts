@@ -1,4 +1,5 @@
 import { ConsoleError } from '../ConsoleError.js';
+import { withinTime } from '../lifecycle/withinTime.js';
 import type { CredentialVault } from '../credentials/CredentialVault.js';
 import type { EnvironmentStore } from '../environments/EnvironmentStore.js';
 import type { NetworkFor } from '../network/environmentNetwork.js';
@@ -21,6 +22,8 @@ export interface EnvironmentSessionsOptions {
   /** A sync finished: every session matches the store. */
   onSynced: (environments: readonly Environment[]) => void;
   log?: (level: 'warn' | 'error', message: string) => void;
+  /** A removed or moved environment's session and live connection get this long to stop (default 5 s). */
+  stopLimitMs?: number;
 }
 
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -61,6 +64,16 @@ export class EnvironmentSessions {
     return run;
   }
 
+  /**
+   * A host that accepts and never answers must not hold the sync (and every change queued behind
+   * it): the live connection is stopped within the limit, then dropped (it was already forgotten).
+   */
+  private async stopWithin(name: string, stopping: Promise<unknown>): Promise<void> {
+    const limitMs = this.options.stopLimitMs ?? 5_000;
+    const { done } = await withinTime(stopping, limitMs);
+    if (!done) this.options.log?.('warn', `${name}: stopping its live connection did not finish within ${limitMs} ms; it was dropped`);
+  }
+
   private async doSync(): Promise<void> {
     const { store, hub, vault } = this.options;
     const envs = store.list();
@@ -68,8 +81,7 @@ export class EnvironmentSessions {
     for (const [id, session] of this.sessions) {
       if (ids.has(id)) continue;
       // The session is forgotten last: a clean-up that fails (a locked keychain) is tried again by the next sync.
-      await session.stop();
-      await hub.unwatch(id);
+      await this.stopWithin(session.environmentName, Promise.all([session.stop(), hub.unwatch(id)]));
       await vault.delete(id);
       this.options.onRemoved(id);
       this.sessions.delete(id);
@@ -79,7 +91,7 @@ export class EnvironmentSessions {
       const existing = this.sessions.get(env.id);
       if (existing && existing.baseUrl !== env.baseUrl) {
         // A token or password belongs to the host it was issued by: never send it to a new address.
-        await hub.unwatch(env.id);
+        await this.stopWithin(env.name, hub.unwatch(env.id));
         await vault.delete(env.id);
         this.options.onMoved(env.id);
         await existing.replaceEnvironment(env);

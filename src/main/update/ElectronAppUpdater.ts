@@ -2,6 +2,7 @@ import type { AppUpdater as UpdaterEngine, ProgressInfo, UpdateCheckResult, Upda
 import { describeUpdateError } from './describeUpdateError.js';
 import type { UpdateFeed } from './updateFeed.js';
 import type { AppUpdater, UpdateStatus } from './UpdateStatus.js';
+import type { AnswerProxyLogin } from '../network/loginRequestFetch.js';
 
 /** How often the console looks for a new version while it runs. */
 export const UPDATE_CHECK_INTERVAL_MS = 12 * 60 * 60 * 1000;
@@ -25,6 +26,11 @@ export interface ElectronAppUpdaterOptions {
   onAppImageRenamed?: (path: string) => void;
   intervalMs?: number;
   now?: () => Date;
+  /**
+   * Credentials for a proxy that asks (electron-updater raises `login` on its requests; unanswered,
+   * the request would wait for ever). Absent: every such request is cancelled (it fails with the 407).
+   */
+  proxyLogin?: AnswerProxyLogin;
 }
 
 /**
@@ -127,6 +133,20 @@ export class ElectronAppUpdater implements AppUpdater {
       error: (m?: unknown) => log.error(`updater: ${String(m)}`),
     };
     if (feed.kind === 'url') engine.setFeedURL({ provider: 'generic', url: feed.url });
+    // The updater's own session: a refusal is told by a second ask within a minute (no request identity here).
+    engine.on('login', (authInfo, answerWith) => {
+      // Electron's login callback: no arguments cancels (the request gets the 407).
+      const callback = answerWith as (username?: string, password?: string) => void;
+      const answer = this.options.proxyLogin;
+      if (!authInfo.isProxy || !answer) return callback();
+      answer({ host: authInfo.host, port: authInfo.port, scheme: authInfo.scheme, ...(authInfo.realm ? { realm: authInfo.realm } : {}) }, { scope: 'updater' }).then(
+        (credentials) => (credentials ? callback(credentials.username, credentials.password) : callback()),
+        (err: unknown) => {
+          log.warn(`updater: proxy login failed: ${err instanceof Error ? err.message : String(err)}`);
+          callback();
+        },
+      );
+    });
     const inRollout = engine.isUserWithinRollout;
     engine.isUserWithinRollout = (info: UpdateInfo) => (this.manual ? true : inRollout(info));
     engine.on('checking-for-update', () => this.set({ state: 'checking', message: undefined }));

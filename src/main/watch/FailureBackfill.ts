@@ -75,8 +75,13 @@ export class FailureBackfill {
 
   /** The environment's hub changed state: connected again (or for the first time this run), ask for what failed meanwhile. */
   hubChanged(environmentId: string, state: LiveState): void {
-    if (state === 'connected') void this.backfill(environmentId);
-    else this.liveClock.delete(environmentId);
+    if (state === 'connected') {
+      // A back-fill that fails (the host went away again) is logged; the next connect or poll tries again.
+      this.backfill(environmentId).catch((err: unknown) => {
+        const name = this.options.store.get(environmentId)?.name ?? environmentId;
+        this.options.log?.('warn', `${name}: back-fill failed: ${err instanceof Error ? err.message : String(err)}`);
+      });
+    } else this.liveClock.delete(environmentId);
   }
 
   /** A live failure event: it moves the clock once the environment was back-filled since it connected. */

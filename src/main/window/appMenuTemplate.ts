@@ -19,13 +19,14 @@ export interface AppMenuActions {
   checkForUpdates(): void;
   openLogsFolder(): void;
   copyDiagnostics(): void;
+  saveSupportBundle(): void;
 }
 
 /**
  * The application menu: standard edit roles (copy/paste shortcuts on macOS need them), the
  * first nine environments on Ctrl/⌘+1…9, the inbox on Ctrl/⌘+I, the close-to-tray choice,
  * reload/developer tools only in development, and Help: About, Check for updates, Open logs
- * folder, Copy diagnostics.
+ * folder, Copy diagnostics, Save support bundle.
  */
 export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuActions): MenuItemConstructorOptions[] {
   const mac = input.platform === 'darwin';
@@ -60,6 +61,7 @@ export function buildAppMenuTemplate(input: AppMenuInput, actions: AppMenuAction
       { type: 'separator' },
       { label: mac ? 'Open Logs Folder' : 'Open logs folder', click: () => actions.openLogsFolder() },
       { label: mac ? 'Copy Diagnostics' : 'Copy diagnostics', click: () => actions.copyDiagnostics() },
+      { label: mac ? 'Save Support Bundle…' : 'Save support bundle…', click: () => actions.saveSupportBundle() },
     ],
   };
   const view: MenuItemConstructorOptions[] = [

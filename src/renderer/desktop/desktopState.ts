@@ -7,6 +7,7 @@ import type { ProxyLoginAnswer, ProxyLoginRequest } from '../../shared/proxyLogi
 import type { VaultStatus } from '../../shared/vault.js';
 import { invoke } from '../platform/desktop/bridgeClient.js';
 import type { ManagementConfirmation } from '../platform/desktop/createDesktopPlatform.js';
+import { createCrossSearch } from './search/crossSearch.js';
 
 /** The desktop shell's state: environments with live status, the active one, the inbox. */
 export interface DesktopState {
@@ -20,6 +21,10 @@ export interface DesktopState {
   inboxOpen: boolean;
   /** The all-environments page is shown instead of the active environment's dashboard. */
   allOpen: boolean;
+  /** The search across environments is shown instead of the active environment's dashboard. */
+  searchOpen: boolean;
+  /** What the last palette action answered (shown as a status line until the next). */
+  notice: string | null;
   inboxFilter: { environmentId?: string; burstId?: string };
   editor: { mode: 'add' } | { mode: 'edit'; id: string } | { mode: 'import-export' } | null;
   /** The management action waiting for the user: resolves with what they typed to confirm, or null (cancelled). */
@@ -45,6 +50,8 @@ export function createDesktopState(bridge: DesktopBridge) {
     switcherOpen: false,
     inboxOpen: false,
     allOpen: false,
+    searchOpen: false,
+    notice: null,
     inboxFilter: {},
     editor: null,
     confirmation: null,
@@ -72,6 +79,7 @@ export function createDesktopState(bridge: DesktopBridge) {
 
   function select(id: string, route: string | null = null): void {
     state.allOpen = false;
+    state.searchOpen = false;
     if (state.activeId !== id) {
       state.activeId = id;
       state.mountKey++;
@@ -179,7 +187,15 @@ export function createDesktopState(bridge: DesktopBridge) {
     state.settings = settings;
   }
 
-  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, answerProxyLogin, bridge };
+  const crossSearch = createCrossSearch(bridge);
+  /** Opens the search across environments (with `text`: searches every environment for it at once). */
+  function openSearch(text = ''): void {
+    state.allOpen = false;
+    state.searchOpen = true;
+    if (text.trim()) void crossSearch.start(text.trim(), state.environments);
+  }
+
+  return { state, active, select, open, start, confirm, refreshInbox, reloadEnvironments, saveSettings, answerProxyLogin, openSearch, crossSearch, bridge };
 }
 
 /** The dashboard is shown when the session is usable; otherwise the shell's login or error panel. */

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { ConsoleServices, type ConsoleServicesOptions } from '../../../src/main/ConsoleServices.js';
 import type { EnvironmentInput } from '../../../src/shared/environment.js';
 import { createIpcDispatcher } from '../../../src/main/ipc/ipcDispatcher.js';
+import type { FileDialogs } from '../../../src/main/ipc/ipcChannelTable.js';
 import type { FailureNotification } from '../../../src/main/notifications/FailureNotifier.js';
 import { APP_ORIGIN, resolveAppAsset } from '../../../src/main/window/appProtocol.js';
 import { buildContentSecurityPolicy } from '../../../src/main/window/contentSecurityPolicy.js';
@@ -80,7 +81,12 @@ export interface DesktopHarness {
  * window's real CSP (header) and the permissions main's permission handler grants to the
  * app's origin (Electron's clipboard-sanitized-write is Chromium's clipboard-write).
  */
-export type DesktopOptions = Partial<ConsoleServicesOptions> & { colorScheme?: 'light' | 'dark' };
+export type DesktopOptions = Partial<ConsoleServicesOptions> & {
+  colorScheme?: 'light' | 'dark';
+  files?: FileDialogs;
+  /** What opening a URL in the system browser does (default: nothing). */
+  openExternal?: (url: string) => Promise<void>;
+};
 
 export async function openDesktop(rendererUrl: string, options: DesktopOptions = {}): Promise<DesktopHarness> {
   const userDataDir = await mkdtemp(join(tmpdir(), 'svc-desktop-user-data-'));
@@ -92,7 +98,7 @@ export async function openDesktop(rendererUrl: string, options: DesktopOptions =
     badge: { setUnreadCount: (c) => badge.push(c) },
     ...options,
   });
-  const dispatch = createIpcDispatcher({ services, openExternal: async () => undefined });
+  const dispatch = createIpcDispatcher({ services, openExternal: options.openExternal ?? (async () => undefined), ...(options.files ? { files: options.files } : {}) });
   const context: BrowserContext = await newBrowserContext({ viewport: { width: 1280, height: 760 }, colorScheme: options.colorScheme ?? 'light' });
   const rendererOrigin = new URL(rendererUrl).origin;
   // The renderer is served from a loopback origin here instead of app://console: ask main's

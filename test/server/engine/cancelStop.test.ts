@@ -119,6 +119,36 @@ describe('cancel, graceful stop and recovery', () => {
     await waitFor(async () => (await second.probe.status(id)) === 'Completed');
     await engine2.stop();
     expect((await second.probe.audits(id))).toEqual(['Queued', 'InProgress', 'ServiceStopped', 'Queued', 'InProgress', 'Completed']);
+    // The run was in flight when its engine stopped, its outcome unknown: one abandoned run, on every backend.
+    expect((await second.probe.task(id))?.abandoned_count).toBe(1);
+    await second.close();
+  });
+
+  it('a row left ServiceStopped past maxAbandoned: the next engine ends it Failed as abandoned; reserved rows a stop handed back count nothing', async () => {
+    const h = harness({ queues: { default: { concurrency: 1 } } });
+    const never = deferred();
+    h.engine.handle('Stuck.Job', () => never.promise);
+    h.engine.handle('Behind.Job', () => undefined);
+    await h.engine.start();
+    const id = await h.engine.dispatch('Stuck.Job', {});
+    await waitFor(async () => (await h.status(id)) === 'InProgress');
+    const behind = await h.engine.dispatch('Behind.Job', {});
+    await h.engine.stop({ graceMs: 0 });
+    expect(await h.statuses([id, behind])).toEqual(['ServiceStopped', 'Queued']);
+    never.resolve();
+    await never.promise;
+    await h.sut.close();
+    const second = h.sut.reopen();
+    const engine2 = second.engine({ pollIntervalMs: 20, maxAbandoned: 0 });
+    const ran: string[] = [];
+    engine2.handle('Stuck.Job', (_r, ctx) => void ran.push(ctx.taskId));
+    engine2.handle('Behind.Job', (_r, ctx) => void ran.push(ctx.taskId));
+    await engine2.start();
+    await waitFor(async () => (await second.probe.statuses([id, behind])).join() === 'Failed,Completed', 10_000, 'the stopped row Failed, the other Completed');
+    await engine2.stop();
+    expect(ran).toEqual([behind]);
+    expect(await second.probe.task(id)).toMatchObject({ abandoned_count: 1, exception: expect.stringMatching(/^TaskAbandonedError: /) });
+    expect((await second.probe.task(behind))?.abandoned_count).toBe(0);
     await second.close();
   });
 });

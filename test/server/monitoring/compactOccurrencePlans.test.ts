@@ -1,4 +1,4 @@
-// @backends sqlite — compact Pending occurrences (migrations 15, 16) exist on SQLite only
+// @backends sqlite — the query plans held here are SQLite's (EXPLAIN QUERY PLAN); PostgreSQL's compact reads answer the same rows (compactOccurrenceReads)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,7 +1,3 @@
-// @backends sqlite — compact Pending occurrences (migration 15) exist on SQLite only
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLevel } from '../../../server/src/contracts/index.js';
@@ -9,16 +5,17 @@ import { createScheduleManager } from '../../../server/src/engine/schedules/inde
 import type { MonitoringStore, TaskListFilter, TaskListQuery } from '../../../server/src/storage/MonitoringStore.js';
 import { createMonitoringStore } from '../../../server/src/storage/common/reads/createMonitoringStore.js';
 import type { ReadDb } from '../../../server/src/storage/common/reads/ReadDb.js';
-import { createSqliteEngineStore } from '../../../server/src/storage/sqlite/createSqliteEngineStore.js';
-import { openSqliteStorage } from '../../../server/src/storage/sqlite/openSqliteStorage.js';
-import { spillPendingOccurrences } from '../../../server/src/storage/sqlite/schedules/spillPendingOccurrences.js';
-import { taskWriter } from '../../../server/src/storage/sqlite/readModels/taskWriter.js';
+import { postgresReadDb } from '../../../server/src/storage/postgres/monitoring/postgresReadDb.js';
 import { sqliteReadDb } from '../../../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
+import { openMonitoredStore, type MonitoredStore } from '../../fixtures/server/monitoredStore.js';
 import { getJson, insertTask, login, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { spillCompact, type SpillSelection } from '../../fixtures/server/spillCompact.js';
 
-// The same catch-up written twice, into two SQLite files: once as compact occurrences
+// The same catch-up written twice, into two stores of the backend under test (SQLite files or
+// PostgreSQL schemas): once as compact occurrences
 // (compactFrom 1), once as task rows (compactFrom ∞), the second store's ids then made the first's.
 // Every monitoring read must answer the same on both: a compact occurrence is shown exactly as
 // the task row it stands for.
@@ -44,50 +41,57 @@ const SCHEDULES: { key: string; type: string; queue?: string; request: unknown; 
 const guid = (n: number) => `aaaaaaaa-0000-4000-8000-${n.toString(16).padStart(12, '0')}`;
 
 interface Built {
-  storage: SqliteStorage;
+  t: MonitoredStore;
   store: MonitoringStore;
   served: Served;
   token: string;
   /** The schedules' ids, by key. */
-  readonly scheduleIds: string[];
+  scheduleIds(): Promise<string[]>;
   close(): Promise<void>;
 }
 
+/** The monitoring reads of the store's storage, on either backend. */
+const readDbOf = (storage: SqliteStorage | PostgresStorage): ReadDb => ('db' in storage ? sqliteReadDb(storage.db) : postgresReadDb(storage));
+
+async function storageOf(t: MonitoredStore): Promise<SqliteStorage | PostgresStorage> {
+  return (await t.source()).storage as SqliteStorage | PostgresStorage;
+}
+
+/** The selected compact occurrences turned into task rows, as a writer does first (either backend). */
+const spill = async (t: MonitoredStore, sel: SpillSelection, limit?: number) => spillCompact(await storageOf(t), sel, limit);
+
 async function build(compactFrom: number): Promise<Built> {
-  const dir = mkdtempSync(join(tmpdir(), 'compact-reads-'));
-  const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+  const t = openMonitoredStore();
   const clock = { now: T0 };
-  const manager = createScheduleManager(scheduleInternals(createSqliteEngineStore(storage), () => clock.now, []), { compactFrom });
+  const manager = createScheduleManager(scheduleInternals(t.store, () => clock.now, []), { compactFrom });
   const replay = { policy: 'ReplayAll', overflowCap: 5000, windowMs: 48 * HOUR } as const;
   for (const s of SCHEDULES) {
     await manager.upsert({ key: s.key, type: s.type, queue: s.queue, request: s.request, every: s.every, auditLevel: s.auditLevel, misfire: replay });
   }
-  const db = storage.db;
-  insertTask(db, { id: guid(1), type: 'Billing.Invoice', queue: 'billing', request: '{"customer":"ACME-42"}', status: 'Completed', task_key: 'acme-once', created_at: T0 + HOUR, started_at: T0 + HOUR + 10, last_execution_at: T0 + HOUR + 60, execution_time_ms: 50, run_count: 1, last_outcome: 'Completed' });
-  insertTask(db, { id: guid(2), type: 'Mail.Send', status: 'Failed', created_at: T0 + 2 * HOUR, last_execution_at: T0 + 2 * HOUR + 5, execution_time_ms: 0, run_count: 1, last_outcome: 'Failed', exception: 'Error: smtp down' });
-  insertTask(db, { id: guid(3), type: 'Ops.Probe', queue: 'ops', status: 'Pending', request: '{"host":"db-7"}', created_at: CATCH_UP, scheduled_at: CATCH_UP + HOUR });
-  insertTask(db, { id: guid(4), type: 'Reports.Build', status: 'Queued', created_at: CATCH_UP - 90 * MIN });
-  // Created after the catch-up, inserted before it: a task row inserted after a catch-up sorts
-  // before its compact occurrences where sort keys tie (the view's rowid, 2^40 + seq, is after
-  // every task row's), where as task rows they would come first.
-  insertTask(db, { id: guid(5), type: 'Billing.Invoice', queue: 'billing', status: 'Pending', request: '{"customer":"ACME-42"}', created_at: CATCH_UP + MIN, scheduled_at: NOW + HOUR });
+  await t.seed((db) => {
+    insertTask(db, { id: guid(1), type: 'Billing.Invoice', queue: 'billing', request: '{"customer":"ACME-42"}', status: 'Completed', task_key: 'acme-once', created_at: T0 + HOUR, started_at: T0 + HOUR + 10, last_execution_at: T0 + HOUR + 60, execution_time_ms: 50, run_count: 1, last_outcome: 'Completed' });
+    insertTask(db, { id: guid(2), type: 'Mail.Send', status: 'Failed', created_at: T0 + 2 * HOUR, last_execution_at: T0 + 2 * HOUR + 5, execution_time_ms: 0, run_count: 1, last_outcome: 'Failed', exception: 'Error: smtp down' });
+    insertTask(db, { id: guid(3), type: 'Ops.Probe', queue: 'ops', status: 'Pending', request: '{"host":"db-7"}', created_at: CATCH_UP, scheduled_at: CATCH_UP + HOUR });
+    insertTask(db, { id: guid(4), type: 'Reports.Build', status: 'Queued', created_at: CATCH_UP - 90 * MIN });
+    // Created after the catch-up, inserted before it: a task row inserted after a catch-up sorts
+    // before its compact occurrences where sort keys tie (the view's rowid is after every task
+    // row's), where as task rows they would come first.
+    insertTask(db, { id: guid(5), type: 'Billing.Invoice', queue: 'billing', status: 'Pending', request: '{"customer":"ACME-42"}', created_at: CATCH_UP + MIN, scheduled_at: NOW + HOUR });
+  });
   clock.now = CATCH_UP;
   expect((await manager.materializer.drain(clock.now)).written).toBe(OCCURRENCES);
-  const served = await serve({ storage: { db } }, { now: () => NOW });
+  const served = await serve(await t.source(), { now: () => NOW });
   const token = await login(served.api);
-  const scheduleIds = db.prepare(`SELECT id FROM tasks WHERE task_key IN (${SCHEDULES.map(() => '?').join(', ')}) ORDER BY task_key`).pluck();
   return {
-    storage,
-    store: createMonitoringStore(sqliteReadDb(db)),
+    t,
+    store: createMonitoringStore(readDbOf(await storageOf(t))),
     served,
     token,
-    get scheduleIds() {
-      return scheduleIds.all(...SCHEDULES.map((s) => s.key)) as string[];
-    },
+    scheduleIds: () =>
+      t.probe.values<string>(`SELECT id FROM tasks WHERE task_key IN (${SCHEDULES.map(() => '?').join(', ')}) ORDER BY task_key`, ...SCHEDULES.map((s) => s.key)),
     async close() {
       await served.close();
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await t.destroy();
     },
   };
 }
@@ -97,26 +101,39 @@ async function build(compactFrom: number): Promise<Built> {
  * engine's ids are random): schedules by key, occurrences by schedule key and slot, in every table
  * that names a task.
  */
-function alignIds(from: Database, to: Database): void {
-  const ids = (db: Database) =>
+async function alignIds(from: MonitoredStore, to: MonitoredStore): Promise<void> {
+  const ids = async (t: MonitoredStore) =>
     new Map(
-      (db.prepare(`SELECT s.task_key || '@' || COALESCE(o.nominal_slot_at, '') AS k, COALESCE(o.id, s.id) AS id
+      (await t.probe.rows<{ k: string; id: string }>(`SELECT s.task_key || '@' || COALESCE(CAST(o.nominal_slot_at AS TEXT), '') AS k, COALESCE(o.id, s.id) AS id
           FROM tasks s LEFT JOIN (SELECT parent_task_id, nominal_slot_at, id FROM tasks WHERE parent_task_id IS NOT NULL
                                   UNION ALL SELECT parent_task_id, nominal_slot_at, id FROM pending_occurrence_tasks) o ON o.parent_task_id = s.id
          WHERE s.task_key IS NOT NULL AND s.parent_task_id IS NULL AND s.occurrence_mode = 'Durable'
-         UNION ALL SELECT task_key || '@', id FROM tasks WHERE task_key IS NOT NULL AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`).all() as { k: string; id: string }[]).map((r) => [r.k, r.id]),
+         UNION ALL SELECT task_key || '@', id FROM tasks WHERE task_key IS NOT NULL AND occurrence_mode = 'Durable' AND parent_task_id IS NULL`)).map((r) => [r.k, r.id]),
     );
-  const wanted = ids(from);
-  const pairs = [...ids(to)].map(([k, id]) => [id, wanted.get(k)!] as const);
+  const wanted = await ids(from);
+  const pairs = [...new Map([...(await ids(to))].map(([k, id]) => [id, wanted.get(k)!] as const))];
   expect(pairs.every(([, id]) => id !== undefined)).toBe(true);
-  to.transaction(() => {
-    to.exec(`CREATE TEMP TABLE id_map (old TEXT PRIMARY KEY, new TEXT NOT NULL)`);
-    const put = to.prepare(`INSERT OR IGNORE INTO id_map VALUES (?, ?)`);
-    for (const [old, id] of pairs) put.run(old, id);
-    const mapped = (column: string) => `${column} = (SELECT new FROM id_map WHERE old = ${column}) WHERE ${column} IN (SELECT old FROM id_map)`;
-    to.exec(`UPDATE tasks SET ${mapped('id')}; UPDATE tasks SET ${mapped('parent_task_id')};
-      UPDATE status_audit SET ${mapped('task_id')}; UPDATE task_search_rows SET ${mapped('task_id')}; DROP TABLE temp.id_map`);
-  })();
+  const storage = await storageOf(to);
+  if ('db' in storage) {
+    const db: Database = storage.db;
+    db.transaction(() => {
+      db.exec(`CREATE TEMP TABLE id_map (old TEXT PRIMARY KEY, new TEXT NOT NULL)`);
+      const put = db.prepare(`INSERT OR IGNORE INTO id_map VALUES (?, ?)`);
+      for (const [old, id] of pairs) put.run(old, id);
+      const mapped = (column: string) => `${column} = (SELECT new FROM id_map WHERE old = ${column}) WHERE ${column} IN (SELECT old FROM id_map)`;
+      db.exec(`UPDATE tasks SET ${mapped('id')}; UPDATE tasks SET ${mapped('parent_task_id')};
+        UPDATE status_audit SET ${mapped('task_id')}; UPDATE task_search_rows SET ${mapped('task_id')}; DROP TABLE temp.id_map`);
+    })();
+    return;
+  }
+  // PostgreSQL: the search words are keyed by the task's seq, which stays.
+  await storage.transaction(async (c) => {
+    const map = `unnest($1::text[], $2::text[]) AS m(old, new)`;
+    const args = [pairs.map(([old]) => old), pairs.map(([, id]) => id)];
+    await c.query(`UPDATE tasks t SET id = m.new FROM ${map} WHERE t.id = m.old`, args);
+    await c.query(`UPDATE tasks t SET parent_task_id = m.new FROM ${map} WHERE t.parent_task_id = m.old`, args);
+    await c.query(`UPDATE status_audit a SET task_id = m.new FROM ${map} WHERE a.task_id = m.old`, args);
+  });
 }
 
 /** A status-audit entry's id is its row's (a compact occurrence's synthesized entry has none of its own): left out. */
@@ -134,7 +151,7 @@ function withoutAuditIds(value: unknown): unknown {
 async function buildPair(): Promise<[Built, Built]> {
   const compact = await build(1);
   const rows = await build(Number.POSITIVE_INFINITY);
-  alignIds(compact.storage.db, rows.storage.db);
+  await alignIds(compact.t, rows.t);
   return [compact, rows];
 }
 
@@ -161,13 +178,13 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
     return r.body as unknown;
   };
 
-  it('the two stores hold the same catch-up, one as compact rows, the other as task rows', () => {
-    const count = (b: Built, sql: string) => b.storage.db.prepare(sql).pluck().get() as number;
-    expect(count(compact, 'SELECT COUNT(*) FROM pending_occurrences')).toBe(OCCURRENCES);
-    expect(count(compact, 'SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL')).toBe(0);
-    expect(count(rows, 'SELECT COUNT(*) FROM pending_occurrences')).toBe(0);
-    expect(count(rows, 'SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL')).toBe(OCCURRENCES);
-    expect(compact.scheduleIds).toEqual(rows.scheduleIds);
+  it('the two stores hold the same catch-up, one as compact rows, the other as task rows', async () => {
+    const count = async (b: Built, sql: string) => Number(await b.t.probe.value(sql));
+    expect(await count(compact, 'SELECT COUNT(*) FROM pending_occurrences')).toBe(OCCURRENCES);
+    expect(await count(compact, 'SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL')).toBe(0);
+    expect(await count(rows, 'SELECT COUNT(*) FROM pending_occurrences')).toBe(0);
+    expect(await count(rows, 'SELECT COUNT(*) FROM tasks WHERE parent_task_id IS NOT NULL')).toBe(OCCURRENCES);
+    expect(await compact.scheduleIds()).toEqual(await rows.scheduleIds());
   });
 
   const base: TaskListQuery = { sortBy: 'CreatedAtUtc', sortDescending: true, page: 1, pageSize: 50 };
@@ -210,7 +227,7 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
   });
 
   it('GET /tasks over HTTP, with a parent and with the query string of the dashboard', async () => {
-    const [schedule] = compact.scheduleIds;
+    const [schedule] = await compact.scheduleIds();
     const page = (await same(http(`/tasks?parentTaskId=${schedule}&pageSize=40&page=2&sortDescending=false`))) as { totalCount: number; items: { id: string }[] };
     expect(page.items).toHaveLength(40);
     await same(http(`/tasks?searchTerm=ACME-42&searchScope=NamesAndArguments&pageSize=15&page=3`));
@@ -227,7 +244,7 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
     }
     const occurrenceIds = await same((b) => b.store.taskIds({ onlyOccurrences: true }, 5000));
     expect(occurrenceIds).toHaveLength(OCCURRENCES);
-    for (const id of [occurrenceIds[0]!, occurrenceIds[400]!, ...compact.scheduleIds, guid(3)]) {
+    for (const id of [occurrenceIds[0]!, occurrenceIds[400]!, ...(await compact.scheduleIds()), guid(3)]) {
       const target = await same((b) => b.store.managementTarget(id));
       expect(target).toBeDefined();
     }
@@ -238,7 +255,7 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
   it('GET /tasks/{id}, its status audit, runs and logs of occurrences at every audit level', async () => {
     // The first and last occurrence of each schedule.
     const sample: string[] = [];
-    for (const parentTaskId of compact.scheduleIds) {
+    for (const parentTaskId of await compact.scheduleIds()) {
       const of = await compact.store.taskIds({ parentTaskId }, 5000);
       sample.push(of[0]!, of.at(-1)!);
     }
@@ -253,18 +270,19 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
       await same(http(`/tasks/${id}/execution-logs`));
     }
     expect([...levels].sort()).toEqual(['ErrorsOnly', 'Full', 'None']);
-    for (const id of [...compact.scheduleIds, guid(1), guid(3)]) await same(http(`/tasks/${id}`));
+    for (const id of [...(await compact.scheduleIds()), guid(1), guid(3)]) await same(http(`/tasks/${id}`));
     const [a, b] = await both(async (s) => (await getJson(`${s.served.api}/tasks/${guid(99)}/status-audit`, s.token)).status);
     expect([a, b]).toEqual([404, 404]);
   });
 
   it('GET /tasks/{id}/occurrences: newest slot first, paged, non-terminal only', async () => {
-    for (const id of compact.scheduleIds) {
+    const scheduleIds = await compact.scheduleIds();
+    for (const id of scheduleIds) {
       await same(http(`/tasks/${id}/occurrences`));
       await same(http(`/tasks/${id}/occurrences?skip=50&take=25`));
       await same(http(`/tasks/${id}/occurrences?nonTerminalOnly=true&skip=3&take=0`));
     }
-    const page = (await same((b) => b.store.occurrences(compact.scheduleIds[0]!, true, { skip: 10, take: 5 })))!;
+    const page = (await same((b) => b.store.occurrences(scheduleIds[0]!, true, { skip: 10, take: 5 })))!;
     expect(page.totalCount).toBe(360);
   });
 
@@ -292,11 +310,10 @@ describe('partly turned into task rows, a catch-up still reads as task rows', ()
   beforeAll(async () => {
     [mixed, rows] = await buildPair();
     // The first 150 due, and every occurrence of one schedule (as a change of it would), become task rows.
-    const db = mixed.storage.db;
-    expect(taskWriter(db)((deltas) => spillPendingOccurrences(db, deltas, { due: CATCH_UP }, 150))).toBe(150);
-    const [, mail] = mixed.scheduleIds;
-    taskWriter(db)((deltas) => spillPendingOccurrences(db, deltas, { scheduleId: mail! }));
-    expect(db.prepare('SELECT COUNT(*) FROM pending_occurrences').pluck().get()).toBeGreaterThan(100);
+    expect(await spill(mixed.t, { due: CATCH_UP }, 150)).toBe(150);
+    const [, mail] = await mixed.scheduleIds();
+    await spill(mixed.t, { scheduleId: mail! });
+    expect(Number(await mixed.t.probe.value('SELECT COUNT(*) FROM pending_occurrences'))).toBeGreaterThan(100);
   }, 60_000);
   afterAll(async () => {
     await mixed?.close();
@@ -316,8 +333,9 @@ describe('partly turned into task rows, a catch-up still reads as task rows', ()
       await same((b) => b.store.listTasks({ ...all, ...q, statuses: q.statuses && [...q.statuses] }), byId);
     }
     // A page of one schedule's occurrences by due time holds the same rows.
-    await same((b) => b.store.listTasks({ ...base(), onlyOccurrences: true, sortBy: 'ScheduledExecutionUtc', parentTaskId: mixed.scheduleIds[0], page: 3 }), byId);
-    for (const id of mixed.scheduleIds) {
+    const scheduleIds = await mixed.scheduleIds();
+    await same((b) => b.store.listTasks({ ...base(), onlyOccurrences: true, sortBy: 'ScheduledExecutionUtc', parentTaskId: scheduleIds[0], page: 3 }), byId);
+    for (const id of scheduleIds) {
       await same((b) => b.store.occurrences(id, false, { skip: 0, take: 500 }));
       await same((b) => b.store.occurrences(id, true, { skip: 5, take: 7 }));
     }
@@ -336,11 +354,10 @@ describe('partly turned into task rows, a catch-up still reads as task rows', ()
 
 describe('without compact rows a read asks what it always asked', () => {
   it('the task list, detail and audits issue the same SQL as a store without compact occurrences (but for the one probe)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'compact-reads-'));
-    const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
+    const t = openMonitoredStore();
     try {
-      const id = insertTask(storage.db, { created_at: T0, request: '{"customer":"ACME-42"}' });
-      const inner = sqliteReadDb(storage.db);
+      const id = await t.seed((db) => insertTask(db, { created_at: T0, request: '{"customer":"ACME-42"}' }));
+      const inner = readDbOf(await storageOf(t));
       expect(inner.features.pendingOccurrences).toBe(true);
       const recorded = (features: ReadDb['features']) => {
         const texts: string[] = [];
@@ -362,8 +379,7 @@ describe('without compact rows a read asks what it always asked', () => {
       // (Reads run at once may be issued in another order.)
       expect(withCompact.texts.filter((t) => t !== probe).sort()).toEqual([...without.texts].sort());
     } finally {
-      storage.close();
-      rmSync(dir, { recursive: true, force: true });
+      await t.destroy();
     }
   });
 });

@@ -26,7 +26,7 @@ const DOWN = CATCH_UP_DOWN;
 
 /**
  * A schedule manager over `store` whose clock the test moves, writing at most 700 rows per
- * transaction, as task rows (`compactFrom` absent) or compact from `compactFrom` rows on (SQLite).
+ * transaction, as task rows (`compactFrom` absent) or compact from `compactFrom` rows on.
  */
 function catchUpManager(store: EngineStore, clock: { now: number }, compactFrom = Number.POSITIVE_INFINITY): DurableScheduleManager {
   return createScheduleManager(scheduleInternals(store, () => clock.now, []), { rowsPerTransaction: 700, compactFrom });
@@ -208,6 +208,98 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
       live = sqliteView(db);
       expectSqliteViewAsRebuilt(storage, live);
     }, 50), 60_000);
+
+  it('PostgreSQL, compact: the same catch-up as compact occurrences (slots already written as task rows skipped either way) '
+    + 'leaves read models as a rebuild would, before and after part of it was promoted and run', async () => {
+    const database = await createTestDatabase('svc_catchup_compact');
+    const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });
+    const store = createPostgresEngineStore(storage);
+    const q = async (sql: string, params: unknown[] = []) => (await storage.query<Row>(sql, params)).rows;
+    const n = async (sql: string) => Number((await q(sql))[0]!['n']);
+    const compact = () => n('SELECT COUNT(*) AS n FROM pending_occurrences');
+    const eachSlotOnce = async (total: number) =>
+      expect(await q(`SELECT COUNT(*)::int AS n, COUNT(DISTINCT (parent_task_id, nominal_slot_at))::int AS slots FROM (
+        SELECT parent_task_id, nominal_slot_at FROM tasks WHERE parent_task_id IS NOT NULL
+        UNION ALL SELECT parent_task_id, nominal_slot_at FROM pending_occurrence_tasks) AS o`)).toEqual([{ n: total, slots: total }]);
+    /** The read models as the triggers kept them equal what a rebuild from the task rows and the compact rows gives. */
+    const expectAsRebuilt = async () => {
+      const live = await snapshotReadModels(storage);
+      await storage.rebuildReadModels();
+      expect(await snapshotReadModels(storage)).toEqual(live);
+    };
+    const olderCursor = () => q(`UPDATE tasks SET cursor_at = cursor_at - $1 WHERE task_key = 'billing-run'`, [10 * 60_000]);
+    try {
+      const clock = { now: T0 };
+      const manager = catchUpManager(store, clock, 50);
+      await upsertCatchUpSchedules(manager);
+      // 20 minutes in: a few occurrences, fewer than compactFrom, as task rows.
+      clock.now = T0 + 20 * 60_000;
+      const early = await manager.materializer.drain(clock.now);
+      expect(early.written).toBeGreaterThan(20);
+      expect(await compact()).toBe(0);
+      // An engine with an older cursor for billing-run: the compact catch-up skips the ten billing slots written as task rows.
+      await olderCursor();
+      clock.now = T0 + DOWN;
+      const catchUp = await manager.materializer.drain(clock.now);
+      expect(early.written + catchUp.written).toBe(1800 + 360 + 120 + 30);
+      expect(await compact()).toBe(catchUp.written);
+      await eachSlotOnce(2310);
+      // Again behind compact occurrences: a small write (task rows) skips those.
+      await olderCursor();
+      clock.now += 5 * 60_000;
+      expect((await manager.materializer.drain(clock.now)).written).toBe(5 + 1);
+      await eachSlotOnce(2316);
+      // Compact occurrences have no audit and no search row yet; the read models count them.
+      expect(await n(`SELECT COUNT(*) AS n FROM status_audit a JOIN pending_occurrences p ON p.id = a.task_id`)).toBe(0);
+      expect(await n(`SELECT SUM(n) AS n FROM stat_tasks_v WHERE is_occurrence = 1 AND status = 'Pending'`)).toBe(2316);
+      await expectAsRebuilt();
+
+      // Part of it promoted (compact occurrences become task rows first), claimed, started, some completed.
+      clock.now += 60_000;
+      expect(await runSome(store, clock.now, 700, 120, 70)).toBe(120);
+      expect(await compact()).toBe(catchUp.written - 700);
+      await eachSlotOnce(2316);
+      // Each spilled occurrence got its Pending audit at its creation time (audit level permitting), and its search words.
+      expect(await n(`SELECT COUNT(*) AS n FROM tasks t WHERE t.parent_task_id IS NOT NULL AND t.audit_level = 'Full' AND NOT EXISTS
+        (SELECT 1 FROM status_audit a WHERE a.task_id = t.id AND a.new_status = 'Pending' AND a.updated_at = t.created_at)`)).toBe(0);
+      expect(await n(`SELECT COUNT(*) AS n FROM tasks t WHERE NOT EXISTS (SELECT 1 FROM task_search s WHERE s.seq = t.seq)`)).toBe(0);
+      expect(await q(`SELECT status, COUNT(*)::int AS n FROM tasks WHERE parent_task_id IS NOT NULL GROUP BY 1 ORDER BY 1`)).toEqual(
+        expect.arrayContaining([{ status: 'Completed', n: 70 }, { status: 'InProgress', n: 50 }]),
+      );
+      await expectAsRebuilt();
+    } finally {
+      await store.dispose();
+      await storage.close();
+      await database.drop();
+    }
+  }, 120_000);
+
+  it('PostgreSQL, compact: the same catch-up by two instances at once writes each slot once, counted as a rebuild counts it', async () => {
+    const database = await createTestDatabase('svc_catchup_compact2');
+    const open = () => openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });
+    const storages = [await open(), await open()];
+    const stores = storages.map((s) => createPostgresEngineStore(s));
+    try {
+      const clock = { now: T0 };
+      const managers = stores.map((s) => catchUpManager(s, clock, 50));
+      await upsertCatchUpSchedules(managers[0]!);
+      clock.now = T0 + DOWN;
+      const outcomes = await Promise.all(managers.map((m) => m.materializer.drain(clock.now)));
+      expect(outcomes[0]!.written + outcomes[1]!.written).toBe(2310);
+      const q = async (sql: string) => (await storages[0]!.query<Row>(sql)).rows;
+      expect(await q(`SELECT COUNT(*)::int AS n FROM pending_occurrences`)).toEqual([{ n: 2310 }]);
+      expect(await q(`SELECT COUNT(*)::int AS n, COUNT(DISTINCT (parent_task_id, nominal_slot_at))::int AS slots FROM (
+        SELECT parent_task_id, nominal_slot_at FROM tasks WHERE parent_task_id IS NOT NULL
+        UNION ALL SELECT parent_task_id, nominal_slot_at FROM pending_occurrence_tasks) AS o`)).toEqual([{ n: 2310, slots: 2310 }]);
+      const live = await snapshotReadModels(storages[0]!);
+      await storages[0]!.rebuildReadModels();
+      expect(await snapshotReadModels(storages[1]!)).toEqual(live);
+    } finally {
+      for (const s of stores) await s.dispose();
+      for (const s of storages) await s.close();
+      await database.drop();
+    }
+  }, 120_000);
 
   it('PostgreSQL: the same catch-up by two instances at once', async () => {
     const database = await createTestDatabase('svc_catchup_rm');

@@ -1,4 +1,5 @@
 import type { OperatorAuditEntry, SvcEvent } from '../../contracts/index.js';
+import type { AlertStateStore } from '../../storage/AlertStateStore.js';
 import type { MonitoringStore } from '../../storage/MonitoringStore.js';
 import type { MonitoringLogger } from '../options.js';
 import { webhookBody, type AlertMessage } from './alertMessage.js';
@@ -30,6 +31,8 @@ export interface AlertingSources {
   };
   /** Who evaluates the cluster-wide rules (all but EngineDegraded, which is about this process's engine); absent: this process. */
   leadership?: AlertLeadership;
+  /** Where the rules' states are kept across restarts and leaders (absent: in memory only). */
+  states?: AlertStateStore;
   /** Origin for links into the dashboard (absent: links are paths). */
   publicUrl: string | null;
   logger: MonitoringLogger;
@@ -62,6 +65,12 @@ interface RuleState {
  * over the read models and the health fire once their condition has held for `for` ms and
  * resolve once it has been away as long; either message waits until `windowMs` has passed since
  * the rule's last one (a flapping state sends nothing new). Nothing here runs on the engine's path: events are counted, deliveries are async.
+ *
+ * With `states`, each change of a rule's state is written to the store, and the evaluator reads
+ * them back before its first look (at start, and each time it becomes the leader): a rule firing
+ * before a restart or a handover is not fired again, and is resolved when its condition clears.
+ * EngineDegraded is about this process's engine: its state is kept only where this process is the
+ * store's only evaluator (no leadership); a restarted engine's health starts afresh otherwise.
  */
 export function createAlerting(src: AlertingSources): Alerting {
   const sender = new WebhookSender(src.now, src.logger);
@@ -71,6 +80,26 @@ export function createAlerting(src: AlertingSources): Alerting {
   const base = (src.publicUrl ?? '').replace(/\/+$/, '');
   const states = new Map<ResolvedAlertRule, RuleState>(src.rules.map((r) => [r, { firing: false, count: 0, taskIds: [] }]));
   let closed = false;
+
+  // ---- Kept states: written at each change, read before the first look as the evaluator
+  const kept = (rule: ResolvedAlertRule) => src.states !== undefined && rule.on !== 'OperatorAction' && (rule.on !== 'EngineDegraded' || src.leadership === undefined);
+  /** Whether this process holds the kept states (read since it last became the evaluator). */
+  let restored = src.states === undefined;
+  let writes = Promise.resolve();
+  let writeWarned = false;
+  const keep = (rule: ResolvedAlertRule, state: RuleState) => {
+    if (!kept(rule)) return;
+    const row = { rule: rule.name, key: '', firing: state.firing, changedAtMs: src.now(), lastSentAtMs: state.lastSentAt ?? null };
+    writes = writes
+      .then(() => src.states!.save(row))
+      .then(
+        () => void (writeWarned = false),
+        (err: Error) => {
+          if (!writeWarned) src.logger.warn(`svc-monitoring: an alert rule's state could not be written (a restart may send it again): ${err.message}`);
+          writeWarned = true;
+        },
+      );
+  };
 
   const post = (rule: ResolvedAlertRule, state: AlertMessage['state'], count: number, summary: string, taskIds: string[] = [], operatorAction?: OperatorAuditEntry) => {
     const message: AlertMessage = {
@@ -92,13 +121,15 @@ export function createAlerting(src: AlertingSources): Alerting {
   const endWindow = (rule: ResolvedAlertRule, state: RuleState) => {
     state.windowTimer = undefined;
     if (closed) return;
-    if (!state.firing) {
+    // A process that is no longer the evaluator leaves the rule to the one that is.
+    if (!state.firing || !leading) {
       state.count = 0;
       state.taskIds = [];
       return;
     }
     if (state.count === 0) {
       state.firing = false;
+      keep(rule, state);
       post(rule, 'resolved', 0, `no failed task in the last ${rule.windowMs} ms`);
       return;
     }
@@ -120,14 +151,18 @@ export function createAlerting(src: AlertingSources): Alerting {
       if (state.windowTimer === undefined) openWindow(rule, state);
       state.count++;
       if (state.taskIds.length < MAX_TASK_IDS) state.taskIds.push(e.taskId);
-      if (!state.firing && state.count >= rule.threshold) {
-        state.firing = true;
-        post(rule, 'firing', state.count, `${state.count} task(s) failed (${e.taskType}: ${e.message})`, state.taskIds);
-        // The window restarts: what follows is reported at its end.
-        clearTimeout(state.windowTimer);
-        openWindow(rule, state);
-      }
+      fireFailures(rule, state, `${e.taskType}: ${e.message}`);
     }
+  };
+  /** Fires a TaskFailed rule whose window reached its threshold (once the kept states are read: the rule may be firing already). */
+  const fireFailures = (rule: ResolvedAlertRule, state: RuleState, detail: string) => {
+    if (state.firing || !restored || state.count < rule.threshold) return;
+    state.firing = true;
+    keep(rule, state);
+    post(rule, 'firing', state.count, `${state.count} task(s) failed (${detail})`, state.taskIds);
+    // The window restarts: what follows is reported at its end.
+    clearTimeout(state.windowTimer);
+    openWindow(rule, state);
   };
   const events = src.events ?? src.engine;
   if (failureRules.length > 0) events?.on('event', onEvent);
@@ -159,13 +194,32 @@ export function createAlerting(src: AlertingSources): Alerting {
     const most = Math.max(0, ...over.map((q) => q.queuedTasks));
     return { holds: over.length > 0, count: most, summary: `Queued tasks over ${rule.threshold} in ${over.map((q) => `${q.queueName} (${q.queuedTasks})`).join(', ') || 'no queue'}` };
   };
+  /** Takes the kept states of the rules this process now evaluates (the store's word over its memory). */
+  const restore = async () => {
+    const rows = new Map((await src.states!.list()).filter((r) => r.key === '').map((r) => [r.rule, r]));
+    if (closed) return;
+    for (const [rule, state] of states) {
+      if (!kept(rule)) continue;
+      const row = rows.get(rule.name);
+      state.firing = row?.firing ?? false;
+      state.lastSentAt = row?.lastSentAtMs ?? undefined;
+      state.changeSince = undefined;
+      // A firing TaskFailed rule resolves at the end of a window without failures.
+      if (rule.on === 'TaskFailed' && state.firing && state.windowTimer === undefined) openWindow(rule, state);
+    }
+    restored = true;
+    for (const rule of failureRules) fireFailures(rule, states.get(rule)!, 'failures counted while the rules\' states were read');
+  };
   let checking = false;
   let warned = false;
   const check = async () => {
     if (checking || closed) return;
     checking = true;
     try {
-      leading = await leadership.isLeader();
+      const leader = await leadership.isLeader();
+      if (!leader) restored = src.states === undefined;
+      else if (!restored) await restore();
+      leading = leader;
       for (const rule of levelRules) {
         if (rule.on !== 'EngineDegraded' && !leading) continue;
         const state = states.get(rule)!;
@@ -183,6 +237,7 @@ export function createAlerting(src: AlertingSources): Alerting {
         state.firing = c.holds;
         state.changeSince = undefined;
         state.lastSentAt = now;
+        keep(rule, state);
         if (c.holds) post(rule, 'firing', c.count, c.summary);
         else post(rule, 'resolved', c.count, `cleared (${c.summary})`);
       }
@@ -206,6 +261,8 @@ export function createAlerting(src: AlertingSources): Alerting {
       if (poller) clearInterval(poller);
       for (const s of states.values()) clearTimeout(s.windowTimer);
       if (failureRules.length > 0) events?.off('event', onEvent);
+      // The last states reach the store before the leadership is handed over.
+      await writes;
       sender.close();
       await leadership.close();
     },

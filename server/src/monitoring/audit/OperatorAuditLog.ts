@@ -44,6 +44,8 @@ export class OperatorAuditLog {
   private readonly bulks = new Map<string, OpenBulk>();
   private timer: NodeJS.Timeout | undefined;
   private warnedStore = false;
+  /** The last append asked for: records are appended one after another, in the order they were asked for. */
+  private lastAppend: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly deps: OperatorAuditLogDeps) {}
 
@@ -107,9 +109,14 @@ export class OperatorAuditLog {
   private write(record: OperatorAuditRecord): Promise<number | undefined> {
     const written = (async () => {
       let id: number | undefined;
-      if (this.deps.store) {
+      const store = this.deps.store;
+      if (store) {
+        // Ids follow the order of the answers recorded (two writes in flight at once, each on its
+        // own pooled connection, could otherwise commit the later answer's record first).
+        const appended = this.lastAppend.then(() => store.append(record));
+        this.lastAppend = appended.catch(() => undefined);
         try {
-          id = await this.deps.store.append(record);
+          id = await appended;
         } catch (err) {
           this.warnOnce(err);
         }

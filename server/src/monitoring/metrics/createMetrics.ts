@@ -7,7 +7,7 @@ import type { DeliveryCounts } from '../alerts/WebhookSender.js';
 import { registerEngineMetrics, type MeteredEngine } from './engineMetrics.js';
 import { METRICS_PREFIX } from './metricFamilies.js';
 import { openMetricsText } from './openMetricsText.js';
-import { registerReadModelGauges } from './readModelGauges.js';
+import { registerReadModelGauges, type GaugeExporter } from './readModelGauges.js';
 
 export interface MetricsSources {
   store: MonitoringStore;
@@ -18,6 +18,8 @@ export interface MetricsSources {
   alerts?: { stats(): DeliveryCounts };
   typeLabelLimit: number;
   now: () => number;
+  /** Whether this process exports the store-read gauges (absent: it does; one process on its own store). */
+  storeGauges?: GaugeExporter;
 }
 
 export interface MonitoringMetrics {
@@ -60,7 +62,7 @@ export function createMetrics(sources: MetricsSources): MonitoringMetrics {
     labelNames: ['version', 'node'],
     registers,
   }).set({ version: packageVersion(), node: process.versions.node }, 1);
-  registerReadModelGauges(registers, sources.store, sources.now);
+  registerReadModelGauges(registers, sources.store, sources.now, sources.storeGauges ?? (async () => true));
   const stopEngine = sources.engine
     ? registerEngineMetrics(registers, sources.engine, instanceOf(sources.engine), sources.typeLabelLimit)
     : () => undefined;

@@ -18,7 +18,7 @@ export interface SchemaFeatures {
   /** SQLite migration 12 / PostgreSQL 10: Queued rows carry the instance that reserved them and when. */
   reservations: boolean;
   /**
-   * SQLite migration 15: compact Pending occurrences (`pending_occurrences`, shown as task rows by
+   * SQLite migration 15 / PostgreSQL 19: compact Pending occurrences (`pending_occurrences`, shown as task rows by
    * the view `pending_occurrence_tasks`); reads that can show a Pending occurrence ask it too.
    */
   pendingOccurrences: boolean;

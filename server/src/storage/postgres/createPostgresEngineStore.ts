@@ -302,8 +302,10 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     lease: () => ({ failing: heartbeatError, expired: performance.now() - renewedAt > leaseMs }),
     nextWakeAt: async (now) => {
       const { rows } = await storage.query<{ due: number | null; throttled: number | null }>(
-        `SELECT (SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL
-                    AND NOT (occurrence_mode IS NOT DISTINCT FROM 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)) AS due,
+        `SELECT LEAST((SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL
+                    AND NOT (occurrence_mode IS NOT DISTINCT FROM 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)),
+                  -- compact occurrences (migration 19) by due time (LEAST ignores a NULL)
+                  (SELECT MIN(scheduled_at) FROM pending_occurrences)) AS due,
                 (SELECT MIN(throttled_until) FROM tasks WHERE throttled_until > $1) AS throttled`,
         [now],
       );

@@ -8,6 +8,7 @@ import { PostgresEventBus } from './events/PostgresEventBus.js';
 import { inTransaction, withClient } from './connection/storeClient.js';
 import { migratePostgres } from './migrate.js';
 import { pgRebuildReadModelsSql, pgRollupReadModelsSql } from './migrations/002_readModels.js';
+import { pgCompactReadModelDeltasSql } from './migrations/019_pendingOccurrences.js';
 import { pgRebuildFailureGroupsSql, pgRollupFailuresAndThroughputSql } from './migrations/003_searchFailuresLatency.js';
 import type { PostgresStorage, PostgresTarget } from './PostgresStorage.js';
 
@@ -205,6 +206,8 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       await transaction(async (c) => {
         await c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.rollup:' || $1))`, [o.schema]);
         await c.query(pgRebuildReadModelsSql);
+        // Compact occurrences (migration 19) are counted as the task rows they stand for.
+        await c.query(pgCompactReadModelDeltasSql);
         await c.query(pgRebuildFailureGroupsSql);
       });
     },

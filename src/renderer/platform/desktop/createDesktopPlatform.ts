@@ -1,7 +1,7 @@
 import type { ApiOperation, ApiParams, ApiResult } from '../../../../server/src/contracts/api.js';
 import type { BulkOperation } from '../../../../server/src/contracts/operations.js';
 import type { DesktopBridge } from '../../../shared/ipcContract.js';
-import type { ManagementAction } from '../../../shared/proxiedOperations.js';
+import type { ManagementAction, ProxiedOperation } from '../../../shared/proxiedOperations.js';
 import type { SessionView } from '../../../shared/session.js';
 import type { LiveState } from '../../../../server/src/contracts/liveConnection.js';
 import type { LiveConnection, Platform, SessionInfo } from '../Platform.js';
@@ -32,6 +32,27 @@ export interface DesktopPlatformOptions {
   confirmManagement: (request: ManagementConfirmation) => Promise<string | null>;
   /** A session change the dashboard made (login, logout) that the shell must follow. */
   onSessionChanged?: (view: SessionView) => void;
+}
+
+/**
+ * A management action the way every desktop view runs it: the user confirms first (typing the
+ * environment's name for production; main checks it again), then main calls the environment.
+ */
+export async function confirmAndManage(
+  options: Pick<DesktopPlatformOptions, 'bridge' | 'environmentId' | 'environmentName' | 'isProduction' | 'confirmManagement'>,
+  action: ManagementAction,
+  params: Record<string, unknown>,
+): Promise<ApiResult<ProxiedOperation>> {
+  const bulk = action === 'management.bulk';
+  const confirmation = await options.confirmManagement({
+    operation: action,
+    taskId: bulk ? '' : (params as { id: string }).id,
+    ...(bulk ? { summary: bulkSummary(params as ApiParams<'management.bulk'>) } : {}),
+    environmentName: options.environmentName,
+    isProduction: options.isProduction,
+  });
+  if (confirmation === null) throw new ManagementCancelledError();
+  return invoke(options.bridge, 'api.manage', options.environmentId, action, params, confirmation);
 }
 
 export class ManagementCancelledError extends Error {
@@ -85,17 +106,7 @@ export function createDesktopPlatform(options: DesktopPlatformOptions): Platform
       case 'management.retry':
       case 'management.cancel':
       case 'management.bulk': {
-        const action = op as ManagementAction;
-        const bulk = action === 'management.bulk';
-        const confirmation = await options.confirmManagement({
-          operation: action,
-          taskId: bulk ? '' : (params as { id: string }).id,
-          ...(bulk ? { summary: bulkSummary(params as ApiParams<'management.bulk'>) } : {}),
-          environmentName: options.environmentName,
-          isProduction: options.isProduction,
-        });
-        if (confirmation === null) throw new ManagementCancelledError();
-        return (await invoke(bridge, 'api.manage', environmentId, action, params as Record<string, unknown>, confirmation)) as ApiResult<Op>;
+        return (await confirmAndManage(options, op as ManagementAction, params as Record<string, unknown>)) as ApiResult<Op>;
       }
     }
     return (await invoke(bridge, 'api.call', environmentId, op as never, params as Record<string, unknown>)) as ApiResult<Op>;

@@ -43,6 +43,10 @@ export interface ReadDialect {
    * index after the count). A selective match is read once on both.
    */
   readonly concurrentReads: boolean;
+  /** A JSON array of the group's values of the integer `expression`, as text (an aggregate). */
+  jsonIntegerArray(expression: string): string;
+  /** A SELECT of the integers in the JSON array bound to its one `?` (a list of any length as one parameter). */
+  readonly jsonIntegers: string;
   /** `column` hidden from the planner's choice of index (SQLite's unary +; PostgreSQL plans alone). */
   unhinted(column: string): string;
   /** A read answering one row `{ v }`: the schema version applied to the store. */

@@ -32,6 +32,7 @@ export async function compactPageSeqs(db: ReadDb, where: TaskListWhere, orderCol
   }
   const order = [...keys, 'seq'].map((c) => `${c} ${dir}`).join(', ');
   const base = where.sql(false);
+  const { jsonIntegerArray, jsonIntegers, unhinted } = db.dialect;
   const seqsOf = async (extra: string, extraParams: readonly unknown[], limit: number) => {
     const cond = extra === '' ? base : base === '' ? `WHERE ${extra}` : `${base} AND ${extra}`;
     const rows = await db.query<{ seq: number }>(`SELECT seq FROM ${PENDING_OCCURRENCE_TASKS} ${cond} ORDER BY ${order} LIMIT ?`, [
@@ -42,18 +43,18 @@ export async function compactPageSeqs(db: ReadDb, where: TaskListWhere, orderCol
     return rows.map((r) => r.seq);
   };
   if (group === undefined || orderColumns[0] !== group) return seqsOf('', [], wanted);
-  // The group values of the schedules that have compact rows, in the list's order (SQLite sorts
-  // NULL lowest, as the list does), each with its schedules' numbers.
+  // The group values of the schedules that have compact rows, in the list's order (type and queue
+  // hold no NULL), each with its schedules' numbers.
   const groups = await db.query<{ refs: string }>(
-    `SELECT s.${group} AS g, json_group_array(r.ref) AS refs FROM occurrence_schedules r JOIN tasks s ON s.id = r.schedule_id
+    `SELECT s.${group} AS g, ${jsonIntegerArray('r.ref')} AS refs FROM occurrence_schedules r JOIN tasks s ON s.id = r.schedule_id
       WHERE EXISTS (SELECT 1 FROM pending_occurrences p WHERE p.schedule_ref = r.ref) GROUP BY g ORDER BY g ${dir}`,
   );
   const seqs: number[] = [];
   for (const { refs } of groups) {
     if (seqs.length >= wanted) break;
     // The group's rows walked in the sort index's order, matched by their own schedule number
-    // (unary +: not collected through the slot index and sorted).
-    seqs.push(...(await seqsOf(`+schedule_ref IN (SELECT value FROM json_each(?))`, [refs], wanted - seqs.length)));
+    // (unhinted: not collected through the slot index and sorted).
+    seqs.push(...(await seqsOf(`${unhinted('schedule_ref')} IN (${jsonIntegers})`, [refs], wanted - seqs.length)));
   }
   return seqs;
 }

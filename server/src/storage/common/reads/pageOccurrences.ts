@@ -15,7 +15,7 @@ export function createPageOccurrences(db: ReadDb) {
    */
   async function withCompact(tasksWhere: string, scheduleId: string, req: PageRequest): Promise<{ rows: OccurrenceRow[]; totalCount: number }> {
     const compactWhere = `FROM ${PENDING_OCCURRENCE_TASKS} WHERE parent_task_id = ?`;
-    const side = (from: string) => `SELECT * FROM (SELECT ${OCCURRENCE_COLUMNS} ${from} ORDER BY nominal_slot_at DESC LIMIT ?)`;
+    const side = (from: string) => `SELECT * FROM (SELECT ${OCCURRENCE_COLUMNS} ${from} ORDER BY nominal_slot_at DESC LIMIT ?) AS side`;
     const [count, rows] = await Promise.all([
       queryOne<{ n: number }>(db, `SELECT (SELECT COUNT(*) ${tasksWhere}) + (SELECT COUNT(*) ${compactWhere}) AS n`, [scheduleId, scheduleId]),
       req.take === 0

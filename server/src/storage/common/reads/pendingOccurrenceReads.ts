@@ -15,7 +15,9 @@ import type { ReadDb, ReadDialect } from './ReadDb.js';
  *   no execution log.
  * - It has no search row: its request is its schedule's request, so an argument match is a match
  *   of its schedule's search row; it has no task key, so a key match never holds.
- * - With no compact rows (and always on PostgreSQL) every read takes the task-table path alone,
+ * - The same on both backends (SQLite migration 15, PostgreSQL migration 19), the same SQL but for
+ *   the dialect's few words (a JSON list of integers, the request search).
+ * - With no compact rows every read takes the task-table path alone,
  *   with the SQL it had before compact occurrences existed (a detail, status-audit page or
  *   management target of an id with no task row / no audit row looks the id up among them: one
  *   indexed lookup).
@@ -47,12 +49,16 @@ export interface PendingOccurrenceReads {
   readonly viewDb: ReadDb;
 }
 
-/** The compact-occurrence reads of a store, or undefined where it has none (PostgreSQL, SQLite before migration 15). */
+/** The compact-occurrence reads of a store, or undefined where it has none (SQLite before migration 15, PostgreSQL before 19). */
 export function pendingOccurrenceReads(db: ReadDb): PendingOccurrenceReads | undefined {
   if (!db.features.pendingOccurrences) return undefined;
   const sql = `SELECT EXISTS (SELECT 1 FROM pending_occurrences) AS e`;
   const spanSql = `SELECT MIN(created_at) AS first, MAX(created_at) AS last FROM pending_occurrences`;
-  const present = async () => (await db.query<{ e: number }>(sql))[0]?.e === 1;
+  // SQLite answers 1 or 0, PostgreSQL a boolean.
+  const present = async () => {
+    const e = (await db.query<{ e: number | boolean }>(sql))[0]?.e;
+    return e === 1 || e === true;
+  };
   return {
     present,
     createdSpan: async () => {
@@ -73,12 +79,19 @@ function viewDialect(dialect: ReadDialect): ReadDialect {
   return {
     ...dialect,
     searchRows: undefined,
-    // The schedule row's search row holds the request every one of its occurrences has.
+    // The schedule row's search row holds the request every one of its occurrences has (SQLite's
+    // search rows; PostgreSQL's request match is a condition on the schedule's task row).
     requestMatch: (terms) => {
-      const ids = rows!.requestIds(terms);
+      if (rows === undefined) {
+        const match = dialect.requestMatch(terms);
+        return { sql: `parent_task_id IN (SELECT id FROM tasks WHERE ${match.sql})`, params: match.params };
+      }
+      const ids = rows.requestIds(terms);
       return { sql: `parent_task_id IN (SELECT s.task_id FROM task_search_rows s WHERE s.id IN (${ids.sql}))`, params: ids.params };
     },
     // An occurrence has no task key.
-    keyContains: () => ({ sql: '0', params: [] }),
+    keyContains: () => ({ sql: '1 = 0', params: [] }),
+    // Each alternative a condition on the view's own columns (a dialect's union of task-row reads does not apply).
+    anyOf: (conditions) => `(${conditions.join(' OR ')})`,
   };
 }

@@ -62,10 +62,10 @@ export async function taskListUnion(
         SELECT r FROM m ORDER BY ${order([...orderColumns, 'r'], desc)} LIMIT ?`;
       const taskSide = tasks.selective
         ? `SELECT ${columns}, ${ord} AS ord FROM tasks WHERE ${ord} IN (${keyed})`
-        : `SELECT * FROM (SELECT ${columns}, ${ord} AS ord FROM tasks ${tasks.sql(false)} ORDER BY ${inner} LIMIT ?)`;
+        : `SELECT * FROM (SELECT ${columns}, ${ord} AS ord FROM tasks ${tasks.sql(false)} ORDER BY ${inner} LIMIT ?) AS task_side`;
       // Compact rows: the chosen rows' seqs first (by an index of the compact table), then only those rows' columns.
       const seqs = await compactPageSeqs(db, view, orderColumns, desc, wanted);
-      const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN (SELECT value FROM json_each(?))`;
+      const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN (${dialect.jsonIntegers})`;
       const sql = `SELECT * FROM (${taskSide} UNION ALL ${viewSide}) AS listed ORDER BY ${outer} LIMIT ? OFFSET ?`;
       return db.query<R>(sql, [...tasks.params, wanted, JSON.stringify(seqs), limit, offset]);
     },

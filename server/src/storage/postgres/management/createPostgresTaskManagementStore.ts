@@ -6,6 +6,7 @@ import { actionRefusal } from '../../common/actionRefusal.js';
 import type { ManagedTaskRow } from '../../common/ManagedTaskRow.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
+import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
@@ -24,11 +25,17 @@ const selectManaged = async (c: PoolClient, ids: readonly string[]) =>
 /** A row put back in the queue: due at `now` (the parameter named), attempts and throttle reset, no instance. */
 const REQUEUE_SET = (now: string) => `scheduled_at = ${now}, attempt = 0, abandoned_count = 0, throttled_until = NULL, reserved_by = NULL, reserved_at = NULL, instance_id = NULL`;
 
-/** Retry and bulk actions on PostgreSQL: each call one transaction, rows locked while checked and changed. */
+/**
+ * Retry and bulk actions on PostgreSQL: each call one transaction, rows locked while checked and changed.
+ * A compact Pending occurrence (migration 19) among the targets first becomes the task row it stands
+ * for (`spillPendingOccurrences`, in the same transaction), so that every rule below acts on it
+ * exactly as on that row: a retry refuses it as Pending, a bulk cancel cancels it.
+ */
 export function createPostgresTaskManagementStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): TaskManagementStore {
   return {
     retryTask: ({ id, now, actor }) =>
       storage.transaction(async (c): Promise<OperationResult> => {
+        await spillPendingOccurrences(c, { ids: [id] });
         const row = (await selectManaged(c, [id]))[0];
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };
         const refusal = actionRefusal('retry', row);
@@ -43,6 +50,8 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
       storage.transaction(async (c): Promise<BulkBatchResult> => {
         const result: BulkBatchResult = { succeeded: 0, skipped: 0, cancelled: [] };
         const allowed = statuses && statuses.length > 0 ? BULK_ACTION_STATUSES[action].filter((s) => statuses.includes(s)) : BULK_ACTION_STATUSES[action];
+        // Compact occurrences are Pending: only an action that applies to Pending rows needs them as task rows.
+        if (allowed.includes('Pending')) await spillPendingOccurrences(c, { ids });
         const rows = await selectManaged(c, ids);
         const eligible = rows.filter((r) => allowed.includes(r.status) && actionRefusal(action, r) === undefined);
         result.skipped = ids.length - eligible.length;

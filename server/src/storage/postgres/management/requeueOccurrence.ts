@@ -3,13 +3,16 @@ import type { PoolClient } from 'pg';
 
 import { noSuchTask, requeueRowCheck, requeueScheduleRefusal, requeued } from '../../common/scheduleOperationRefusals.js';
 import { OPERATION_COLUMNS, auditsTransition, type OperationRow } from './OperationRow.js';
+import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
 /**
  * A Failed or Cancelled occurrence back to Queued: same id and history (one 'Queued' audit row),
  * attempts reset, due now. The row and its schedule are locked for the check and the write.
+ * A compact occurrence is Pending: it becomes its task row first and is refused as any Pending occurrence is.
  */
 export async function pgRequeueOccurrence(c: PoolClient, occurrenceId: string, nowMs: number): Promise<OperationResult> {
+  await spillPendingOccurrences(c, { ids: [occurrenceId] });
   const { rows } = await c.query<OperationRow>(`SELECT ${OPERATION_COLUMNS} FROM tasks WHERE id = $1 FOR UPDATE`, [occurrenceId]);
   const row = rows[0];
   if (!row) return noSuchTask();

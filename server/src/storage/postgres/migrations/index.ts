@@ -13,6 +13,8 @@ import { pgMigration012TraceContext } from './012_traceContext.js';
 import { pgMigration013ReadModelDeltasFromOneDescription } from './013_readModelDeltasFromOneDescription.js';
 import { pgMigration014SearchLookupAndCoveringSeq } from './014_searchLookupAndCoveringSeq.js';
 import { pgMigration017OperatorAudit } from './017_operatorAudit.js';
+import { pgMigration018AlertStates } from './018_alertStates.js';
+import { pgMigration019PendingOccurrences } from './019_pendingOccurrences.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -37,4 +39,6 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 13, name: 'read-model triggers generated from the one description of the deltas (readModelDeltas.ts); the finished-runs trigger folded into the UPDATE trigger', sql: pgMigration013ReadModelDeltasFromOneDescription },
   { version: 14, name: 'argument search reads the rare words of its terms from the index (svc_request_lookup); ux_tasks_seq covers created_at and status', sql: pgMigration014SearchLookupAndCoveringSeq },
   { version: 17, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: pgMigration017OperatorAudit },
+  { version: 18, name: 'alert rule states (a restart or a new leader neither fires a firing rule again nor forgets to resolve it)', sql: pgMigration018AlertStates },
+  { version: 19, name: 'compact Pending occurrences (pending_occurrences, occurrence_schedules, the view pending_occurrence_tasks), counted by their own triggers', sql: pgMigration019PendingOccurrences },
 ];

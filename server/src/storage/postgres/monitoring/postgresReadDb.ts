@@ -50,6 +50,8 @@ const POSTGRES_READS: ReadDialect = {
           params: [term],
         },
   concurrentReads: true,
+  jsonIntegerArray: (expression) => `json_agg(${expression})::text`,
+  jsonIntegers: 'SELECT jsonb_array_elements_text(?::jsonb)::bigint',
   unhinted: (column) => column,
   schemaVersionSql: `SELECT MAX(version) AS v FROM schema_migrations`,
   latestSchemaVersion: pgMigrations[pgMigrations.length - 1]!.version,
@@ -81,8 +83,8 @@ export function postgresReadDb(storage: Pick<PostgresStorage, 'query'>): ReadDb 
       statusAuditChangedBy: true,
       traceContext: true,
       reservations: true,
-      // PostgreSQL writes every occurrence as a task row (its catch-up is measured as such).
-      pendingOccurrences: false,
+      // Migration 19: compact Pending occurrences, as SQLite's migration 15.
+      pendingOccurrences: true,
     },
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       let text = numbered.get(sql);

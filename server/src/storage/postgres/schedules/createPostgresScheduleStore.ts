@@ -10,7 +10,11 @@ import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
 import { cancelOpenOccurrences } from './cancelOpenOccurrences.js';
 import { cancelSchedule, scheduleCancelledMessage } from './cancelSchedule.js';
+import { insertCompactOccurrences, scheduleRefs, type CompactParent } from './insertCompactOccurrences.js';
 import { releaseHalt } from './releaseHalt.js';
+import { selectLastRunNumber } from './selectLastRunNumber.js';
+import { spillPendingOccurrences } from './spillPendingOccurrences.js';
+import { withoutWrittenSlots } from './withoutWrittenSlots.js';
 
 const COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, is_recurring, occurrence_mode, schedule_version,
   schedule_definition, cursor_at, halt, parent_task_id, scheduled_at, created_at, traceparent, tracestate`;
@@ -19,14 +23,14 @@ const IS_SCHEDULE = `is_recurring = 1 AND occurrence_mode = 'Durable' AND parent
 const PENDING_AUDITED = (['Full', 'ErrorsOnly', 'None'] as const).filter((level) => auditAllows(level, null));
 const isScheduleRow = (r: ScheduleRow) => r.is_recurring === 1 && r.occurrence_mode === 'Durable' && r.parent_task_id === null;
 
-const lastRunNumber = async (c: PoolClient, id: string) =>
-  (await c.query<{ n: number }>(`SELECT run_number AS n FROM tasks WHERE parent_task_id = $1 ORDER BY nominal_slot_at DESC LIMIT 1`, [id])).rows[0]?.n ?? 0;
+const lastRunNumber = selectLastRunNumber;
 
 /**
  * The durable schedules' operations on PostgreSQL. Materialization claims schedule rows with
  * FOR UPDATE SKIP LOCKED (a schedule another instance is materializing is skipped, then re-read
  * fresh next time) and inserts occurrences ON CONFLICT on the unique (parent, slot) index: one
- * occurrence per slot whichever instance sees it.
+ * occurrence per slot whichever instance sees it. A catch-up (at least `compactFrom` missed
+ * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does.
  */
 export function createPostgresScheduleStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): ScheduleStore {
   const one = async (sql: string, params: unknown[]) => (await storage.query<ScheduleRow>(sql, params)).rows[0];
@@ -66,6 +70,29 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     return rows[0]!.written;
   }
 
+  /**
+   * Writes a transaction's occurrences in slot order (ids assigned in that order): compact when at
+   * least `compactFrom` of them stand for missed work (misfire kind CatchUp), the catch-up's few
+   * on-time slots included; otherwise as task rows. Slots their schedule already holds in the
+   * other form are dropped first (each form's unique slot index sees only its own table).
+   */
+  async function writeOccurrences(
+    c: PoolClient, collected: NewOccurrence[], handlers: Map<string, string>, compactFrom: number, now: number, newId: () => string,
+  ): Promise<number> {
+    if (collected.length === 0) return 0;
+    let missed = 0;
+    for (const o of collected) if (o.misfireKind === 'CatchUp') missed++;
+    const form = missed > 0 && missed >= compactFrom ? 'compact' : 'tasks';
+    const sink = await withoutWrittenSlots(c, collected, form === 'compact' ? 'tasks' : 'compact');
+    if (sink.length === 0) return 0;
+    sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
+    const ids = sink.map(() => newId());
+    if (form === 'tasks') return insertOccurrences(c, sink.map((o, i) => ({ ...o, id: ids[i]! })), now);
+    const refs = await scheduleRefs(c, [...handlers.keys()]);
+    const parents = new Map<string, CompactParent>([...handlers].map(([id, handler]) => [id, { ref: refs.get(id)!, handler }]));
+    return insertCompactOccurrences(c, sink, ids, parents);
+  }
+
   return {
     findByKey: (key) => one(`SELECT ${COLUMNS} FROM tasks WHERE task_key = $1 AND ${IS_SCHEDULE} ORDER BY created_at DESC, seq DESC LIMIT 1`, [key]),
     findById: (id) => one(`SELECT ${COLUMNS} FROM tasks WHERE id = $1`, [id]),
@@ -80,6 +107,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     materialize: <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
       storage.transaction(async (c) => {
         const sink: NewOccurrence[] = [];
+        const handlers = new Map<string, string>();
         const notes: T[] = [];
         let consumed = 0;
         const completed: { id: string; level: AuditLevel }[] = [];
@@ -95,6 +123,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
             await c.query(`UPDATE tasks SET halt = $1, scheduled_at = $2 WHERE id = $3`, [JSON.stringify(w.halt), w.nextSlotAt, row.id]);
           } else {
             sink.push(...w.occurrences);
+            if (w.occurrences.length > 0) handlers.set(row.id, row.handler);
             await c.query(
               taskStatusUpdate({
                 writer: 'materializeSchedule', to: { expr: '$3', statuses: ['Pending', 'Completed'] }, from: ['Pending'],
@@ -107,8 +136,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           if (sink.length >= input.rowsPerTransaction) break;
         }
         await insertStatusAudits(c, completed.map((x) => ({ taskId: x.id, level: x.level, at: input.now, status: 'Completed' as const })));
-        sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
-        const written = await insertOccurrences(c, sink.map((o) => ({ ...o, id: input.newId() })), input.now);
+        const written = await writeOccurrences(c, sink, handlers, input.compactFrom ?? Number.POSITIVE_INFINITY, input.now, input.newId);
         if (written > 0) await onWritten(c);
         return { consumed, written, notes };
       }),
@@ -133,6 +161,8 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           return r.id;
         }
         const ch = decision.change;
+        // The schedule's compact occurrences read its row: they become task rows before it changes.
+        await spillPendingOccurrences(c, { scheduleId: ch.id });
         await c.query(
           taskStatusUpdate({
             writer: 'upsertSchedule', to: { expr: '$6', statuses: [ch.status] }, from: [existing?.status ?? ch.status],

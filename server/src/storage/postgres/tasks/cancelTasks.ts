@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { CancelOutcome, TaskState } from '../../EngineStore.js';
 import { insertStatusAudits } from './insertStatusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
+import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 
 export const TASK_STATE_COLUMNS = `id, type, handler, request, queue, status, audit_level, parent_task_id,
   CASE WHEN occurrence_mode = 'Durable' AND parent_task_id IS NULL THEN 1 ELSE 0 END AS is_schedule`;
@@ -9,6 +10,8 @@ export const TASK_STATE_COLUMNS = `id, type, handler, request, queue, status, au
 /** Pending, Queued or WaitingQueue → Cancelled (durable schedule rows are not cancellable here). */
 export async function cancelTasks(c: PoolClient, ids: readonly string[], now: number): Promise<CancelOutcome[]> {
   if (ids.length === 0) return [];
+  // A compact occurrence among them becomes its task row first (then cancelled as any Pending row).
+  await spillPendingOccurrences(c, { ids });
   const { rows } = await c.query<TaskState>(`SELECT ${TASK_STATE_COLUMNS} FROM tasks WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const cancellable = rows.filter((r) => r.is_schedule === 0 && ['Pending', 'Queued', 'WaitingQueue'].includes(r.status)).map((r) => r.id);

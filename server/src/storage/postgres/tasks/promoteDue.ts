@@ -4,6 +4,7 @@ import type { QueueAdmission } from '../coordination/queueAdmission.js';
 import { checkTransition } from '../../common/statusTransitions.js';
 import { insertStatusAudits } from './insertStatusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
+import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 
 /**
  * Due Pending rows (durable schedule rows excluded; an inline recurring row has no occurrence
@@ -12,6 +13,8 @@ import { taskStatusUpdate } from './taskStatusUpdate.js';
  * candidates were taken (equal to `limit`: there may be more).
  */
 export async function promoteDue(c: PoolClient, now: number, limit: number, admission: QueueAdmission): Promise<number> {
+  // Due compact occurrences (migration 19) become task rows first, at most a batch of them.
+  await spillPendingOccurrences(c, { due: now }, limit);
   const { rows } = await c.query<{ id: string; queue: string; audit_level: AuditLevel }>(
     `SELECT id, queue, audit_level FROM tasks
       WHERE status = 'Pending' AND scheduled_at <= $1 AND NOT (occurrence_mode IS NOT DISTINCT FROM 'Durable' AND parent_task_id IS NULL AND is_recurring = 1)

@@ -14,6 +14,7 @@ import { migration014TraceContext } from './014_traceContext.js';
 import { migration015PendingOccurrences } from './015_pendingOccurrences.js';
 import { migration016PendingOccurrenceSortIndex } from './016_pendingOccurrenceSortIndex.js';
 import { migration017OperatorAudit } from './017_operatorAudit.js';
+import { migration018AlertStates } from './018_alertStates.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -42,4 +43,5 @@ export const migrations: readonly Migration[] = [
   { version: 15, name: 'compact Pending occurrences (a catch-up writes one small row each; task rows when due)', sql: migration015PendingOccurrences },
   { version: 16, name: 'compact Pending occurrences in creation order (the task list pages them by an index)', sql: migration016PendingOccurrenceSortIndex },
   { version: 17, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: migration017OperatorAudit },
+  { version: 18, name: 'alert rule states (a restart neither fires a firing rule again nor forgets to resolve it)', sql: migration018AlertStates },
 ];

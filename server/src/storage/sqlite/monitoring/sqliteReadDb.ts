@@ -53,6 +53,8 @@ function sqliteDialect(features: SchemaFeatures): ReadDialect {
     // The planner reads an OR of indexed conditions as a union of index reads.
     anyOf: (conditions) => `(${conditions.join(' OR ')})`,
     concurrentReads: false,
+    jsonIntegerArray: (expression) => `json_group_array(${expression})`,
+    jsonIntegers: 'SELECT value FROM json_each(?)',
     unhinted: (column) => `+${column}`,
     schemaVersionSql: `SELECT user_version AS v FROM pragma_user_version`,
     latestSchemaVersion: migrations[migrations.length - 1]!.version,

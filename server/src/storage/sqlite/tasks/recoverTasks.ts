@@ -23,9 +23,10 @@ export interface RecoverOutcome {
 }
 
 /**
- * Recovery at start: rows left InProgress (a crash: an abandoned run, counted on the row) or
- * ServiceStopped (a stop that outlasted its grace period: not counted) → Queued; delivery is at
- * least once. A Queued row still reserved (by an engine of an earlier life: a stop hands every
+ * Recovery at start: rows left InProgress (a crash) or ServiceStopped (a stop that outlasted its
+ * grace period: the run was in flight when its process ended, its outcome unknown) are abandoned
+ * runs, counted on the row as PostgreSQL's lease recovery counts them, → Queued; delivery is at
+ * least once. (A clean stop's reserved rows were handed back Queued: never begun, not counted.) A Queued row still reserved (by an engine of an earlier life: a stop hands every
  * reservation back) may have had its handler begin before the crash with its start not yet
  * written, so it counts as an abandoned run too and loses the reservation. A row abandoned more
  * than `maxAbandoned` times ends Failed instead, as a failed run (its audit, run and failure read
@@ -39,13 +40,13 @@ export function prepareRecoverTasks(
 ): (now: number, maxAbandoned: number, deltas: ReadModelDeltas) => RecoverOutcome {
   const select = db.prepare(`SELECT id, audit_level, status, handler, request, parent_task_id, abandoned_count, ${TASK_GROUP_COLUMNS}
     FROM tasks WHERE status IN ('InProgress', 'ServiceStopped') OR (status = 'Queued' AND reserved_by IS NOT NULL)`);
-  const requeue = db.prepare(`UPDATE tasks SET status = 'Queued', abandoned_count = abandoned_count + ?
+  const requeue = db.prepare(`UPDATE tasks SET status = 'Queued', abandoned_count = abandoned_count + 1
     WHERE id = ? AND ${priorStatusCondition('recoverTasks', 'status', 'Queued', ['InProgress', 'ServiceStopped'])}`);
   const unreserve = db.prepare(`UPDATE tasks SET abandoned_count = abandoned_count + 1, reserved_by = NULL, reserved_at = NULL
     WHERE id = ? AND status = 'Queued' AND reserved_by IS NOT NULL`);
   const fail = db.prepare(`UPDATE tasks SET status = 'Failed', abandoned_count = abandoned_count + 1, last_execution_at = ?,
       execution_time_ms = 0, last_outcome = 'Failed', run_count = run_count + 1, exception = ?, reserved_by = NULL, reserved_at = NULL
-    WHERE id = ? AND status = ? AND ${priorStatusCondition('recoverTasks', 'status', 'Failed', ['InProgress', 'Queued'])}`);
+    WHERE id = ? AND status = ? AND ${priorStatusCondition('recoverTasks', 'status', 'Failed', ['InProgress', 'ServiceStopped', 'Queued'])}`);
   const runAudit = db.prepare(`INSERT INTO runs_audit (task_id, executed_at, execution_time_ms, status, exception) VALUES (?, ?, 0, 'Failed', ?)`);
   const unthrottle = db.prepare(`UPDATE tasks SET throttled_until = NULL WHERE throttled_until IS NOT NULL AND status = 'Queued'`);
   return (now, maxAbandoned, deltas) => {
@@ -53,9 +54,8 @@ export function prepareRecoverTasks(
     const failed: AbandonedTask[] = [];
     let requeued = 0;
     for (const r of rows) {
-      const counted = r.status !== 'ServiceStopped';
-      const abandoned = counted ? r.abandoned_count + 1 : r.abandoned_count;
-      if (counted && abandoned > maxAbandoned) {
+      const abandoned = r.abandoned_count + 1;
+      if (abandoned > maxAbandoned) {
         const exception = abandonedRunError(abandoned);
         if (fail.run(now, exception, r.id, r.status).changes !== 1) continue;
         audit(r.id, r.audit_level, now, 'Failed', exception);
@@ -70,7 +70,7 @@ export function prepareRecoverTasks(
         if (unreserve.run(r.id).changes === 1) requeued++;
         continue;
       }
-      if (requeue.run(r.status === 'InProgress' ? 1 : 0, r.id).changes === 1) {
+      if (requeue.run(r.id).changes === 1) {
         audit(r.id, r.audit_level, now, 'Queued');
         deltas.moved(r, r.status, 'Queued');
         requeued++;
