@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openMonitoredStore } from '../../fixtures/server/monitoredStore.js';
 import { parseSamples, scrape, type Sample } from '../../fixtures/server/scrape.js';
 import { insertTask, serve, type Served } from '../../fixtures/server/servedMonitoring.js';
+import { waitFor } from '../../fixtures/waitFor.js';
 
 // The store-read gauges (svc_tasks, svc_queue_oldest_waiting_seconds, svc_schedules) come from one
 // instance of a cluster, the leader: Prometheus's sum over every instance's scrape is the store's count.
@@ -45,11 +46,15 @@ describe('store-read gauges over two monitoring instances on one PostgreSQL sche
     expect(exporting.filter(Boolean)).toHaveLength(1);
     expect(both.map((samples) => samples.filter((s) => s.name === 'svc_schedules').length).sort()).toEqual([0, 2]);
 
-    // The exporter stops: the other takes the lock at its next scrape.
+    // The exporter stops: the other takes the lock at its next scrape that reads the store (scrapes
+    // closer together than a quarter second share one read, so the first one may still be empty).
     const leader = instances[exporting.indexOf(true)]!;
     const other = instances[exporting.indexOf(false)]!;
     await leader.close();
-    const after = await scrapeAll([other]);
+    const after = await waitFor(async () => {
+      const scraped = await scrapeAll([other]);
+      return scraped[0]!.some((s) => s.name === 'svc_tasks') ? scraped : undefined;
+    }, 5_000, 'the other instance to export the store gauges', 100);
     expect(total(after, 'svc_tasks', { queue: 'billing', status: 'Queued' })).toBe(3);
     expect(total(after, 'svc_schedules', { state: 'halted' })).toBe(0);
     expect(after[0]!.filter((s) => s.name === 'svc_schedules')).toHaveLength(2);
