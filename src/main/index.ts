@@ -184,6 +184,15 @@ if (!app.requestSingleInstanceLock()) {
       ...(update ? { update } : {}),
     };
   };
+  /** What the diagnostics and the support bundle both report: versions, environments, the vault, the last errors, where logs and crash dumps are. */
+  const diagnosticsFacts = () => ({
+    ...supportFacts(),
+    environments: services?.environments() ?? [],
+    vault: services?.vault.status() ?? { storage: 'memory' as const, reason: 'still starting', migrated: 0 },
+    lastErrors: log.recentErrors(),
+    logFolder: log.dir,
+    crashDumps: app.getPath('crashDumps'),
+  });
   const info = (title: string, message: string, detail: string) => {
     const options = { type: 'info' as const, title, message, detail };
     void (window && !window.isDestroyed() ? dialog.showMessageBox(window, options) : dialog.showMessageBox(options)).catch(() => undefined);
@@ -194,12 +203,7 @@ if (!app.requestSingleInstanceLock()) {
     copyDiagnostics: () => {
       clipboard.writeText(
         diagnosticsReport({
-          ...supportFacts(),
-          environments: services?.environments() ?? [],
-          vault: services?.vault.status() ?? { storage: 'memory', reason: 'still starting', migrated: 0 },
-          lastErrors: log.recentErrors(),
-          logFolder: log.dir,
-          crashDumps: app.getPath('crashDumps'),
+          ...diagnosticsFacts(),
         }),
       );
       info('Diagnostics copied', 'Diagnostics copied to the clipboard', 'Versions, system, environments and their states, and the last errors — no token, password or address credential. Paste them into your support ticket.');
@@ -213,12 +217,7 @@ if (!app.requestSingleInstanceLock()) {
           preferences: await readJsonFile(join(userData, PREFERENCES_FILE)).catch(() => null),
         };
         const text = supportBundleText({
-          ...supportFacts(),
-          environments: services?.environments() ?? [],
-          vault: services?.vault.status() ?? { storage: 'memory', reason: 'still starting', migrated: 0 },
-          lastErrors: log.recentErrors(),
-          logFolder: log.dir,
-          crashDumps: app.getPath('crashDumps'),
+          ...diagnosticsFacts(),
           settings,
           logTail: await readLogTail(log.path),
         });

@@ -206,16 +206,7 @@ export class EnvironmentSession {
     this.assertSameAddress(epoch);
     const response = await this.post<LoginResponse>(API_ROUTES['auth.login'].path, { username, password }, 'Login');
     this.assertSameAddress(epoch);
-    await this.options.vault.update(this.environment.id, {
-      token: response.token,
-      expiresAt: response.expiresAt,
-      username: response.username,
-      canManage: response.canManage,
-      password: remember ? password : undefined,
-    });
-    this.hasPassword = remember;
-    this.setAuthenticated({ token: response.token, expiresAt: response.expiresAt, username: response.username, canManage: response.canManage });
-    return this.view();
+    return this.keepSession(response, remember ? password : undefined);
   }
 
   async loginWithMagicToken(magicToken: string): Promise<SessionView> {
@@ -269,14 +260,19 @@ export class EnvironmentSession {
       throw err;
     }
     this.assertSameAddress(epoch);
+    return this.keepSession(response, undefined);
+  }
+
+  /** A signed-in session is kept in the vault (with the password only when the user asked to be remembered) and becomes this one's. */
+  private async keepSession(response: LoginResponse, password: string | undefined): Promise<SessionView> {
     await this.options.vault.update(this.environment.id, {
       token: response.token,
       expiresAt: response.expiresAt,
       username: response.username,
       canManage: response.canManage,
-      password: undefined,
+      password,
     });
-    this.hasPassword = false;
+    this.hasPassword = password !== undefined;
     this.setAuthenticated({ token: response.token, expiresAt: response.expiresAt, username: response.username, canManage: response.canManage });
     return this.view();
   }
