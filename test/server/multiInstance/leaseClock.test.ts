@@ -49,13 +49,14 @@ describe('leases on PostgreSQL are timed by the database clock and kept honestly
     };
     behind.engine.handle('Lease.Slow', slow('behind'));
     ahead.engine.handle('Lease.Slow', slow('ahead'));
+    // Listened to from the start: the 4 s run may end while the second instance is still starting.
+    const completed: SvcEvent[] = [];
+    behind.engine.on('event', (e) => e.kind === 'Completed' && completed.push(e));
     // The instance whose clock is behind runs the task; the other, 20 s ahead, then joins.
     await behind.engine.start();
     const id = await behind.engine.dispatch('Lease.Slow');
     await waitFor(() => starts.length === 1, 10_000, 'the run started');
     await ahead.engine.start();
-    const completed: SvcEvent[] = [];
-    behind.engine.on('event', (e) => e.kind === 'Completed' && completed.push(e));
     await waitFor(() => completed.length === 1, 15_000, 'the run completed');
     expect(starts).toEqual(['behind']);
     expect(await task(id)).toEqual({ status: 'Completed', abandoned_count: 0, instance_id: null });
