@@ -7,6 +7,7 @@ import type { DashboardOverview, TaskDetail, TaskPage } from '../../../server/sr
 import { openBrowser, type BrowserSession } from './browser.js';
 import { apiGet, apiLogin, demoDispatch, REPO, startCli, type CliProcess } from '../../fixtures/demoProcess.js';
 import { injectSession } from './session.js';
+import { seriousAccessibilityViolations } from '../accessibility.js';
 import { buildWebDashboard } from '../../fixtures/buildOnce.js';
 
 const SHOTS = screenshotDir('web');
@@ -47,6 +48,8 @@ describe('web dashboard against a real demo server', () => {
     await page.fill('input[name="password"]', 'wrong-password'); // attempt 2
     await page.click('button[type="submit"]');
     await expect.poll(() => page.textContent('[data-testid="login-error"]')).toContain('Wrong username or password');
+    // The message must be readable: WCAG AA contrast (4.5:1) of red text on its tinted background.
+    expect(await seriousAccessibilityViolations(page, '[data-testid="login-error"]')).toEqual([]);
     await page.fill('input[name="password"]', 'admin'); // attempt 3
     await page.click('button[type="submit"]');
     await page.waitForSelector('[data-testid="task-table"]');
