@@ -47,6 +47,24 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
     expect(c.appliedMigrations).toEqual([]);
   });
 
+  it('a migration missing below the highest applied one is applied (two branches merged in the other order), the rest are not run again', async () => {
+    const pool = new pg.Pool({ connectionString: database.connectionString, max: 1 });
+    const client = await pool.connect();
+    try {
+      const skipped = pgMigrations[pgMigrations.length - 2]!;
+      expect(await migratePostgres(client, 'gap', pgMigrations.filter((m) => m.version !== skipped.version))).toEqual(
+        pgMigrations.filter((m) => m !== skipped).map((m) => m.version),
+      );
+      expect(await migratePostgres(client, 'gap')).toEqual([skipped.version]);
+      const { rows } = await client.query<{ version: number }>(`SELECT version FROM gap.schema_migrations ORDER BY version`);
+      expect(rows.map((r) => r.version)).toEqual(pgMigrations.map((m) => m.version));
+      expect(await migratePostgres(client, 'gap')).toEqual([]);
+    } finally {
+      client.release();
+      await pool.end();
+    }
+  });
+
   it('a store migrating while another schema of the same database is still installing the shared extension waits for it instead of failing', async () => {
     const fresh = await createTestDatabase('svc_open_schemas');
     const pool = new pg.Pool({ connectionString: fresh.connectionString, max: 2 });

@@ -8,9 +8,12 @@ const unlockSql = `SELECT pg_advisory_unlock(hashtext('svc_monitor.migrate:' || 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
- * Creates the schema and applies every migration newer than `schema_migrations`, each in its own
- * transaction, under a session advisory lock: instances starting at once wait for the first one
- * and then find nothing left to apply. Returns the versions this call applied.
+ * Creates the schema and applies, in version order, every listed migration that `schema_migrations`
+ * does not record, each in its own transaction, under a session advisory lock: instances starting
+ * at once wait for the first one and then find nothing left to apply. A version below the highest
+ * applied one still runs when it is missing (two branches that each added a migration, merged in
+ * the other order); a recorded version newer than this build knows refuses the open. Returns the
+ * versions this call applied.
  */
 export async function migratePostgres(
   client: PoolClient,
@@ -24,8 +27,9 @@ export async function migratePostgres(
     await client.query(`SET search_path TO ${quoteIdent(schema)}`);
     await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
       version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
-    const { rows } = await client.query<{ v: number | null }>(`SELECT MAX(version) AS v FROM schema_migrations`);
-    const current = rows[0]?.v ?? 0;
+    const { rows } = await client.query<{ version: number }>(`SELECT version FROM schema_migrations`);
+    const done = new Set(rows.map((r) => r.version));
+    const current = Math.max(0, ...done);
     const latest = list.length === 0 ? 0 : list[list.length - 1]!.version;
     if (current > latest) {
       throw new Error(
@@ -33,7 +37,7 @@ export async function migratePostgres(
       );
     }
     for (const m of list) {
-      if (m.version <= current) continue;
+      if (done.has(m.version)) continue;
       await client.query('BEGIN');
       try {
         await client.query(m.sql);
