@@ -47,6 +47,27 @@ describe('openPostgresStorage: schema, migrations, errors at open', () => {
     expect(c.appliedMigrations).toEqual([]);
   });
 
+  it('a checked-out connection that the server ends between two statements fails its next statement, and the process lives on', async () => {
+    const storage = await openPostgresStorage({ connectionString: database.connectionString, schema: 'race', poolSize: 2 });
+    opened.push(storage);
+    const client = await storage.pool.connect();
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    const unheard: unknown[] = [];
+    const onUncaught = (err: unknown) => unheard.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      await storage.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
+      // The server's goodbye reaches the idle, checked-out connection as an 'error' event.
+      await expect.poll(() => storage.lastConnectionError?.message ?? '', { timeout: 5_000 }).toMatch(/terminat/);
+      await expect(client.query('SELECT 1')).rejects.toThrow();
+      expect(unheard).toEqual([]);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      client.release(true);
+    }
+    expect((await storage.query<{ one: number }>('SELECT 1 AS one')).rows[0]!.one).toBe(1);
+  });
+
   it('a migration missing below the highest applied one is applied (two branches merged in the other order), the rest are not run again', async () => {
     const pool = new pg.Pool({ connectionString: database.connectionString, max: 1 });
     const client = await pool.connect();

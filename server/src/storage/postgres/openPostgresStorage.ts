@@ -88,9 +88,23 @@ function validate(options: OpenPostgresStorageOptions): Required<Omit<OpenPostgr
  */
 export async function openPostgresStorage(options: OpenPostgresStorageOptions): Promise<PostgresStorage> {
   const o = validate(options);
+  let lastConnectionError: Error | undefined;
+  // Every pooled connection listens for its own errors for its whole life. The pool listens only
+  // while a connection is idle; a server that ends a checked-out connection between two statements
+  // (pg_terminate_backend, a restart) would otherwise raise an 'error' event nobody hears, which
+  // ends the host process. The holder learns of the loss from its next statement, which fails.
+  class ListenedClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      this.on('error', (err: Error) => {
+        lastConnectionError = err;
+      });
+    }
+  }
   const target: PostgresTarget = describeTarget(o.connectionString);
   const searchPath = `-c search_path="${o.schema}"`;
   const pool = new pg.Pool({
+    Client: ListenedClient,
     connectionString: o.connectionString,
     max: o.poolSize,
     connectionTimeoutMillis: o.connectTimeoutMs,
@@ -111,7 +125,6 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
             ).then(() => undefined, () => undefined)
         : undefined,
   });
-  let lastConnectionError: Error | undefined;
   // An idle pooled connection that dies (server restart, network) is dropped and replaced on the
   // next checkout; the error is kept for health reporting instead of crashing the process.
   pool.on('error', (err) => {
