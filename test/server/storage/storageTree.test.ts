@@ -24,7 +24,6 @@ const BACKEND_ONLY_FOLDERS: Record<'sqlite' | 'postgres', Record<string, string>
 };
 
 const PREPARED = 'SQLite prepares one statement per row shape and runs it per row; PostgreSQL does the same step as part of a set-based statement';
-const SPLIT_SCHEDULES = `${PREPARED}, inside schedules/createPostgresScheduleStore.ts.`;
 const SHARED_SCHEDULE_WRITES = 'written once for the schedule store and the storage operations of a process without an engine (management/); SQLite writes them inside its schedule store (setScheduleStatus.ts, setScheduleHalt.ts, cancelNotStartedTask.ts).';
 const TRIGGERS = 'SQLite keeps the read models from code (per-transaction deltas, one task writer); PostgreSQL keeps them by statement triggers (readModels/readModelTriggerFunctions.ts); both from common/readModels/counters.ts.';
 
@@ -52,24 +51,15 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'readModels/runBucketMerge.ts': TRIGGERS,
     'readModels/selectTaskFacts.ts': TRIGGERS,
     'readModels/taskWriter.ts': TRIGGERS,
-    'schedules/ScheduleRow.ts': SPLIT_SCHEDULES,
-    'schedules/cancelNotStartedTask.ts': SPLIT_SCHEDULES,
-    'schedules/countOccurrencesAfter.ts': SPLIT_SCHEDULES,
+    'schedules/cancelNotStartedTask.ts': 'one not-started row → Cancelled with its read-model deltas, run per occurrence; PostgreSQL selects and cancels a schedule\'s open occurrences in one set-based statement (schedules/cancelOpenOccurrences.ts).',
+    'schedules/countOccurrencesAfter.ts': 'occurrences per schedule read back by rowid for the code-side read-model deltas; PostgreSQL\'s triggers count the rows written.',
     'schedules/insertInChunks.ts': 'multi-row INSERTs under SQLite\'s variable limit; PostgreSQL inserts arrays with unnest.',
-    'schedules/insertOccurrences.ts': SPLIT_SCHEDULES,
-    'schedules/insertScheduleRow.ts': SPLIT_SCHEDULES,
-    'schedules/insertStatusAudit.ts': SPLIT_SCHEDULES,
-    'schedules/insertStatusAudits.ts': SPLIT_SCHEDULES,
+    'schedules/insertStatusAudit.ts': `${PREPARED}, in tasks/insertStatusAudits.ts.`,
+    'schedules/insertStatusAudits.ts': 'the Pending audits of the rows above a rowid; PostgreSQL writes them in the occurrences\' own statement (schedules/insertOccurrences.ts).',
     'schedules/preparedStatement.ts': 'the per-connection statement cache of better-sqlite3.',
-    'schedules/requeueTerminalTask.ts': SPLIT_SCHEDULES,
-    'schedules/selectDueScheduleIds.ts': SPLIT_SCHEDULES,
-    'schedules/selectOpenOccurrences.ts': SPLIT_SCHEDULES,
-    'schedules/selectScheduleByKey.ts': SPLIT_SCHEDULES,
-    'schedules/selectTaskById.ts': SPLIT_SCHEDULES,
-    'schedules/setScheduleHalt.ts': SPLIT_SCHEDULES,
-    'schedules/setScheduleStatus.ts': SPLIT_SCHEDULES,
-    'schedules/updateScheduleDefinition.ts': SPLIT_SCHEDULES,
-    'schedules/updateScheduleProgress.ts': SPLIT_SCHEDULES,
+    'schedules/requeueTerminalTask.ts': 'PostgreSQL\'s requeue of an occurrence is written once for the engine\'s store and the storage operations (management/requeueOccurrence.ts).',
+    'schedules/selectOpenOccurrences.ts': 'PostgreSQL selects (FOR UPDATE SKIP LOCKED) and cancels a schedule\'s open occurrences in one file (schedules/cancelOpenOccurrences.ts).',
+    'schedules/setScheduleStatus.ts': 'a schedule row\'s status on cancel; PostgreSQL\'s is part of schedules/cancelSchedule.ts, written once with the storage operations.',
     'tasks/TaskRow.ts': 'column lists and predicates shared by the prepared statements.',
     'tasks/claimTasksAtOnce.ts': 'the claim of a group commit that starts and ends its runs at once; PostgreSQL\'s is tasks/fastCommit.ts.',
     'tasks/claimedGroups.ts': 'the row groups a claim read, kept for the run end\'s deltas; ' + TRIGGERS,
