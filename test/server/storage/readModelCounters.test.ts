@@ -93,7 +93,9 @@ const plain = (rows: Row[]) =>
  * making it Pending again), short runs starting and ending in one commit.
  */
 async function mixedWorkload(b: Backend): Promise<void> {
-  const base = Date.now() - 40 * HOUR;
+  // The runs (from base + 36 h, for about four hours) start two hours before a midnight, so that
+  // they end on both days whatever the time the test runs at.
+  const base = Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR - 38 * HOUR;
   const tasks: NewTask[] = Array.from({ length: 120 }, (_, i) => ({
     id: randomUUID(), type: ['Cnt.A', 'Cnt.B', 'Cnt.C'][i % 3]!, handler: 'h', request: JSON.stringify({ i }), queue: i % 4 === 0 ? 'mail' : 'default',
     taskKey: null, auditLevel: 'Full', createdAt: base + i * 17 * 60_000, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null,
