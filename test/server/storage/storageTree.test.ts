@@ -93,6 +93,7 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'schedules/cancelSchedule.ts': SHARED_SCHEDULE_WRITES,
     'schedules/releaseHalt.ts': SHARED_SCHEDULE_WRITES,
     'monitoring/postgresMonitoringSource.ts': 'monitoring with no engine in the process: schedule operations and events through the database.',
+    'readModels/readModelRollup.ts': 'the periodic fold of the delta tables into the rolled-up ones, generated from common/readModels/counters.ts; SQLite writes its counters\' tables in the writing transaction (readModels/counterUpserts.ts).',
     'readModels/runBucketDeltaInsert.ts': 'the fast commit\'s own run-bucket deltas (its triggers step aside).',
     'readModels/readModelTriggerFunctions.ts': 'the live trigger functions of tasks, generated from common/readModels/counters.ts; SQLite keeps the same counters in code.',
     'tasks/SqlParams.ts': 'numbered placeholders ($n) collected while a statement is built.',

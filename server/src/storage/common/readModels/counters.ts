@@ -24,6 +24,12 @@ export interface SourceFields {
   failed: 'id' | 'type' | 'last_execution_at' | 'fingerprint';
 }
 
+/** The fields that may be null (a run without a measured duration, or without an error text); every other field never is. */
+const MAY_BE_NULL: ReadonlySet<string> = new Set(['ran.execution_time_ms', 'ran.exception']);
+
+/** Whether the facts of `source` may have a null `field` (a sum of it then needs a NULL case). */
+export const fieldMayBeNull = (source: CounterSource, field: string): boolean => MAY_BE_NULL.has(`${source}.${field}`);
+
 /** One group column: the fact's field (`from`, default the column's own name), divided by `bucketMs` and truncated when given. */
 export interface CounterKey<S extends CounterSource = CounterSource> {
   column: string;

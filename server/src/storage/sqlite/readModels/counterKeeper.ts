@@ -1,4 +1,4 @@
-import type { Counter, CounterKey, CounterSum } from '../../common/readModels/counters.js';
+import { fieldMayBeNull, type Counter, type CounterKey, type CounterSum } from '../../common/readModels/counters.js';
 import { failureFingerprint } from '../functions/failureFingerprint.js';
 
 /** One value of a read-model row. */
@@ -53,27 +53,25 @@ export function bucketOf(ms: number, size: number): number {
   return Number.isInteger(ms) ? Math.trunc(ms / size) : ms / size;
 }
 
-/** How the generated code reads each source's field; the fields that may be null are marked. */
-const FIELDS: Record<Counter['source'], Record<string, { expr: string; nullable?: true }>> = {
+/** How the generated code reads each source's field. */
+const FIELDS: Record<Counter['source'], Record<string, { expr: string }>> = {
   moves: {
     queue: { expr: 'g.queue' }, type: { expr: 'g.type' }, status: { expr: 'S' }, is_recurring: { expr: 'g.is_recurring' },
     is_occurrence: { expr: 'g.is_occurrence' }, created_at: { expr: 'g.created_at' }, n: { expr: 'N' },
   },
   ran: {
     id: { expr: 'run.taskId' }, type: { expr: 'run.type' }, queue: { expr: 'run.queue' }, last_execution_at: { expr: 'run.endedAt' },
-    last_outcome: { expr: 'run.outcome' }, execution_time_ms: { expr: 'run.executionTimeMs', nullable: true }, exception: { expr: 'run.exception', nullable: true },
+    last_outcome: { expr: 'run.outcome' }, execution_time_ms: { expr: 'run.executionTimeMs' }, exception: { expr: 'run.exception' },
   },
   failed: { id: { expr: 'run.taskId' }, type: { expr: 'run.type' }, last_execution_at: { expr: 'run.endedAt' }, fingerprint: { expr: 'fp' } },
 };
 
-function field(c: Counter, name: string): { expr: string; nullable?: true } {
+/** A fact's field as the generated code reads it, and whether it may be null. */
+function field(c: Counter, name: string): { expr: string; nullable: boolean } {
   const f = FIELDS[c.source][name];
   if (f === undefined) throw new Error(`counter ${c.table}: its source ${c.source} has no field ${name}`);
-  return f;
+  return { expr: f.expr, nullable: fieldMayBeNull(c.source, name) };
 }
-
-/** Whether a fact's field `name` may be null (a sum of one then needs a NULL case). */
-export const mayBeNull = (c: Counter, name: string): boolean => field(c, name).nullable === true;
 
 const keyField = (k: CounterKey) => k.from ?? k.column;
 /** Whether counter `c` is kept by status first (a moves counter grouped by status). */
@@ -82,7 +80,7 @@ const byStatus = (c: Counter) => c.source === 'moves' && c.keys.some((k) => keyF
 /** A group's value before its first fact: a sum over no fact is null (0 when `empty` says so; 0 too when every fact adds a value). */
 function initial(c: Counter, s: CounterSum): string {
   if (s.agg === 'count') return '0';
-  if (s.agg === 'sum' && (s.empty !== undefined || (s.outcome === undefined && !mayBeNull(c, s.of)))) return String(s.empty ?? 0);
+  if (s.agg === 'sum' && (s.empty !== undefined || (s.outcome === undefined && !fieldMayBeNull(c.source, s.of)))) return String(s.empty ?? 0);
   return 'null';
 }
 

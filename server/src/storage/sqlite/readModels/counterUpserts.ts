@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
-import type { Counter, CounterSum } from '../../common/readModels/counters.js';
+import { fieldMayBeNull, type Counter, type CounterSum } from '../../common/readModels/counters.js';
 import { inChunks, rows } from './chunkedStatements.js';
-import { mayBeNull, type CounterKeeper } from './counterKeeper.js';
+import type { CounterKeeper } from './counterKeeper.js';
 
 /** How a stored value `c` absorbs the value of the same group from a transaction (`excluded.c`). */
 function merge(s: CounterSum, counter: Counter): string {
@@ -9,7 +9,7 @@ function merge(s: CounterSum, counter: Counter): string {
   const ifBoth = (both: string) => `CASE WHEN excluded.${c} IS NULL THEN ${c} WHEN ${c} IS NULL THEN excluded.${c} ELSE ${both} END`;
   switch (s.agg) {
     case 'count': return `${c} = ${c} + excluded.${c}`;
-    case 'sum': return s.empty !== undefined || !mayBeNull(counter, s.of) ? `${c} = ${c} + excluded.${c}` : `${c} = ${ifBoth(`${c} + excluded.${c}`)}`;
+    case 'sum': return s.empty !== undefined || !fieldMayBeNull(counter.source, s.of) ? `${c} = ${c} + excluded.${c}` : `${c} = ${ifBoth(`${c} + excluded.${c}`)}`;
     case 'min': return `${c} = ${ifBoth(`MIN(${c}, excluded.${c})`)}`;
     case 'max': return `${c} = ${ifBoth(`MAX(${c}, excluded.${c})`)}`;
     case 'latest': {
