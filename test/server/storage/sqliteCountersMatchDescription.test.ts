@@ -47,7 +47,7 @@ function recount(c: Counter, facts: Record<Counter['source'], Fact[]>): Value[][
       else if (s.agg === 'count') g.sums[i] = (was as number) + 1;
       else if (s.agg === 'min') { if (was === null || less(v, was)) g.sums[i] = v; }
       else if (s.agg === 'max') { if (was === null || less(was, v)) g.sums[i] = v; }
-      else {
+      else if (s.agg === 'latest') {
         const by = f[s.by] ?? null;
         if (g.by[i] === null || less(g.by[i]!, by) || (by === g.by[i] && less(was, v))) {
           g.sums[i] = v;
