@@ -1,9 +1,9 @@
 import express from 'express';
 import { randomBytes } from 'node:crypto';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEngine } from '../engine/Engine.js';
-import { createPostgresEngineStore, openSqliteStorage, publishEngineEvents, storageParts } from '../storage/openStorage.js';
+import { openStorage, type StorageParts } from '../storage/openStorage.js';
 import { createMonitoring } from '../monitoring/createMonitoring.js';
 import { OptionError } from '../options/OptionError.js';
 import { CliError } from './CliError.js';
@@ -42,40 +42,29 @@ export async function demoCommand(argv: readonly string[], env: NodeJS.ProcessEn
   // text; everything after it goes through the logger, which never writes a secret.
   let logger = createCliLogger(settings.log, { secrets: [magicLinkToken, ...secretValuesOf(options)] });
   const onError = (err: unknown, where: string) => engineErrorLogger(logger)(err, where);
-  let engine: ReturnType<typeof createEngine>;
-  let monitoringSource: Parameters<typeof createMonitoring>[0];
-  let seed;
-  let closeStorage: () => Promise<void>;
-  let location: string;
+  let parts: StorageParts;
   if (settings.database !== undefined) {
     // One of possibly many engine instances on a shared PostgreSQL store.
-    const pg = await openCliPostgres(settings.database);
-    const store = createPostgresEngineStore(pg);
-    engine = createEngine({ store, queues, onError });
-    logger = logger.child({ engine_instance: store.instanceId });
-    const stopPublishing = publishEngineEvents(engine, pg);
-    monitoringSource = { engine, storage: pg };
-    seed = storageParts(pg).demoSeed();
-    location = `PostgreSQL ${pg.target.host}:${pg.target.port}/${pg.target.database} (schema ${pg.schema}, instance ${store.instanceId})`;
-    closeStorage = async () => {
-      await stopPublishing();
-      await store.dispose();
-      await pg.close();
-    };
+    parts = await openCliPostgres(settings.database);
   } else {
-    let storage: ReturnType<typeof openSqliteStorage>;
     try {
-      storage = openSqliteStorage({ file });
+      parts = await openStorage({ backend: 'sqlite', file });
     } catch (err) {
       throw new CliError(`Cannot open the demo database ${file}: ${(err as Error).message}`);
     }
-    engine = createEngine({ storage, queues, onError });
-    logger = logger.child({ engine_instance: `${hostname()}/${process.pid}` });
-    monitoringSource = { engine, storage };
-    seed = storageParts(storage).demoSeed();
-    location = file;
-    closeStorage = async () => storage.close();
   }
+  const store = parts.engineStore();
+  const engine = createEngine({ store, queues, onError });
+  logger = logger.child({ engine_instance: store.instanceId });
+  const stopPublishing = parts.publishEvents(engine);
+  const monitoringSource = { engine, storage: parts.storage };
+  const seed = parts.demoSeed();
+  const location = parts.describe(parts.backend === 'postgres' ? store.instanceId : undefined);
+  const closeStorage = async () => {
+    await stopPublishing();
+    await store.dispose();
+    await parts.close();
+  };
   let monitoring;
   try {
     monitoring = createMonitoring(monitoringSource, { ...options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });

@@ -48,10 +48,10 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   } catch {
     throw new CliError(`Database file is not readable: ${file}`);
   }
-  const { openSqliteForReading } = await import('../storage/openStorage.js');
-  let db;
+  const { openStorage } = await import('../storage/openStorage.js');
+  let parts;
   try {
-    db = openSqliteForReading(file);
+    parts = await openStorage({ backend: 'sqlite', file, readonly: true });
   } catch (err) {
     throw new CliError(`Cannot open ${file} as a Svc Monitor database: ${(err as Error).message}`);
   }
@@ -59,13 +59,13 @@ export async function serveCommand(argv: readonly string[], env: NodeJS.ProcessE
   const logger = createCliLogger(settings.log, { secrets: secretValuesOf(settings.options as Record<string, unknown>) });
   let monitoring;
   try {
-    monitoring = createMonitoring({ storage: db }, { ...settings.options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
+    monitoring = createMonitoring({ storage: parts.storage }, { ...settings.options, logger: monitoringLoggerOf(logger), operatorAuditLogger: logger });
   } catch (err) {
-    db.close();
+    await parts.close();
     if (err instanceof OptionError) throw new CliError(err.message);
     throw err;
   }
-  const { port } = await runHttpServer(monitoring, settings, { onStop: () => void db.close(), logger });
+  const { port } = await runHttpServer(monitoring, settings, { onStop: () => parts.close(), logger });
   logger.info(`Svc Monitor (standalone, read-only) over ${file}`);
   logger.info(`Dashboard: http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring`);
   logger.info(`API:       http://${settings.host === '0.0.0.0' ? 'localhost' : settings.host}:${port}/svc-monitoring/api`);

@@ -1,18 +1,19 @@
 import type { Database } from 'better-sqlite3';
+import { hostname } from 'node:os';
 import type { EngineStore } from './EngineStore.js';
 import type { MonitoringStore } from './MonitoringStore.js';
 import type { SqliteStorage } from './Storage.js';
 import type { AlertStateStore } from './AlertStateStore.js';
 import { openAlertStateStore } from './openAlertStateStore.js';
 import { openAuditStore, type OpenedAuditStore } from './openAuditStore.js';
-import { SOLE_LEADERSHIP, postgresLeadership, type AlertLeadership } from './postgres/coordination/alertLeadership.js';
+import { SOLE_LEADERSHIP, type AlertLeadership } from './AlertLeadership.js';
+import { postgresLeadership } from './postgres/coordination/alertLeadership.js';
 import { createPostgresEngineStore, type PostgresEngineStore, type PostgresEngineStoreOptions } from './postgres/createPostgresEngineStore.js';
 import { publishEngineEvents } from './postgres/events/publishEngineEvents.js';
 import type { StorageScheduleOperations } from './postgres/management/createPostgresScheduleOperations.js';
 import { isPostgresStorage, postgresMonitoringParts, type LocalEngine } from './postgres/monitoring/postgresMonitoringSource.js';
 import { openPostgresStorage, type OpenPostgresStorageOptions } from './postgres/openPostgresStorage.js';
 import type { PostgresStorage } from './postgres/PostgresStorage.js';
-import { openDatabase } from './sqlite/connection/openDatabase.js';
 import { createSqliteEngineStore } from './sqlite/createSqliteEngineStore.js';
 import { createSqliteMonitoringStore } from './sqlite/monitoring/createSqliteMonitoringStore.js';
 import { openSqliteStorage, type OpenSqliteStorageOptions } from './sqlite/openSqliteStorage.js';
@@ -21,11 +22,11 @@ import { postgresReadDb } from './postgres/monitoring/postgresReadDb.js';
 import { sqliteReadDb } from './sqlite/monitoring/sqliteReadDb.js';
 
 // The one entry through which code outside storage/ reaches a backend: the engine, the monitoring
-// and the command line ask here for what they need and never name SQLite or PostgreSQL themselves
-// (test/server/storage/storageEntry.test.ts).
+// and the command line ask here for what they need and never name SQLite or PostgreSQL themselves.
+// It hands out types and its own functions, never a backend's function: a store is opened by
+// openStorage(options) (test/server/storage/storageEntry.test.ts).
 
-export type { AlertLeadership, DemoSeedStore, LocalEngine, OpenedAuditStore, PostgresEngineStore, PostgresStorage, SqliteStorage, StorageScheduleOperations };
-export { SOLE_LEADERSHIP, createPostgresEngineStore, isPostgresStorage, openPostgresStorage, openSqliteStorage, publishEngineEvents };
+export type { DemoSeedStore, LocalEngine, OpenedAuditStore, PostgresEngineStore, PostgresStorage, SqliteStorage, StorageScheduleOperations };
 export type { OpenPostgresStorageOptions, OpenSqliteStorageOptions, PostgresEngineStoreOptions };
 
 /** A SQLite store the monitoring can read: anything holding an open better-sqlite3 database. */
@@ -43,10 +44,16 @@ export interface StorageParts {
   readonly backend: 'sqlite' | 'postgres';
   readonly storage: SqliteStorage | PostgresStorage;
   /**
-   * The engine's store (SQLite: one per connection; PostgreSQL: one per engine instance, `options`
-   * its lease and instance settings). `dispose` after the engine stopped (PostgreSQL: ends the lease).
+   * Where the store is, for a person: SQLite its file; PostgreSQL `PostgreSQL host:port/database
+   * (schema s)`, `instance` named inside the parentheses when given.
    */
-  engineStore(options?: PostgresEngineStoreOptions): EngineStore & { dispose(): Promise<void> };
+  describe(instance?: string): string;
+  /**
+   * The engine's store (SQLite: one per connection; PostgreSQL: one per engine instance, `options`
+   * its lease and instance settings). `instanceId` names the engine instance in logs (SQLite: the
+   * host and process). `dispose` after the engine stopped (PostgreSQL: ends the lease).
+   */
+  engineStore(options?: PostgresEngineStoreOptions): EngineStore & { readonly instanceId: string; dispose(): Promise<void> };
   /** The monitoring reads. */
   monitoringStore(): MonitoringStore;
   /** The operator audit table, and whether this process may append to it (undefined: the schema has none). */
@@ -55,27 +62,43 @@ export interface StorageParts {
   scheduleOperations(): StorageScheduleOperations | undefined;
   /** The demo's seeding writes beside the engine API. */
   demoSeed(): DemoSeedStore;
-  /** Publishes a local engine's events to the other processes of a shared store; answers the stop. */
-  publishEvents(engine: Parameters<typeof publishEngineEvents>[0]): () => void;
+  /** Publishes a local engine's events to the other processes of a shared store; answers the stop (awaited: the last events are sent). */
+  publishEvents(engine: Parameters<typeof publishEngineEvents>[0]): () => Promise<void>;
   close(): Promise<void>;
 }
 
-/** Opens a store of either backend (PostgreSQL migrates on open; SQLite unless read-only). */
+/**
+ * Opens a store of either backend (PostgreSQL migrates on open; SQLite unless read-only). A
+ * SQLite file opened read-only is another process's store: one without the Svc Monitor tables is
+ * refused (an Error naming the cause).
+ */
 export async function openStorage(options: OpenStorageOptions): Promise<StorageParts> {
   if (options.backend === 'postgres') {
     const { backend: _backend, ...rest } = options;
     return storageParts(await openPostgresStorage(rest));
   }
   const { backend: _backend, ...rest } = options;
-  return storageParts(openSqliteStorage(rest));
+  const storage = openSqliteStorage(rest);
+  if (storage.readonly) {
+    try {
+      const tables = storage.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('tasks', 'stat_tasks')`).all();
+      if (tables.length < 2) throw new Error('no Svc Monitor tables (tasks, stat_tasks)');
+    } catch (err) {
+      storage.close();
+      throw err;
+    }
+  }
+  return storageParts(storage);
 }
 
 /** The parts of a store opened by openSqliteStorage or openPostgresStorage. */
-export function storageParts(storage: SqliteStorage | PostgresStorage): StorageParts {
+function storageParts(storage: SqliteStorage | PostgresStorage): StorageParts {
   if (isPostgresStorage(storage)) {
     return {
       backend: 'postgres',
       storage,
+      describe: (instance) =>
+        `PostgreSQL ${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema}${instance === undefined ? '' : `, instance ${instance}`})`,
       engineStore: (options) => createPostgresEngineStore(storage, options),
       monitoringStore: () => postgresMonitoringParts(storage).store,
       operatorAudit: () => openAuditStore(storage, undefined),
@@ -88,12 +111,13 @@ export function storageParts(storage: SqliteStorage | PostgresStorage): StorageP
   return {
     backend: 'sqlite',
     storage,
-    engineStore: () => Object.assign(createSqliteEngineStore(storage), { dispose: async () => undefined }),
+    describe: () => storage.file,
+    engineStore: () => Object.assign(createSqliteEngineStore(storage), { instanceId: `${hostname()}/${process.pid}`, dispose: async () => undefined }),
     monitoringStore: () => createSqliteMonitoringStore(storage.db),
     operatorAudit: () => openAuditStore(undefined, storage.db),
     scheduleOperations: () => undefined,
     demoSeed: () => demoSeedStore(sqliteReadDb(storage.db)),
-    publishEvents: () => () => undefined,
+    publishEvents: () => async () => undefined,
     close: async () => storage.close(),
   };
 }
@@ -152,20 +176,4 @@ export function monitoringParts(storages: readonly unknown[], local: LocalEngine
 function sqliteDbOf(storage: unknown): Database | undefined {
   const db = storage && typeof storage === 'object' && 'db' in storage ? (storage as SqliteHandle).db : undefined;
   return db && typeof db.prepare === 'function' ? db : undefined;
-}
-
-/**
- * Opens an existing SQLite file read-only for the standalone monitoring (`serve --db`), refusing
- * a file without the Svc Monitor tables. Throws an Error naming the cause.
- */
-export function openSqliteForReading(file: string): SqliteHandle & { close(): void } {
-  const db = openDatabase({ file, readonly: true });
-  try {
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('tasks', 'stat_tasks')`).all();
-    if (tables.length < 2) throw new Error('no Svc Monitor tables (tasks, stat_tasks)');
-  } catch (err) {
-    db.close();
-    throw err;
-  }
-  return { db, close: () => db.close() };
 }

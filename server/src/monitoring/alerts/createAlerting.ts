@@ -5,7 +5,7 @@ import type { MonitoringLogger } from '../options.js';
 import { webhookBody, type AlertMessage } from './alertMessage.js';
 import type { ResolvedAlertRule } from './alertRules.js';
 import { WebhookSender, type DeliveryStats } from './WebhookSender.js';
-import { SOLE_LEADERSHIP, type AlertLeadership } from '../../storage/openStorage.js';
+import { SOLE_LEADERSHIP, type AlertLeadership } from '../../storage/AlertLeadership.js';
 
 /** How often rules over the read models and the engine's health look again (a `for` shorter than this waits for the next look). */
 const LEVEL_CHECK_MS = 1000;

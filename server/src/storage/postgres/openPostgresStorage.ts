@@ -7,9 +7,10 @@ import { describeConnectionError, describeTarget } from './connection/describeCo
 import { PostgresEventBus } from './events/PostgresEventBus.js';
 import { inTransaction, withClient } from './connection/storeClient.js';
 import { migratePostgres } from './migrate.js';
-import { pgRebuildReadModelsSql, pgRollupReadModelsSql } from './migrations/002_readModels.js';
+import { pgRebuildReadModelsSql } from './migrations/002_readModels.js';
 import { pgCompactReadModelDeltasSql } from './migrations/019_pendingOccurrences.js';
-import { pgRebuildFailureGroupsSql, pgRollupFailuresAndThroughputSql } from './migrations/003_searchFailuresLatency.js';
+import { pgRebuildFailureGroupsSql } from './migrations/003_searchFailuresLatency.js';
+import { pgRollupReadModelsSql } from './readModels/readModelRollup.js';
 import type { PostgresStorage, PostgresTarget } from './PostgresStorage.js';
 
 export interface OpenPostgresStorageOptions {
@@ -176,8 +177,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
         o.schema,
       ]);
       if (!rows[0]?.ok) return false;
-      await c.query(pgRollupReadModelsSql);
-      await c.query(pgRollupFailuresAndThroughputSql);
+      await c.query(pgRollupReadModelsSql());
       return true;
     });
 

@@ -2,8 +2,9 @@
  * The one description of the read-model counters, in terms neither backend owns: each counter
  * names its table, the set of facts it counts, how a fact finds its group (keys) and what the
  * group adds up (sums). PostgreSQL generates its trigger and fast-commit SQL from it
- * (`postgres/readModels/counterSql.ts`); SQLite's per-transaction accumulator keeps the same
- * counters and a test holds the two to this list (`docs/decisions/adding-a-counter.md`).
+ * (`postgres/readModels/readModelDeltas.ts`); SQLite generates its per-transaction keeper, its
+ * upserts and its rebuild from it (`sqlite/readModels/counterKeeper.ts`, `counterUpserts.ts`,
+ * `rebuildReadModels.ts`; docs/decisions/read-model-counters-described-once.md).
  *
  * A counter reads one of three sets of facts, every fact named by the task-row column it comes from:
  * - `moves`: rows entering a status group (n = 1) or leaving one (n = -1): new rows, deleted rows,
@@ -22,6 +23,12 @@ export interface SourceFields {
   ran: 'id' | 'type' | 'queue' | 'last_execution_at' | 'last_outcome' | 'execution_time_ms' | 'exception';
   failed: 'id' | 'type' | 'last_execution_at' | 'fingerprint';
 }
+
+/** The fields that may be null (a run without a measured duration, or without an error text); every other field never is. */
+const MAY_BE_NULL: ReadonlySet<string> = new Set(['ran.execution_time_ms', 'ran.exception']);
+
+/** Whether the facts of `source` may have a null `field` (a sum of it then needs a NULL case). */
+export const fieldMayBeNull = (source: CounterSource, field: string): boolean => MAY_BE_NULL.has(`${source}.${field}`);
 
 /** One group column: the fact's field (`from`, default the column's own name), divided by `bucketMs` and truncated when given. */
 export interface CounterKey<S extends CounterSource = CounterSource> {
@@ -58,6 +65,12 @@ export interface Counter<S extends CounterSource = CounterSource> {
   sums: readonly CounterSum<S>[];
   /** A group whose sums all net to zero is left out (a move that changed nothing). */
   netted?: boolean;
+  /**
+   * Only the groups of the newest `keep` + 1 values of the first key (a bucket) are kept: older
+   * ones are deleted as newer ones are written (SQLite at each write transaction; PostgreSQL at
+   * each roll-up).
+   */
+  keep?: number;
 }
 
 export const HOUR_MS = 3_600_000;
@@ -110,7 +123,7 @@ export const COUNTERS: readonly Counter[] = [
   failureGroups('failure_groups_hour', HOUR_MS),
   failureGroups('failure_groups_day', DAY_MS),
   counter({
-    table: 'stat_queue_finished_10s', source: 'ran',
+    table: 'stat_queue_finished_10s', source: 'ran', keep: 12,
     keys: [{ column: 'bucket', from: 'last_execution_at', bucketMs: THROUGHPUT_BUCKET_MS }, { column: 'queue' }],
     sums: [{ column: 'n', agg: 'count' }],
   }),

@@ -1,17 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { PostgresStorage } from '../PostgresStorage.js';
-
-/**
- * Which process evaluates the cluster's alert rules. Asked once per look; the answer may change
- * between looks (a leader that dies hands over to the next process that asks).
- */
-export interface AlertLeadership {
-  isLeader(): Promise<boolean>;
-  close(): Promise<void>;
-}
-
-/** One process on its own store (SQLite): always the leader. */
-export const SOLE_LEADERSHIP: AlertLeadership = { isLeader: async () => true, close: async () => undefined };
+import type { AlertLeadership } from '../../AlertLeadership.js';
 
 /**
  * The holder of a session advisory lock per schema on PostgreSQL, on a connection kept out of the

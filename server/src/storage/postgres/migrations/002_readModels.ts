@@ -159,36 +159,7 @@ CREATE TRIGGER tr_tasks_updated AFTER UPDATE ON tasks REFERENCING OLD TABLE AS o
   FOR EACH STATEMENT EXECUTE FUNCTION svc_tasks_updated();
 `;
 
-const rollupCounts = (name: string, key: string) => `
-WITH moved AS (DELETE FROM ${name}_delta RETURNING ${key}, type, status, n)
-INSERT INTO ${name} (${key}, type, status, n)
-  SELECT ${key}, type, status, SUM(n) FROM moved GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-ON CONFLICT (${key}, type, status) DO UPDATE SET n = ${name}.n + excluded.n;`;
-
-const rollupRuns = (name: string) => `
-WITH moved AS (DELETE FROM ${name}_delta RETURNING *)
-INSERT INTO ${name} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-  SELECT bucket, type, queue, SUM(completed), SUM(failed), SUM(dur_sum), SUM(dur_count), MIN(dur_min), MAX(dur_max)
-    FROM moved GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-ON CONFLICT (bucket, type, queue) DO UPDATE SET
-  completed = ${name}.completed + excluded.completed,
-  failed = ${name}.failed + excluded.failed,
-  dur_sum = ${name}.dur_sum + excluded.dur_sum,
-  dur_count = ${name}.dur_count + excluded.dur_count,
-  dur_min = LEAST(${name}.dur_min, excluded.dur_min),
-  dur_max = GREATEST(${name}.dur_max, excluded.dur_max);`;
-
-/** Folds every delta row into the rolled-up tables (run under the roll-up advisory lock). */
-export const pgRollupReadModelsSql = `
-WITH moved AS (DELETE FROM stat_tasks_delta RETURNING queue, type, status, is_recurring, is_occurrence, n)
-INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
-  SELECT queue, type, status, is_recurring, is_occurrence, SUM(n) FROM moved GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
-ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = stat_tasks.n + excluded.n;
-${rollupCounts('stat_created_hour', 'hour')}
-${rollupCounts('stat_created_day', 'day')}
-${rollupRuns('stat_runs_hour')}
-${rollupRuns('stat_runs_day')}
-`;
+// The roll-up of the delta tables is generated from the counters' description: readModels/readModelRollup.ts.
 
 const rebuildRuns = (table: string, bucketMs: number) => `
 INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)

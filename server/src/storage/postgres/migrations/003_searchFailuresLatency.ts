@@ -47,29 +47,7 @@ const FAILED_RUNS = `(SELECT n.last_execution_at AS ended, n.type, svc_failure_f
    FROM old_rows o JOIN new_rows n ON n.id = o.id
   WHERE n.run_count > o.run_count AND n.last_outcome = 'Failed' AND n.last_execution_at IS NOT NULL) AS failed_runs`;
 
-const rollupFailures = (name: string) => `
-WITH moved AS (DELETE FROM ${name}_delta RETURNING *)
-INSERT INTO ${name} (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
-  SELECT bucket, type, fingerprint, SUM(n), MIN(first_seen), MAX(last_seen),
-         (array_agg(sample_task_id ORDER BY last_seen DESC, sample_task_id DESC))[1]
-    FROM moved GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
-ON CONFLICT (bucket, type, fingerprint) DO UPDATE SET
-  n = ${name}.n + excluded.n,
-  first_seen = LEAST(${name}.first_seen, excluded.first_seen),
-  last_seen = GREATEST(${name}.last_seen, excluded.last_seen),
-  sample_task_id = CASE WHEN excluded.last_seen >= ${name}.last_seen THEN excluded.sample_task_id ELSE ${name}.sample_task_id END;`;
-
-/**
- * Folded into the periodic roll-up. The throughput buckets kept are the 12 before the newest one
- * (the newest finished run's), as on SQLite: pruning follows the runs' own instants, not the
- * database server's clock, so a reader whose clock differs (an injected one, another host's)
- * finds the same buckets on both backends.
- */
-export const pgRollupFailuresAndThroughputSql = `
-${rollupFailures('failure_groups_hour')}
-${rollupFailures('failure_groups_day')}
-DELETE FROM stat_queue_finished_10s_delta WHERE bucket < (SELECT MAX(bucket) FROM stat_queue_finished_10s_delta) - 12;
-`;
+// The failure groups' roll-up and the throughput's pruning are generated from the counters' description: readModels/readModelRollup.ts.
 
 /** Recomputes the failure groups from the kept history, as on SQLite. */
 export const pgRebuildFailureGroupsSql = `

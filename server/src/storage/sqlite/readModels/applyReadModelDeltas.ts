@@ -1,97 +1,18 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
 import { preparedStatement } from '../schedules/preparedStatement.js';
-import { THROUGHPUT_KEEP, type ReadModelDeltas } from './readModelDeltas.js';
-import { RUN_BUCKET_MERGE } from './runBucketMerge.js';
-
-/** Rows per multi-row statement (a few statement shapes per table, each prepared once per connection). */
-const CHUNK = 50;
-
-function rows(n: number, tuple: string): string {
-  return Array.from({ length: n }, () => tuple).join(', ');
-}
-
-const statements = new WeakMap<Database, Map<string, Statement>>();
-
-/** The statement `sql(n)` of kind `kind` for n rows, prepared once per connection (the text is built once too). */
-function statementFor(db: Database, kind: string, n: number, sql: (n: number) => string): Statement {
-  let byKey = statements.get(db);
-  if (byKey === undefined) statements.set(db, (byKey = new Map()));
-  const key = `${kind}:${n}`;
-  let st = byKey.get(key);
-  if (st === undefined) byKey.set(key, (st = db.prepare(sql(n))));
-  return st;
-}
-
-/** Runs `sql(rowsInChunk)` over `items` in chunks of CHUNK, each with the parameters `params(item)` appended. */
-function inChunks<T>(
-  db: Database,
-  kind: string,
-  items: readonly T[],
-  sql: (n: number) => string,
-  params: (item: T, out: unknown[]) => void,
-): void {
-  for (let start = 0; start < items.length; start += CHUNK) {
-    const chunk = items.length <= CHUNK ? items : items.slice(start, start + CHUNK);
-    const values: unknown[] = [];
-    for (const item of chunk) params(item, values);
-    statementFor(db, kind, chunk.length, sql).run(values);
-  }
-}
-
-const runsSql = (table: string) => (n: number) => `
-  INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-  VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?, ?, ?)')}
-  ${RUN_BUCKET_MERGE}`;
-
-const failuresSql = (table: string) => (n: number) => `
-  INSERT INTO ${table} (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
-  VALUES ${rows(n, '(?, ?, ?, ?, ?, ?, ?)')}
-  ON CONFLICT (bucket, type, fingerprint) DO UPDATE SET
-    n = n + excluded.n,
-    first_seen = MIN(first_seen, excluded.first_seen),
-    last_seen = MAX(last_seen, excluded.last_seen),
-    sample_task_id = CASE WHEN excluded.last_seen >= last_seen THEN excluded.sample_task_id ELSE sample_task_id END`;
-
-const createdSql = (table: string, column: string) => (n: number) => `
-  INSERT INTO ${table} (${column}, type, status, n) VALUES ${rows(n, '(?, ?, ?, ?)')}
-  ON CONFLICT (${column}, type, status) DO UPDATE SET n = n + excluded.n`;
-
-/** The entries of a map keyed by status first, every status's. */
-function allStatuses<V>(byStatus: ReadonlyMap<string, ReadonlyMap<string, V>>): V[] {
-  const all: V[] = [];
-  for (const m of byStatus.values()) for (const v of m.values()) all.push(v);
-  return all;
-}
+import { CHUNK, inChunks, rows, statementFor } from './chunkedStatements.js';
+import { writeCounters } from './counterUpserts.js';
+import type { ReadModelDeltas } from './readModelDeltas.js';
 
 /**
- * Writes what `deltas` collected into the read models, inside the caller's transaction: task
- * counts per group, creation buckets, run buckets, failure groups, queue throughput, the
- * argument index of new and changed requests, and the set of (type, handler) pairs. Groups
- * whose count did not change are skipped.
+ * Writes what `deltas` collected into the read models, inside the caller's transaction: the
+ * description's counters (task counts, creation buckets, run buckets, failure groups, queue
+ * throughput, and any added), the argument index of new and changed requests, and the set of
+ * (type, handler) pairs. Groups whose count did not change are skipped.
  */
 export function applyReadModelDeltas(db: Database, d: ReadModelDeltas): void {
   if (d.empty) return;
-  const tasks = allStatuses(d.tasks).filter((t) => t[5] !== 0);
-  inChunks(db, 'stat_tasks', tasks, (n) => `
-    INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n) VALUES ${rows(n, '(?, ?, ?, ?, ?, ?)')}
-    ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
-  inChunks(db, 'stat_created_hour', allStatuses(d.createdHour).filter((c) => c[3] !== 0), createdSql('stat_created_hour', 'hour'), (c, out) => out.push(...c));
-  inChunks(db, 'stat_created_day', allStatuses(d.createdDay).filter((c) => c[3] !== 0), createdSql('stat_created_day', 'day'), (c, out) => out.push(...c));
-  for (const [table, map] of [['stat_runs_hour', d.runsHour], ['stat_runs_day', d.runsDay]] as const) {
-    inChunks(db, table, [...map.values()], runsSql(table), (b, out) =>
-      out.push(b.bucket, b.type, b.queue, b.completed, b.failed, b.dur_sum, b.dur_count, b.dur_min, b.dur_max));
-  }
-  for (const [table, map] of [['failure_groups_hour', d.failuresHour], ['failure_groups_day', d.failuresDay]] as const) {
-    inChunks(db, table, [...map.values()], failuresSql(table), (g, out) =>
-      out.push(g.bucket, g.type, g.fingerprint, g.n, g.first_seen, g.last_seen, g.sample_task_id));
-  }
-  if (d.throughput.size > 0) {
-    inChunks(db, 'stat_queue_finished_10s', [...d.throughput.values()], (n) => `
-      INSERT INTO stat_queue_finished_10s (bucket, queue, n) VALUES ${rows(n, '(?, ?, ?)')}
-      ON CONFLICT (bucket, queue) DO UPDATE SET n = n + excluded.n`, (t, out) => out.push(...t));
-    preparedStatement(db, 'DELETE FROM stat_queue_finished_10s WHERE bucket < ?').run(d.newestThroughputBucket! - THROUGHPUT_KEEP);
-  }
-  if (d.accumulated !== null) for (const a of [...d.accumulated.moves, ...d.accumulated.ran, ...d.accumulated.failed]) a.apply(db);
+  writeCounters(db, d.description, d.counters);
   writeSearchRows(db, d);
   if (d.typeHandlers.size > 0) {
     inChunks(db, 'monitor_type_handlers', [...d.typeHandlers.values()], (n) => `INSERT OR IGNORE INTO monitor_type_handlers (type, handler) VALUES ${rows(n, '(?, ?)')}`,

@@ -1,20 +1,9 @@
-import type { Counter } from '../../common/readModels/counters.js';
-import { failureFingerprint } from '../functions/failureFingerprint.js';
-import type { FailureGroupRow } from '../../common/failureGroupRows.js';
+import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
 import { initialStatusAllowed, reportRefusedTransition, transitionAllowed } from '../../common/statusTransitions.js';
-import { bucketOf, CounterAccumulator } from './counterAccumulator.js';
+import { bucketOf, counterKeeper, type CounterKeeper, type FinishedRunFacts, type TaskGroup } from './counterKeeper.js';
 
 export { bucketOf };
-
-/** The columns of a task row that place it in the read models' groups. */
-export interface TaskGroup {
-  queue: string;
-  type: string;
-  is_recurring: number;
-  /** 1 when the row is an occurrence of a durable schedule (parent_task_id set). */
-  is_occurrence: number;
-  created_at: number;
-}
+export type { FinishedRunFacts, TaskGroup };
 
 /** A new task row as the read models see it. */
 export interface NewTaskFacts extends TaskGroup {
@@ -34,20 +23,6 @@ export interface NewSearchRow extends TaskGroup {
   rowid?: number;
 }
 
-/** One finished run (run_count went up by one): the run buckets, failure groups and queue throughput count it. */
-export interface FinishedRunFacts {
-  taskId: string;
-  type: string;
-  queue: string;
-  /** last_execution_at after the run. */
-  endedAt: number;
-  outcome: string;
-  /** execution_time_ms after the run (null: not measured). */
-  executionTimeMs: number | null;
-  /** The row's error text after the run (its fingerprint names the failure group). */
-  exception: string | null;
-}
-
 /** A full task row before or after a change, for the generic `changed` (columns the read models read). */
 export interface TaskRowFacts extends NewTaskFacts {
   run_count: number;
@@ -57,28 +32,6 @@ export interface TaskRowFacts extends NewTaskFacts {
   exception: string | null;
 }
 
-interface RunBucket {
-  bucket: number;
-  type: string;
-  queue: string;
-  completed: number;
-  failed: number;
-  dur_sum: number;
-  dur_count: number;
-  dur_min: number | null;
-  dur_max: number | null;
-}
-
-interface FailureGroup extends FailureGroupRow {
-  bucket: number;
-}
-
-const HOUR = 3_600_000;
-const DAY = 86_400_000;
-const THROUGHPUT_BUCKET = 10_000;
-/** Throughput buckets kept behind the newest one (two minutes). */
-export const THROUGHPUT_KEEP = 12;
-
 /**
  * Every status change on SQLite is recorded here (the read models depend on it), so this is where
  * the task writer checks it against the transition table, the net behind the writers' own guards:
@@ -87,30 +40,6 @@ export const THROUGHPUT_KEEP = 12;
  */
 const WRITER = 'the SQLite task writer';
 
-/** The map of one status in a map keyed by status first. */
-function inStatus<V>(byStatus: Map<string, Map<string, V>>, status: string): Map<string, V> {
-  let m = byStatus.get(status);
-  if (m === undefined) byStatus.set(status, (m = new Map()));
-  return m;
-}
-
-/** The parts of a group's map keys that do not depend on the status (a status move counts twice with them). */
-class GroupKeys {
-  readonly tasks: string;
-  readonly hour: number;
-  readonly day: number;
-  readonly hourKey: string;
-  readonly dayKey: string;
-
-  constructor(readonly group: TaskGroup) {
-    this.tasks = `${group.queue}\u0000${group.type}\u0000${group.is_recurring}\u0000${group.is_occurrence}`;
-    this.hour = bucketOf(group.created_at, HOUR);
-    this.day = bucketOf(group.created_at, DAY);
-    this.hourKey = `${this.hour}\u0000${group.type}`;
-    this.dayKey = `${this.day}\u0000${group.type}`;
-  }
-}
-
 /**
  * The read-model changes of one write transaction, added up per group: every writer of task rows
  * records here what it changed (a new row, a status move, a finished run, a new request text),
@@ -118,22 +47,8 @@ class GroupKeys {
  * per group instead of per row keeps a group commit of thousands of rows to a few statements.
  */
 export class ReadModelDeltas {
-  /**
-   * stat_tasks: status → group key → [queue, type, status, is_recurring, is_occurrence, n]. Keyed by
-   * status first, so that a status move looks its group key up (and hashes it) once per map.
-   */
-  readonly tasks = new Map<string, Map<string, [string, string, string, number, number, number]>>();
-  /** stat_created_hour / _day: status → bucket and type key → [bucket, type, status, n]. */
-  readonly createdHour = new Map<string, Map<string, [number, string, string, number]>>();
-  readonly createdDay = new Map<string, Map<string, [number, string, string, number]>>();
-  readonly runsHour = new Map<string, RunBucket>();
-  readonly runsDay = new Map<string, RunBucket>();
-  readonly failuresHour = new Map<string, FailureGroup>();
-  readonly failuresDay = new Map<string, FailureGroup>();
-  /** stat_queue_finished_10s: key → [bucket, queue, n]. */
-  readonly throughput = new Map<string, [number, string, number]>();
-  /** Newest throughput bucket counted (older ones beyond THROUGHPUT_KEEP are dropped). */
-  newestThroughputBucket: number | null = null;
+  /** The description's counters, added up per group (generated from the description: counterKeeper.ts). */
+  readonly counters: CounterKeeper;
   /** New rows' search rows (request text, key, group columns), by task id. */
   readonly searchInserts = new Map<string, NewSearchRow>();
   /**
@@ -162,28 +77,16 @@ export class ReadModelDeltas {
   checkTransitions = true;
   /** Net change of Queued rows per queue (admission reads the count before the deltas are written). */
   private readonly queuedByQueue = new Map<string, number>();
-  /**
-   * The counters of the description not kept in the maps above (keptCounters.ts), each by an
-   * accumulator built from its entry, by source; null when there are none (the usual case).
-   */
-  readonly accumulated: { moves: CounterAccumulator[]; ran: CounterAccumulator[]; failed: CounterAccumulator[] } | null;
-
-  constructor(counters: readonly Counter[] = []) {
-    if (counters.length === 0) {
-      this.accumulated = null;
-      return;
-    }
-    const of = (source: Counter['source']) => counters.filter((c) => c.source === source).map((c) => new CounterAccumulator(c));
-    this.accumulated = { moves: of('moves'), ran: of('ran'), failed: of('failed') };
+  /** `description`: the counters kept (a test's fixture adds its own to COUNTERS). */
+  constructor(readonly description: readonly Counter[] = COUNTERS) {
+    this.counters = counterKeeper(description);
   }
 
   /** Whether nothing was recorded. */
   get empty(): boolean {
     return (
-      this.tasks.size === 0 && this.runsHour.size === 0 && this.failuresHour.size === 0 && this.throughput.size === 0 &&
-      this.searchInserts.size === 0 && this.bulkInsertedAfterRowid === null && this.searchUpdates.size === 0 && this.searchRegroups.size === 0 &&
-      this.searchKeyUpdates.size === 0 && this.typeHandlers.size === 0 &&
-      (this.accumulated === null || [...this.accumulated.moves, ...this.accumulated.ran, ...this.accumulated.failed].every((a) => a.groups.size === 0))
+      this.counters.empty && this.searchInserts.size === 0 && this.bulkInsertedAfterRowid === null && this.searchUpdates.size === 0 && this.searchRegroups.size === 0 &&
+      this.searchKeyUpdates.size === 0 && this.typeHandlers.size === 0
     );
   }
 
@@ -253,9 +156,8 @@ export class ReadModelDeltas {
   moved(row: TaskGroup, from: string, to: string): void {
     if (from === to) return;
     if (this.checkTransitions && !transitionAllowed(from, to)) reportRefusedTransition(WRITER, from, to, [], true);
-    const keys = new GroupKeys(row);
-    this.countIn(keys, from, -1);
-    this.countIn(keys, to, 1);
+    this.counters.move(row, from, to);
+    this.queuedMoved(row.queue, from, to);
   }
 
   /** The row's status went `from → through → to` in one write (both steps checked): counted as leaving `from` for `to`. */
@@ -264,9 +166,8 @@ export class ReadModelDeltas {
       reportRefusedTransition(WRITER, from, `${through} → ${to}`, [], true);
     }
     if (from === to) return;
-    const keys = new GroupKeys(row);
-    this.countIn(keys, from, -1);
-    this.countIn(keys, to, 1);
+    this.counters.move(row, from, to);
+    this.queuedMoved(row.queue, from, to);
   }
 
   /** The row left group `before` (with status `from`) for group `after` (status `to`): a schedule's definition changed. */
@@ -294,31 +195,7 @@ export class ReadModelDeltas {
 
   /** A finished run: run_count went up by one. */
   ran(run: FinishedRunFacts): void {
-    this.runBucket(this.runsHour, bucketOf(run.endedAt, HOUR), run);
-    this.runBucket(this.runsDay, bucketOf(run.endedAt, DAY), run);
-    if (run.outcome === 'Failed') {
-      const fingerprint = failureFingerprint(run.exception);
-      this.failureGroup(this.failuresHour, bucketOf(run.endedAt, HOUR), fingerprint, run);
-      this.failureGroup(this.failuresDay, bucketOf(run.endedAt, DAY), fingerprint, run);
-    }
-    const bucket = bucketOf(run.endedAt, THROUGHPUT_BUCKET);
-    const key = `${bucket}\u0000${run.queue}`;
-    const t = this.throughput.get(key);
-    if (t) t[2]++;
-    else this.throughput.set(key, [bucket, run.queue, 1]);
-    if (this.newestThroughputBucket === null || bucket > this.newestThroughputBucket) this.newestThroughputBucket = bucket;
-    const acc = this.accumulated;
-    if (acc !== null) {
-      const fact = {
-        id: run.taskId, type: run.type, queue: run.queue, last_execution_at: run.endedAt, last_outcome: run.outcome,
-        execution_time_ms: run.executionTimeMs, exception: run.exception,
-      };
-      for (const a of acc.ran) a.add(fact);
-      if (run.outcome === 'Failed' && acc.failed.length > 0) {
-        const failed = { id: run.taskId, type: run.type, last_execution_at: run.endedAt, fingerprint: failureFingerprint(run.exception) };
-        for (const a of acc.failed) a.add(failed);
-      }
-    }
+    this.counters.ran(run);
   }
 
   /**
@@ -357,64 +234,13 @@ export class ReadModelDeltas {
   }
 
   private count(g: TaskGroup, status: string, n: number): void {
-    this.countIn(new GroupKeys(g), status, n);
-  }
-
-  /** Adds `n` to the task count and the creation buckets of a group (keys built once) in one status. */
-  private countIn(k: GroupKeys, status: string, n: number): void {
-    const g = k.group;
-    const tasks = inStatus(this.tasks, status);
-    const t = tasks.get(k.tasks);
-    if (t) t[5] += n;
-    else tasks.set(k.tasks, [g.queue, g.type, status, g.is_recurring, g.is_occurrence, n]);
-    this.created(inStatus(this.createdHour, status), k.hour, k.hourKey, g.type, status, n);
-    this.created(inStatus(this.createdDay, status), k.day, k.dayKey, g.type, status, n);
+    this.counters.count(g, status, n);
     if (status === 'Queued') this.queuedByQueue.set(g.queue, (this.queuedByQueue.get(g.queue) ?? 0) + n);
-    if (this.accumulated !== null) {
-      const fact = { queue: g.queue, type: g.type, status, is_recurring: g.is_recurring, is_occurrence: g.is_occurrence, created_at: g.created_at, n };
-      for (const a of this.accumulated.moves) a.add(fact);
-    }
   }
 
-  private created(map: Map<string, [number, string, string, number]>, bucket: number, key: string, type: string, status: string, n: number): void {
-    const c = map.get(key);
-    if (c) c[3] += n;
-    else map.set(key, [bucket, type, status, n]);
-  }
-
-  private runBucket(map: Map<string, RunBucket>, bucket: number, run: FinishedRunFacts): void {
-    const key = `${bucket}\u0000${run.type}\u0000${run.queue}`;
-    let b = map.get(key);
-    if (!b) {
-      b = { bucket, type: run.type, queue: run.queue, completed: 0, failed: 0, dur_sum: 0, dur_count: 0, dur_min: null, dur_max: null };
-      map.set(key, b);
-    }
-    if (run.outcome === 'Completed') {
-      b.completed++;
-      const d = run.executionTimeMs;
-      if (d !== null) {
-        b.dur_sum += d;
-        b.dur_count++;
-        if (b.dur_min === null || d < b.dur_min) b.dur_min = d;
-        if (b.dur_max === null || d > b.dur_max) b.dur_max = d;
-      }
-    } else if (run.outcome === 'Failed') {
-      b.failed++;
-    }
-  }
-
-  private failureGroup(map: Map<string, FailureGroup>, bucket: number, fingerprint: string, run: FinishedRunFacts): void {
-    const key = `${bucket}\u0000${run.type}\u0000${fingerprint}`;
-    const g = map.get(key);
-    if (!g) {
-      map.set(key, { bucket, type: run.type, fingerprint, n: 1, first_seen: run.endedAt, last_seen: run.endedAt, sample_task_id: run.taskId });
-      return;
-    }
-    g.n++;
-    if (run.endedAt < g.first_seen) g.first_seen = run.endedAt;
-    if (run.endedAt >= g.last_seen) {
-      g.last_seen = run.endedAt;
-      g.sample_task_id = run.taskId;
-    }
+  /** A status move's change of its queue's Queued rows. */
+  private queuedMoved(queue: string, from: string, to: string): void {
+    if (from === 'Queued') this.queuedByQueue.set(queue, (this.queuedByQueue.get(queue) ?? 0) - 1);
+    else if (to === 'Queued') this.queuedByQueue.set(queue, (this.queuedByQueue.get(queue) ?? 0) + 1);
   }
 }

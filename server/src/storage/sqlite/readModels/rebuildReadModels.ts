@@ -1,87 +1,124 @@
 import type { Database } from 'better-sqlite3';
-import { rebuildFailureGroupsSql } from '../migrations/006_search_failures_latency.js';
-import { RUN_BUCKET_MERGE } from './runBucketMerge.js';
+import { COUNTERS, type Counter, type CounterSum } from '../../common/readModels/counters.js';
 import { hasPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
+import { upsertSql } from './counterUpserts.js';
+import { keptCounters } from './keptCounters.js';
 
 /**
- * Recomputes every read model from the task table (and runs_audit for the runs of inline
- * recurring rows), set-based: three scans of the task table whatever its size, each folding its
- * rows into the target table keyed by the group (an upsert per row into a small keyed table is
- * cheaper than sorting the whole table for a GROUP BY), plus one for the set of (type, handler) pairs
- * that type and search filters resolve against; the per-day tables are then folded from
- * the per-hour ones (a day is 24 whole hours: sums, least minimum, greatest maximum).
- *
- * The scans name no index (`NOT INDEXED`): walking a secondary index would fetch every row out
- * of order. Exact for the task counters; the run buckets cover the runs whose history is kept:
- * the last run of each one-shot row and every audited run of recurring rows (runs_audit drives
- * that join: it holds only recurring rows' runs).
- *
- * `compact`: the schema has compact Pending occurrences (migration 15). Each one is counted as the
- * task row it stands for (Pending, an occurrence, not recurring; queue and type of its schedule,
- * its own creation time, its handler or its schedule's), as the writers counted it when they wrote
- * it (`ReadModelDeltas.insertedCompact`); it has no run yet, so no run bucket. Three scans of the
- * (small-rowed) compact table, each row joined to its schedule row through its schedule number.
+ * Each source's facts as the task table holds them now, one row per fact, named by the fields of
+ * common/readModels/counters.ts:
+ * - moves: every task row in its status (n = 1); with `compact` (migration 15) every compact
+ *   Pending occurrence too, as the task row it stands for (Pending, an occurrence, not recurring;
+ *   queue and type of its schedule, its own creation time), as the writers counted it
+ *   (`ReadModelDeltas.insertedCompact`);
+ * - ran: the runs whose history is kept: the last run of each one-shot row and every audited run
+ *   of a recurring row (runs_audit holds only recurring rows' runs, and drives that join);
+ * - failed: the failed ones of those, with their failure group's fingerprint.
+ * The scans name no index (`NOT INDEXED`): walking a secondary index would fetch every row out of order.
  */
-export function rebuildReadModelsSqlFor(compact: boolean): string {
-  return `
-DELETE FROM stat_tasks; DELETE FROM stat_created_hour; DELETE FROM stat_created_day;
-DELETE FROM stat_runs_hour; DELETE FROM stat_runs_day;
-
-INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
-  SELECT queue, type, status, is_recurring, parent_task_id IS NOT NULL, 1 FROM tasks NOT INDEXED WHERE true
-  ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + 1;
-
-INSERT INTO stat_created_hour (hour, type, status, n)
-  SELECT created_at / 3600000, type, status, 1 FROM tasks NOT INDEXED WHERE true
-  ON CONFLICT (hour, type, status) DO UPDATE SET n = n + 1;
-${compact ? COMPACT_COUNTS : ''}
-INSERT INTO stat_created_day (day, type, status, n)
-  SELECT hour / 24, type, status, SUM(n) FROM stat_created_hour GROUP BY 1, 2, 3;
-
-INSERT INTO stat_runs_hour (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-  SELECT ended / 3600000, type, queue,
-         outcome IS 'Completed', outcome IS 'Failed',
-         CASE WHEN outcome = 'Completed' AND dur IS NOT NULL THEN dur ELSE 0 END,
-         outcome IS 'Completed' AND dur IS NOT NULL,
-         CASE WHEN outcome = 'Completed' THEN dur END,
-         CASE WHEN outcome = 'Completed' THEN dur END
-  FROM (
-    SELECT last_execution_at AS ended, type, queue, last_outcome AS outcome, execution_time_ms AS dur
+function factsSql(source: Counter['source'], compact: boolean): string {
+  const ran = `
+    SELECT id, type, queue, last_execution_at, last_outcome, execution_time_ms, exception
       FROM tasks NOT INDEXED WHERE is_recurring = 0 AND run_count > 0 AND last_execution_at IS NOT NULL
     UNION ALL
-    SELECT r.executed_at, t.type, t.queue, r.status, r.execution_time_ms
-      FROM runs_audit r CROSS JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1
-  ) WHERE true
-  ${RUN_BUCKET_MERGE};
-INSERT INTO stat_runs_day (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-  SELECT bucket / 24, type, queue, SUM(completed), SUM(failed), SUM(dur_sum), SUM(dur_count), MIN(dur_min), MAX(dur_max)
-    FROM stat_runs_hour GROUP BY 1, 2, 3;
+    SELECT t.id, t.type, t.queue, r.executed_at, r.status, r.execution_time_ms, r.exception
+      FROM runs_audit r CROSS JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1`;
+  switch (source) {
+    case 'moves':
+      return `
+    SELECT queue, type, status, is_recurring, parent_task_id IS NOT NULL AS is_occurrence, created_at, 1 AS n FROM tasks NOT INDEXED${compact ? `
+    UNION ALL
+    SELECT s.queue, s.type, 'Pending', 0, 1, p.created_at, 1
+      FROM pending_occurrences p NOT INDEXED JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id` : ''}`;
+    case 'ran':
+      return ran;
+    case 'failed':
+      return `
+    SELECT id, type, last_execution_at, svc_failure_fingerprint(exception) AS fingerprint FROM (${ran}) WHERE last_outcome = 'Failed'`;
+  }
+}
 
+/** The value one fact adds to a sum's column, as the merge of counterUpserts.ts combines it. */
+function factValue(s: CounterSum): string {
+  const only = (v: string, otherwise = 'NULL') => (s.outcome === undefined ? v : `CASE WHEN last_outcome = '${s.outcome}' THEN ${v} ELSE ${otherwise} END`);
+  switch (s.agg) {
+    case 'count': return only(s.of === undefined ? '1' : `${s.of} IS NOT NULL`, '0');
+    case 'sum': return s.empty !== undefined ? only(`COALESCE(${s.of}, ${s.empty})`, String(s.empty)) : only(s.of);
+    case 'min':
+    case 'max':
+    case 'latest':
+      return only(s.of);
+  }
+}
+
+/** A group key's value from a fact: its field, bucketed when the key says so (integer division, as bucketOf). */
+function keyValue(k: Counter['keys'][number]): string {
+  const f = k.from ?? k.column;
+  return k.bucketMs === undefined ? f : `${f} / ${k.bucketMs}`;
+}
+
+/**
+ * A counter whose groups are those of `finer` in coarser buckets (same source, keys and sums; its
+ * first key's bucket a whole multiple of finer's): folded from finer's rows instead of the facts.
+ */
+function foldsFrom(c: Counter, finer: Counter): number | undefined {
+  if (finer === c || finer.source !== c.source || finer.keys.length !== c.keys.length || JSON.stringify(finer.sums) !== JSON.stringify(c.sums)) return undefined;
+  const [a, ...restA] = finer.keys;
+  const [b, ...restB] = c.keys;
+  if (a === undefined || b === undefined || a.bucketMs === undefined || b.bucketMs === undefined || (a.from ?? a.column) !== (b.from ?? b.column)) return undefined;
+  if (b.bucketMs % a.bucketMs !== 0 || JSON.stringify(restA) !== JSON.stringify(restB)) return undefined;
+  return b.bucketMs / a.bucketMs;
+}
+
+/** The statement recomputing one counter: from a finer counter already rebuilt, or from its source's facts. */
+function counterRebuildSql(c: Counter, rebuilt: readonly Counter[], compact: boolean): string {
+  const cols = [...c.keys.map((k) => k.column), ...c.sums.map((s) => s.column)];
+  // The upsert's conflict clause, generated once for the deltas and the rebuild alike: folding a row at a time.
+  const onConflict = upsertSql(c).slice(upsertSql(c).indexOf('ON CONFLICT'));
+  for (const finer of rebuilt) {
+    const ratio = foldsFrom(c, finer);
+    if (ratio === undefined) continue;
+    const finerCols = [`${finer.keys[0]!.column} / ${ratio}`, ...finer.keys.slice(1).map((k) => k.column), ...finer.sums.map((s) => s.column)];
+    return `INSERT INTO ${c.table} (${cols.join(', ')}) SELECT ${finerCols.join(', ')} FROM ${finer.table} WHERE true ${onConflict};`;
+  }
+  const values = [...c.keys.map(keyValue), ...c.sums.map(factValue)];
+  return `INSERT INTO ${c.table} (${cols.join(', ')}) SELECT ${values.join(', ')} FROM (${factsSql(c.source, compact)}) WHERE true ${onConflict};`;
+}
+
+/**
+ * Recomputes every read model of `counters` from the task table (and runs_audit for the runs of
+ * inline recurring rows), generated from their entries: each counter's table emptied, then its
+ * source's facts folded into it a row at a time by the same upsert the deltas use (cheaper than
+ * sorting the whole table for a GROUP BY); a counter that is a coarser bucketing of one rebuilt
+ * before it (a day of 24 hours) is folded from that one's rows. Then the set of (type, handler)
+ * pairs that type and search filters resolve against. Exact for the task counters; the run
+ * counters cover the runs whose history is kept (see factsSql). A counter that keeps only its
+ * newest buckets (queue throughput: the last two minutes) is a window of recent writes, not of
+ * history, and is left as it is. `compact`: the schema has compact Pending occurrences (migration 15).
+ */
+export function rebuildReadModelsSqlFor(compact: boolean, description: readonly Counter[] = COUNTERS): string {
+  const counters = description.filter((c) => c.keep === undefined);
+  const rebuilt: Counter[] = [];
+  const statements = counters.map((c) => {
+    const sql = counterRebuildSql(c, rebuilt, compact);
+    rebuilt.push(c);
+    return sql;
+  });
+  return `
+${counters.map((c) => `DELETE FROM ${c.table};`).join(' ')}
+${statements.join('\n')}
 INSERT OR IGNORE INTO monitor_type_handlers (type, handler) SELECT type, handler FROM tasks NOT INDEXED;
 ${compact ? `INSERT OR IGNORE INTO monitor_type_handlers (type, handler)
   SELECT DISTINCT s.type, COALESCE(p.handler, s.handler) FROM pending_occurrences p NOT INDEXED JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id;` : ''}
 `;
 }
 
-/** Compact occurrences into the task counters (before the per-day fold): see rebuildReadModelsSqlFor. */
-const COMPACT_COUNTS = `
-INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
-  SELECT s.queue, s.type, 'Pending', 0, 1, p.n
-    FROM (SELECT schedule_ref, COUNT(*) AS n FROM pending_occurrences GROUP BY schedule_ref) p
-    JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id WHERE true
-  ON CONFLICT (queue, type, status, is_recurring, is_occurrence) DO UPDATE SET n = n + excluded.n;
-INSERT INTO stat_created_hour (hour, type, status, n)
-  SELECT p.created_at / 3600000, s.type, 'Pending', 1 FROM pending_occurrences p NOT INDEXED JOIN occurrence_schedules r ON r.ref = p.schedule_ref JOIN tasks s ON s.id = r.schedule_id WHERE true
-  ON CONFLICT (hour, type, status) DO UPDATE SET n = n + 1;
-`;
-
 /** The rebuild for the current schema (every migration applied; see rebuildReadModelsSqlFor). */
 export const rebuildReadModelsSql = rebuildReadModelsSqlFor(true);
 
-/** Recomputes the read models and the failure groups in one write transaction. */
+/** Recomputes the read models of the description `db`'s task writer keeps in one write transaction. */
 export function rebuildReadModels(db: Database): void {
   db.transaction(() => {
-    db.exec(rebuildReadModelsSqlFor(hasPendingOccurrences(db)));
-    db.exec(rebuildFailureGroupsSql);
+    db.exec(rebuildReadModelsSqlFor(hasPendingOccurrences(db), keptCounters(db)));
   }).immediate();
 }

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { applyReadModelDeltas } from './applyReadModelDeltas.js';
-import { accumulatedCounters } from './keptCounters.js';
+import { keptCounters } from './keptCounters.js';
 import { ReadModelDeltas } from './readModelDeltas.js';
 
 /** Runs `work` in one immediate transaction; see `createTaskWriter`. */
@@ -34,7 +34,7 @@ export function taskWriter(db: Database): TaskWriter {
     writes.set(db, count);
     const tx = db.transaction((work: (deltas: ReadModelDeltas) => unknown) => {
       count.n++;
-      const deltas = new ReadModelDeltas(accumulatedCounters(db));
+      const deltas = new ReadModelDeltas(keptCounters(db));
       const result = work(deltas);
       applyReadModelDeltas(db, deltas);
       return result;
