@@ -4,26 +4,35 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { PostgresStorage } from '../server/src/storage/postgres/PostgresStorage.js';
 
-const TICK_MS = 10; // USER_HZ is 100 on Linux
+/** Linux counts process CPU in ticks of 1/100 s (USER_HZ). */
+const TICK_MS = 10;
 
-const ticksOf = (pid: number): number => {
+/** utime + stime of a process, or null once it has exited. */
+const ticksOf = (pid: number): number | null => {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
+    return Number(fields[11]) + Number(fields[12]);
   } catch {
-    return 0; // the backend has exited
+    return null;
   }
 };
 
-/** Starts counting the CPU of the backends connected to `storage`'s database; the returned function reads the ms spent since (null off Linux). */
+/**
+ * Starts counting the CPU of the backends connected to `storage`'s database; the returned function
+ * reads the ms spent since (null off Linux). A backend that exits in between is not counted (the
+ * pool closes idle connections): measure a span that keeps its connections busy.
+ */
 export async function backendCpu(storage: PostgresStorage): Promise<() => Promise<number | null>> {
   if (!existsSync('/proc/self/stat')) return async () => null;
   const pids = async () =>
     (await storage.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()`)).rows.map((r) => r.pid);
-  const before = new Map((await pids()).map((p) => [p, ticksOf(p)]));
+  const before = new Map((await pids()).map((p) => [p, ticksOf(p) ?? 0]));
   return async () => {
     let ticks = 0;
-    for (const p of new Set([...before.keys(), ...(await pids())])) ticks += ticksOf(p) - (before.get(p) ?? 0);
+    for (const p of new Set([...before.keys(), ...(await pids())])) {
+      const now = ticksOf(p);
+      if (now !== null) ticks += now - (before.get(p) ?? 0);
+    }
     return ticks * TICK_MS;
   };
 }
