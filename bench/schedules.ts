@@ -175,8 +175,11 @@ async function benchPostgres(): Promise<void> {
   const { postgresReadDb } = await import('../server/src/storage/postgres/monitoring/postgresReadDb.js');
   const { spillPendingOccurrences } = await import('../server/src/storage/postgres/schedules/spillPendingOccurrences.js');
   const { insertHandWrittenCompactPg, takeCompactRows } = await import('./schedulesFloorPostgres.js');
+  const { backendCpu } = await import('./backendCpu.js');
 
   interface OneInstance {
+    /** CPU ms of this process and of the database's server processes, for the catch-up and for the floor. */
+    cpu: { catchUp: number; catchUpServer: number | null; floor: number; floorServer: number | null };
     floorMs: number;
     floorRows: number;
     spillMs: number;
@@ -208,9 +211,13 @@ async function benchPostgres(): Promise<void> {
         return { storage, store, manager: createScheduleManager(internalsFor(store, clock, events), options) };
       }));
       try {
+        const serverCpu = await backendCpu(engines[0]!.storage);
+        const cpuBefore = process.cpuUsage();
         const started = performance.now();
         await Promise.all(engines.map((e) => e.manager.materializer.drain(clock.now)));
         const ms = performance.now() - started;
+        const catchUpCpu = cpuMsSince(cpuBefore);
+        const catchUpServer = await serverCpu();
         const storage = engines[0]!.storage;
         const count = async (sql: string) => Number((await storage.query<{ n: string }>(sql)).rows[0]!.n);
         const compact = await count('SELECT COUNT(*) AS n FROM pending_occurrences');
@@ -222,9 +229,13 @@ async function benchPostgres(): Promise<void> {
 
         const reads = await measureBacklogReads(postgresReadDb(storage), clock.now, READ_ROUNDS);
         const taken = await takeCompactRows(storage);
+        const floorServerCpu = await backendCpu(storage);
+        const floorCpuBefore = process.cpuUsage();
         const floorStarted = performance.now();
         await insertHandWrittenCompactPg(storage, taken);
         const floorMs = performance.now() - floorStarted;
+        const floorCpu = cpuMsSince(floorCpuBefore);
+        const floorServer = await floorServerCpu();
         const spillStarted = performance.now();
         let spilled = 0;
         for (;;) {
@@ -233,7 +244,7 @@ async function benchPostgres(): Promise<void> {
           spilled += n;
         }
         const spillMs = performance.now() - spillStarted;
-        return { ms, occurrences, compact, duplicates, one: { floorMs, floorRows: taken.count, spillMs, spilled, reads } };
+        return { ms, occurrences, compact, duplicates, one: { cpu: { catchUp: catchUpCpu, catchUpServer, floor: floorCpu, floorServer }, floorMs, floorRows: taken.count, spillMs, spilled, reads } };
       } finally {
         for (const e of engines) {
           await e.store.dispose();
@@ -245,10 +256,14 @@ async function benchPostgres(): Promise<void> {
 
   const one = await catchUp(1);
   const o = one.one!;
-  console.log(`catch-up (PostgreSQL, one instance): ${SCHEDULES} schedules, ${one.occurrences} occurrences (${one.compact} compact) in ${one.ms.toFixed(0)} ms = ${Math.round(one.occurrences / (one.ms / 1000))} occurrences/s; ${loadLine()}`);
+  console.log(`catch-up (PostgreSQL, one instance): ${SCHEDULES} schedules, ${one.occurrences} occurrences (${one.compact} compact) in ${one.ms.toFixed(0)} ms (cpu ${o.cpu.catchUp} ms, server cpu ${o.cpu.catchUpServer ?? '?'} ms) = ${Math.round(one.occurrences / (one.ms / 1000))} occurrences/s; ${loadLine()}`);
   console.log(`reads during the backlog (${READ_ROUNDS} rounds): default list p99 ${o.reads.listP99Ms} ms, Pending p99 ${o.reads.pendingListP99Ms} ms, worst other p99 ${o.reads.worstP99Ms} ms (${o.reads.worst}), event loop delay max ${o.reads.eventLoopMaxMs} ms; ${loadLine()}`);
   const ratio = Math.round((one.ms / o.floorMs) * 100) / 100;
-  console.log(`floor: the same ${o.floorRows} compact rows inserted by hand in batches in ${o.floorMs.toFixed(0)} ms; catch-up / floor = ${ratio}; ${loadLine()}`);
+  const cpuSum = (a: number, b: number | null) => (b === null ? null : a + b);
+  const catchUpCpuMs = cpuSum(o.cpu.catchUp, o.cpu.catchUpServer);
+  const floorCpuMs = cpuSum(o.cpu.floor, o.cpu.floorServer);
+  const cpuRatio = catchUpCpuMs === null || floorCpuMs === null ? null : Math.round((catchUpCpuMs / floorCpuMs) * 100) / 100;
+  console.log(`floor: the same ${o.floorRows} compact rows inserted by hand in batches in ${o.floorMs.toFixed(0)} ms (cpu ${o.cpu.floor} ms, server cpu ${o.cpu.floorServer ?? '?'} ms); catch-up / floor = ${ratio} (cpu, both processes: ${cpuRatio ?? '?'}); ${loadLine()}`);
   console.log(`deferred: ${o.spilled} compact rows turned into task rows (audit, search words) in ${o.spillMs.toFixed(0)} ms; ${loadLine()}`);
   const two = await catchUp(2);
   const rows = await catchUp(1, TASK_ROWS);
@@ -262,7 +277,8 @@ async function benchPostgres(): Promise<void> {
   console.log(JSON.stringify({
     bench: 'schedules', storage: 'postgres', schedules: SCHEDULES, occurrences: one.occurrences, catchUpMs: Math.round(one.ms),
     twoInstancesMs: Math.round(two.ms), duplicates: two.duplicates, catchUpScaledMs: Math.round(scaled(one.ms)), twoInstancesScaledMs: Math.round(scaled(two.ms)),
-    floorMs: Math.round(o.floorMs), ratio, taskRowCatchUpMs: Math.round(rows.ms), taskRowCatchUpScaledMs: Math.round(scaled(rows.ms)), spillMs: Math.round(o.spillMs), floorScaledMs: Math.round(scaled(o.floorMs)), spillScaledMs: Math.round(scaled(o.spillMs)),
+    floorMs: Math.round(o.floorMs), ratio, catchUpCpuMs: o.cpu.catchUp, catchUpServerCpuMs: o.cpu.catchUpServer, floorCpuMs: o.cpu.floor,
+    floorServerCpuMs: o.cpu.floorServer, cpuRatio, catchUpCpuScaledMs: catchUpCpuMs === null ? null : Math.round(scaled(catchUpCpuMs)), taskRowCatchUpMs: Math.round(rows.ms), taskRowCatchUpScaledMs: Math.round(scaled(rows.ms)), spillMs: Math.round(o.spillMs), floorScaledMs: Math.round(scaled(o.floorMs)), spillScaledMs: Math.round(scaled(o.spillMs)),
     listP99Ms: o.reads.listP99Ms, pendingListP99Ms: o.reads.pendingListP99Ms, readsWorstP99Ms: o.reads.worstP99Ms, eventLoopMaxMs: o.reads.eventLoopMaxMs,
   }));
 }

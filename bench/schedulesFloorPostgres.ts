@@ -1,35 +1,47 @@
 // The floor of bench:schedules on PostgreSQL: the catch-up's compact occurrence rows (migration 19)
 // read back in insertion order, then written again by hand into the emptied table, in
-// transactions of the materializer's size (20,000 rows), one multi-row INSERT … SELECT FROM
-// unnest(…) each, nothing else (the table's indexes and its read-model trigger are the schema's,
-// as for the catch-up). New ids, as the catch-up assigns them.
+// transactions of the materializer's size (20,000 rows), one binary COPY each (the same statement
+// and encoding as the catch-up's, `connection/copyRows.ts`), nothing else: no planning, no schedule
+// reads or updates (the table's indexes and its read-model trigger are the schema's, as for the
+// catch-up). New ids, as the catch-up assigns them.
 import type { PostgresStorage } from '../server/src/storage/postgres/PostgresStorage.js';
+import { copyRows, type CopyColumn, type CopyValue } from '../server/src/storage/postgres/connection/copyRows.js';
 import { uuidV7 } from '../server/src/engine/uuidV7.js';
 
 const ROWS_PER_TRANSACTION = 20_000;
-const COLUMNS = ['schedule_ref', 'nominal_slot_at', 'scheduled_at', 'created_at', 'run_number', 'schedule_version', 'handler',
-  'misfire_kind', 'missed_from', 'missed_through', 'missed_count', 'missed_count_is_exact'] as const;
-const TYPES = ['bigint', 'bigint', 'bigint', 'bigint', 'int', 'int', 'text', 'text', 'bigint', 'bigint', 'int', 'int'];
+const COLUMNS: readonly CopyColumn[] = [
+  { name: 'schedule_ref', type: 'int8' }, { name: 'nominal_slot_at', type: 'int8' }, { name: 'scheduled_at', type: 'int8' },
+  { name: 'created_at', type: 'int8' }, { name: 'run_number', type: 'int4' }, { name: 'schedule_version', type: 'int4' },
+  { name: 'handler', type: 'text' }, { name: 'misfire_kind', type: 'text' }, { name: 'missed_from', type: 'int8' },
+  { name: 'missed_through', type: 'int8' }, { name: 'missed_count', type: 'int4' }, { name: 'missed_count_is_exact', type: 'int4' },
+];
+const ID: CopyColumn = { name: 'id', type: 'text' };
 
-/** The compact rows, column by column, in insertion order. */
-export type CompactColumns = unknown[][];
+/** The compact rows in insertion order, each with its id's place first (filled by the insert). */
+export interface CompactRows {
+  count: number;
+  rows: CopyValue[][];
+}
 
 /** Reads the catch-up's compact rows back (in seq order) and empties the table (TRUNCATE: no trigger, no dead rows left). */
-export async function takeCompactRows(storage: PostgresStorage): Promise<{ count: number; columns: CompactColumns }> {
-  const { rows } = await storage.query<Record<string, unknown>>(`SELECT ${COLUMNS.join(', ')} FROM pending_occurrences ORDER BY seq`);
+export async function takeCompactRows(storage: PostgresStorage): Promise<CompactRows> {
+  const select = COLUMNS.map((c) => (c.type === 'int8' ? `${c.name}::float8` : c.name)).join(', ');
+  const { rows } = await storage.pool.query<CopyValue[]>({ text: `SELECT NULL::text, ${select} FROM "${storage.schema}".pending_occurrences ORDER BY seq`, rowMode: 'array' });
   await storage.query('TRUNCATE pending_occurrences');
-  return { count: rows.length, columns: COLUMNS.map((c) => rows.map((r) => r[c])) };
+  return { count: rows.length, rows };
 }
 
 /** Inserts the rows by hand in batches; the caller times it. */
-export async function insertHandWrittenCompactPg(storage: PostgresStorage, rows: { count: number; columns: CompactColumns }): Promise<void> {
-  const unnest = TYPES.map((t, i) => `$${i + 2}::${t}[]`).join(', ');
-  const sql = `INSERT INTO pending_occurrences (id, ${COLUMNS.join(', ')}) SELECT * FROM unnest($1::text[], ${unnest})`;
-  for (let from = 0; from < rows.count; from += ROWS_PER_TRANSACTION) {
-    const to = Math.min(rows.count, from + ROWS_PER_TRANSACTION);
-    const ids = Array.from({ length: to - from }, () => uuidV7());
+export async function insertHandWrittenCompactPg(storage: PostgresStorage, taken: CompactRows): Promise<void> {
+  const columns = [ID, ...COLUMNS];
+  for (let from = 0; from < taken.count; from += ROWS_PER_TRANSACTION) {
+    const n = Math.min(taken.count, from + ROWS_PER_TRANSACTION) - from;
     await storage.transaction(async (c) => {
-      await c.query(sql, [ids, ...rows.columns.map((col) => col.slice(from, to))]);
+      await copyRows(c, 'pending_occurrences', columns, n, (i) => {
+        const row = taken.rows[from + i]!;
+        row[0] = uuidV7();
+        return row;
+      });
     });
   }
 }

@@ -133,6 +133,9 @@ export const BENCHES: BenchEntry[] = [
       // The floor: the same compact rows inserted by hand in batches, in the same run.
       lower('ratio', 'catch-up / hand-inserted floor', '×', 'ratio'),
       lower('floorScaledMs', 'the same compact rows inserted by hand (floor, scaled)', 'ms'),
+      // CPU of this process and of the database's backends: on a shared machine the wall time is mostly a wait for a core.
+      lower('cpuRatio', 'catch-up / floor, CPU of both processes', '×', 'ratio'),
+      lower('catchUpCpuScaledMs', 'catch-up CPU, this process + server backends (scaled)', 'ms'),
       lower('taskRowCatchUpScaledMs', 'the same catch-up as task rows (before migration 19, scaled)', 'ms'),
       lower('twoInstancesScaledMs', 'catch-up, two instances at once (scaled)', 'ms', 'absolute', below(15_000)),
       zero('duplicates', 'duplicate slots'),

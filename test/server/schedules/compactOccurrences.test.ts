@@ -116,6 +116,25 @@ describe('compact Pending occurrences', () => {
     expect(await contents(compact.sut)).toEqual(await contents(whole.sut));
   });
 
+  it('a catch-up over slots its schedule already holds compact writes none of them again, and fails nothing', async () => {
+    const sut = freshStore();
+    const clock = { now: T0 };
+    const manager = createScheduleManager(scheduleInternals(sut.store, () => clock.now, []), { compactFrom: 1 });
+    await upsertCatchUpSchedules(manager);
+    clock.now = T0 + DOWN;
+    await manager.materializer.drain(clock.now);
+    const rows = await count(sut, 'SELECT COUNT(*) FROM pending_occurrences');
+    const occurrences = () => count(sut, `SELECT SUM(n) FROM ${model(sut, 'stat_tasks')} WHERE is_occurrence = 1`);
+    const counted = await occurrences();
+    // The schedules' cursors back where they were before the catch-up (as an engine that read
+    // them before the catch-up committed would plan): the same slots are planned again.
+    await sut.probe.run(`UPDATE tasks SET cursor_at = ?, scheduled_at = ? WHERE parent_task_id IS NULL AND is_recurring = 1`, T0, T0);
+    const again = await manager.materializer.drain(clock.now);
+    expect(again.written).toBe(0);
+    expect(await count(sut, 'SELECT COUNT(*) FROM pending_occurrences')).toBe(rows);
+    expect(await occurrences()).toBe(counted);
+  });
+
   it('a compact row whose slot already has a task row is dropped and uncounted', async () => {
     const { sut } = await caughtUp(1);
     // One slot written whole as well (as a second engine with an older cursor might have).

@@ -81,6 +81,7 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
   postgres: {
     'PostgresStorage.ts': 'the pool, transactions and event bus one PostgreSQL storage holds; SQLite\'s is SqliteStorage in storage/Storage.ts.',
     'connection/connectionTrouble.ts': 'a lost or refused connection to a server; a SQLite file has none.',
+    'connection/copyRows.ts': 'rows sent to a server in binary COPY; SQLite inserts rows in process by prepared statements.',
     'connection/databaseClock.ts': 'instances compare instants on the database\'s clock; SQLite runs in one process.',
     'connection/describeConnectionError.ts': 'a connection string\'s errors, without its password.',
     'connection/storeClient.ts': 'a pooled client and its transaction; SQLite has one connection (taskWriter).',

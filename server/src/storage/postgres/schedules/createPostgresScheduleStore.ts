@@ -44,7 +44,10 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     let missed = 0;
     for (const o of collected) if (o.misfireKind === 'CatchUp') missed++;
     const form = missed > 0 && missed >= compactFrom ? 'compact' : 'tasks';
-    const sink = await withoutWrittenSlots(c, collected, form === 'compact' ? 'tasks' : 'compact');
+    // Task rows skip a slot already written as a task row by ON CONFLICT; COPY cannot, so compact
+    // rows leave out the slots written in either form (the schedule rows are locked: no other writer).
+    let sink = await withoutWrittenSlots(c, collected, form === 'compact' ? 'tasks' : 'compact');
+    if (form === 'compact') sink = await withoutWrittenSlots(c, sink, 'compact');
     if (sink.length === 0) return 0;
     sink.sort((a, b) => a.nominalSlotAt - b.nominalSlotAt);
     const ids = sink.map(() => newId());

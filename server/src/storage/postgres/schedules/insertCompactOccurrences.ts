@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { NewOccurrence } from '../../EngineStore.js';
+import { copyRows, type CopyColumn } from '../connection/copyRows.js';
 
 /** What a compact occurrence reads from its schedule: its number (`occurrence_schedules`) and handler. */
 export interface CompactParent {
@@ -18,12 +19,23 @@ export async function scheduleRefs(c: PoolClient, scheduleIds: readonly string[]
   return new Map(rows.map((r) => [r.schedule_id, Number(r.ref)]));
 }
 
+/** The compact occurrence's columns, in the order `insertCompactOccurrences` writes them (migration 19's types). */
+const COLUMNS: readonly CopyColumn[] = [
+  { name: 'id', type: 'text' }, { name: 'schedule_ref', type: 'int8' }, { name: 'nominal_slot_at', type: 'int8' },
+  { name: 'scheduled_at', type: 'int8' }, { name: 'created_at', type: 'int8' }, { name: 'run_number', type: 'int4' },
+  { name: 'schedule_version', type: 'int4' }, { name: 'handler', type: 'text' }, { name: 'misfire_kind', type: 'text' },
+  { name: 'missed_from', type: 'int8' }, { name: 'missed_through', type: 'int8' }, { name: 'missed_count', type: 'int4' },
+  { name: 'missed_count_is_exact', type: 'int4' },
+];
+
 /**
- * Inserts Pending occurrences in their compact form (migration 19) in one statement, in the order
+ * Inserts Pending occurrences in their compact form (migration 19) with one COPY, in the order
  * given, with `ids[i]` as the id of `rows[i]`; `parents` gives each schedule's number and handler
- * (an occurrence's handler is stored only where it differs). A slot that already has a compact
- * occurrence is skipped. The read models count the rows written (the table's insert trigger).
- * Returns how many rows were written.
+ * (an occurrence's handler is stored only where it differs). The caller has left out every slot
+ * its schedule already holds (`withoutWrittenSlots`, both forms, under the schedule row's lock):
+ * COPY has no ON CONFLICT, so a slot written twice fails the transaction instead of being skipped.
+ * The read models count the rows written (the table's insert trigger, which COPY fires as INSERT
+ * does). Returns how many rows were written.
  */
 export async function insertCompactOccurrences(
   c: PoolClient,
@@ -31,23 +43,10 @@ export async function insertCompactOccurrences(
   ids: readonly string[],
   parents: ReadonlyMap<string, CompactParent>,
 ): Promise<number> {
-  if (rows.length === 0) return 0;
-  const col = <T>(f: (o: NewOccurrence, i: number) => T) => rows.map(f);
-  const parent = (o: NewOccurrence) => parents.get(o.parentTaskId)!;
-  const res = await c.query(
-    `INSERT INTO pending_occurrences (id, schedule_ref, nominal_slot_at, scheduled_at, created_at, run_number, schedule_version, handler,
-                                      misfire_kind, missed_from, missed_through, missed_count, missed_count_is_exact)
-     SELECT id, ref, slot, due, created, run, version, handler, kind, mfrom, mthrough, mcount, mexact
-       FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::int[], $7::int[], $8::text[], $9::text[],
-                   $10::bigint[], $11::bigint[], $12::int[], $13::int[])
-            WITH ORDINALITY AS o(id, ref, slot, due, created, run, version, handler, kind, mfrom, mthrough, mcount, mexact, ord)
-      ORDER BY ord
-     ON CONFLICT (schedule_ref, nominal_slot_at) DO NOTHING`,
-    [
-      [...ids], col((o) => parent(o).ref), col((o) => o.nominalSlotAt), col((o) => o.scheduledAt), col((o) => o.createdAt), col((o) => o.runNumber),
-      col((o) => o.scheduleVersion), col((o) => (o.handler === parent(o).handler ? null : o.handler)), col((o) => o.misfireKind),
-      col((o) => o.missedFrom), col((o) => o.missedThrough), col((o) => o.missedCount), col((o) => o.missedCountIsExact),
-    ],
-  );
-  return res.rowCount ?? 0;
+  return copyRows(c, 'pending_occurrences', COLUMNS, rows.length, (i) => {
+    const o = rows[i]!;
+    const parent = parents.get(o.parentTaskId)!;
+    return [ids[i]!, parent.ref, o.nominalSlotAt, o.scheduledAt, o.createdAt, o.runNumber, o.scheduleVersion,
+      o.handler === parent.handler ? null : o.handler, o.misfireKind, o.missedFrom, o.missedThrough, o.missedCount, o.missedCountIsExact];
+  });
 }

@@ -2,8 +2,8 @@ import type { PoolClient } from 'pg';
 import type { NewOccurrence } from '../../EngineStore.js';
 
 /**
- * Where a schedule's slots are already written in the other form than the one about to be
- * written (migration 19: an occurrence is a task row or a compact row, never both).
+ * Where a schedule's slots may already be written (migration 19: an occurrence is a task row or a
+ * compact row, never both).
  * - 'tasks': task rows, by the (parent_task_id, nominal_slot_at) index;
  * - 'compact': compact occurrences, by the (schedule_ref, nominal_slot_at) index.
  */
