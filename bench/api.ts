@@ -6,7 +6,8 @@
 //    BENCH_API_KEEP=1 keeps the file; BENCH_API_FILE=path measures such a file without seeding.
 //    `--storage postgres` (or BENCH_API_STORAGE=postgres; server BENCH_PG, default the local one)
 //    seeds its own PostgreSQL database instead (bench/apiSeedPostgres.ts), dropped at the end;
-//    BENCH_API_KEEP=1 keeps it, BENCH_API_PG_DB=name measures such a database without seeding.
+//    BENCH_API_KEEP=1 keeps it, BENCH_API_PG_DB=name measures such a database without seeding;
+//    BENCH_API_PG_TAG=word puts the word in a seeded database's name (to find a kept one).
 // 2. Starts the monitoring (standalone, authentication on) in a child process and measures each
 //    endpoint from this process with autocannon over loopback (1 connection: latency = service time).
 // 3. Times the bare SQL of GET /tasks (default page + count) in-process as the floor.
@@ -193,7 +194,7 @@ async function preparePostgres(): Promise<Prepared> {
   const admin = async (sql: string) => {
     await adminOn(PG_ADMIN, sql);
   };
-  const name = REUSE_PG_DB ?? `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+  const name = REUSE_PG_DB ?? `svc_bench_api_${process.env.BENCH_API_PG_TAG ? `${process.env.BENCH_API_PG_TAG}_` : ''}${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
   if (!REUSE_PG_DB) await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;
