@@ -16,6 +16,7 @@
 //    than the HTTP run's, so that run found the page cache as it was).
 // 5. `--metrics` (or BENCH_API_METRICS=1): also the Prometheus scrape GET /svc-monitoring/metrics
 //    (the global gauges over the seeded store; a standalone monitoring has no engine families).
+//    BENCH_API_ONLY=regex measures only the variants whose printed name matches (measure-only reruns).
 // The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
 import autocannon from 'autocannon';
 import type { Database } from 'better-sqlite3';
@@ -44,7 +45,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** BENCH_API_ONLY=regex: measures only the variants whose name it matches (the others are reported as null). */
+const ONLY = process.env.BENCH_API_ONLY ? new RegExp(process.env.BENCH_API_ONLY) : undefined;
+
 async function measure(base: string, token: string, name: string, paths: string[]): Promise<{ p50: number; p99: number; rps: number }> {
+  if (ONLY && !ONLY.test(name)) return { p50: NaN, p99: NaN, rps: 0 };
   // A list variant that answers nothing measures nothing: each must find rows (of its first paths).
   let body: { totalCount?: number } = {};
   for (const path of paths.slice(0, 10)) {
