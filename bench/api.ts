@@ -6,7 +6,8 @@
 //    BENCH_API_KEEP=1 keeps the file; BENCH_API_FILE=path measures such a file without seeding.
 //    `--storage postgres` (or BENCH_API_STORAGE=postgres; server BENCH_PG, default the local one)
 //    seeds its own PostgreSQL database instead (bench/apiSeedPostgres.ts), dropped at the end;
-//    BENCH_API_KEEP=1 keeps it, BENCH_API_PG_DB=name measures such a database without seeding.
+//    BENCH_API_KEEP=1 keeps it, BENCH_API_PG_DB=name measures such a database without seeding;
+//    BENCH_API_PG_TAG=word puts the word in a seeded database's name (to find a kept one).
 // 2. Starts the monitoring (standalone, authentication on) in a child process and measures each
 //    endpoint from this process with autocannon over loopback (1 connection: latency = service time).
 // 3. Times the bare SQL of GET /tasks (default page + count) in-process as the floor.
@@ -15,6 +16,7 @@
 //    than the HTTP run's, so that run found the page cache as it was).
 // 5. `--metrics` (or BENCH_API_METRICS=1): also the Prometheus scrape GET /svc-monitoring/metrics
 //    (the global gauges over the seeded store; a standalone monitoring has no engine families).
+//    BENCH_API_ONLY=regex measures only the variants whose printed name matches (measure-only reruns).
 // The last line is one JSON object. The database lives in a temp dir, deleted afterwards.
 import autocannon from 'autocannon';
 import type { Database } from 'better-sqlite3';
@@ -43,7 +45,11 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** BENCH_API_ONLY=regex: measures only the variants whose name it matches (the others are reported as null). */
+const ONLY = process.env.BENCH_API_ONLY ? new RegExp(process.env.BENCH_API_ONLY) : undefined;
+
 async function measure(base: string, token: string, name: string, paths: string[]): Promise<{ p50: number; p99: number; rps: number }> {
+  if (ONLY && !ONLY.test(name)) return { p50: NaN, p99: NaN, rps: 0 };
   // A list variant that answers nothing measures nothing: each must find rows (of its first paths).
   let body: { totalCount?: number } = {};
   for (const path of paths.slice(0, 10)) {
@@ -193,7 +199,7 @@ async function preparePostgres(): Promise<Prepared> {
   const admin = async (sql: string) => {
     await adminOn(PG_ADMIN, sql);
   };
-  const name = REUSE_PG_DB ?? `svc_bench_api_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
+  const name = REUSE_PG_DB ?? `svc_bench_api_${process.env.BENCH_API_PG_TAG ? `${process.env.BENCH_API_PG_TAG}_` : ''}${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`;
   if (!REUSE_PG_DB) await admin(`CREATE DATABASE "${name}"`);
   const url = new URL(PG_ADMIN);
   url.pathname = `/${name}`;

@@ -101,7 +101,7 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
           [FAILED_EXCEPTION],
         ),
       },
-      { name: 'search words', run: (c) => c.query(`INSERT INTO task_search (seq, words) SELECT seq, svc_request_vector(request) FROM tasks`) },
+      { name: 'search words', run: (c) => c.query(`INSERT INTO task_search (seq, created_at, words) SELECT seq, created_at, svc_request_vector(request) FROM tasks`) },
       ...ofTable('status_audit').map((i) => indexJob(i, ['audits'])),
       ...ofTable('task_search').map((i) => indexJob(i, ['search words'])),
       ...taskIndexes,

@@ -117,4 +117,60 @@ describe('PostgreSQL argument search over the task_search table', () => {
     expect(await search('gold', 'CUST-40')).toEqual([rows[40]!.id, rows[240]!.id].sort());
     expect(await search('gold', 'CUST-42')).toEqual([]);
   });
+
+  it('an argument search alone pages its matches in creation order and reads the task table for the page only', async () => {
+    // 300 matches, creation times with ties (the insertion order breaks them), among other tasks.
+    const zed = Array.from({ length: 300 }, (_, i) => task({ customer: 'Zed Corp', line: i }, { createdAt: 50_000 + Math.floor(i / 3) }));
+    await store.commit(batch(6_000, { insertTasks: [...zed.slice(0, 150), task({ customer: 'Other Ltd' }), ...zed.slice(150)] }));
+    const query = storage.query.bind(storage);
+    const expected = async (desc: boolean, offset: number) =>
+      (await query<{ id: string }>(
+        `SELECT id FROM tasks WHERE request LIKE '%Zed Corp%' ORDER BY created_at ${desc ? 'DESC' : 'ASC'}, seq ${desc ? 'DESC' : 'ASC'} LIMIT 20 OFFSET $1`, [offset],
+      )).rows.map((r) => r.id);
+    // The statements the list runs, to read their plans.
+    const statements: { text: string; params: unknown[] }[] = [];
+    storage.query = (async (text: string, params?: unknown[]) => {
+      statements.push({ text, params: params ?? [] });
+      return query(text, params);
+    }) as typeof storage.query;
+    try {
+      for (const [desc, page] of [[true, 1], [true, 2], [false, 3], [true, 15]] as const) {
+        statements.length = 0;
+        const listed = await monitoring.listTasks({ requestSearch: ['"zed corp"'], sortBy: 'CreatedAtUtc', sortDescending: desc, page, pageSize: 20 });
+        expect(listed.totalCount).toBe(300);
+        expect(listed.items.map((t) => t.id)).toEqual(await expected(desc, (page - 1) * 20));
+        // The task table is read for the page's rows, not once per match (300). The plans are read
+        // as the planner makes them for a large table (by index: here a scan of the whole small
+        // table would be cheaper).
+        let taskRows = 0;
+        const c = await storage.pool.connect();
+        try {
+          await c.query(`SET enable_seqscan = off`);
+          for (const { text, params } of statements) {
+            const [plan] = (await c.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, params)).rows[0]!['QUERY PLAN'];
+            taskRows += rowsReadFrom(plan.Plan, 'tasks');
+          }
+        } finally {
+          await c.query(`RESET enable_seqscan`);
+          c.release();
+        }
+        expect(taskRows).toBeLessThanOrEqual(20);
+      }
+    } finally {
+      storage.query = query;
+    }
+  });
 });
+
+interface PlanNode {
+  'Relation Name'?: string;
+  'Actual Rows': number;
+  'Actual Loops': number;
+  Plans?: PlanNode[];
+}
+
+/** The rows the plan's scans of `relation` returned, over all their loops. */
+function rowsReadFrom(node: PlanNode, relation: string): number {
+  const own = node['Relation Name'] === relation ? node['Actual Rows'] * node['Actual Loops'] : 0;
+  return own + (node.Plans ?? []).reduce((n, child) => n + rowsReadFrom(child, relation), 0);
+}

@@ -53,8 +53,21 @@ export interface ReadDialect {
   readonly schemaVersionSql: string;
   /** The newest schema version this code knows (its last migration). */
   readonly latestSchemaVersion: number;
+  /**
+   * Where the store keeps each request's words in a table beside its task's insertion order and
+   * creation time (PostgreSQL's task_search): an argument search alone, listed by creation time,
+   * is counted and paged there, and only the page's task rows are read.
+   */
+  requestWords?: RequestWordsDialect;
   /** The search rows and their full-text indexes, where the store keeps them (SQLite). */
   searchRows?: SearchRowsDialect;
+}
+
+/** A table of request words with the columns `seq` (the task's insertion order) and `created_at` (its creation time). */
+export interface RequestWordsDialect {
+  readonly table: string;
+  /** The condition on the table's rows whose request has every term (a word or a quoted phrase) as a phrase. */
+  match(terms: readonly string[]): SqlFragment;
 }
 
 /** A piece of SQL and the values of its `?` placeholders, in order. */

@@ -126,6 +126,15 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
       const rows = await db.query<TaskSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE ${searchRows.tasksOf(pageIds)} ORDER BY ${order}`, [...ids.params, limit, skip]);
       return pageOf(rows, totalCount);
     }
+    // Argument search alone, sorted by creation time, where the words' table carries the creation
+    // time: the matches found there (read anyway for the phrase check) are counted and sorted
+    // there, and only the page's task rows are read.
+    const words = dialect.requestWords;
+    if (words && where.requestMatchOnly !== undefined && query.sortBy === 'CreatedAtUtc') {
+      const match = words.match(where.requestMatchOnly);
+      const seq = dialect.insertionOrder;
+      return pageOfMatched(words.table, `WHERE ${match.sql}`, match.params, ['created_at', seq], [seq, seq]);
+    }
     // A full-text match whose other filters and sort order the search rows can answer: all of it
     // in the search rows (a few columns each), then only the page's task rows.
     const rowOrder = SEARCH_ROW_ORDER_COLUMNS[query.sortBy] ?? (query.sortBy === 'Status' && searchRows?.status ? ['status', 'created_at'] : undefined);

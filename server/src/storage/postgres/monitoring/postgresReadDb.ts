@@ -1,6 +1,6 @@
 import type { QueryResultRow } from 'pg';
 import { containsPattern } from '../../common/containsPattern.js';
-import type { ReadDb, ReadDialect, ReadModel } from '../../common/reads/ReadDb.js';
+import type { ReadDb, ReadDialect, ReadModel, RequestWordsDialect } from '../../common/reads/ReadDb.js';
 import { KEY_INDEX_MIN_CHARS } from '../../common/taskListTerms.js';
 import { pgMigrations } from '../migrations/index.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
@@ -20,6 +20,20 @@ const MODEL_VIEWS: Record<ReadModel, string> = {
   failure_groups_day: 'failure_groups_day_v',
 };
 
+// task_search (kept by triggers on tasks) holds each request's words, with a GIN index, and the
+// task's seq and creation time (migration 21). The index is read for the terms' rare words
+// (svc_request_lookup, migration 14); the phrases are checked on the rows found, through
+// ts_match_vq: a function call, which the planner does not take as an index condition (the
+// operator @@ it would).
+const REQUEST_WORDS: RequestWordsDialect = {
+  table: 'task_search',
+  match: (terms) => ({
+    sql: `words @@ svc_request_lookup(?::text[])
+      AND ts_match_vq(words, ${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')})`,
+    params: [[...terms], ...terms],
+  }),
+};
+
 const POSTGRES_READS: ReadDialect = {
   name: 'postgres',
   model: (name) => MODEL_VIEWS[name],
@@ -30,15 +44,11 @@ const POSTGRES_READS: ReadDialect = {
   orderKey: (column, descending) =>
     `${column} ${descending ? 'DESC' : 'ASC'}${NOT_NULL.has(column) ? '' : descending ? ' NULLS LAST' : ' NULLS FIRST'}`,
   contains: (column) => `strpos(lower(${column}), lower(?)) > 0`,
-  // task_search (kept by triggers on tasks) holds each request's words, with a GIN index. The
-  // index is read for the terms' rare words (svc_request_lookup, migration 14); the phrases are
-  // checked on the rows found, through ts_match_vq: a function call, which the planner does not
-  // take as an index condition (the operator @@ it would).
-  requestMatch: (terms) => ({
-    sql: `seq IN (SELECT seq FROM task_search WHERE words @@ svc_request_lookup(?::text[])
-      AND ts_match_vq(words, ${terms.map(() => `phraseto_tsquery('simple', svc_search_words(?))`).join(' && ')}))`,
-    params: [[...terms], ...terms],
-  }),
+  requestMatch: (terms) => {
+    const match = REQUEST_WORDS.match(terms);
+    return { sql: `seq IN (SELECT seq FROM ${REQUEST_WORDS.table} WHERE ${match.sql})`, params: match.params };
+  },
+  requestWords: REQUEST_WORDS,
   keyContains: (term) =>
     [...term].length >= KEY_INDEX_MIN_CHARS
       ? // The trigram index of keys (ILIKE compares letters case-insensitively).
