@@ -15,11 +15,8 @@ const OWN_COLUMNS = new Set(['created_at', 'scheduled_at']);
 const CONSTANT_COLUMNS = new Set(['status', 'started_at', 'last_execution_at', 'execution_time_ms']);
 const GROUP_COLUMNS = new Set(['type', 'queue']);
 
-/** Each schedule's compact rows in an own column's order (migration 19 on SQLite, 20 on PostgreSQL). */
-const SCHEDULE_INDEX: Record<string, string> = {
-  created_at: 'ix_pending_occurrences_schedule_created',
-  scheduled_at: 'ix_pending_occurrences_schedule_due',
-};
+/** Each schedule's compact rows in creation order (migration 19 on SQLite, 20 on PostgreSQL). */
+const SCHEDULE_INDEX: Record<string, string> = { created_at: 'ix_pending_occurrences_schedule_created' };
 
 /**
  * How many index entries a per-schedule merge may read (and sort) before walking the list's
@@ -27,7 +24,7 @@ const SCHEDULE_INDEX: Record<string, string> = {
  */
 const MERGE_ENTRIES = 50_000;
 /** A merge this small is read at once (a few schedules' first rows). */
-const SMALL_MERGE_ENTRIES = 2_000;
+const SMALL_MERGE_ENTRIES = 20_000;
 
 /**
  * Which compact rows a list reads and how. `plain`: every condition of the view's WHERE is either
@@ -50,8 +47,8 @@ export interface CompactScope {
  * - a sort by type or queue: the groups of matching schedules in order, skipping a whole group by
  *   its count of rows;
  * - within a group (or all matching schedules, when only some match): each schedule's first rows
- *   from its own index, merged (`eachRows`), or the list's index walked keeping the chosen
- *   schedules' rows, whichever reads fewer entries (see `read`).
+ *   (by its creation-time index, or every row by the slot index), merged (`eachRows`), or the
+ *   list's index walked keeping the chosen schedules' rows, whichever reads fewer entries (`read`).
  * With `plain` false the matching schedules are not known ahead: the list's index is walked with
  * the WHERE applied to each row, group by group for a sort by type or queue.
  */
@@ -81,7 +78,7 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
         WHERE EXISTS (SELECT 1 FROM pending_occurrences p WHERE p.schedule_ref = r.ref) GROUP BY g ORDER BY g ${dir}`,
     );
     const out: number[] = [];
-    let wanted = skip + take;
+    const wanted = skip + take;
     for (const { refs } of groups) {
       if (out.length >= wanted) break;
       // (unhinted: the group's rows walked in the sort index's order, not collected through the slot index and sorted)
@@ -119,12 +116,10 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
   }
 
   const index = keys.length === 0 ? undefined : SCHEDULE_INDEX[keys[0]!];
-  // A schedule's first `limit` rows in the list's order: by its own index of the sort column, or
-  // (no own sort column: seq's order) its rows by the slot index, sorted.
+  // A schedule's first `limit` rows in the list's order: by its index in creation order, or (due
+  // order; seq's order) its rows by the slot index, sorted.
   const perSchedule = (value: string) =>
-    index === undefined
-      ? `SELECT q.seq FROM pending_occurrences q ${db.dialect.indexedBy('ux_pending_occurrences_slot')} WHERE q.schedule_ref = ${value} ORDER BY q.seq ${dir} LIMIT ?`
-      : `SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
+    `SELECT q.seq FROM pending_occurrences q ${index === undefined ? db.dialect.indexedBy('ux_pending_occurrences_slot') : ''} WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
   const span = async () => {
     const [r] = await db.query<{ lo: number | string | null; hi: number | string | null }>(
       `SELECT (SELECT MIN(seq) FROM pending_occurrences) AS lo, (SELECT MAX(seq) FROM pending_occurrences) AS hi`,
@@ -138,8 +133,8 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
     if (refs.length === withRows) {
       return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [limit, offset]));
     }
-    // A merge reads `wanted` entries a schedule in the sort column's order (every row of each in
-    // seq's order: at most the span of seqs over the schedules with rows, a schedule) and sorts
+    // A merge reads `wanted` entries a schedule in creation order (every row of each in another
+    // order: at most the span of seqs over the schedules with rows, a schedule) and sorts
     // them. A walk reads the list's index and each entry's schedule until it has `wanted` of the
     // chosen schedules' rows: short when they are spread through the index, the whole index when
     // a catch-up wrote them at its far end. So: a small merge at once; a merge of at most
