@@ -117,9 +117,13 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
 
   const index = keys.length === 0 ? undefined : SCHEDULE_INDEX[keys[0]!];
   // A schedule's first `limit` rows in the list's order: by its index in creation order, or (due
-  // order; seq's order) its rows by the slot index, sorted.
+  // order; seq's order) its rows by the slot index, sorted. The sort keys of the latter are
+  // expressions (+ 0), so that no planner walks the whole due or seq index for one schedule's rows.
   const perSchedule = (value: string) =>
-    `SELECT q.seq FROM pending_occurrences q ${index === undefined ? db.dialect.indexedBy('ux_pending_occurrences_slot') : ''} WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
+    index === undefined
+      ? `SELECT q.seq FROM pending_occurrences q ${db.dialect.indexedBy('ux_pending_occurrences_slot')} WHERE q.schedule_ref = ${value}
+          ORDER BY ${[...keys, 'seq'].map((c) => `q.${c} + 0 ${dir}`).join(', ')} LIMIT ?`
+      : `SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
   const span = async () => {
     const [r] = await db.query<{ lo: number | string | null; hi: number | string | null }>(
       `SELECT (SELECT MIN(seq) FROM pending_occurrences) AS lo, (SELECT MAX(seq) FROM pending_occurrences) AS hi`,
