@@ -29,7 +29,7 @@ import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { createSqliteEngineStore } from '../server/src/storage/sqlite/createSqliteEngineStore.js';
 import { openSqliteStorage } from '../server/src/storage/sqlite/openSqliteStorage.js';
 import { sqliteReadDb } from '../server/src/storage/sqlite/monitoring/sqliteReadDb.js';
-import { measureBacklogReads } from './backlogReads.js';
+import { backlogScheduleShape, formatBacklogReads, measureBacklogReads } from './backlogReads.js';
 import { withBenchDatabase } from './benchDatabase.js';
 import { insertHandWrittenCompact, insertHandWrittenOccurrences, readCompactColumns, readOccurrenceColumns } from './schedulesFloor.js';
 import { spillPendingOccurrences } from '../server/src/storage/sqlite/schedules/spillPendingOccurrences.js';
@@ -58,7 +58,7 @@ const TASK_ROWS = { compactFrom: Number.POSITIVE_INFINITY };
 
 async function upsertSchedules(manager: DurableScheduleManager): Promise<void> {
   for (let i = 0; i < SCHEDULES; i++) {
-    await manager.upsert({ key: `minute-${i}`, type: 'Bench.EveryMinute', cron: '* * * * *', misfire: { policy: 'ReplayAll', overflowCap: 2000 } });
+    await manager.upsert({ key: `minute-${i}`, ...backlogScheduleShape(i), cron: '* * * * *', misfire: { policy: 'ReplayAll', overflowCap: 2000 } });
   }
 }
 
@@ -107,6 +107,7 @@ async function benchSqlite(): Promise<void> {
     // the dashboard during the backlog: the task list, its filters, sorts and pages, counts, overview
     const reads = await measureBacklogReads(sqliteReadDb(db), clock.now, READ_ROUNDS);
     console.log(`reads during the backlog (${READ_ROUNDS} rounds): default list p99 ${reads.listP99Ms} ms, Pending p99 ${reads.pendingListP99Ms} ms, worst other p99 ${reads.worstP99Ms} ms (${reads.worst}), event loop delay max ${reads.eventLoopMaxMs} ms; ${loadLine()}`);
+    console.log(formatBacklogReads(reads));
 
     // the floors: the same rows by hand, into copies of the database as it was before the catch-up
     const floor = (target: string, read: typeof readCompactColumns, insert: typeof insertHandWrittenCompact) => {
@@ -258,6 +259,7 @@ async function benchPostgres(): Promise<void> {
   const o = one.one!;
   console.log(`catch-up (PostgreSQL, one instance): ${SCHEDULES} schedules, ${one.occurrences} occurrences (${one.compact} compact) in ${one.ms.toFixed(0)} ms (cpu ${o.cpu.catchUp} ms, server cpu ${o.cpu.catchUpServer ?? '?'} ms) = ${Math.round(one.occurrences / (one.ms / 1000))} occurrences/s; ${loadLine()}`);
   console.log(`reads during the backlog (${READ_ROUNDS} rounds): default list p99 ${o.reads.listP99Ms} ms, Pending p99 ${o.reads.pendingListP99Ms} ms, worst other p99 ${o.reads.worstP99Ms} ms (${o.reads.worst}), event loop delay max ${o.reads.eventLoopMaxMs} ms; ${loadLine()}`);
+  console.log(formatBacklogReads(o.reads));
   const ratio = Math.round((one.ms / o.floorMs) * 100) / 100;
   const cpuSum = (a: number, b: number | null) => (b === null ? null : a + b);
   const catchUpCpuMs = cpuSum(o.cpu.catchUp, o.cpu.catchUpServer);

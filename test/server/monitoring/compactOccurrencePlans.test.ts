@@ -16,10 +16,11 @@ import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { insertTask } from '../../fixtures/server/servedMonitoring.js';
 
 // A catch-up backlog of 50,400 compact occurrences (35 minute schedules of three types in four
-// queues, 24 h down) among a few task rows. The task list pages its compact rows by an index
-// (created_at: migration 16; scheduled_at: migration 15): no statement of a list with the default
-// sort, a status filter, any sort or a later page scans the compact table whole or sorts it, and
-// each page (the first ones and the last ones) holds the rows a plain sort of task rows and
+// queues, and two written first in a small group of their own, 24 h down) among a few task rows.
+// The task list pages its compact rows by an index (created_at: migration 16; scheduled_at:
+// migration 15; each schedule's rows: migration 19): no statement of a list with the default sort,
+// a status filter, a queue or type filter, any sort or a later page (the middle one too) scans the
+// compact table whole or sorts it, and each page holds the rows a plain sort of task rows and
 // compact rows together gives.
 
 const MIN = 60_000;
@@ -53,7 +54,7 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
     const manager = createScheduleManager(scheduleInternals(createSqliteEngineStore(storage), () => clock.now, []));
     for (let i = 0; i < SCHEDULES; i++) {
       await manager.upsert({
-        key: `minute-${i}`, type: `Backlog.Kind${i % 3}`, queue: `q${i % 4}`, cron: '* * * * *',
+        key: `minute-${i}`, type: i < 2 ? 'Backlog.Rare' : `Backlog.Kind${i % 3}`, queue: i < 2 ? 'rare' : `q${i % 4}`, cron: '* * * * *',
         misfire: { policy: 'ReplayAll', overflowCap: 2000 },
       });
     }
@@ -86,14 +87,18 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
   /** Every row's id in the list's order, by a plain sort of every task row and compact row together (what the list answered before it read an index). */
   const sorted = new Map<string, string[]>();
   const reference = (q: TaskListQuery): string[] => {
-    const key = JSON.stringify([q.statuses, q.sortBy, q.sortDescending]);
+    const key = JSON.stringify([q.statuses, q.queueName, q.taskType, q.sortBy, q.sortDescending]);
     let ids = sorted.get(key);
     if (ids === undefined) {
       const cols = 'id, status, type, queue, created_at, scheduled_at, started_at, last_execution_at, execution_time_ms, rowid AS ord';
-      const where = q.statuses ? `WHERE status IN (${q.statuses.map(() => '?').join(', ')})` : '';
+      const conds: string[] = [];
+      const params: unknown[] = [];
+      if (q.statuses) conds.push(`status IN (${q.statuses.map(() => '?').join(', ')})`), params.push(...q.statuses);
+      if (q.queueName !== undefined) conds.push('queue = ?'), params.push(q.queueName);
+      if (q.taskType !== undefined) conds.push(`instr(lower(type), lower(?)) > 0`), params.push(q.taskType);
+      const where = conds.length > 0 ? `WHERE ${conds.join(' AND ')}` : '';
       const dir = q.sortDescending ? 'DESC' : 'ASC';
       const order = [...SORT_COLUMNS[q.sortBy], 'ord'].map((c) => `${c} ${dir}`).join(', ');
-      const params = q.statuses ?? [];
       ids = storage.db
         .prepare(`SELECT id FROM (SELECT ${cols} FROM tasks ${where} UNION ALL SELECT ${cols} FROM pending_occurrence_tasks ${where}) ORDER BY ${order}`)
         .pluck()
@@ -113,13 +118,29 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
       }));
 
   const STATUS_FILTERS: (TaskStatus[] | undefined)[] = [undefined, ['Pending'], ['Pending', 'Queued'], ['Completed']];
+  // A schedule's column: the small group (2 schedules, written first), a queue and a type of about a third.
+  const GROUP_FILTERS: [string, Partial<TaskListQuery>, number[]][] = [
+    ['queue rare', { queueName: 'rare' }, [1, 72, 144]],
+    ['queue q1', { queueName: 'q1' }, [1, 200, 401]],
+    ['type Rare', { taskType: 'Backlog.Rare' }, [1, 72, 144]],
+    ['type Kind2', { taskType: 'kind2' }, [1, 300, 577]],
+  ];
   const SORTS = Object.keys(SORT_COLUMNS) as TaskSortField[];
   const cases: [string, TaskListQuery][] = [];
   for (const statuses of STATUS_FILTERS) {
     for (const sortBy of SORTS) {
       for (const sortDescending of [true, false]) {
-        for (const page of [1, 4, 2520, 2521]) {
+        for (const page of [1, 4, 1260, 2520, 2521]) {
           cases.push([`${statuses?.join('+') ?? 'all'} by ${sortBy} ${sortDescending ? 'desc' : 'asc'}, page ${page}`, { sortBy, sortDescending, page, pageSize: 20, statuses }]);
+        }
+      }
+    }
+  }
+  for (const [name, filter, pages] of GROUP_FILTERS) {
+    for (const sortBy of SORTS) {
+      for (const sortDescending of [true, false]) {
+        for (const page of pages) {
+          cases.push([`${name} by ${sortBy} ${sortDescending ? 'desc' : 'asc'}, page ${page}`, { sortBy, sortDescending, page, pageSize: 20, ...filter }]);
         }
       }
     }
@@ -130,23 +151,41 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
     const page = await store.listTasks(q);
     statements.push(recorded.map((r) => r.sql));
     expect(page.items.map((t) => t.id)).toEqual(reference(q));
-    expect(page.totalCount).toBe(sorted.get(JSON.stringify([q.statuses, q.sortBy, q.sortDescending]))!.length);
+    expect(page.totalCount).toBe(sorted.get(JSON.stringify([q.statuses, q.queueName, q.taskType, q.sortBy, q.sortDescending]))!.length);
     for (const { sql, plan } of plansOf(recorded)) {
       const detail = `${sql}\n${plan.join('\n')}`;
-      // The page's seqs: read in the list's order (an index, or the table's own seq order) and
-      // stopped at the LIMIT; a TEMP B-TREE would be a sort of every matching compact row.
-      if (/^SELECT seq FROM pending_occurrence_tasks/.test(sql)) expect(plan.join('\n'), detail).not.toMatch(/TEMP B-TREE/);
-      // Every other statement reads compact rows by key: a bare "SCAN p" reads every one.
-      else expect(plan.filter((d) => /^SCAN p$/.test(d)), detail).toEqual([]);
+      if (/^SELECT (p\.)?seq (AS seq )?FROM (pending_occurrence_tasks|pending_occurrences p) /.test(sql)) {
+        // A walk of the page's seqs: read in the list's order (an index, or the table's own seq
+        // order) and stopped at the LIMIT; a TEMP B-TREE would be a sort of every matching row.
+        expect(plan.join('\n'), detail).not.toMatch(/TEMP B-TREE/);
+      } else if (/^SELECT w\.seq/.test(sql)) {
+        // A bounded walk: the list's order read to its LIMIT (an index, or seq's own order).
+        expect(plan.filter((d) => /^SCAN p/.test(d)).every((d) => d === 'SCAN p' || /USING (COVERING )?INDEX ix_pending_occurrences_(created|due)/.test(d)), detail).toBe(true);
+      } else if (/CROSS JOIN pending_occurrences AS x/.test(sql)) {
+        // A merge: each schedule's first rows by an index of that schedule's rows.
+        expect(plan.filter((d) => /^SCAN (x|q)\b/.test(d)), detail).toEqual([]);
+        expect(plan.filter((d) => /^SEARCH q USING (COVERING )?INDEX (ix_pending_occurrences_schedule_|ux_pending_occurrences_slot)/.test(d)), detail).toHaveLength(1);
+      } else {
+        // Every other statement reads compact rows by key: a bare "SCAN p" or "SCAN q" reads every one.
+        expect(plan.filter((d) => /^SCAN (p|q)$/.test(d)), detail).toEqual([]);
+      }
     }
+  });
+
+  it('a small group read newest first merges its schedules’ rows from their own index', async () => {
+    recorded = [];
+    await store.listTasks({ sortBy: 'QueueName', sortDescending: true, page: 1, pageSize: 20, statuses: ['Pending'] });
+    const merges = plansOf(recorded).filter((p) => /CROSS JOIN pending_occurrences AS x/.test(p.sql));
+    expect(merges).toHaveLength(1);
+    expect(merges[0]!.plan).toContain('SEARCH q USING COVERING INDEX ix_pending_occurrences_schedule_created (schedule_ref=?)');
   });
 
   it('the default list and the Pending filter read compact rows through the creation-time index', () => {
     recorded = [];
     return store.listTasks({ sortBy: 'CreatedAtUtc', sortDescending: true, page: 1, pageSize: 20, statuses: ['Pending'] }).then(() => {
-      const plans = plansOf(recorded).filter((p) => /^SELECT seq FROM/.test(p.sql));
+      const plans = plansOf(recorded).filter((p) => /^SELECT (p\.)?seq (AS seq )?FROM/.test(p.sql));
       expect(plans).toHaveLength(1);
-      expect(plans[0]!.plan).toContain('SCAN p USING INDEX ix_pending_occurrences_created');
+      expect(plans[0]!.plan.join('\n')).toMatch(/SCAN p USING (COVERING )?INDEX ix_pending_occurrences_created/);
     });
   });
 });

@@ -47,6 +47,12 @@ export interface ReadDialect {
   jsonIntegerArray(expression: string): string;
   /** A SELECT of the integers in the JSON array bound to its one `?` (a list of any length as one parameter). */
   readonly jsonIntegers: string;
+  /**
+   * A FROM clause: for each integer in the JSON array bound to its one `?`, the rows of `table`
+   * (named `x`) whose `key` is among those `rows(value)` selects (a SELECT of `key`, with its own
+   * ORDER BY and LIMIT): a few rows of each of many index ranges, each range read on its own.
+   */
+  eachRows(table: string, key: string, rows: (value: string) => string): string;
   /** `column` hidden from the planner's choice of index (SQLite's unary +; PostgreSQL plans alone). */
   unhinted(column: string): string;
   /** A read answering one row `{ v }`: the schema version applied to the store. */

@@ -8,53 +8,175 @@ import type { TaskListWhere } from './taskListWhere.js';
  *   index whose entries end with seq (migrations 16 and 15), so a page is the index's first entries;
  * - status, start, last run and execution time are the same for every compact occurrence
  *   (Pending; never run): they do not order compact rows among themselves and are left out;
- * - type and queue are the schedule's: read group by group (`GROUP_COLUMNS`), a group's rows by
- *   their schedules' numbers;
+ * - type and queue are the schedule's: read group by group (`GROUP_COLUMNS`), in the group's order;
  * - the task row's insertion order (`rowid`) is seq's order (the view's rowid is 2^40 + seq).
  */
 const OWN_COLUMNS = new Set(['created_at', 'scheduled_at']);
 const CONSTANT_COLUMNS = new Set(['status', 'started_at', 'last_execution_at', 'execution_time_ms']);
 const GROUP_COLUMNS = new Set(['type', 'queue']);
 
+/** Each schedule's compact rows in creation order (migration 19 on SQLite, 20 on PostgreSQL). */
+const SCHEDULE_INDEX: Record<string, string> = { created_at: 'ix_pending_occurrences_schedule_created' };
+
 /**
- * The seqs of the first `wanted` compact occurrences the view's `where` matches, in the list's
- * order (`orderColumns`, then insertion order). Never a sort of every compact row: the rows come
- * from an index in order; a sort by type or queue reads the groups (the values the schedules of
- * the compact rows have, a few) in order, each group's rows by creation time in order, until
- * `wanted` rows are read.
+ * How many index entries a per-schedule merge may read (and sort) before walking the list's
+ * index past other schedules' rows is chosen instead.
  */
-export async function compactPageSeqs(db: ReadDb, where: TaskListWhere, orderColumns: readonly string[], desc: boolean, wanted: number): Promise<number[]> {
+const MERGE_ENTRIES = 50_000;
+/** A merge this small is read at once (a few schedules' first rows). */
+const SMALL_MERGE_ENTRIES = 20_000;
+
+/**
+ * Which compact rows a list reads and how. `plain`: every condition of the view's WHERE is either
+ * a schedule's (queue, type, parent, its request) or the same for every compact occurrence
+ * (status, recurring, occurrence), so a schedule's rows all match or none do; a condition on a
+ * row's own columns (creation time, handler, catch-up) is read row by row (`plain` false).
+ */
+export interface CompactScope {
+  where: TaskListWhere;
+  plain: boolean;
+  /** No condition names a schedule's column: with `plain`, every compact row matches. */
+  everySchedule: boolean;
+}
+
+/**
+ * The seqs of the compact occurrences at positions [skip, skip+take) of those the view's `where`
+ * matches, in the list's order (`orderColumns`, then insertion order). Never a sort of every
+ * compact row, and never the skipped rows read out of the database:
+ * - no schedule-column order and every schedule matching: the list's index, from its start;
+ * - a sort by type or queue: the groups of matching schedules in order, skipping a whole group by
+ *   its count of rows;
+ * - within a group (or all matching schedules, when only some match): each schedule's first rows
+ *   (by its creation-time index, or every row by the slot index), merged (`eachRows`), or the
+ *   list's index walked keeping the chosen schedules' rows, whichever reads fewer entries (`read`).
+ * With `plain` false the matching schedules are not known ahead: the list's index is walked with
+ * the WHERE applied to each row, group by group for a sort by type or queue.
+ */
+export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColumns: readonly string[], desc: boolean, skip: number, take: number): Promise<number[]> {
+  const { where, plain } = scope;
   const dir = desc ? 'DESC' : 'ASC';
   const group = orderColumns.find((c) => GROUP_COLUMNS.has(c));
   const keys = orderColumns.filter((c) => OWN_COLUMNS.has(c));
   for (const c of orderColumns) {
     if (!OWN_COLUMNS.has(c) && !CONSTANT_COLUMNS.has(c) && !GROUP_COLUMNS.has(c)) throw new Error(`compact occurrences have no order for ${c}`);
   }
-  const order = [...keys, 'seq'].map((c) => `${c} ${dir}`).join(', ');
+  const groupFirst = group !== undefined && orderColumns[0] === group;
+  const order = (alias: string) => [...keys, 'seq'].map((c) => `${alias}${c} ${dir}`).join(', ');
   const base = where.sql(false);
-  const { jsonIntegerArray, jsonIntegers, unhinted } = db.dialect;
-  const seqsOf = async (extra: string, extraParams: readonly unknown[], limit: number) => {
-    const cond = extra === '' ? base : base === '' ? `WHERE ${extra}` : `${base} AND ${extra}`;
-    const rows = await db.query<{ seq: number }>(`SELECT seq FROM ${PENDING_OCCURRENCE_TASKS} ${cond} ORDER BY ${order} LIMIT ?`, [
-      ...where.params,
-      ...extraParams,
-      limit,
-    ]);
-    return rows.map((r) => r.seq);
-  };
-  if (group === undefined || orderColumns[0] !== group) return seqsOf('', [], wanted);
-  // The group values of the schedules that have compact rows, in the list's order (type and queue
-  // hold no NULL), each with its schedules' numbers.
-  const groups = await db.query<{ refs: string }>(
-    `SELECT s.${group} AS g, ${jsonIntegerArray('r.ref')} AS refs FROM occurrence_schedules r JOIN tasks s ON s.id = r.schedule_id
-      WHERE EXISTS (SELECT 1 FROM pending_occurrences p WHERE p.schedule_ref = r.ref) GROUP BY g ORDER BY g ${dir}`,
-  );
-  const seqs: number[] = [];
-  for (const { refs } of groups) {
-    if (seqs.length >= wanted) break;
-    // The group's rows walked in the sort index's order, matched by their own schedule number
-    // (unhinted: not collected through the slot index and sorted).
-    seqs.push(...(await seqsOf(`${unhinted('schedule_ref')} IN (${jsonIntegers})`, [refs], wanted - seqs.length)));
+  const { jsonIntegerArray, jsonIntegers, unhinted, eachRows } = db.dialect;
+  const seqs = (rows: { seq: number | string }[]) => rows.map((r) => Number(r.seq));
+
+  if (!plain) {
+    // Row by row: the list's index walked with the WHERE on each row (the view), group by group.
+    const walk = async (extra: string, extraParams: readonly unknown[], limit: number, offset: number) => {
+      const cond = extra === '' ? base : base === '' ? `WHERE ${extra}` : `${base} AND ${extra}`;
+      return seqs(await db.query(`SELECT seq FROM ${PENDING_OCCURRENCE_TASKS} ${cond} ORDER BY ${order('')} LIMIT ? OFFSET ?`, [...where.params, ...extraParams, limit, offset]));
+    };
+    if (!groupFirst) return walk('', [], take, skip);
+    const groups = await db.query<{ refs: string }>(
+      `SELECT s.${group} AS g, ${jsonIntegerArray('r.ref')} AS refs FROM occurrence_schedules r JOIN tasks s ON s.id = r.schedule_id
+        WHERE EXISTS (SELECT 1 FROM pending_occurrences p WHERE p.schedule_ref = r.ref) GROUP BY g ORDER BY g ${dir}`,
+    );
+    const out: number[] = [];
+    const wanted = skip + take;
+    for (const { refs } of groups) {
+      if (out.length >= wanted) break;
+      // (unhinted: the group's rows walked in the sort index's order, not collected through the slot index and sorted)
+      for (const s of await walk(`${unhinted('schedule_ref')} IN (${jsonIntegers})`, [refs], wanted - out.length, 0)) out.push(s);
+    }
+    return out.slice(skip, skip + take);
   }
-  return seqs;
+
+  if (scope.everySchedule && !groupFirst) {
+    return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [take, skip]));
+  }
+  // Each schedule's first compact row (none: the schedule has none), then the schedules whose
+  // first row the WHERE matches: every condition is the schedule's or the same for all its rows,
+  // so its other rows match as well. Both by key (one seek a schedule), with its group value.
+  const firsts = (
+    await db.query<{ first: number | string | null }>(
+      `SELECT (SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = r.ref LIMIT 1) AS first FROM occurrence_schedules r`,
+    )
+  ).flatMap((r) => (r.first === null ? [] : [Number(r.first)]));
+  const withRows = firsts.length;
+  const cond = base === '' ? '' : `WHERE ${base.replace(/^WHERE /, '')}`;
+  const matching = await db.query<{ ref: number | string; g: string | null }>(
+    `WITH v AS MATERIALIZED (SELECT * FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN (${jsonIntegers}))
+     SELECT schedule_ref AS ref, ${groupFirst ? group : 'NULL'} AS g FROM v ${cond} ORDER BY g ${dir}, ref`,
+    [JSON.stringify(firsts), ...where.params],
+  );
+  if (matching.length === 0) return [];
+  // The matching schedules by group value, in the list's order (one group without a group sort).
+  const groups: number[][] = [];
+  let last: string | null | undefined;
+  for (const s of matching) {
+    if (groups.length === 0 || s.g !== last) groups.push([]);
+    groups[groups.length - 1]!.push(Number(s.ref));
+    last = s.g;
+  }
+
+  const index = keys.length === 0 ? undefined : SCHEDULE_INDEX[keys[0]!];
+  // A schedule's first `limit` rows in the list's order: by its index in creation order, or (due
+  // order; seq's order) its rows by the slot index, sorted. The sort keys of the latter are
+  // expressions (+ 0), so that no planner walks the whole due or seq index for one schedule's rows.
+  const perSchedule = (value: string) =>
+    index === undefined
+      ? `SELECT q.seq FROM pending_occurrences q ${db.dialect.indexedBy('ux_pending_occurrences_slot')} WHERE q.schedule_ref = ${value}
+          ORDER BY ${[...keys, 'seq'].map((c) => `q.${c} + 0 ${dir}`).join(', ')} LIMIT ?`
+      : `SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
+  const span = async () => {
+    const [r] = await db.query<{ lo: number | string | null; hi: number | string | null }>(
+      `SELECT (SELECT MIN(seq) FROM pending_occurrences) AS lo, (SELECT MAX(seq) FROM pending_occurrences) AS hi`,
+    );
+    return r?.lo === null || r?.lo === undefined || r.hi === null ? 0 : Number(r.hi) - Number(r.lo) + 1;
+  };
+  let rowsPerSchedule: number | undefined;
+
+  const read = async (refs: number[], limit: number, offset: number): Promise<number[]> => {
+    const wanted = limit + offset;
+    if (refs.length === withRows) {
+      return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [limit, offset]));
+    }
+    // A merge reads `wanted` entries a schedule in creation order (every row of each in another
+    // order: at most the span of seqs over the schedules with rows, a schedule) and sorts
+    // them. A walk reads the list's index and each entry's schedule until it has `wanted` of the
+    // chosen schedules' rows: short when they are spread through the index, the whole index when
+    // a catch-up wrote them at its far end. So: a small merge at once; a merge of at most
+    // MERGE_ENTRIES after a walk of at most as many entries has not found the page; past that,
+    // the walk (a sort of that many entries costs more than walking past them).
+    rowsPerSchedule ??= Math.max(1, Math.ceil((await span()) / withRows));
+    const merged = refs.length * (index === undefined ? rowsPerSchedule : Math.min(wanted, rowsPerSchedule));
+    const list = JSON.stringify(refs);
+    const merge = async () =>
+      seqs(await db.query(`SELECT x.seq AS seq FROM ${eachRows('pending_occurrences', 'seq', perSchedule)} ORDER BY ${order('x.')} LIMIT ? OFFSET ?`, [list, wanted, limit, offset]));
+    if (merged <= SMALL_MERGE_ENTRIES) return merge();
+    const walk = async () =>
+      seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p WHERE ${unhinted('p.schedule_ref')} IN (${jsonIntegers}) ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [list, limit, offset]));
+    if (merged > MERGE_ENTRIES) return walk();
+    const bounded = seqs(
+      await db.query(
+        `SELECT w.seq AS seq FROM (SELECT ${['seq', ...keys].map((c) => `p.${c} AS ${c}`).join(', ')}, p.schedule_ref AS ref FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ?) AS w
+          WHERE w.ref IN (${jsonIntegers}) ORDER BY ${order('w.')} LIMIT ? OFFSET ?`,
+        [merged, list, limit, offset],
+      ),
+    );
+    return bounded.length === limit ? bounded : merge();
+  };
+
+  const out: number[] = [];
+  let toSkip = skip;
+  for (const refs of groups) {
+    if (out.length >= take) break;
+    if (toSkip > 0 && groups.length > 1) {
+      // A group wholly before the page is skipped by its count (its schedules' index ranges).
+      const n = Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM pending_occurrences WHERE schedule_ref IN (${jsonIntegers})`, [JSON.stringify(refs)]))[0]!.n);
+      if (n <= toSkip) {
+        toSkip -= n;
+        continue;
+      }
+    }
+    for (const s of await read(refs, take - out.length, toSkip)) out.push(s);
+    toSkip = 0;
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
 import type { TaskListFilter } from '../../MonitoringStore.js';
-import { compactPageSeqs } from './compactPageSeqs.js';
+import { compactPageSeqs, type CompactScope } from './compactPageSeqs.js';
 import { PENDING_OCCURRENCE_TASKS, type PendingOccurrenceReads } from './pendingOccurrenceReads.js';
 import { queryOne, type ReadDb } from './ReadDb.js';
 import type { TypeResolver } from './resolveTypeNames.js';
@@ -14,6 +14,27 @@ export function compactCanMatch(filter: TaskListFilter): boolean {
   if (filter.onlyOccurrences === false || filter.isRecurring === true) return false;
   return filter.failureFingerprint === undefined;
 }
+
+/**
+ * Whether every condition of the filter is a schedule's (queue, type, parent, argument search) or
+ * the same for every compact occurrence (status, recurring, occurrence): then a schedule's compact
+ * rows all match or none do. Creation-time bounds, a search term (a handler, which an occurrence
+ * may override) and the catch-up flag are a row's own.
+ */
+export function compactPlain(filter: TaskListFilter): boolean {
+  const term = filter.searchTerm !== undefined && filter.searchTerm !== '';
+  return filter.createdAfterMs === undefined && filter.createdBeforeMs === undefined && !term && filter.onlyCatchUp === undefined;
+}
+
+/** Whether no condition of the filter names a schedule's column (queue, type, parent, its request). */
+export function compactEverySchedule(filter: TaskListFilter): boolean {
+  const none = (v: readonly unknown[] | undefined) => v === undefined || v.length === 0;
+  return filter.queueName === undefined && (filter.taskType === undefined || filter.taskType === '') && filter.parentTaskId === undefined &&
+    none(filter.requestSearch) && none(filter.searchTermRequestTerms);
+}
+
+/** How many task rows a page in the list's middle reads whole, so as to read only a window of the compact rows. */
+const WINDOW_TASK_ROWS = 10_000;
 
 /**
  * A task list over the task rows and the compact occurrences together: the same filter as a
@@ -39,6 +60,7 @@ export async function taskListUnion(
 ): Promise<TaskListUnion | undefined> {
   if (pending === undefined || tasks.empty || !compactCanMatch(filter) || !(await pending.present())) return undefined;
   const view = await buildTaskListWhere(pending.viewDb, filter, resolver);
+  const scope: CompactScope = { where: view, plain: compactPlain(filter), everySchedule: compactEverySchedule(filter) };
   const { dialect } = db;
   const order = (columns: readonly string[], desc: boolean) => columns.map((c) => dialect.orderKey(c, desc)).join(', ');
   return {
@@ -51,11 +73,24 @@ export async function taskListUnion(
       return (await queryOne<{ n: number }>(db, sql, [...tasks.params, ...view.params])).n;
     },
     async page<R>(columns: string, orderColumns: readonly string[], desc: boolean, limit: number, offset: number) {
-      // Each side's first offset+limit rows in list order, then the page of their merge.
+      // Each side's rows up to the page's last in list order, then the page of their merge.
       const ord = dialect.insertionOrder;
       const inner = order([...orderColumns, ord], desc);
       const outer = order([...orderColumns, 'ord'], desc);
-      const wanted = offset + limit;
+      let wanted = offset + limit;
+      // A page past the first rows: when few task rows match (at most WINDOW_TASK_ROWS), all of
+      // them and the compact rows from position offset - (their count) on hold the page (at most
+      // that many task rows come before it), so the compact rows before that are skipped in the
+      // database, never read out.
+      let compactSkip = 0;
+      if (offset > WINDOW_TASK_ROWS) {
+        const capped = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${tasks.sql(false)} LIMIT ${WINDOW_TASK_ROWS + 1}) AS t`;
+        const taskRows = Number((await queryOne<{ n: number | string }>(db, capped, tasks.params)).n);
+        if (taskRows <= WINDOW_TASK_ROWS) {
+          compactSkip = Math.max(0, offset - taskRows);
+          wanted = taskRows + limit;
+        }
+      }
       // Task rows: by their indexes; a selective match (argument search, key-only term) reads its
       // small set's sort keys once, as the list does without compact rows.
       const keyed = `WITH m AS MATERIALIZED (SELECT ${ord} AS r, ${orderColumns.join(', ')} FROM tasks ${tasks.sql(false)})
@@ -64,10 +99,10 @@ export async function taskListUnion(
         ? `SELECT ${columns}, ${ord} AS ord FROM tasks WHERE ${ord} IN (${keyed})`
         : `SELECT * FROM (SELECT ${columns}, ${ord} AS ord FROM tasks ${tasks.sql(false)} ORDER BY ${inner} LIMIT ?) AS task_side`;
       // Compact rows: the chosen rows' seqs first (by an index of the compact table), then only those rows' columns.
-      const seqs = await compactPageSeqs(db, view, orderColumns, desc, wanted);
+      const seqs = await compactPageSeqs(db, scope, orderColumns, desc, compactSkip, offset + limit - compactSkip);
       const viewSide = `SELECT ${columns}, ${ord} AS ord FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN (${dialect.jsonIntegers})`;
       const sql = `SELECT * FROM (${taskSide} UNION ALL ${viewSide}) AS listed ORDER BY ${outer} LIMIT ? OFFSET ?`;
-      return db.query<R>(sql, [...tasks.params, wanted, JSON.stringify(seqs), limit, offset]);
+      return db.query<R>(sql, [...tasks.params, wanted, JSON.stringify(seqs), limit, offset - compactSkip]);
     },
   };
 }

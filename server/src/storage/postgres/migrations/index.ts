@@ -15,6 +15,7 @@ import { pgMigration014SearchLookupAndCoveringSeq } from './014_searchLookupAndC
 import { pgMigration017OperatorAudit } from './017_operatorAudit.js';
 import { pgMigration018AlertStates } from './018_alertStates.js';
 import { pgMigration019PendingOccurrences } from './019_pendingOccurrences.js';
+import { pgMigration020PendingOccurrenceScheduleIndex } from './020_pendingOccurrenceScheduleIndex.js';
 import { pgMigration021SearchWordsCarryCreatedAt } from './021_searchWordsCarryCreatedAt.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
@@ -42,5 +43,6 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 17, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: pgMigration017OperatorAudit },
   { version: 18, name: 'alert rule states (a restart or a new leader neither fires a firing rule again nor forgets to resolve it)', sql: pgMigration018AlertStates },
   { version: 19, name: 'compact Pending occurrences (pending_occurrences, occurrence_schedules, the view pending_occurrence_tasks), counted by their own triggers', sql: pgMigration019PendingOccurrences },
+  { version: 20, name: 'each schedule’s compact Pending occurrences in creation order (a few schedules’ rows are merged, not walked past)', sql: pgMigration020PendingOccurrenceScheduleIndex },
   { version: 21, name: 'argument-search words carry their task\'s creation time: a search alone is counted and paged in task_search', sql: pgMigration021SearchWordsCarryCreatedAt },
 ];

@@ -62,6 +62,8 @@ const POSTGRES_READS: ReadDialect = {
   concurrentReads: true,
   jsonIntegerArray: (expression) => `json_agg(${expression})::text`,
   jsonIntegers: 'SELECT jsonb_array_elements_text(?::jsonb)::bigint',
+  eachRows: (table, key, rows) =>
+    `jsonb_array_elements_text(?::jsonb) AS g(v) CROSS JOIN LATERAL (SELECT * FROM ${table} WHERE ${key} IN (${rows('g.v::bigint')})) AS x`,
   unhinted: (column) => column,
   schemaVersionSql: `SELECT MAX(version) AS v FROM schema_migrations`,
   latestSchemaVersion: pgMigrations[pgMigrations.length - 1]!.version,

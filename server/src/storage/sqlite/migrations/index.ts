@@ -15,6 +15,7 @@ import { migration015PendingOccurrences } from './015_pendingOccurrences.js';
 import { migration016PendingOccurrenceSortIndex } from './016_pendingOccurrenceSortIndex.js';
 import { migration017OperatorAudit } from './017_operatorAudit.js';
 import { migration018AlertStates } from './018_alertStates.js';
+import { migration019PendingOccurrenceScheduleIndex } from './019_pendingOccurrenceScheduleIndex.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -44,4 +45,5 @@ export const migrations: readonly Migration[] = [
   { version: 16, name: 'compact Pending occurrences in creation order (the task list pages them by an index)', sql: migration016PendingOccurrenceSortIndex },
   { version: 17, name: 'the operator audit trail (sign-ins, management actions and their refusals)', sql: migration017OperatorAudit },
   { version: 18, name: 'alert rule states (a restart neither fires a firing rule again nor forgets to resolve it)', sql: migration018AlertStates },
+  { version: 19, name: 'each schedule’s compact Pending occurrences in creation order (a few schedules’ rows are merged, not walked past)', sql: migration019PendingOccurrenceScheduleIndex },
 ];

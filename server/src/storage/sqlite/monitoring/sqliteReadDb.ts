@@ -55,6 +55,8 @@ function sqliteDialect(features: SchemaFeatures): ReadDialect {
     concurrentReads: false,
     jsonIntegerArray: (expression) => `json_group_array(${expression})`,
     jsonIntegers: 'SELECT value FROM json_each(?)',
+    // CROSS JOIN keeps the list outermost; the correlated IN is read once per value.
+    eachRows: (table, key, rows) => `json_each(?) AS g CROSS JOIN ${table} AS x ON x.${key} IN (${rows('g.value')})`,
     unhinted: (column) => `+${column}`,
     schemaVersionSql: `SELECT user_version AS v FROM pragma_user_version`,
     latestSchemaVersion: migrations[migrations.length - 1]!.version,
