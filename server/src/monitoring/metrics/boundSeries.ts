@@ -131,9 +131,9 @@ export class SeriesHistogram<L extends string> extends SeriesFamily<L, Histogram
       let cumulative = 0;
       this.bounds.forEach((le, i) => {
         cumulative += state.perBucket[i]!;
-        out.push({ value: cumulative, labels: { ...labels, le }, metricName: bucket });
+        out.push({ value: cumulative, labels: { le, ...labels }, metricName: bucket });
       });
-      out.push({ value: state.count, labels: { ...labels, le: '+Inf' }, metricName: bucket });
+      out.push({ value: state.count, labels: { le: '+Inf', ...labels }, metricName: bucket });
       out.push({ value: state.sum, labels: { ...labels }, metricName: `${this.name}_sum` });
       out.push({ value: state.count, labels: { ...labels }, metricName: `${this.name}_count` });
     }
