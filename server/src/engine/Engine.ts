@@ -17,7 +17,7 @@ import type {
   RecurringOptions, StopOptions, TaskHandler,
 } from './types.js';
 import { assertKnownKeys, assertPlainObject, checkInt, errorMessage } from './validation.js';
-import { loadedTracing, loadTracing, providerRegistered, startDispatchSpan } from './tracing.js';
+import { loadedTracing, loadTracing, providerRegistered, startCallerDispatchSpan } from './tracing.js';
 import { WakeTimer } from './WakeTimer.js';
 
 /** How long stop() keeps trying to write what is queued when the store is unavailable (when not given). */
@@ -295,8 +295,8 @@ export class TaskEngine implements Engine {
     const plan = planDispatch(this.planning, type, request, options);
     // Once loaded, the API is taken at once: a dispatch awaits only its insert.
     const otel = providerRegistered() ? (loadedTracing() ?? await loadTracing()) : undefined;
-    if (!otel) return (await this.commit.insert(newTask(plan, false))).id;
-    const span = startDispatchSpan(otel, plan);
+    const span = otel ? startCallerDispatchSpan(otel, plan) : undefined;
+    if (!span) return (await this.commit.insert(newTask(plan, false))).id;
     try {
       const { id } = await this.commit.insert({ ...newTask(plan, false), traceparent: span.traceparent, tracestate: span.tracestate });
       span.end();

@@ -12,7 +12,7 @@ import { backoffDelay, resolveRetryPolicy, type RetryPolicy } from './RetryPolic
 import { RunLog } from './RunLog.js';
 import { runEvent, startedEvent } from './runEvents.js';
 import { ServiceStoppingError, TaskCancelledError, TaskTimeoutError } from './runErrors.js';
-import { startRunSpan, type RunSpan } from './tracing.js';
+import { startRunSpan, type RunSpan, type TraceOrigin } from './tracing.js';
 import type { CancelResult, TaskContext } from './types.js';
 import { errorMessage, errorText } from './validation.js';
 
@@ -56,6 +56,8 @@ export interface ActiveRun {
   timer: NodeJS.Timeout | undefined;
   /** The current attempt's trace span (with a tracer provider only). */
   span?: RunSpan;
+  /** The first attempt's span context, which the later attempts of a task that stored none continue. */
+  traceOrigin?: TraceOrigin;
 }
 
 /** The rate window of a row: its type, or its type and rate-limit key. */
@@ -482,7 +484,8 @@ export class RunLifecycle {
     run.queue.running++;
     run.controller = new AttemptSignal();
     const attemptSignal = run.controller;
-    run.span = startRunSpan(run.row, run.attempt);
+    run.span = startRunSpan(run.row, run.attempt, run.traceOrigin);
+    if (run.span && !run.traceOrigin) run.traceOrigin = run.span.origin;
     if (token === 1) {
       // The row becomes InProgress at this instant, written by the next commit; Started goes out once it is.
       const began = this.d.options.clock();

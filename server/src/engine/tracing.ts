@@ -1,12 +1,17 @@
 /**
- * OpenTelemetry traces from dispatch to run, through the optional peer `@opentelemetry/api`.
+ * OpenTelemetry traces of dispatches and runs, through the optional peer `@opentelemetry/api`.
  * Nothing is imported until a tracer provider is registered with the API (read from the API's
  * global slot, without loading it): without one, dispatch and runs do no tracing work at all.
  *
- * Dispatch starts a PRODUCER span `send {queue}` whose W3C context (`traceparent`, `tracestate`)
- * is stored with the task. Each attempt of a run starts a CONSUMER span `process {queue}`, a child
- * of that stored context and linked to it, so retries, runs after a crash and runs on another
- * instance all continue the trace of the dispatch. The handler runs inside the attempt's span.
+ * One span per attempt is the rule: each attempt of a run is a CONSUMER span `process {queue}`
+ * (task id, type, queue, attempt, dispatch time; a failure records the exception), and the handler
+ * runs inside it. A dispatch made inside the caller's trace (a span active in its context) also
+ * makes a PRODUCER span `send {queue}`, child of the caller's span, whose W3C context
+ * (`traceparent`, `tracestate`) is stored with the task: every attempt, wherever and whenever it
+ * runs, is a child of and linked to it. A dispatch outside any trace makes no span and stores
+ * nothing: the first attempt starts the task's trace and the later attempts run in this process
+ * join it as its children (a run recovered after a crash, or run by another instance, starts a
+ * trace of its own; its task id and attempt attributes name it).
  */
 import type * as OtelApi from '@opentelemetry/api';
 
@@ -21,10 +26,25 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 let api: Api | undefined;
 let loading: Promise<Api | undefined> | undefined;
 
+/** The registered tracer provider in the API's global slot (read without loading the API). */
+function registeredProvider(): unknown {
+  return (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_GLOBAL]?.trace;
+}
+
 /** Whether a tracer provider is registered with the OpenTelemetry API (read without loading the API). */
 export function providerRegistered(): boolean {
-  const slot = (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_GLOBAL];
-  return slot?.trace !== undefined;
+  return registeredProvider() !== undefined;
+}
+
+/** The tracer, asked of the provider once per registration rather than once per span. */
+let cachedTracer: { provider: unknown; tracer: OtelApi.Tracer } | undefined;
+function tracerOf(otel: Api): OtelApi.Tracer {
+  const provider = registeredProvider();
+  const cached = cachedTracer;
+  if (cached !== undefined && cached.provider === provider) return cached.tracer;
+  const tracer = otel.trace.getTracer(TRACER_NAME);
+  cachedTracer = { provider, tracer };
+  return tracer;
 }
 
 /** The API when a provider is registered (loading it on first need); undefined otherwise. */
@@ -60,9 +80,18 @@ interface TaskIdentity {
   queue: string;
 }
 
-/** A PRODUCER span for a dispatch, with the context to store with the task; undefined without tracing. */
+/**
+ * The PRODUCER span of a dispatch made inside the caller's trace; undefined when no span is active
+ * in the caller's context (the task's first attempt then starts its trace: see the module comment).
+ */
+export function startCallerDispatchSpan(otel: Api, task: TaskIdentity): DispatchSpan | undefined {
+  const caller = otel.trace.getSpanContext(otel.context.active());
+  return caller !== undefined && otel.isSpanContextValid(caller) ? startDispatchSpan(otel, task) : undefined;
+}
+
+/** A PRODUCER span for a dispatch or a schedule's upsert, with the context to store with the row. */
 export function startDispatchSpan(otel: Api, task: TaskIdentity, operation: 'send' | 'upsert' = 'send'): DispatchSpan {
-  const span = otel.trace.getTracer(TRACER_NAME).startSpan(
+  const span = tracerOf(otel).startSpan(
     operation === 'send' ? `send ${task.queue}` : `upsert schedule ${task.id}`,
     {
       kind: otel.SpanKind.PRODUCER,
@@ -98,51 +127,74 @@ function remoteContext(otel: Api, stored: Partial<StoredTraceContext>): OtelApi.
   return otel.isSpanContextValid(sc) ? sc : undefined;
 }
 
+/** The span context an attempt's later attempts continue (the first attempt's, for a task that stored none). */
+export type TraceOrigin = OtelApi.SpanContext;
+
 export interface RunSpan {
   /** Runs `fn` with the span as the active one (the handler's own spans become its children). */
   within<T>(fn: () => T): T;
   end(error?: unknown): void;
+  /** This attempt's span context, the origin of the later attempts of a task that stored none. */
+  readonly origin: TraceOrigin;
 }
 
+class AttemptSpan implements RunSpan {
+  constructor(
+    private readonly otel: Api,
+    private readonly span: OtelApi.Span,
+    private readonly active: OtelApi.Context,
+  ) {}
+
+  within<T>(fn: () => T): T {
+    return this.otel.context.with(this.active, fn);
+  }
+
+  end(error?: unknown): void {
+    if (error !== undefined) fail(this.otel, this.span, error);
+    this.span.end();
+  }
+
+  get origin(): TraceOrigin {
+    return this.span.spanContext();
+  }
+}
+
+type RunTask = TaskIdentity & Partial<StoredTraceContext> & { parent_task_id?: string | null; created_at?: number };
+
 /**
- * A CONSUMER span for one attempt of a task, child of and linked to its dispatch; undefined
- * without tracing. An occurrence of a schedule starts a trace of its own, linked to the schedule's
- * upsert (one trace per schedule would grow without end).
+ * A CONSUMER span for one attempt of a task; undefined without tracing. Its origin is the stored
+ * dispatch context, else `earlier` (the first attempt's context, kept by the run in memory): the
+ * span is a child of and linked to it. Without either it is a root span. An occurrence of a
+ * schedule starts a trace of its own, linked to the schedule's upsert (one trace per schedule
+ * would grow without end).
  */
-export function startRunSpan(task: TaskIdentity & Partial<StoredTraceContext> & { parent_task_id?: string | null }, attempt: number): RunSpan | undefined {
+export function startRunSpan(task: RunTask, attempt: number, earlier?: TraceOrigin): RunSpan | undefined {
   const otel = loadedTracing();
   if (!otel) return undefined;
-  const origin = remoteContext(otel, task);
+  const stored = task.traceparent ? remoteContext(otel, task) : undefined;
   const occurrence = task.parent_task_id !== undefined && task.parent_task_id !== null;
+  const origin = stored ?? (occurrence ? undefined : earlier);
   const parent = origin && !occurrence ? otel.trace.setSpanContext(otel.ROOT_CONTEXT, origin) : otel.ROOT_CONTEXT;
-  const span = otel.trace.getTracer(TRACER_NAME).startSpan(
+  const attributes: OtelApi.Attributes = {
+    'messaging.system': MESSAGING_SYSTEM,
+    'messaging.destination.name': task.queue,
+    'messaging.message.id': task.id,
+    'messaging.operation.type': 'process',
+    'messaging.operation.name': 'process',
+    'svc.task.type': task.type,
+    'svc.task.attempt': attempt,
+  };
+  if (task.created_at !== undefined) attributes['svc.task.dispatched_at'] = new Date(task.created_at).toISOString();
+  const span = tracerOf(otel).startSpan(
     `process ${task.queue}`,
-    {
-      kind: otel.SpanKind.CONSUMER,
-      links: origin ? [{ context: origin }] : [],
-      attributes: {
-        'messaging.system': MESSAGING_SYSTEM,
-        'messaging.destination.name': task.queue,
-        'messaging.message.id': task.id,
-        'messaging.operation.type': 'process',
-        'messaging.operation.name': 'process',
-        'svc.task.type': task.type,
-        'svc.task.attempt': attempt,
-      },
-    },
+    origin ? { kind: otel.SpanKind.CONSUMER, links: [{ context: origin }], attributes } : { kind: otel.SpanKind.CONSUMER, attributes },
     parent,
   );
-  const active = otel.trace.setSpan(parent, span);
-  return {
-    within: (fn) => otel.context.with(active, fn),
-    end(error) {
-      if (error !== undefined) fail(otel, span, error);
-      span.end();
-    },
-  };
+  return new AttemptSpan(otel, span, otel.trace.setSpan(parent, span));
 }
 
 function fail(otel: Api, span: OtelApi.Span, error: unknown): void {
+  if (!span.isRecording()) return;
   const err = error instanceof Error ? error : new Error(String(error));
   span.recordException(err);
   span.setStatus({ code: otel.SpanStatusCode.ERROR, message: err.message });

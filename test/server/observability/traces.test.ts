@@ -1,4 +1,4 @@
-import { SpanStatusCode } from '@opentelemetry/api';
+import { SpanStatusCode, trace } from '@opentelemetry/api';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { closeAll, harness } from '../../fixtures/server/engineHarness.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
 import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
-import { expectChildAndLink, fromTraceparent, useInMemoryTracing } from '../../fixtures/server/tracing.js';
+import { expectChildAndLink, fromTraceparent, useInMemoryTracing, withCallerSpan } from '../../fixtures/server/tracing.js';
 
 let tracing: ReturnType<typeof useInMemoryTracing> | undefined;
 let served: Served | undefined;
@@ -35,7 +35,7 @@ describe('traces from dispatch to run', () => {
     expect((await h.row(id)).traceparent).toBeNull();
   });
 
-  it('a retried task: one PRODUCER span, a CONSUMER span per attempt, each a child of and linked to the dispatch; the failure recorded', async () => {
+  it("a retried task dispatched inside the caller's trace: one PRODUCER span, child of the caller's span; a CONSUMER span per attempt, each a child of and linked to the dispatch; the failure recorded", async () => {
     tracing = useInMemoryTracing();
     const h = harness({ pollIntervalMs: 20 });
     let calls = 0;
@@ -48,12 +48,14 @@ describe('traces from dispatch to run', () => {
     );
     await h.engine.start();
     served = await serve({ engine: h.engine, storage: h.storage }, { enableAuthentication: false });
-    const id = await h.engine.dispatch('mail.send', { to: 'a@b.c' });
+    const { result: id, caller } = await withCallerSpan(() => h.engine.dispatch('mail.send', { to: 'a@b.c' }));
     await waitFor(() => tracing!.consumers().length === 2, 5000, 'two attempts');
 
     const [producer] = tracing.producers();
     expect(tracing.producers()).toHaveLength(1);
     expect(producer!.name).toBe('send default');
+    expect(producer!.parentSpanContext?.spanId).toBe(caller.spanId);
+    expect(producer!.spanContext().traceId).toBe(caller.traceId);
     expect(producer!.attributes).toMatchObject({
       'messaging.system': 'svc-monitor',
       'messaging.destination.name': 'default',
@@ -83,12 +85,55 @@ describe('traces from dispatch to run', () => {
     expect(second!.attributes['svc.task.attempt']).toBe(2);
     expect(second!.status.code).toBe(SpanStatusCode.UNSET);
 
-    // The task detail names the trace.
+    // The task detail names the trace: the caller's.
     const detail = (await (await fetch(`${served.api}/tasks/${id}`)).json()) as { traceId?: string };
-    expect(detail.traceId).toBe(origin.traceId);
+    expect(detail.traceId).toBe(caller.traceId);
   });
 
-  it('a process killed mid-run: the engine that recovers the task continues the stored trace', async () => {
+  it('a retried task dispatched outside any trace: no PRODUCER span and nothing stored; the first attempt starts the trace, the second is its child and linked to it; the handler\'s spans are children of their attempt', async () => {
+    tracing = useInMemoryTracing();
+    const h = harness({ pollIntervalMs: 20 });
+    let calls = 0;
+    h.engine.handle(
+      'mail.send',
+      async () => {
+        trace.getTracer('host').startSpan('smtp connect').end();
+        if (++calls === 1) throw new Error('smtp down');
+      },
+      { retry: { attempts: 2, backoffMs: 10 } },
+    );
+    await h.engine.start();
+    const before = Date.now();
+    const id = await h.engine.dispatch('mail.send', { to: 'a@b.c' });
+    await waitFor(() => tracing!.consumers().length === 2, 5000, 'two attempts');
+
+    expect(tracing.producers()).toHaveLength(0);
+    expect((await h.row(id)).traceparent).toBeNull();
+    const [first, second] = [...tracing.consumers()].sort((a, b) => Number(a.attributes['svc.task.attempt']) - Number(b.attributes['svc.task.attempt']));
+    expect(first!.parentSpanContext).toBeUndefined();
+    expect(first!.links).toEqual([]);
+    expectChildAndLink(second!, first!.spanContext());
+    for (const [span, attempt] of [[first!, 1], [second!, 2]] as const) {
+      expect(span.name).toBe('process default');
+      expect(span.attributes).toMatchObject({
+        'messaging.system': 'svc-monitor',
+        'messaging.destination.name': 'default',
+        'messaging.message.id': id,
+        'messaging.operation.type': 'process',
+        'svc.task.type': 'mail.send',
+        'svc.task.attempt': attempt,
+      });
+      const dispatchedAt = Date.parse(String(span.attributes['svc.task.dispatched_at']));
+      expect(dispatchedAt).toBeGreaterThanOrEqual(before - 1);
+      expect(dispatchedAt).toBeLessThanOrEqual(Date.now());
+    }
+    expect(first!.status).toEqual({ code: SpanStatusCode.ERROR, message: 'smtp down' });
+    expect(second!.status.code).toBe(SpanStatusCode.UNSET);
+    const handlerSpans = tracing.spans().filter((s) => s.name === 'smtp connect');
+    expect(handlerSpans.map((s) => s.parentSpanContext?.spanId).sort()).toEqual([first!.spanContext().spanId, second!.spanContext().spanId].sort());
+  });
+
+  it('a process killed mid-run (its dispatch inside a trace): the engine that recovers the task continues the stored trace', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-traced-crash-'));
     const file = join(dir, 'tasks.db');
     try {
@@ -141,7 +186,7 @@ describe('traces from dispatch to run', () => {
     expect(run.links.map((l) => ({ traceId: l.context.traceId, spanId: l.context.spanId }))).toEqual([{ traceId: origin.traceId, spanId: origin.spanId }]);
   });
 
-  it('PostgreSQL: dispatched on one instance, run on another, in the same trace', async () => {
+  it("PostgreSQL: dispatched inside the caller's trace on one instance, run on another, in the same trace", async () => {
     tracing = useInMemoryTracing();
     const database = await createTestDatabase('svc_traces');
     const storageA = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2 });
@@ -156,7 +201,7 @@ describe('traces from dispatch to run', () => {
       a.handle('pg.work', async () => undefined);
       b.handle('pg.work', async (_req, ctx) => void ran.push(ctx.taskId));
       await b.start();
-      const id = await a.dispatch('pg.work', {});
+      const { result: id } = await withCallerSpan(() => a.dispatch('pg.work', {}));
       await waitFor(() => tracing!.consumers().length === 1, 10_000, 'the run on instance B');
       expect(ran).toEqual([id]);
       const [producer] = tracing.producers();

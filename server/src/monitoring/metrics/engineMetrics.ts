@@ -1,6 +1,7 @@
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import type { AttemptNotice, AttemptResult, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../../contracts/index.js';
 import { BoundedLabel } from './boundedLabel.js';
+import { SeriesCounter, SeriesHistogram } from './boundSeries.js';
 import { COMMIT_SECONDS_BUCKETS, TASK_SECONDS_BUCKETS, type FinishOutcome } from './metricFamilies.js';
 
 /** What the per-process families read from the local engine. */
@@ -26,33 +27,33 @@ const PER_PROCESS = 'Per process (label engine_instance).';
  */
 export function registerEngineMetrics(registers: Registry[], engine: MeteredEngine, instance: string, typeLimit: number): () => void {
   const types = new BoundedLabel(typeLimit);
-  const finished = new Counter({
+  const finished = new SeriesCounter({
     name: 'svc_tasks_finished_total',
     help: `Tasks that ended (a delivery's last attempt, or a cancel), by queue, type and outcome. ${PER_PROCESS}`,
     labelNames: ['engine_instance', 'queue', 'type', 'outcome'],
     registers,
   });
-  const attempts = new Counter({
+  const attempts = new SeriesCounter({
     name: 'svc_task_attempts_total',
     help: `Handler attempts by queue, type and result (succeeded, failed, timed_out, cancelled, stopped: given up at an engine stop, abandoned: found by recovery after its process died); a retried failure counts. ${PER_PROCESS}`,
     labelNames: ['engine_instance', 'queue', 'type', 'result'],
     registers,
   });
-  const attemptSeconds = new Histogram({
+  const attemptSeconds = new SeriesHistogram({
     name: 'svc_task_attempt_seconds',
     help: `One handler attempt's run time, seconds (every attempt, whatever its result). ${PER_PROCESS}`,
     labelNames: ['engine_instance', 'queue', 'type'],
     buckets: TASK_SECONDS_BUCKETS,
     registers,
   });
-  const taskSeconds = new Histogram({
+  const taskSeconds = new SeriesHistogram({
     name: 'svc_task_duration_seconds',
     help: `A task's whole time, from its dispatch to its written terminal end (Completed, Failed or Cancelled by its run here), seconds. ${PER_PROCESS}`,
     labelNames: ['engine_instance', 'queue', 'type'],
     buckets: TASK_SECONDS_BUCKETS,
     registers,
   });
-  const waitSeconds = new Histogram({
+  const waitSeconds = new SeriesHistogram({
     name: 'svc_task_wait_seconds',
     help: `Time a task waited between becoming due and its handler starting, seconds. ${PER_PROCESS}`,
     labelNames: ['engine_instance', 'queue'],
@@ -65,7 +66,7 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
     labelNames: ['engine_instance'],
     registers,
   });
-  const commitSeconds = new Histogram({
+  const commitSeconds = new SeriesHistogram({
     name: 'svc_engine_commit_seconds',
     help: `Duration of the engine's store commits (one transaction each), seconds. ${PER_PROCESS}`,
     labelNames: ['engine_instance'],
@@ -102,26 +103,21 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
     },
   });
 
-  // The label sets, made once per queue (and type, and outcome) rather than once per event.
-  const queueLabels = labelCache((queue: string) => ({ engine_instance: instance, queue }));
-  const typeLabels = labelCache((queue: string, type: string) => ({ engine_instance: instance, queue, type }));
-  const outcomeLabels = labelCache((queue: string, type: string, outcome: string) => ({ engine_instance: instance, queue, type, outcome }));
-  const resultLabels = labelCache((queue: string, type: string, result: AttemptLabel) => ({ engine_instance: instance, queue, type, result }));
   // A final attempt that timed out emits Timeout and then Failed in the same turn; a Timeout of an
   // attempt that is retried stands alone. So a mark lives until the end of the current turn.
   const timedOut = new Set<string>();
-  const end = (queue: string, taskType: string, outcome: FinishOutcome) => finished.inc(outcomeLabels(queue, types.of(taskType), outcome));
+  const end = (queue: string, taskType: string, outcome: FinishOutcome) => void finished.of(instance, queue, types.of(taskType), outcome).value++;
   const endOf = (e: SvcEvent, outcome: FinishOutcome) => end(e.queueName ?? 'default', e.taskType, outcome);
   const onEvent = (e: SvcEvent) => {
     switch (e.kind) {
       case 'Started':
-        if (e.waitTimeMs !== undefined) waitSeconds.observe(queueLabels(e.queueName ?? 'default'), e.waitTimeMs / 1000);
+        if (e.waitTimeMs !== undefined) waitSeconds.of(instance, e.queueName ?? 'default').observe(e.waitTimeMs / 1000);
         return;
       case 'Completed':
         return endOf(e, 'completed');
       case 'Failed':
         if (e.abandoned === true) {
-          attempts.inc(resultLabels(e.queueName ?? 'default', types.of(e.taskType), 'abandoned'));
+          attempts.of(instance, e.queueName ?? 'default', types.of(e.taskType), 'abandoned').value++;
           return endOf(e, 'abandoned');
         }
         return endOf(e, timedOut.has(e.taskId) ? 'timed_out' : 'failed');
@@ -137,33 +133,20 @@ export function registerEngineMetrics(registers: Registry[], engine: MeteredEngi
     }
   };
   engine.on('event', onEvent);
-  const stopCommits = engine.observeCommits?.((seconds) => commitSeconds.observe({ engine_instance: instance }, seconds));
+  const commits = commitSeconds.of(instance);
+  const stopCommits = engine.observeCommits?.((seconds) => commits.observe(seconds));
   const stopStoppedRuns = engine.observeStoppedRuns?.((run) => end(run.queueName, run.taskType, 'service_stopped'));
   const stopAttempts = engine.observeAttempts?.((a) => {
     const type = types.of(a.taskType);
-    attempts.inc(resultLabels(a.queueName, type, a.result));
-    attemptSeconds.observe(typeLabels(a.queueName, type), a.seconds);
+    attempts.of(instance, a.queueName, type, a.result).value++;
+    attemptSeconds.of(instance, a.queueName, type).observe(a.seconds);
   });
-  const stopTaskEnds = engine.observeTaskEnds?.((t) => taskSeconds.observe(typeLabels(t.queueName, types.of(t.taskType)), t.seconds));
+  const stopTaskEnds = engine.observeTaskEnds?.((t) => taskSeconds.of(instance, t.queueName, types.of(t.taskType)).observe(t.seconds));
   return () => {
     engine.off('event', onEvent);
     stopCommits?.();
     stopStoppedRuns?.();
     stopAttempts?.();
     stopTaskEnds?.();
-  };
-}
-
-/**
- * A label set per distinct argument list, made once and kept (the arguments are bounded: queues,
- * the bounded type label, outcomes). prom-client reads the object and never keeps it.
- */
-function labelCache<A extends string[], L extends Record<string, string>>(make: (...args: A) => L): (...args: A) => L {
-  const cache = new Map<string, L>();
-  return (...args) => {
-    const key = args.length === 1 ? args[0]! : args.join('\u0000');
-    let labels = cache.get(key);
-    if (labels === undefined) cache.set(key, (labels = make(...args)));
-    return labels;
   };
 }
