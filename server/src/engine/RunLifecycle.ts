@@ -360,8 +360,8 @@ export class RunLifecycle {
 
   /**
    * The store's answer for runs whose workers were held: each still waiting begins, or is dropped
-   * (no longer this engine's). Without a clear answer (lease not alive, read failed) they wait,
-   * first in line, and nothing is asked for a moment.
+   * (no longer this engine's), or waits first in line while the lease is not surely alive (null)
+   * or when the read failed; nothing is asked then for a moment.
    */
   private confirmed(runs: ActiveRun[], answer: RunCheckAnswer | unknown): void {
     const clear = Array.isArray(answer) && answer.length === runs.length;
@@ -371,15 +371,16 @@ export class RunLifecycle {
       run.queue.running--;
       // Dropped, handed back, cancelled or given up while the store was asked.
       if (run.phase !== 'reserved' && run.phase !== 'retryWait') return;
-      if (!clear) back.push(run);
-      else if ((answer as boolean[])[i] === true) this.beginAttempt(run);
+      const verdict = clear ? ((answer as RunCheckAnswer)[i] ?? null) : null;
+      if (verdict === null) back.push(run);
+      else if (verdict) this.beginAttempt(run);
       else if (run.phase === 'reserved') this.dropReserved(run);
       else this.loseRetry(run);
     });
     if (back.length > 0) {
       for (const run of back.reverse()) run.queue.ready.unshift(run);
-      if (answer !== null && !Array.isArray(answer)) this.d.options.onError(answer, 'run check before the handler (retried)');
-      this.hold(answer === null ? LEASE_RECHECK_MS : READ_RETRY_MS);
+      if (!clear) this.d.options.onError(answer, 'run check before the handler (retried)');
+      this.hold(clear ? LEASE_RECHECK_MS : READ_RETRY_MS);
     }
   }
 

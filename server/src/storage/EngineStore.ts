@@ -318,11 +318,11 @@ export interface RunCheck extends Reservation {
 
 /**
  * One answer per RunCheck, in order: true, begin; false, the row was cancelled, re-queued or taken
- * by another process (no attempt begins; nothing more of the run is written). Null: this
- * process's lease is not (or no longer surely) alive, so other processes may be taking its rows;
- * nothing begins until the engine asks again after a heartbeat.
+ * by another process (no attempt begins; nothing more of the run is written); null, the row is
+ * still this engine's but this process's lease is not surely alive (other processes may be about
+ * to take its rows): it waits, and the engine asks again after a heartbeat.
  */
-export type RunCheckAnswer = boolean[] | null;
+export type RunCheckAnswer = (boolean | null)[];
 
 /** A handler began on a reserved row: the row becomes InProgress at `startedAt` under `token`. */
 export interface StartedRun extends Reservation {

@@ -5,9 +5,10 @@ import { DB_NOW_MS } from '../connection/databaseClock.js';
 /**
  * Whether runs about to begin a handler attempt are still this instance's, in one read (no
  * write, no WAL flush): a row Queued under the run's very reservation by this instance, or
- * InProgress under the run's token. Null when this instance's heartbeat is older than
- * `aliveWithinMs` by the database clock: its lease may be running out, and another instance may
- * take its rows at any moment, so nothing begins until a heartbeat is written.
+ * InProgress under the run's token. A run still held answers null (wait) instead of true when
+ * this instance's heartbeat is older than `aliveWithinMs` by the database clock: its lease may be
+ * running out and another instance may take its rows at any moment, so none begins until a
+ * heartbeat is written.
  */
 export async function confirmRuns(storage: PostgresStorage, checks: readonly RunCheck[], instanceId: string, aliveWithinMs: number): Promise<RunCheckAnswer> {
   if (checks.length === 0) return [];
@@ -20,7 +21,6 @@ export async function confirmRuns(storage: PostgresStorage, checks: readonly Run
     [checks.map((c) => c.id), checks.map((c) => c.reservedAt), checks.map((c) => c.token), instanceId, aliveWithinMs],
   );
   const row = rows[0]!;
-  if (!row.alive) return null;
   const held = new Set(row.held ?? []);
-  return checks.map((_, i) => held.has(i + 1));
+  return checks.map((_, i) => (held.has(i + 1) ? (row.alive ? true : null) : false));
 }
