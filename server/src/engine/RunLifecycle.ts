@@ -56,6 +56,11 @@ export interface ActiveRun {
   fresh: boolean;
   /** A worker is held for it while the store is asked whether it is still this engine's (confirmRuns). */
   checking: boolean;
+  /**
+   * Its start is committed (the row InProgress under its token). A retry waits for it: until then
+   * the row is only reserved, and a reservation that lapses may be taken by another instance.
+   */
+  startWritten: boolean;
   controller: AttemptSignal;
   log: RunLog;
   cancelRequested: boolean;
@@ -299,7 +304,7 @@ export class RunLifecycle {
               progress = true;
               continue;
             }
-            if (held) {
+            if (held || (run.phase === 'retryWait' && !run.startWritten)) {
               i++;
               continue;
             }
@@ -325,7 +330,7 @@ export class RunLifecycle {
   private askStore(): boolean {
     if (this.confirming || this.toConfirm.length === 0) return false;
     const runs = this.toConfirm.splice(0);
-    const checks = runs.map((r) => ({ id: r.row.id, reservedAt: r.reservedAt, token: r.runToken === '' ? null : r.runToken }));
+    const checks = runs.map((r) => ({ id: r.row.id, reservedAt: r.reservedAt, token: r.phase === 'reserved' ? null : r.runToken }));
     let answer: RunCheckAnswer | Promise<RunCheckAnswer>;
     try {
       answer = this.d.confirmRuns!(checks);
@@ -449,6 +454,7 @@ export class RunLifecycle {
       fenced: false,
       fresh: false,
       checking: false,
+      startWritten: false,
       controller: NOT_STARTED,
       log: new RunLog(row.id, o.logCapPerRun, o.clock, row.last_log_sequence, (l) => this.d.commit.log(l)),
       cancelRequested: false,
@@ -636,7 +642,9 @@ export class RunLifecycle {
       this.d.commit.start({
         start: { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken },
         after: () => {
+          run.startWritten = true;
           if (!run.fenced) this.d.emit(started);
+          if (run.phase === 'retryWait' && run.queue.ready.includes(run)) this.pump(); // a retry waited for it
         },
         lost: () => this.fence(run),
       });

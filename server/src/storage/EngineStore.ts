@@ -308,9 +308,10 @@ export interface Reservation {
 }
 
 /**
- * A run about to begin a handler attempt: the reservation it was claimed under and, once its first
- * attempt began, its run token (null before). It is still this engine's when its row is Queued
- * under that very reservation (its start not written yet) or InProgress under that token.
+ * A run about to begin a handler attempt: the reservation it was claimed under and, for a retry
+ * (its start committed), its run token (null for a first attempt). A first attempt is still this
+ * engine's when its row is Queued under that very reservation; a retry when its row is InProgress
+ * under that token.
  */
 export interface RunCheck extends Reservation {
   token: string | null;

@@ -107,10 +107,9 @@ export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineSto
       }
     }),
     confirmRuns(checks) {
-      // Answered from this connection at once: a run is still this engine's while its row is Queued
-      // under its reservation or InProgress under its token.
+      // Answered from this connection at once (see RunCheck).
       if (storage.closed) return checks.map(() => false);
-      return checks.map((c) => stillReserved(c.id, c.reservedAt) || (c.token !== null && runningRow.get(c.id, c.token) === 1));
+      return checks.map((c) => (c.token === null ? stillReserved(c.id, c.reservedAt) : runningRow.get(c.id, c.token) === 1));
     },
     forgetReservation(id, reservedAt) {
       if (claimed.peek(id)?.reservedAt === reservedAt) claimed.forget(id);

@@ -4,8 +4,8 @@ import { DB_NOW_MS } from '../connection/databaseClock.js';
 
 /**
  * Whether runs about to begin a handler attempt are still this instance's, in one read (no
- * write, no WAL flush): a row Queued under the run's very reservation by this instance, or
- * InProgress under the run's token. A run still held answers null (wait) instead of true when
+ * write, no WAL flush): a first attempt's row Queued under its very reservation by this instance,
+ * a retry's row InProgress under its run token. A run still held answers null (wait) instead of true when
  * this instance's heartbeat is older than `aliveWithinMs` by the database clock: its lease may be
  * running out and another instance may take its rows at any moment, so none begins until a
  * heartbeat is written.
@@ -16,8 +16,8 @@ export async function confirmRuns(storage: PostgresStorage, checks: readonly Run
     `SELECT EXISTS (SELECT 1 FROM engine_instances WHERE id = $4 AND heartbeat_at >= ${DB_NOW_MS} - $5) AS alive,
             ARRAY(SELECT c.n::int FROM unnest($1::text[], $2::bigint[], $3::text[]) WITH ORDINALITY AS c(id, reserved_at, token, n)
                     JOIN tasks t ON t.id = c.id
-                   WHERE (t.status = 'Queued' AND t.reserved_by = $4 AND t.reserved_at = c.reserved_at)
-                      OR (c.token IS NOT NULL AND t.status = 'InProgress' AND t.run_token = c.token)) AS held`,
+                   WHERE CASE WHEN c.token IS NULL THEN t.status = 'Queued' AND t.reserved_by = $4 AND t.reserved_at = c.reserved_at
+                              ELSE t.status = 'InProgress' AND t.run_token = c.token END) AS held`,
     [checks.map((c) => c.id), checks.map((c) => c.reservedAt), checks.map((c) => c.token), instanceId, aliveWithinMs],
   );
   const row = rows[0]!;
