@@ -138,8 +138,8 @@ export const MAX_CLAIM_AHEAD = 16;
  * engine take (and run) a row whose handler is about to begin here.
  */
 export const reservationHoldMs = (budgetMs: number): number => 4 * budgetMs;
-/** After the store said this process's lease is not surely alive, attempts are checked again this much later. */
-const LEASE_RECHECK_MS = 50;
+/** After the store said this process's lease is not surely alive (or its answer came too late), attempts are checked again this much later. */
+const RECHECK_MS = 50;
 /** After the run check failed to read (the store unavailable), it is tried again this much later. */
 const READ_RETRY_MS = 100;
 /** Weight of the newest attempt in a type's estimate when it is not slower than the estimate. */
@@ -289,13 +289,21 @@ export class RunLifecycle {
       let progress = true;
       while (progress) {
         progress = false;
-        const held = performance.now() < this.holdUntil;
+        const now = performance.now();
+        const held = now < this.holdUntil;
+        const budget = this.d.options.reservationBudgetMs;
         const asks: ActiveRun[] = [];
         for (const q of this.queues.values()) {
           for (let i = 0; i < q.ready.length && q.running < q.concurrency;) {
             const run = q.ready[i]!;
             if (run.phase !== 'retryWait' && run.phase !== 'reserved') {
               q.ready.splice(i, 1);
+              continue;
+            }
+            // A reservation past its budget (the process stalled: its timer did not run) may be taken
+            // by any claim once its hold lapses: handed back, never begun (see reservationHoldMs).
+            if (run.phase === 'reserved' && !run.fresh && now - run.reservedSince >= budget) {
+              this.handBack(run); // leaves the ready list
               continue;
             }
             if (this.d.confirmRuns === undefined || (run.fresh && run.phase === 'reserved')) {
@@ -343,15 +351,19 @@ export class RunLifecycle {
       return true;
     }
     this.confirming = true;
+    const sent = performance.now();
     answer.then(
-      (a) => this.afterRead(runs, a),
-      (err: unknown) => this.afterRead(runs, err),
+      (a) => this.afterRead(runs, a, sent),
+      (err: unknown) => this.afterRead(runs, err, sent),
     );
     return false;
   }
 
-  private afterRead(runs: ActiveRun[], answer: RunCheckAnswer | unknown): void {
+  private afterRead(runs: ActiveRun[], answer: RunCheckAnswer | unknown, sent: number): void {
     this.confirming = false;
+    // An answer that took longer than the reservation budget (the process stalled meanwhile) is
+    // too old to begin on: the runs are asked about again (a reservation past its budget is handed back).
+    if (performance.now() - sent > this.d.options.reservationBudgetMs) answer = runs.map(() => null);
     // Handlers that settle at once free their workers for the pump below, not for a nested one.
     this.pumping = true;
     try {
@@ -385,7 +397,7 @@ export class RunLifecycle {
     if (back.length > 0) {
       for (const run of back.reverse()) run.queue.ready.unshift(run);
       if (!clear) this.d.options.onError(answer, 'run check before the handler (retried)');
-      this.hold(clear ? LEASE_RECHECK_MS : READ_RETRY_MS);
+      this.hold(clear ? RECHECK_MS : READ_RETRY_MS);
     }
   }
 

@@ -46,13 +46,14 @@ describe('a management write that loses its PostgreSQL connection', () => {
     const holder = new pg.Client({ connectionString: PG_ADMIN_URL.replace(/\/[^/]*$/, `/${database}`) });
     await holder.connect();
     try {
+      const holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
       await holder.query('BEGIN');
       if (table) await holder.query(`LOCK TABLE "${schema}".tasks IN ACCESS EXCLUSIVE MODE`);
       else await holder.query(`SELECT 1 FROM "${schema}".tasks WHERE id = $1 FOR UPDATE`, [id]);
       const answer = request();
       const waiting = await waitFor(async () => {
         const { rows } = await admin.query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND pid <> $2`, [database, holder.processID]);
+          `SELECT pid FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock' AND pid <> $2`, [database, holderPid]);
         return rows.length > 0 ? rows.map((r) => r.pid) : undefined;
       }, 10_000, 'the write to wait on the lock', 10);
       for (const pid of waiting) await admin.query('SELECT pg_terminate_backend($1)', [pid]);
