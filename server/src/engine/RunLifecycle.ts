@@ -300,9 +300,10 @@ export class RunLifecycle {
               q.ready.splice(i, 1);
               continue;
             }
-            // A reservation past its budget (the process stalled: its timer did not run) may be taken
-            // by any claim once its hold lapses: handed back, never begun (see reservationHoldMs).
-            if (run.phase === 'reserved' && !run.fresh && now - run.reservedSince >= budget) {
+            // A reservation past its budget (the process stalled: its timer did not run, or the
+            // claim's answer came late) may be taken by any claim once its hold lapses: handed
+            // back, never begun (see reservationHoldMs).
+            if (run.phase === 'reserved' && now - run.reservedSince >= budget) {
               this.handBack(run); // leaves the ready list
               continue;
             }
