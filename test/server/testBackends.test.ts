@@ -32,7 +32,7 @@ describe('a test file names the stores it runs on', () => {
     expect(notOnPostgres).toContain('test/server/schedules/haltBoundary.test.ts');
     expect(notOnPostgres).not.toContain('test/server/engine/badInput.test.ts');
     expect(filesNotOn('deferred', ['test/server/engine'])).toEqual(['test/server/engine/badInput.test.ts', 'test/server/engine/boundaries.test.ts', 'test/server/engine/claimedRowsForgotten.test.ts']);
-    // Two monitoring instances share one store only on PostgreSQL.
-    expect(filesNotOn('sqlite', ['test/server'])).toEqual(['test/server/monitoring/clusterGauges.test.ts']);
+    // Two monitoring instances share one store, and a server terminates a connection, only on PostgreSQL.
+    expect(filesNotOn('sqlite', ['test/server'])).toEqual(['test/server/monitoring/clusterGauges.test.ts', 'test/server/monitoring/managementLostConnection.test.ts']);
   });
 });

@@ -87,8 +87,7 @@ export class TaskEngine implements Engine {
         if (this.wakeTimer.promoted(count, limit)) this.commit.schedule();
       },
       claimed: (rows: RunnableTaskRow[]) => {
-        for (const row of rows) this.runs.reserved(row);
-        this.runs.pump();
+        this.runs.claimed(rows);
       },
       staleRunWrite: (kind, taskId) => {
         this.staleRunWrites++;
@@ -118,7 +117,11 @@ export class TaskEngine implements Engine {
       taskEnded: (end) => this.notify(this.taskEndListeners, end, 'task-end listener'),
       workerFree: () => this.commit.schedule(),
       noteDue: (at) => this.wakeTimer.noteDue(at),
-      ...(this.store.stillReserved !== undefined ? { stillReserved: this.store.stillReserved.bind(this.store) } : {}),
+      ...(this.store.confirmRuns !== undefined ? { confirmRuns: this.store.confirmRuns.bind(this.store) } : {}),
+      retryLost: (taskId) => {
+        this.staleRunWrites++;
+        this.o.onError(new Error(`The retry of a run of task ${taskId} was not begun: the row no longer belongs to that run`), 'stale run (retry dropped)');
+      },
       ...(this.store.forgetReservation !== undefined ? { forgetReservation: this.store.forgetReservation.bind(this.store) } : {}),
       sharedRateWindows: () => this.store.sharedRateWindows === true,
     });

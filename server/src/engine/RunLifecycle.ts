@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AttemptNotice, AttemptResult, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../contracts/index.js';
-import type { ClaimDecider, FinishedRun, RunnableTaskRow } from '../storage/EngineStore.js';
+import type { ClaimDecider, FinishedRun, RunCheck, RunCheckAnswer, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { GroupCommit } from './GroupCommit.js';
 import type { Registration } from './handlerRegistration.js';
 import { AttemptSignal } from './AttemptSignal.js';
@@ -49,6 +49,18 @@ export interface ActiveRun {
   phase: 'reserved' | 'running' | 'retryWait' | 'finished';
   /** The store refused the run's start (the row was cancelled or taken elsewhere): nothing more of it is written. */
   fenced: boolean;
+  /**
+   * Its claim was answered in this turn of the event loop (a read would learn nothing newer): its
+   * first attempt may begin without asking the store (see RunLifecycle.claimed).
+   */
+  fresh: boolean;
+  /** A worker is held for it while the store is asked whether it is still this engine's (confirmRuns). */
+  checking: boolean;
+  /**
+   * Its start is committed (the row InProgress under its token). A retry waits for it: until then
+   * the row is only reserved, and a reservation that lapses may be taken by another instance.
+   */
+  startWritten: boolean;
   controller: AttemptSignal;
   log: RunLog;
   cancelRequested: boolean;
@@ -95,8 +107,10 @@ export interface RunLifecycleDeps {
   workerFree(): void;
   /** The next run of an inline recurring row is due at `at`. */
   noteDue(at: number): void;
-  /** Whether a reserved row is still reserved here (see EngineStore.stillReserved); absent: assumed. */
-  stillReserved?(id: string, reservedAt: number): boolean;
+  /** Whether runs about to begin an attempt are still this engine's (see EngineStore.confirmRuns); absent: assumed. */
+  confirmRuns?(checks: readonly RunCheck[]): RunCheckAnswer | Promise<RunCheckAnswer>;
+  /** A retry was not begun: its row no longer carries the run (taken over, re-queued or cancelled elsewhere). */
+  retryLost?(taskId: string): void;
   /** A reserved row was dropped unstarted (see EngineStore.forgetReservation). */
   forgetReservation?(id: string, reservedAt: number): void;
   /** Whether the store keeps rate windows shared by every process (see EngineStore.sharedRateWindows); absent: no. */
@@ -126,6 +140,10 @@ export const MAX_CLAIM_AHEAD = 16;
  * engine take (and run) a row whose handler is about to begin here.
  */
 export const reservationHoldMs = (budgetMs: number): number => 4 * budgetMs;
+/** After the store said this process's lease is not surely alive (or its answer came too late), attempts are checked again this much later. */
+const RECHECK_MS = 50;
+/** After the run check failed to read (the store unavailable), it is tried again this much later. */
+const READ_RETRY_MS = 100;
 /** Weight of the newest attempt in a type's estimate when it is not slower than the estimate. */
 const ESTIMATE_WEIGHT = 0.2;
 /** A type's estimate is forgotten when it has not run for this long. */
@@ -193,6 +211,12 @@ export class RunLifecycle {
   private readonly runPrefix = randomUUID();
   private runs = 0;
   private pumping = false;
+  /** Runs whose workers are held until the store's answer (asked one read at a time), and the runs waiting for the next read. */
+  private confirming = false;
+  private toConfirm: ActiveRun[] = [];
+  /** No attempt is checked before this instant (performance.now()): the lease was not alive, or the read failed. */
+  private holdUntil = 0;
+  private holdTimer: NodeJS.Timeout | undefined;
   private reservationTimer: NodeJS.Timeout | undefined;
   /** Rows whose start this process's rate windows counted at their claim (`decide`). */
   private readonly counted = new Set<string>();
@@ -254,6 +278,11 @@ export class RunLifecycle {
    * Starts waiting runs (claimed ahead, or retries whose backoff is over) while their queue has a
    * free worker. A handler that settles at once frees its worker inside this loop: the loop goes
    * on (a nested call returns at once) instead of recursing.
+   *
+   * No attempt begins for a row that is no longer this engine's: a cancel, requeue or takeover
+   * committed by any process is seen by one read (confirmRuns) for all the attempts about to
+   * begin, the worker held meanwhile. Only a row whose claim was answered in this very turn
+   * begins without it (that answer is as recent as the read would be).
    */
   pump(): void {
     if (this.pumping) return;
@@ -262,31 +291,160 @@ export class RunLifecycle {
       let progress = true;
       while (progress) {
         progress = false;
+        const now = performance.now();
+        const held = now < this.holdUntil;
+        const budget = this.d.options.reservationBudgetMs;
+        const asks: ActiveRun[] = [];
         for (const q of this.queues.values()) {
-          while (q.ready.length > 0 && q.running < q.concurrency) {
-            const run = q.ready.shift()!;
-            if (run.phase === 'reserved' && this.d.stillReserved?.(run.row.id, run.reservedAt) === false) {
-              this.dropReserved(run); // cancelled or taken by any writer: never begins
+          for (let i = 0; i < q.ready.length && q.running < q.concurrency;) {
+            const run = q.ready[i]!;
+            if (run.phase !== 'retryWait' && run.phase !== 'reserved') {
+              q.ready.splice(i, 1);
               continue;
             }
-            if (run.phase === 'retryWait' || run.phase === 'reserved') {
+            // A reservation past its budget (the process stalled: its timer did not run, or the
+            // claim's answer came late) may be taken by any claim once its hold lapses: handed
+            // back, never begun (see reservationHoldMs).
+            if (run.phase === 'reserved' && now - run.reservedSince >= budget) {
+              this.handBack(run); // leaves the ready list
+              continue;
+            }
+            if (this.d.confirmRuns === undefined || (run.fresh && run.phase === 'reserved')) {
+              q.ready.splice(i, 1);
               this.beginAttempt(run);
               progress = true;
+              continue;
             }
+            if (held || (run.phase === 'retryWait' && !run.startWritten)) {
+              i++;
+              continue;
+            }
+            q.ready.splice(i, 1);
+            q.running++; // held for the run until the store answers
+            run.checking = true;
+            asks.push(run);
           }
         }
+        if (asks.length === 0) continue;
+        this.toConfirm.push(...asks);
+        if (this.askStore()) progress = true;
       }
     } finally {
       this.pumping = false;
     }
   }
 
+  /**
+   * Asks the store about the runs waiting for it, unless a read is in flight (its answer asks for
+   * the rest). True when the answer came at once and was applied.
+   */
+  private askStore(): boolean {
+    if (this.confirming || this.toConfirm.length === 0) return false;
+    const runs = this.toConfirm.splice(0);
+    const checks = runs.map((r) => ({ id: r.row.id, reservedAt: r.reservedAt, token: r.phase === 'reserved' ? null : r.runToken }));
+    let answer: RunCheckAnswer | Promise<RunCheckAnswer>;
+    try {
+      answer = this.d.confirmRuns!(checks);
+    } catch (err) {
+      this.confirmed(runs, err);
+      return true;
+    }
+    if (!(answer instanceof Promise)) {
+      this.confirmed(runs, answer);
+      return true;
+    }
+    this.confirming = true;
+    const sent = performance.now();
+    answer.then(
+      (a) => this.afterRead(runs, a, sent),
+      (err: unknown) => this.afterRead(runs, err, sent),
+    );
+    return false;
+  }
+
+  private afterRead(runs: ActiveRun[], answer: RunCheckAnswer | unknown, sent: number): void {
+    this.confirming = false;
+    // An answer that took longer than the reservation budget (the process stalled meanwhile) is
+    // too old to begin on: the runs are asked about again (a reservation past its budget is handed back).
+    if (performance.now() - sent > this.d.options.reservationBudgetMs) answer = runs.map(() => null);
+    // Handlers that settle at once free their workers for the pump below, not for a nested one.
+    this.pumping = true;
+    try {
+      this.confirmed(runs, answer);
+    } finally {
+      this.pumping = false;
+    }
+    this.pump();
+    this.askStore();
+  }
+
+  /**
+   * The store's answer for runs whose workers were held: each still waiting begins, or is dropped
+   * (no longer this engine's), or waits first in line while the lease is not surely alive (null)
+   * or when the read failed; nothing is asked then for a moment.
+   */
+  private confirmed(runs: ActiveRun[], answer: RunCheckAnswer | unknown): void {
+    const clear = Array.isArray(answer) && answer.length === runs.length;
+    const back: ActiveRun[] = [];
+    runs.forEach((run, i) => {
+      run.checking = false;
+      run.queue.running--;
+      // Dropped, handed back, cancelled or given up while the store was asked.
+      if (run.phase !== 'reserved' && run.phase !== 'retryWait') return;
+      const verdict = clear ? ((answer as RunCheckAnswer)[i] ?? null) : null;
+      if (verdict === null) back.push(run);
+      else if (verdict) this.beginAttempt(run);
+      else if (run.phase === 'reserved') this.dropReserved(run);
+      else this.loseRetry(run);
+    });
+    if (back.length > 0) {
+      for (const run of back.reverse()) run.queue.ready.unshift(run);
+      if (!clear) this.d.options.onError(answer, 'run check before the handler (retried)');
+      this.hold(clear ? RECHECK_MS : READ_RETRY_MS);
+    }
+  }
+
+  /** Nothing is asked of the store for `ms`; then the waiting runs are looked at again. */
+  private hold(ms: number): void {
+    this.holdUntil = performance.now() + ms;
+    if (this.holdTimer !== undefined) return;
+    this.holdTimer = setTimeout(() => {
+      this.holdTimer = undefined;
+      this.pump();
+    }, ms);
+    this.holdTimer.unref?.();
+  }
+
+  /** A retry whose row no longer carries its run (taken over, re-queued, cancelled elsewhere): it is not begun, nothing more is written. */
+  private loseRetry(run: ActiveRun): void {
+    this.leaveRetryWait(run);
+    run.fenced = true;
+    run.log.close();
+    this.ended(run);
+    this.d.retryLost?.(run.row.id);
+  }
+
+  /** Rows a commit's claim reserved for this engine, just answered: those with a free worker begin at once. */
+  claimed(rows: readonly RunnableTaskRow[]): void {
+    const runs: ActiveRun[] = [];
+    for (const row of rows) {
+      const run = this.reserved(row);
+      if (run !== undefined) runs.push(run);
+    }
+    for (const run of runs) run.fresh = true;
+    try {
+      this.pump();
+    } finally {
+      for (const run of runs) run.fresh = false;
+    }
+  }
+
   /** A row reserved for this engine (still Queued): it waits for a free worker. */
-  reserved(row: RunnableTaskRow): void {
+  reserved(row: RunnableTaskRow): ActiveRun | undefined {
     const o = this.d.options;
     const reg = this.d.registry.get(row.type);
     const queue = this.queues.get(row.queue);
-    if (reg === undefined || queue === undefined) return; // cannot happen: claims filter both
+    if (reg === undefined || queue === undefined) return undefined; // cannot happen: claims filter both
     let retry = reg.retry ?? o.retry;
     if (row.retry_policy !== null) {
       try {
@@ -309,6 +467,9 @@ export class RunLifecycle {
       reservedSince: performance.now() - Math.max(0, o.clock() - row.reserved_at),
       phase: 'reserved',
       fenced: false,
+      fresh: false,
+      checking: false,
+      startWritten: false,
       controller: NOT_STARTED,
       log: new RunLog(row.id, o.logCapPerRun, o.clock, row.last_log_sequence, (l) => this.d.commit.log(l)),
       cancelRequested: false,
@@ -326,6 +487,7 @@ export class RunLifecycle {
     // (asked of this process's windows) sees it.
     if (!this.counted.delete(row.id) && reg.rateLimit !== undefined) this.limiter.record(rateKey(row), row.reserved_at, reg.rateLimit);
     this.armReservationTimer();
+    return run;
   }
 
   /**
@@ -409,6 +571,8 @@ export class RunLifecycle {
   abandonWaiting(): void {
     clearTimeout(this.reservationTimer);
     this.reservationTimer = undefined;
+    clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
     for (const run of [...this.active]) {
       if (run.phase === 'reserved') this.handBack(run);
       else if (run.phase === 'retryWait') this.abandon(run);
@@ -494,7 +658,9 @@ export class RunLifecycle {
       this.d.commit.start({
         start: { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken },
         after: () => {
+          run.startWritten = true;
           if (!run.fenced) this.d.emit(started);
+          if (run.phase === 'retryWait' && run.queue.ready.includes(run)) this.pump(); // a retry waited for it
         },
         lost: () => this.fence(run),
       });

@@ -65,12 +65,14 @@ export interface EngineStore {
    */
   onReservationLost?(listener: (taskId: string) => void): () => void;
   /**
-   * Optional, synchronous and cheap: whether a row this store reserved is still Queued under that
-   * reservation (false once any process cancelled or took it). The engine asks just before the
-   * row's handler would begin. A store where another process may write without telling this one
-   * (SQLite) answers from the database.
+   * Optional, for stores where another process (or a write the engine does not see) may take a
+   * row from this engine: one read, just before handler attempts begin, of whether each run is
+   * still this engine's (see RunCheck). The engine asks once for every attempt that a freed worker
+   * (or every worker freed in one turn) is about to begin, except rows whose claim was answered in
+   * that very turn. A store may answer synchronously (SQLite reads its own connection) or with a
+   * Promise (one round trip, no write). Absent: every run is taken to be still this engine's.
    */
-  stillReserved?(id: string, reservedAt: number): boolean;
+  confirmRuns?(checks: readonly RunCheck[]): RunCheckAnswer | Promise<RunCheckAnswer>;
   /**
    * Optional, synchronous: the engine dropped a row it reserved without starting it, for a reason
    * the store's own writes did not carry (a cancel it heard of); what the store kept of that
@@ -304,6 +306,24 @@ export interface Reservation {
   id: string;
   reservedAt: number;
 }
+
+/**
+ * A run about to begin a handler attempt: the reservation it was claimed under and, for a retry
+ * (its start committed), its run token (null for a first attempt). A first attempt is still this
+ * engine's when its row is Queued under that very reservation; a retry when its row is InProgress
+ * under that token.
+ */
+export interface RunCheck extends Reservation {
+  token: string | null;
+}
+
+/**
+ * One answer per RunCheck, in order: true, begin; false, the row was cancelled, re-queued or taken
+ * by another process (no attempt begins; nothing more of the run is written); null, the row is
+ * still this engine's but this process's lease is not surely alive (other processes may be about
+ * to take its rows): it waits, and the engine asks again after a heartbeat.
+ */
+export type RunCheckAnswer = (boolean | null)[];
 
 /** A handler began on a reserved row: the row becomes InProgress at `startedAt` under `token`. */
 export interface StartedRun extends Reservation {

@@ -114,6 +114,42 @@ describe('a cancel that committed first keeps the reserved row from beginning', 
     }, 60_000);
   }
 
+  it('a cancel from another process committed while every worker is busy, then all workers free at once: no cancelled row begins (the notice of the cancel comes later)', async () => {
+    const sut = open();
+    const other = sut.reopen();
+    opened.push(other);
+    // A long budget: the rows reserved ahead stay reserved here while the workers are held.
+    engine = sut.engine({ onError: () => undefined, pollIntervalMs: 20, reservationBudgetMs: 10_000, queues: { default: { concurrency: 4 } } });
+    const state = { cancelled: false, begun: new Set<string>(), beganAfterCancel: new Set<string>(), held: 0 };
+    let gate: Promise<void> | undefined;
+    let openGate = () => {};
+    engine.handle('Reserved.Held', async (_request, ctx) => {
+      state.begun.add(ctx.taskId);
+      if (state.cancelled) state.beganAfterCancel.add(ctx.taskId);
+      if (gate === undefined) return;
+      state.held++;
+      await gate;
+    }, { retry: { attempts: 1 } });
+    await engine.start();
+    const ids = await Promise.all(Array.from({ length: 400 }, (_, i) => engine!.dispatch('Reserved.Held', { i })));
+    // Short runs first (the engine then reserves rows ahead of its workers), then every worker is held.
+    await waitFor(() => state.begun.size >= 40, 20_000, 'the first tasks to run', 1);
+    gate = new Promise((resolve) => (openGate = resolve));
+    await waitFor(() => state.held === 4, 20_000, 'every worker to be held', 1);
+    const reserved = await sut.probe.rows<{ n: number }>(`SELECT COUNT(*) AS n FROM tasks WHERE status = 'Queued' AND reserved_by IS NOT NULL`);
+    expect(Number(reserved[0]!.n)).toBeGreaterThan(0);
+    const r = await other.store.management.applyBulkBatch({ action: 'cancel', ids, now: Date.now(), actor: 'test', statuses: ['Queued'] });
+    // In the same turn as the cancel's answer: the workers free before any notice of it can arrive.
+    state.cancelled = true;
+    openGate();
+    expect(r.cancelled.length).toBeGreaterThan(0);
+    await waitFor(async () => (await sut.probe.statuses(ids)).every((s) => TERMINAL.has(s as string)), 20_000, 'every task to end', 10);
+    const statuses = await sut.probe.statuses(ids);
+    const cancelled = ids.filter((_, i) => statuses[i] === 'Cancelled');
+    expect(cancelled.length).toBe(r.cancelled.length);
+    expect(cancelled.filter((id) => state.beganAfterCancel.has(id))).toEqual([]);
+  }, 60_000);
+
   it('engine.cancel(id) of rows reserved ahead: each answers Cancelled and none of them begins', async () => {
     const sut = open();
     engine = sut.engine({ onError: () => undefined, pollIntervalMs: 20, queues: { default: { concurrency: 1 } } });

@@ -13,6 +13,7 @@ import { claimTasks } from './tasks/claimTasks.js';
 import { GlobalRateWindows } from './coordination/globalRateLimits.js';
 import { asStoreUnavailable, classifyTrouble } from './connection/connectionTrouble.js';
 import { completeRuns } from './tasks/completeRuns.js';
+import { confirmRuns } from './tasks/confirmRuns.js';
 import { insertExecutionLogs } from './tasks/insertExecutionLogs.js';
 import { insertTasks } from './tasks/insertTasks.js';
 import { failTakenOverClaims, heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns } from './coordination/instanceLeases.js';
@@ -89,6 +90,10 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
   const heartbeatMs = options.heartbeatMs ?? Math.max(100, Math.floor(leaseMs / 3));
   const clock = options.clock ?? storage.clock.now;
   if (!Number.isInteger(leaseMs) || leaseMs < 100) throw new TypeError('createPostgresEngineStore: option "leaseMs" must be an integer >= 100');
+  // A run begins only while this instance's heartbeat is younger than this (database clock): two
+  // thirds of the lease, or two heartbeats when those are longer; the rest is the margin against
+  // another instance finding the lease lapsed while the attempt begins.
+  const aliveWithinMs = Math.min(leaseMs, Math.max(Math.floor((leaseMs * 2) / 3), 2 * heartbeatMs));
   // Wake notices carry the instance id: an instance does not wake itself with its own writes.
   const wake = (c: PoolClient) => storage.events.wake(c, instanceId);
 
@@ -300,6 +305,13 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       return requeued;
     },
     lease: () => ({ failing: heartbeatError, expired: performance.now() - renewedAt > leaseMs }),
+    confirmRuns: async (checks) => {
+      try {
+        return await confirmRuns(storage, checks, instanceId, aliveWithinMs);
+      } catch (err) {
+        throw asStoreUnavailable(err, storage.target, classifyTrouble(err));
+      }
+    },
     nextWakeAt: async (now) => {
       const { rows } = await storage.query<{ due: number | null; throttled: number | null }>(
         `SELECT LEAST((SELECT MIN(scheduled_at) FROM tasks WHERE status = 'Pending' AND scheduled_at IS NOT NULL

@@ -62,6 +62,7 @@ export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineSto
   const instanceId = randomUUID();
   const sql = prepareEngineStatements(db, instanceId);
   const reservedRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'Queued' AND reserved_by = ? AND reserved_at = ?`).pluck();
+  const runningRow = db.prepare(`SELECT 1 FROM tasks WHERE id = ? AND status = 'InProgress' AND run_token = ?`).pluck();
   const identity = fileIdentity(storage.file);
   const foreign = new ForeignWrites(db);
 
@@ -78,6 +79,22 @@ export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineSto
     return out.requeued;
   };
 
+  const stillReserved = (id: string, reservedAt: number): boolean => {
+    // A row known reserved here stays so until a writer other than this store's commits (another
+    // connection, or this connection outside them: see ForeignWrites) writes; those commits
+    // forget what they un-reserve. Otherwise the row itself is read.
+    if (storage.closed) return false;
+    const known = claimed.peek(id);
+    const epoch = foreign.current();
+    if (known !== undefined && known.reservedAt === reservedAt && known.epoch === epoch) return true;
+    const held = reservedRow.get(id, instanceId, reservedAt) === 1;
+    if (known !== undefined && known.reservedAt === reservedAt) {
+      if (held) known.epoch = epoch;
+      else claimed.forget(id); // cancelled or taken: its start and end are never written here
+    }
+    return held;
+  };
+
   return {
     location: storage.file,
     commit: async (batch) => guard(() => {
@@ -89,20 +106,10 @@ export function createSqliteEngineStore(storage: SqliteStorage): SqliteEngineSto
         foreign.ownCommitEnded();
       }
     }),
-    stillReserved(id, reservedAt) {
-      // A row known reserved here stays so until a writer other than this store's commits (another
-      // connection, or this connection outside them: see ForeignWrites) writes; those commits
-      // forget what they un-reserve. Otherwise the row itself is read.
-      if (storage.closed) return false;
-      const known = claimed.peek(id);
-      const epoch = foreign.current();
-      if (known !== undefined && known.reservedAt === reservedAt && known.epoch === epoch) return true;
-      const held = reservedRow.get(id, instanceId, reservedAt) === 1;
-      if (known !== undefined && known.reservedAt === reservedAt) {
-        if (held) known.epoch = epoch;
-        else claimed.forget(id); // cancelled or taken: its start and end are never written here
-      }
-      return held;
+    confirmRuns(checks) {
+      // Answered from this connection at once (see RunCheck).
+      if (storage.closed) return checks.map(() => false);
+      return checks.map((c) => (c.token === null ? stillReserved(c.id, c.reservedAt) : runningRow.get(c.id, c.token) === 1));
     },
     forgetReservation(id, reservedAt) {
       if (claimed.peek(id)?.reservedAt === reservedAt) claimed.forget(id);
