@@ -67,6 +67,8 @@ export interface PostgresEngineStore extends EngineStore {
   leaseTick(): Promise<number>;
   /** Whether the heartbeat is failing and whether the lease has lapsed (see EngineStore.lease). */
   lease(): LeaseState;
+  /** Listens for lapses of this instance's lease (see EngineStore.onLeaseLost). */
+  onLeaseLost(listener: (lapse: LeaseLapse) => readonly string[]): () => void;
   /**
    * Stops the heartbeat and removes this instance's row (its finished work stays), unless it left
    * runs ServiceStopped whose handlers still run: then the row lapses one lease after the last
