@@ -81,6 +81,10 @@ await engine.start();
 log({ k: 'started', instanceId, pid: process.pid });
 process.stdout.write(`ready ${(server.address() as AddressInfo).port} ${instanceId}\n`);
 
+/** An answer to the harness, unless the channel is closed already (a command that ends after the stop's disconnect). */
+const answer = (message: { id: number; result?: unknown; error?: string }): void => {
+  if (process.connected) process.send?.(message);
+};
 process.on('message', (raw) => {
   const command = raw as ChildCommand;
   void (async () => {
@@ -101,9 +105,9 @@ process.on('message', (raw) => {
         result = await engine.schedules.upsert({ key: command.key, type: 'Chaos.Tick', request: { ms: command.ms }, every: command.every, misfire: { policy: 'ReplayAll' } });
         log({ k: 'schedule', task: String(result) });
       }
-      process.send?.({ id: command.id, result });
+      answer({ id: command.id, result });
     } catch (err) {
-      process.send?.({ id: command.id, error: String(err) });
+      answer({ id: command.id, error: String(err) });
     }
   })();
 });
