@@ -11,11 +11,12 @@ export interface CheckResult {
 }
 
 /**
- * Whether a life sat paused past its lease at some time in [from, to]: its lease could lapse and
- * its rows be taken over (its heartbeat may be up to a lease old when the pause begins).
+ * Whether a life lost its lease at some time in [from, to]: it sat paused past its lease (its
+ * heartbeat may be up to a lease old when the pause begins), or it logged a lapse of its lease
+ * (from its last heartbeat to when it learnt of the lapse); its rows could be taken over then.
  */
-const lostLeaseWithin = (life: LifeRecord | undefined, from: number, to: number, leaseUs: number): boolean =>
-  (life?.pauses ?? []).some(([a, b]) => a < to && b > from && b - a > leaseUs);
+const lostLeaseWithin = (life: LifeRecord | undefined, lapses: readonly [number, number][], from: number, to: number, leaseUs: number): boolean =>
+  (life?.pauses ?? []).some(([a, b]) => a < to && b > from && b - a > leaseUs) || lapses.some(([a, b]) => a < to && b > from);
 
 const pausesOf = (life: LifeRecord | undefined): string =>
   (life?.pauses ?? []).map(([a, b]) => `${ms(a)}–${ms(b)}`).join(', ') || 'none';
@@ -39,6 +40,10 @@ export function checkHistory(h: History): CheckResult {
   const runs = handlerRuns(h.lines);
   const runsOf = new Map<string, HandlerRun[]>();
   for (const run of runs) runsOf.set(run.task, [...(runsOf.get(run.task) ?? []), run]);
+  // Each life's logged lease lapses: from its last heartbeat to when it learnt of the lapse.
+  const lapsesOf = new Map<string, [number, number][]>();
+  for (const l of h.lines) if (l.k === 'leaseLost') lapsesOf.set(l.proc, [...(lapsesOf.get(l.proc) ?? []), [l.t - (l.sinceUs ?? 0), l.t]]);
+  notes.leaseLapses = [...lapsesOf.values()].reduce((n, list) => n + list.length, 0);
 
   // 1. Every dispatched task has a row in a terminal state; a dispatch whose process was killed
   // before it was written is lost with it (dispatch answers before the group commit).
@@ -78,7 +83,7 @@ export function checkHistory(h: History): CheckResult {
         checked.overlap!++;
         const firstEnd = first.end ?? diedAt(h.lives.get(first.proc));
         if (next.begin >= firstEnd) continue;
-        if (lostLeaseWithin(h.lives.get(first.proc), first.begin, next.begin, leaseUs)) {
+        if (lostLeaseWithin(h.lives.get(first.proc), lapsesOf.get(first.proc) ?? [], first.begin, next.begin, leaseUs)) {
           notes.overlapsAfterLostLease!++;
           continue;
         }
@@ -139,7 +144,7 @@ export function checkHistory(h: History): CheckResult {
     notes.runsFenced! += Math.min(n, fenced);
     if (n > fenced) violations.push(`${proc}: ${n} handler runs ended without their end recorded, but only ${fenced} writes were fenced (staleRunWrites)`);
   }
-  const disruptions = [...h.lives.values()].filter((l) => l.killed || l.termAt !== undefined || l.pauses.some(([a, b]) => b - a > leaseUs)).length;
+  const disruptions = [...h.lives.values()].filter((l) => l.killed || l.termAt !== undefined || l.pauses.some(([a, b]) => b - a > leaseUs) || lapsesOf.has(l.proc)).length;
   for (const row of h.rows) {
     if (row.is_schedule || h.rerun.has(row.id)) continue;
     checked.abandoned!++;

@@ -1,8 +1,8 @@
 // One life of an engine process under the fault-injection harness (test/chaos/runChaos.ts).
 // Its settings come as one JSON text in SVC_CHAOS (see ChildSettings). It serves the monitoring
 // API (management on, one operator login shared by every process: API_ACCESS) on a free port and prints "ready <port> <instanceId>".
-// Every handler begin and end, every run event, every dispatch and this process's fenced-write
-// count go to its own append-only log file, one JSON line each, written synchronously (so a
+// Every handler begin and end, every run event, every dispatch, every lapse of its lease and this
+// process's fenced-write count go to its own append-only log file, one JSON line each, written synchronously (so a
 // line written before a SIGKILL is kept), timed by process.hrtime against the harness's origin:
 // CLOCK_MONOTONIC, one reference for every process of the machine, untouched by the shifted
 // wall clock (test/fixtures/shiftedClock.mjs).
@@ -33,6 +33,12 @@ if (settings.backend === 'postgres') {
   const storage = await openPostgresStorage({ connectionString: settings.location, poolSize: 3 });
   const store = createPostgresEngineStore(storage, { leaseMs: settings.leaseMs });
   instanceId = store.instanceId;
+  // A lapse of this life's lease (its heartbeat not written within the lease) is a lost lease for
+  // the checks, as a pause past it is: its rows may rightly have been taken meanwhile.
+  store.onLeaseLost((lapse) => {
+    log({ k: 'leaseLost', sinceUs: Math.round(lapse.sinceRenewalMs * 1000) });
+    return [];
+  });
   engine = createEngine({ store, pollIntervalMs: 50, maxAbandoned: 50, queues: { default: { concurrency: 4 } }, onError: () => undefined });
   stopPublishing = publishEngineEvents(engine, storage);
   closeStorage = async () => {
@@ -75,6 +81,10 @@ await engine.start();
 log({ k: 'started', instanceId, pid: process.pid });
 process.stdout.write(`ready ${(server.address() as AddressInfo).port} ${instanceId}\n`);
 
+/** An answer to the harness, unless the channel is closed already (a command that ends after the stop's disconnect). */
+const answer = (message: { id: number; result?: unknown; error?: string }): void => {
+  if (process.connected) process.send?.(message);
+};
 process.on('message', (raw) => {
   const command = raw as ChildCommand;
   void (async () => {
@@ -95,9 +105,9 @@ process.on('message', (raw) => {
         result = await engine.schedules.upsert({ key: command.key, type: 'Chaos.Tick', request: { ms: command.ms }, every: command.every, misfire: { policy: 'ReplayAll' } });
         log({ k: 'schedule', task: String(result) });
       }
-      process.send?.({ id: command.id, result });
+      answer({ id: command.id, result });
     } catch (err) {
-      process.send?.({ id: command.id, error: String(err) });
+      answer({ id: command.id, error: String(err) });
     }
   })();
 });

@@ -23,7 +23,7 @@ export type ChildCommand =
 
 /** One line of a process's log; t in µs since the harness's origin, on CLOCK_MONOTONIC. */
 export interface LogLine {
-  k: 'begin' | 'end' | 'event' | 'dispatched' | 'cancel' | 'schedule' | 'health' | 'started' | 'stopping' | 'stopped';
+  k: 'begin' | 'end' | 'event' | 'dispatched' | 'cancel' | 'schedule' | 'health' | 'started' | 'stopping' | 'stopped' | 'leaseLost';
   proc: string;
   t: number;
   task?: string;
@@ -35,6 +35,8 @@ export interface LogLine {
   stale?: number;
   instanceId?: string;
   pid?: number;
+  /** leaseLost: µs since the heartbeat written last before the lapse was sent (the lapse began one lease after it). */
+  sinceUs?: number;
 }
 
 /** Every process signs with one secret, so that one login's token works on each; the operator may manage. */

@@ -70,6 +70,9 @@ export class TaskEngine implements Engine {
   private stopExternalWork: (() => void) | undefined;
   /** Unsubscribes from the store's notices of reserved rows cancelled by other processes. */
   private stopReservationNotices: (() => void) | undefined;
+  /** Kept for the engine's life (a stopping engine's handlers still run): what it does on a lapse of its lease. */
+  private stopLeaseNotices: (() => void) | undefined;
+  private leaseWasLapsed = false;
   /** Run writes the store refused (the row no longer the run's); see EngineHealth. */
   private staleRunWrites = 0;
 
@@ -124,6 +127,7 @@ export class TaskEngine implements Engine {
       },
       ...(this.store.forgetReservation !== undefined ? { forgetReservation: this.store.forgetReservation.bind(this.store) } : {}),
       sharedRateWindows: () => this.store.sharedRateWindows === true,
+      ...(this.store.lease !== undefined ? { leaseHeld: () => this.store.lease?.().expired !== true } : {}),
     });
     this.queueNames = [...this.runs.queues.keys()];
     this.tickers = new Tickers(this.o.clock, this.o.onError, () => this.wake());
@@ -366,6 +370,10 @@ export class TaskEngine implements Engine {
       if (this.running && this.stopping === undefined) this.wake();
     });
     this.stopReservationNotices ??= this.store.onReservationLost?.((taskId) => this.runs.forgetReserved(taskId));
+    this.stopLeaseNotices ??= this.store.onLeaseLost?.((lapse) => {
+      this.o.onError(new Error(`The lease lapsed (no heartbeat written for ${Math.round(lapse.sinceRenewalMs)} ms): runs not yet begun here are given up`), 'lease');
+      return [...this.runs.leaseLapsed(), ...this.commit.runsUnwritten()];
+    });
     this.tickers.start();
     clearInterval(this.locationTimer);
     this.locationTimer = setInterval(() => this.checkLocation(), this.o.pollIntervalMs);
@@ -424,6 +432,9 @@ export class TaskEngine implements Engine {
     const rateLimited = this.rateLimits.size > 0;
     // Past its lease other instances may recover this one's runs: it starts none until a heartbeat is written.
     const leaseLapsed = this.store.lease?.().expired === true;
+    // Renewed again: the runs that waited for it begin (the pump waits while the lease lapsed).
+    if (this.leaseWasLapsed && !leaseLapsed) setImmediate(() => this.runs.pump());
+    this.leaseWasLapsed = leaseLapsed;
     return {
       promoteLimit: this.wakeTimer.promoteLimit(now),
       claims: this.types.length === 0 || leaseLapsed ? [] : this.runs.claims(),

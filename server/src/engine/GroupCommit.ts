@@ -113,6 +113,8 @@ export class GroupCommit {
   private queuedSince: number | null = null;
   /** Changes of the commit in flight (handed to the store, not yet known written), and since when the oldest waits. */
   private inFlightCount = 0;
+  /** The changes of the batch in flight (empty when none). */
+  private inFlightChanges: Changes = noChanges();
   private inFlightSince: number | null = null;
   private lastError: unknown = null;
   /** Set while the store must not be written (its file was deleted or replaced). */
@@ -219,6 +221,18 @@ export class GroupCommit {
   }
 
   /** Changes not yet written (logs included): those queued and those of the commit in flight. */
+  /** Rows named by run writes (starts, failed attempts, ends, stops) queued or in flight: their runs still count on their rows. */
+  runsUnwritten(): string[] {
+    const ids: string[] = [];
+    for (const c of [this.queue, this.inFlightChanges]) {
+      for (const x of c.starts) ids.push(x.start.id);
+      for (const x of c.failures) ids.push(x.failure.id);
+      for (const x of c.finishes) ids.push(x.run.id);
+      for (const x of c.stops) ids.push(x.id);
+    }
+    return ids;
+  }
+
   get unwritten(): number {
     return this.queuedCount() + this.inFlightCount;
   }
@@ -338,6 +352,7 @@ export class GroupCommit {
     }
     // The batch is in flight until the store answers: still unwritten, with the age it had queued.
     this.inFlightCount = taken;
+    this.inFlightChanges = taking;
     this.inFlightInserts = taking.inserts.length;
     this.inFlightSince = taken === 0 ? null : this.queuedSince;
     if (this.queuedCount() === 0) this.queuedSince = null;
@@ -345,6 +360,7 @@ export class GroupCommit {
       return await this.writeBatch(now, dispatching, taking);
     } finally {
       this.inFlightCount = 0;
+      this.inFlightChanges = noChanges();
       this.inFlightInserts = 0;
       this.inFlightSince = null;
       // Callers waiting for room look again (what could not be written is back in the queue).

@@ -115,6 +115,8 @@ export interface RunLifecycleDeps {
   forgetReservation?(id: string, reservedAt: number): void;
   /** Whether the store keeps rate windows shared by every process (see EngineStore.sharedRateWindows); absent: no. */
   sharedRateWindows?(): boolean;
+  /** Whether this process's lease holds (see EngineStore.lease); absent: it always does. No attempt begins while it does not. */
+  leaseHeld?(): boolean;
 }
 
 const roundMs = (ms: number) => Math.round(ms * 1000) / 1000;
@@ -286,6 +288,8 @@ export class RunLifecycle {
    */
   pump(): void {
     if (this.pumping) return;
+    // Past its lease this process's rows may be another's: nothing begins until it is renewed.
+    if (this.d.leaseHeld?.() === false) return;
     this.pumping = true;
     try {
       let progress = true;
@@ -577,6 +581,26 @@ export class RunLifecycle {
       if (run.phase === 'reserved') this.handBack(run);
       else if (run.phase === 'retryWait') this.abandon(run);
     }
+  }
+
+  /**
+   * The lease lapsed (other processes may have recovered this one's rows): reserved rows and runs
+   * waiting for their next attempt are dropped here without a write (the store gives their rows
+   * up). Returns the rows whose handlers still run: their ends are written as usual, and fenced
+   * if the row was taken meanwhile.
+   */
+  leaseLapsed(): string[] {
+    const running: string[] = [];
+    for (const run of [...this.active]) {
+      if (run.phase === 'running') running.push(run.row.id);
+      else if (run.phase === 'reserved' || run.phase === 'retryWait') {
+        run.fenced = true;
+        this.dropReserved(run);
+      }
+    }
+    clearTimeout(this.reservationTimer);
+    this.reservationTimer = undefined;
+    return running;
   }
 
   /** Resolves once no handler this engine called is still running (at once when none is). */

@@ -58,6 +58,16 @@ export interface EngineStore {
    */
   lease?(): LeaseState;
   /**
+   * Optional, with `lease`: `listener` is called when this process learns that its lease lapsed
+   * (its heartbeat could not be written within the lease; other processes may have recovered its
+   * rows meanwhile). It stops every run that has not begun or is between attempts and returns the
+   * ids of the rows whose handlers still run here or whose writes are still queued; the store then
+   * gives up this instance's other rows (they may already be another's) before claims go on. Called
+   * again, with the same contract, should giving them up fail and be tried again. Returns the
+   * function that unsubscribes.
+   */
+  onLeaseLost?(listener: (lapse: LeaseLapse) => readonly string[]): () => void;
+  /**
    * Optional, for stores shared by several processes: calls `listener` with the id of a row this
    * store reserved that another process cancelled, so the engine forgets it before its handler
    * can begin. Returns the function that unsubscribes. (Without it, the start write finds the row
@@ -106,6 +116,14 @@ export interface LeaseState {
   failing: unknown;
   /** No heartbeat written for longer than the lease. */
   expired: boolean;
+  /** How many times this process learnt that its lease had lapsed (see onLeaseLost). */
+  lapses: number;
+}
+
+/** A lapse of this process's lease, as it learnt of it. */
+export interface LeaseLapse {
+  /** Milliseconds (this host's monotonic clock) since the last heartbeat written before the lapse was sent. */
+  sinceRenewalMs: number;
 }
 
 /**

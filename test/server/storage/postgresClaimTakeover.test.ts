@@ -48,11 +48,14 @@ describe('PostgreSQL: a claim that takes over another instance\'s lapsed reserva
 
   it.each(['fast', 'general'] as const)('%s commit: counted once and run, past maxAbandoned Failed (audited, event, read models); own and still-held reservations not counted', async (path) => {
     const queue = `takeover-${path}`;
-    const [fresh, worn, own, held] = [0, 1, 2, 3].map((i) => task(queue, i)) as [NewTask, NewTask, NewTask, NewTask];
-    await store.commit(batch(Date.now(), { insertTasks: [fresh, worn, own, held] }));
+    const [fresh, worn, own, held, alive] = [0, 1, 2, 3, 4].map((i) => task(queue, i)) as [NewTask, NewTask, NewTask, NewTask, NewTask];
+    await store.commit(batch(Date.now(), { insertTasks: [fresh, worn, own, held, alive] }));
     const now = Date.now();
-    // The dead instance's heartbeat is fresh: its lease holds, lease recovery leaves its rows alone.
-    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, 'h', 1, $2, $2) ON CONFLICT (id) DO NOTHING`, ['dead-one', now]);
+    // The dead instance has no instance row (lease recovery only looks for expired rows' reservations).
+    await storage.query(`DELETE FROM engine_instances WHERE id = 'dead-one'`);
+    // A live instance (its heartbeat fresh) whose reservation is as old: never taken, however old.
+    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ('live-one', 'h', 1, $1, $1) ON CONFLICT (id) DO UPDATE SET heartbeat_at = $1`, [now]);
+    await storage.query(`UPDATE tasks SET reserved_by = 'live-one', reserved_at = $2 WHERE id = $1`, [alive.id, now - 5 * HOLD_MS]);
     await storage.query(`UPDATE tasks SET reserved_by = 'dead-one', reserved_at = $2 WHERE id = ANY($1::text[])`, [[fresh.id, worn.id], now - 5 * HOLD_MS]);
     await storage.query(`UPDATE tasks SET abandoned_count = $2 WHERE id = $1`, [worn.id, MAX_ABANDONED]);
     // This instance's own stale reservation (a hand-back that never landed: no death) and a reservation that still holds.
@@ -73,6 +76,7 @@ describe('PostgreSQL: a claim that takes over another instance\'s lapsed reserva
     expect(byId.get(fresh.id)).toMatchObject({ status: 'Queued', reserved_by: store.instanceId, abandoned_count: 1, exception: null });
     expect(byId.get(own.id)).toMatchObject({ status: 'Queued', reserved_by: store.instanceId, abandoned_count: 0 });
     expect(byId.get(held.id)).toMatchObject({ status: 'Queued', reserved_by: 'dead-one', abandoned_count: 0 });
+    expect(byId.get(alive.id)).toMatchObject({ status: 'Queued', reserved_by: 'live-one', abandoned_count: 0 });
     const text = `TaskAbandonedError: The task was abandoned ${MAX_ABANDONED + 1} times while running (its process died or lost its lease)`;
     expect(byId.get(worn.id)).toEqual({ id: worn.id, status: 'Failed', reserved_by: null, abandoned_count: MAX_ABANDONED + 1, run_count: 1, last_outcome: 'Failed', exception: text });
     const audits = await storage.query<{ new_status: string; exception: string | null }>('SELECT new_status, exception FROM status_audit WHERE task_id = $1 ORDER BY id', [worn.id]);
@@ -91,7 +95,7 @@ describe('PostgreSQL: a claim that takes over another instance\'s lapsed reserva
     const live = await snapshotReadModels(storage);
     expect(live.stat_tasks).toEqual(expect.arrayContaining([
       expect.objectContaining({ queue, status: 'Failed', n: 1 }), expect.objectContaining({ queue, status: 'InProgress', n: 2 }),
-      expect.objectContaining({ queue, status: 'Queued', n: 1 }),
+      expect.objectContaining({ queue, status: 'Queued', n: 2 }),
     ]));
     await storage.rebuildReadModels();
     expect(await snapshotReadModels(storage)).toEqual(live);
@@ -101,7 +105,7 @@ describe('PostgreSQL: a claim that takes over another instance\'s lapsed reserva
     const queue = 'takeover-retried';
     const worn = task(queue, 0);
     await store.commit(batch(Date.now(), { insertTasks: [worn] }));
-    await storage.query(`INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, 'h', 1, $2, $2) ON CONFLICT (id) DO UPDATE SET heartbeat_at = $2`, ['dead-one', Date.now()]);
+    await storage.query(`DELETE FROM engine_instances WHERE id = 'dead-one'`);
     await storage.query(`UPDATE tasks SET reserved_by = 'dead-one', reserved_at = $2, abandoned_count = $3 WHERE id = $1`, [worn.id, Date.now() - 5 * HOLD_MS, MAX_ABANDONED]);
     // While the row is listed here, the database refuses its move to Failed: the transaction after the claim fails.
     await storage.query(`CREATE TABLE refuse_failed (id text PRIMARY KEY);

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
 import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../common/abandonedRuns.js';
 import type { Counter } from '../common/readModels/counters.js';
-import type { CommitBatch, CommitOutcome, EngineStore, LeaseState, RecoverInput } from '../EngineStore.js';
+import type { CommitBatch, CommitOutcome, EngineStore, LeaseLapse, LeaseState, RecoverInput } from '../EngineStore.js';
 import type { TaskManagementStore } from '../TaskManagementStore.js';
 import type { PostgresStorage } from './PostgresStorage.js';
 import { admitWaiting } from './tasks/admitWaiting.js';
@@ -16,7 +16,7 @@ import { completeRuns } from './tasks/completeRuns.js';
 import { confirmRuns } from './tasks/confirmRuns.js';
 import { insertExecutionLogs } from './tasks/insertExecutionLogs.js';
 import { insertTasks } from './tasks/insertTasks.js';
-import { failTakenOverClaims, heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns } from './coordination/instanceLeases.js';
+import { failTakenOverClaims, heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns, recoverRunsOfLapsedLease } from './coordination/instanceLeases.js';
 import { createPostgresTaskManagementStore } from './management/createPostgresTaskManagementStore.js';
 import { markServiceStopped } from './tasks/markServiceStopped.js';
 import { promoteDue } from './tasks/promoteDue.js';
@@ -68,6 +68,8 @@ export interface PostgresEngineStore extends EngineStore {
   leaseTick(): Promise<number>;
   /** Whether the heartbeat is failing and whether the lease has lapsed (see EngineStore.lease). */
   lease(): LeaseState;
+  /** Listens for lapses of this instance's lease (see EngineStore.onLeaseLost). */
+  onLeaseLost(listener: (lapse: LeaseLapse) => readonly string[]): () => void;
   /**
    * Stops the heartbeat and removes this instance's row (its finished work stays), unless it left
    * runs ServiceStopped whose handlers still run: then the row lapses one lease after the last
@@ -118,7 +120,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     // The steady state of a busy worker (runs ended, new claims) is one statement.
     if (!afterLoss && isFastCommit(b)) {
       return withClient(storage.pool, (c) => fastCommit(c, b, {
-        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false, maxAbandoned,
+        instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false, maxAbandoned, leaseMs,
         ...(options.readModelCounters !== undefined ? { counters: options.readModelCounters } : {}),
       }));
     }
@@ -159,7 +161,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
           for (const cl of d.claims) {
             if (cl.limit <= 0) continue;
             const { claimed, fail } = await claimTasks(c, {
-              queue: cl.queue, limit: cl.limit, types: d.types, now, reservationMs: d.reservationMs, instanceId, maxAbandoned,
+              queue: cl.queue, limit: cl.limit, types: d.types, now, reservationMs: d.reservationMs, instanceId, maxAbandoned, leaseMs,
               ...(rates === null ? { decide: d.decide } : { decide: (r) => rates.decide(r), prepare: (rows) => rates.prepare(rows) }),
             });
             out.claimed.push(...claimed);
@@ -233,42 +235,105 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       // kept in unfailedTakeovers (see above)
     }
   };
-  // The lease as this process sees it: measured on its monotonic clock from the last heartbeat written.
+  // The lease as this process sees it, on its monotonic clock: from the instant the last heartbeat
+  // written was sent (the database stamped it later), so this process sees its lease lapse no
+  // later than any other instance does.
   let renewedAt = performance.now();
   let heartbeatError: unknown = null;
+  /** Whether a heartbeat of this life was written (before it, a missing row is a first registration). */
+  let registered = false;
+  let lapses = 0;
+  /** Set while a lapse is known and this instance's rows it no longer runs are not yet given up. */
+  let lapsePending: { sinceRenewalMs: number } | null = null;
+  const leaseLostListeners = new Set<(lapse: LeaseLapse) => readonly string[]>();
+  /**
+   * After a lapse: the engine stops what has not begun and names what still runs here; the other
+   * rows of this instance are given up. Until that is written, the lease stays lapsed here (no claims).
+   */
+  const giveUpLapsedRuns = async (lapse: { sinceRenewalMs: number }) => {
+    const keep = new Set<string>();
+    for (const l of leaseLostListeners) for (const id of l(lapse)) keep.add(id);
+    const now = clock();
+    const out = await storage.transaction(async (c) => {
+      const o = await recoverRunsOfLapsedLease(c, storage.schema, instanceId, [...keep], now, maxAbandoned);
+      if (o.requeued > 0) await wake(c);
+      return o;
+    });
+    for (const id of owned) if (!keep.has(id)) owned.delete(id);
+    reportAbandoned(out.failed);
+  };
   const renew = async () => {
+    const sentAt = performance.now();
+    let lapsed: boolean;
     try {
-      await heartbeat(storage, instanceId);
+      ({ lapsed } = await heartbeat(storage, instanceId, leaseMs));
     } catch (err) {
       heartbeatError = err;
       throw err;
     }
     heartbeatError = null;
-    renewedAt = performance.now();
+    if (lapsed && registered && lapsePending === null) {
+      lapses++;
+      lapsePending = { sinceRenewalMs: sentAt - renewedAt };
+    }
+    registered = true;
+    if (lapsePending !== null) {
+      await giveUpLapsedRuns(lapsePending);
+      lapsePending = null;
+    }
+    renewedAt = sentAt;
   };
 
-  const leaseTick = async () => {
-    const now = clock();
-    await renew();
-    const out = await storage.transaction(async (c) => {
-      const o = await recoverExpiredLeases(c, storage.schema, now, leaseMs, maxAbandoned);
-      if (o.requeued > 0) await wake(c);
-      return o;
+  /** Recovers expired leases of other instances (one recovery at a time; a heartbeat never waits for it). */
+  let recovering: Promise<number> | null = null;
+  const recoverOthers = (): Promise<number> => {
+    recovering ??= (async () => {
+      const now = clock();
+      const out = await storage.transaction(async (c) => {
+        const o = await recoverExpiredLeases(c, storage.schema, now, leaseMs, maxAbandoned);
+        if (o.requeued > 0) await wake(c);
+        return o;
+      });
+      reportAbandoned(out.failed);
+      return out.requeued + out.failed.length;
+    })().finally(() => {
+      recovering = null;
     });
-    reportAbandoned(out.failed);
-    return out.requeued + out.failed.length;
+    return recovering;
+  };
+  const leaseTick = async () => {
+    await renew();
+    return recoverOthers();
   };
   let disposed = false;
-  // The timer's tick in flight: dispose waits for it, or a recovery it began could take this
-  // instance's own rows for a dead instance's once its instance row is gone.
+  // The timer's heartbeat in flight: dispose waits for it (and for a recovery), or a recovery it
+  // began could take this instance's own rows for a dead instance's once its instance row is gone.
   let ticking: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (disposed || storage.closed || ticking !== null) return;
-    ticking = leaseTick().catch(() => undefined).finally(() => {
+  // A failed heartbeat is tried again soon, not a whole period later: a connection the server
+  // ended costs one round trip, not a third of the lease.
+  const retryMs = Math.max(10, Math.min(100, Math.floor(heartbeatMs / 5)));
+  let timer: NodeJS.Timeout | undefined;
+  const scheduleTick = (ms: number) => {
+    if (disposed) return;
+    timer = setTimeout(tick, ms);
+    timer.unref();
+  };
+  const tick = () => {
+    timer = undefined;
+    if (disposed || storage.closed) return;
+    const began = performance.now();
+    ticking = renew().then(
+      () => {
+        if (!disposed && !storage.closed) void recoverOthers().catch(() => undefined);
+        return heartbeatMs - (performance.now() - began);
+      },
+      () => retryMs,
+    ).then((next) => {
       ticking = null;
+      scheduleTick(Math.max(0, next));
     });
-  }, heartbeatMs);
-  timer.unref();
+  };
+  scheduleTick(heartbeatMs);
 
   return {
     location: `postgres://${storage.target.host}:${storage.target.port}/${storage.target.database} (schema ${storage.schema})`,
@@ -304,13 +369,19 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       reportAbandoned(failed);
       return requeued;
     },
-    lease: () => ({ failing: heartbeatError, expired: performance.now() - renewedAt > leaseMs }),
+    lease: () => ({ failing: heartbeatError, expired: lapsePending !== null || performance.now() - renewedAt > leaseMs, lapses }),
     confirmRuns: async (checks) => {
       try {
         return await confirmRuns(storage, checks, instanceId, aliveWithinMs);
       } catch (err) {
         throw asStoreUnavailable(err, storage.target, classifyTrouble(err));
       }
+    },
+    onLeaseLost(listener: (lapse: LeaseLapse) => readonly string[]) {
+      leaseLostListeners.add(listener);
+      return () => {
+        leaseLostListeners.delete(listener);
+      };
     },
     nextWakeAt: async (now) => {
       const { rows } = await storage.query<{ due: number | null; throttled: number | null }>(
@@ -363,8 +434,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     leaseTick,
     async dispose() {
       disposed = true;
-      clearInterval(timer);
+      clearTimeout(timer);
       await ticking;
+      await recovering?.catch(() => undefined);
       // Without runs left ServiceStopped, other instances need not wait for the lease to lapse.
       if (!storage.closed && !(leftStoppedRuns && handlersRunning)) await storage.query(`DELETE FROM engine_instances WHERE id = $1`, [instanceId]).catch(() => undefined);
     },

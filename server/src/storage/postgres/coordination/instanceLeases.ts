@@ -8,16 +8,50 @@ import type { PostgresStorage } from '../PostgresStorage.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
-/** Registers (or renews) this engine instance's heartbeat row, stamped by the database clock; the round trip is a reading of that clock. */
-export async function heartbeat(storage: PostgresStorage, instanceId: string): Promise<void> {
+/**
+ * Registers (or renews) this engine instance's heartbeat row, stamped by the database clock; the
+ * round trip is a reading of that clock. Returns whether the lease had lapsed before this renewal:
+ * the row was gone (another instance's recovery removes an expired one) or its previous heartbeat
+ * was older than `leaseMs` when this one was written. Any recovery that found the instance
+ * expired did so before this statement, on a heartbeat at least as old, so a lapse it acted on is
+ * always reported here (a fresh registration has no row either: the caller tells the two apart).
+ */
+export async function heartbeat(storage: PostgresStorage, instanceId: string, leaseMs: number): Promise<{ lapsed: boolean }> {
+  let lapsed = false;
   await storage.clock.measure(async () => {
-    const { rows } = await storage.query<{ at: number }>(
-      `INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, ${DB_NOW_MS}, ${DB_NOW_MS})
-       ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at RETURNING heartbeat_at AS at`,
+    const { rows } = await storage.query<{ at: number; prev: number | null }>(
+      `WITH prev AS (SELECT heartbeat_at FROM engine_instances WHERE id = $1)
+       INSERT INTO engine_instances (id, host, pid, started_at, heartbeat_at) VALUES ($1, $2, $3, ${DB_NOW_MS}, ${DB_NOW_MS})
+       ON CONFLICT (id) DO UPDATE SET heartbeat_at = excluded.heartbeat_at RETURNING heartbeat_at AS at, (SELECT heartbeat_at FROM prev) AS prev`,
       [instanceId, hostname(), process.pid],
     );
-    return rows[0]!.at;
+    const { at, prev } = rows[0]!;
+    lapsed = prev === null || at - prev > leaseMs;
+    return at;
   });
+  return { lapsed };
+}
+
+/**
+ * An instance that learnt its lease lapsed gives up the rows of its runs that no longer go on
+ * here: its InProgress rows outside `keep` (runs whose handler still runs or whose writes are
+ * still queued here) count one abandoned run each (see recoverAbandonedRuns; a ServiceStopped
+ * row's handler may still run here: it lapses with this instance, as at a stop),
+ * and its reservations outside `keep` are handed back uncounted (no handler began for them).
+ * Under the recovery lock, waited for: a recovery of this instance by another one is over first.
+ */
+export async function recoverRunsOfLapsedLease(
+  c: PoolClient, schema: string, instanceId: string, keep: readonly string[], now: number, maxAbandoned: number,
+): Promise<{ requeued: number; failed: AbandonedTask[] }> {
+  await c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.leases:' || $1))`, [schema]);
+  const out = await recoverAbandonedRuns(
+    c, { runs: { sql: `t.status = 'InProgress' AND t.instance_id = $5 AND NOT (t.id = ANY($6::text[]))`, params: [instanceId, keep] }, reserved: null }, now, maxAbandoned,
+  );
+  const { rowCount } = await c.query(
+    `UPDATE tasks t SET reserved_by = NULL, reserved_at = NULL WHERE t.status = 'Queued' AND t.reserved_by = $1 AND NOT (t.id = ANY($2::text[]))`,
+    [instanceId, keep],
+  );
+  return { requeued: out.requeued + (rowCount ?? 0), failed: out.failed };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { ClaimDecider, RunnableTaskRow } from '../../EngineStore.js';
+import { DB_NOW_MS } from '../connection/databaseClock.js';
 
 /** The columns of a reserved row handed to the engine, as an UPDATE of `tasks t` returns them. */
 export const RETURNING_RUNNABLE = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
@@ -7,11 +8,16 @@ export const RETURNING_RUNNABLE = `t.id, t.type, t.handler, t.request, t.queue, 
   (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) AS last_log_sequence, t.reserved_at`;
 
 /**
- * SQL predicate of a claim's candidates ($now: the commit's instant, $heldSince: the instant
- * before which a reservation no longer holds): Queued, not throttled, not reserved recently.
+ * SQL predicate over `tasks` of a claim's candidates (`now`: the commit's instant, `heldSince`: the
+ * instant before which a reservation no longer holds, `instance`: the claiming instance, `leaseMs`:
+ * the lease): Queued, not throttled, and not reserved, or reserved past its hold by this instance
+ * or by one whose lease is not alive (no heartbeat within the lease by the database clock, or no
+ * instance row). A live instance's reservation is never taken, however old: its handler may have
+ * begun and its start be waiting for writes that keep failing.
  */
-export const claimable = (now: string, heldSince: string) =>
-  `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now}) AND (reserved_by IS NULL OR reserved_at <= ${heldSince})`;
+export const claimable = (now: string, heldSince: string, instance: string, leaseMs: string) =>
+  `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now}) AND (reserved_by IS NULL OR (reserved_at <= ${heldSince} AND (reserved_by = ${instance}
+     OR NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = tasks.reserved_by AND i.heartbeat_at >= ${DB_NOW_MS} - ${leaseMs}))))`;
 
 /**
  * A claimed row as a claim's UPDATE returns it, with `held_by`: the instance whose reservation it
@@ -55,7 +61,7 @@ export function splitTakeovers(rows: readonly ClaimedRow[], maxAbandoned: number
 export async function claimTasks(
   c: PoolClient,
   input: {
-    queue: string; limit: number; types: readonly string[]; now: number; reservationMs: number; instanceId: string; maxAbandoned: number;
+    queue: string; limit: number; types: readonly string[]; now: number; reservationMs: number; instanceId: string; maxAbandoned: number; leaseMs: number;
     decide: ClaimDecider | null;
     /** Awaited before `decide` sees a round of candidates (global rate windows are read there). */
     prepare?: (rows: readonly RunnableTaskRow[]) => Promise<void>;
@@ -68,11 +74,11 @@ export async function claimTasks(
     const { rows: taken } = await c.query<ClaimedRow>(
       `UPDATE tasks t SET reserved_by = $2, reserved_at = $1, throttled_until = NULL, ${countTakeover('s.held_by', '$2')}
          FROM (SELECT id, reserved_by AS held_by FROM tasks
-                WHERE queue = $3 AND ${claimable('$1', '$6')} AND type = ANY($4::text[])
+                WHERE queue = $3 AND ${claimable('$1', '$6', '$2', '$7')} AND type = ANY($4::text[])
                 ORDER BY created_at LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
         WHERE t.id = s.id
         RETURNING ${RETURNING_RUNNABLE}, s.held_by`,
-      [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length, input.now - input.reservationMs],
+      [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length, input.now - input.reservationMs, input.leaseMs],
     );
     if (taken.length === 0) break;
     const split = splitTakeovers(taken, input.maxAbandoned);

@@ -71,6 +71,8 @@ export async function fastCommit(
   b: CommitBatch,
   ctx: {
     instanceId: string; wakeChannel: string; wakeOrigin: string; asyncCommit: boolean; maxAbandoned: number;
+    /** The lease: a reservation past its hold is taken only from an instance not alive within it. */
+    leaseMs: number;
     /** The counters whose deltas it appends: the description's (COUNTERS) unless given, as the triggers installed. */
     counters?: readonly Counter[];
   },
@@ -124,13 +126,14 @@ export async function fastCommit(
   if (claiming) {
     const types = p.add(d.types);
     const heldSince = p.add(b.now - d.reservationMs);
+    const leaseMs = p.add(ctx.leaseMs);
     // A row started by this commit is not reserved again by it.
     const notStarting = starts.length > 0 ? `AND NOT (id = ANY(${p.add(starts.map((s) => s.id))}::text[]))` : '';
     d.claims.forEach((cl, k) => {
       if (cl.limit <= 0) return;
       // The oldest claimable rows of the queue, locked; rows another instance holds are skipped.
       ctes.push(`pick${k} AS (SELECT id, reserved_by FROM tasks
-                 WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`)}
+                 WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`, `${instance}::text`, `${leaseMs}::bigint`)}
                    AND type = ANY(${types}::text[]) ${notStarting}
                  ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
       sources.push(`SELECT true, id, false, false, NULL::bigint, NULL::bigint, NULL::text, false, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0,
