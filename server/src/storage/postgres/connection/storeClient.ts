@@ -47,3 +47,19 @@ export function inTransaction<T>(pool: Pool, work: (c: PoolClient) => Promise<T>
     }
   });
 }
+
+/**
+ * An operator's transaction tried again when the server rolled it back for a conflict with
+ * another transaction (a deadlock with an engine's commit, a serialization failure): nothing of
+ * it was applied, so running it again is safe, and the operator gets an answer instead of a 503.
+ * `attempt` must build its result inside the transaction. Three tries, then the conflict is the answer.
+ */
+export async function retryingConflicts<T>(attempt: () => Promise<T>, tries = 3): Promise<T> {
+  for (let n = 1; ; n += 1) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (n >= tries || classifyTrouble(err) !== 'conflict') throw err;
+    }
+  }
+}

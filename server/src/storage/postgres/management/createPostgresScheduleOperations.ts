@@ -1,5 +1,7 @@
+import type { PoolClient } from 'pg';
 import type { OperationResult } from '../../../contracts/index.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
+import { retryingConflicts } from '../connection/storeClient.js';
 import { pgCancelSchedule } from './cancelSchedule.js';
 import { pgReleaseHalt } from './releaseHalt.js';
 import { pgRequeueOccurrence } from './requeueOccurrence.js';
@@ -18,9 +20,10 @@ export interface StorageScheduleOperations {
  * are on the database's clock, as the engines that compare them.
  */
 export function createPostgresScheduleOperations(storage: PostgresStorage, now: () => number = storage.clock.now): StorageScheduleOperations {
+  const transaction = <T>(work: (c: PoolClient) => Promise<T>): Promise<T> => retryingConflicts(() => storage.transaction(work));
   const byKey = (key: string, run: (c: Parameters<typeof pgCancelSchedule>[0], row: OperationRow) => Promise<OperationResult>) => {
     if (typeof key !== 'string' || key === '') return Promise.resolve<OperationResult>({ status: 'NotFound', message: 'A schedule key is required.' });
-    return storage.transaction(async (c) => {
+    return transaction(async (c) => {
       const { rows } = await c.query<OperationRow>(
         `SELECT ${OPERATION_COLUMNS} FROM tasks
           WHERE task_key = $1 AND is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL
@@ -36,7 +39,7 @@ export function createPostgresScheduleOperations(storage: PostgresStorage, now: 
   };
   return {
     requeue: (occurrenceId) =>
-      storage.transaction(async (c) => {
+      transaction(async (c) => {
         const result = await pgRequeueOccurrence(c, occurrenceId, now());
         if (result.status === 'Succeeded') await storage.events.wake(c);
         return result;

@@ -6,6 +6,7 @@ import { actionRefusal } from '../../common/actionRefusal.js';
 import type { ManagedTaskRow } from '../../common/ManagedTaskRow.js';
 import { BULK_ACTION_STATUSES, type BulkBatchResult, type TaskManagementStore } from '../../TaskManagementStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
+import { retryingConflicts } from '../connection/storeClient.js';
 import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
@@ -32,9 +33,10 @@ const REQUEUE_SET = (now: string) => `scheduled_at = ${now}, attempt = 0, abando
  * exactly as on that row: a retry refuses it as Pending, a bulk cancel cancels it.
  */
 export function createPostgresTaskManagementStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): TaskManagementStore {
+  const transaction = <T>(work: (c: PoolClient) => Promise<T>): Promise<T> => retryingConflicts(() => storage.transaction(work));
   return {
     retryTask: ({ id, now, actor }) =>
-      storage.transaction(async (c): Promise<OperationResult> => {
+      transaction(async (c): Promise<OperationResult> => {
         await spillPendingOccurrences(c, { ids: [id] });
         const row = (await selectManaged(c, [id]))[0];
         if (!row) return { status: 'NotFound', message: `Task ${id} was not found.`, taskId: id };
@@ -47,7 +49,7 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
       }),
 
     applyBulkBatch: ({ action, ids, now, actor, statuses }) =>
-      storage.transaction(async (c): Promise<BulkBatchResult> => {
+      transaction(async (c): Promise<BulkBatchResult> => {
         const result: BulkBatchResult = { succeeded: 0, skipped: 0, cancelled: [] };
         const allowed = statuses && statuses.length > 0 ? BULK_ACTION_STATUSES[action].filter((s) => statuses.includes(s)) : BULK_ACTION_STATUSES[action];
         // Compact occurrences are Pending: only an action that applies to Pending rows needs them as task rows.
