@@ -316,10 +316,16 @@ async function serveChild(): Promise<void> {
     const { openPostgresStorage } = await import('../server/src/storage/postgres/openPostgresStorage.js');
     const storage = await openPostgresStorage({ connectionString: process.argv[3]!, rollupIntervalMs: 0 });
     monitoring = createMonitoring({ storage }, options);
-    close = () => storage.close();
+    // The monitoring first: over PostgreSQL its alert and gauge leadership holds a pooled connection
+    // that the storage's close would wait for.
+    close = async () => {
+      await monitoring.close();
+      await storage.close();
+    };
   } else {
     const db = openDatabase({ file: process.argv[3]!, readonly: true });
     monitoring = createMonitoring({ storage: { db } }, options);
+    close = () => monitoring.close();
   }
   const app = express();
   app.use(monitoring.router);
