@@ -287,7 +287,10 @@ describe('a catch-up leaves audits, read models and argument search as a rebuild
       const outcomes = await Promise.all(managers.map((m) => m.materializer.drain(clock.now)));
       expect(outcomes[0]!.written + outcomes[1]!.written).toBe(2310);
       const q = async (sql: string) => (await storages[0]!.query<Row>(sql)).rows;
-      expect(await q(`SELECT COUNT(*)::int AS n FROM pending_occurrences`)).toEqual([{ n: 2310 }]);
+      // Compact, but for a transaction left with fewer than compactFrom (50) slots once the other
+      // instance's are left out: those are written as task rows. Each slot once either way (below).
+      const compact = (await q(`SELECT COUNT(*)::int AS n FROM pending_occurrences`))[0]!.n as number;
+      expect(compact).toBeGreaterThan(2310 - 2 * 50);
       expect(await q(`SELECT COUNT(*)::int AS n, COUNT(DISTINCT (parent_task_id, nominal_slot_at))::int AS slots FROM (
         SELECT parent_task_id, nominal_slot_at FROM tasks WHERE parent_task_id IS NOT NULL
         UNION ALL SELECT parent_task_id, nominal_slot_at FROM pending_occurrence_tasks) AS o`)).toEqual([{ n: 2310, slots: 2310 }]);

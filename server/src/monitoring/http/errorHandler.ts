@@ -1,5 +1,5 @@
 import type { ErrorRequestHandler } from 'express';
-import { isStoreUnavailable } from '../../storage/common/isStoreUnavailable.js';
+import { isStoreUnavailable } from '../../storage/isStoreUnavailable.js';
 import { BadRequestError, NotFoundError, sendProblem } from './problem.js';
 
 /** Every error under the API becomes a problem; bad input is 4xx, never 500; a store that cannot answer now is 503. */
