@@ -4,16 +4,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
 import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../chaos/seededRandom.js';
 
 describe('PostgreSQL read models without a hot row', () => {
   let database: TestDatabase;
@@ -37,7 +28,7 @@ describe('PostgreSQL read models without a hot row', () => {
     const base = Date.now() - 3 * 24 * hour;
     await Promise.all(
       storages.map(async (s, w) => {
-        const random = rng(1000 + w);
+        const random = seededRandom(1000 + w).next;
         const pick = <T,>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
         for (let round = 0; round < 30; round++) {
           // A batch insert, then batch transitions as an engine would write them.

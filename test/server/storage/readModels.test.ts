@@ -5,16 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { createEngine, openSqliteStorage, type AuditLevel } from '../../../server/src/index.js';
 import { failureFingerprint } from '../../../server/src/storage/sqlite/functions/failureFingerprint.js';
 import { waitFor } from '../../fixtures/waitFor.js';
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../chaos/seededRandom.js';
 
 type Row = Record<string, number | string | null>;
 
@@ -74,7 +65,7 @@ describe('read models', () => {
     const dir = mkdtempSync(join(tmpdir(), 'svc-readmodels-'));
     const storage = openSqliteStorage({ file: join(dir, 'tasks.db') });
     try {
-      const random = rng(20261123);
+      const random = seededRandom(20261123).next;
       const engine = createEngine({
         storage,
         pollIntervalMs: 10,

@@ -4,22 +4,13 @@ import { failureFingerprint } from '../../../server/src/storage/sqlite/functions
 import { bucketOf, counterKeeperSource } from '../../../server/src/storage/sqlite/readModels/counterKeeper.js';
 import { ReadModelDeltas, type FinishedRunFacts, type TaskGroup } from '../../../server/src/storage/sqlite/readModels/readModelDeltas.js';
 import { FIXTURE_COUNTERS } from '../../fixtures/server/fixtureCounters.js';
+import { seededRandom } from '../../chaos/seededRandom.js';
 
 // SQLite keeps the description's counters with code generated from it (counterKeeper.ts: one
 // method per source, each counter's statements written out). Fed random status moves, new rows
 // and finished runs, what it holds for every counter, the description's own and a fixture's added
 // ones, equals a recomputation: the facts listed one by one and each counter's entry followed
 // literally (group by its keys, aggregate by its sums).
-
-/** Deterministic PRNG (mulberry32) so a failure can be replayed. */
-function rng(seed: number) {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Value = string | number | null;
 type Fact = Readonly<Record<string, Value>>;
@@ -61,7 +52,7 @@ function recount(c: Counter, facts: Record<Counter['source'], Fact[]>): Value[][
 
 /** Random changes recorded through ReadModelDeltas, and the same changes as a list of facts per source. */
 function workload(seed: number, description: readonly Counter[]) {
-  const random = rng(seed);
+  const random = seededRandom(seed).next;
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)]!;
   const d = new ReadModelDeltas(description);
   d.checkTransitions = false;
