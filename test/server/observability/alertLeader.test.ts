@@ -3,6 +3,7 @@ import { createEngine } from '../../../server/src/engine/Engine.js';
 import { createPostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { publishEngineEvents } from '../../../server/src/storage/postgres/events/publishEngineEvents.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
+import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase } from '../../fixtures/server/postgresDatabase.js';
 import { sleep } from '../../fixtures/server/engineHarness.js';
 import { serve, type Served } from '../../fixtures/server/servedMonitoring.js';
@@ -41,6 +42,11 @@ async function instance(connectionString: string, alerts: unknown[]) {
   return { engine, served, close };
 }
 
+/** The advisory locks granted in the store's database (the alert leadership holds one). */
+const advisoryLocksHeld = async (storage: PostgresStorage) =>
+  (await storage.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+    WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()`)).rows[0]!.n;
+
 describe('alert rules on PostgreSQL: once per cluster', () => {
   it('one instance evaluates the rule over both instances\' failures; when it stops, the other takes over', async () => {
     const database = await createTestDatabase('svc_alert_leader');
@@ -71,4 +77,32 @@ describe('alert rules on PostgreSQL: once per cluster', () => {
     await waitFor(() => hook.received.length === 3, 15_000, 'a firing message from the second instance');
     expect(hook.received[2]!.json).toMatchObject({ state: 'firing', count: 4 });
   }, 90_000);
+
+  it('a host that closes the storage before the monitoring: the close ends the leadership and returns at once', async () => {
+    const database = await createTestDatabase('svc_alert_leader_close');
+    cleanups.push(() => database.drop());
+    const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 3 });
+    cleanups.push(() => storage.close());
+    const rules = [{ on: 'TaskFailed', name: 'cluster failures', threshold: 4, windowMs: 4000, webhook: { url: 'http://127.0.0.1:9/' } }];
+    const served = await serve({ storage }, { enableAuthentication: false, alerts: rules as never, enableMetrics: true });
+    cleanups.push(() => served.close());
+    // The leadership's session lock, held on a connection kept out of the pool.
+    await waitFor(async () => (await advisoryLocksHeld(storage)) === 1, 15_000, 'the leadership taken', 100);
+
+    const started = Date.now();
+    const closing = storage.close().then(() => 'closed' as const);
+    const outcome = await Promise.race([closing, sleep(5000).then(() => 'still waiting' as const)]);
+    expect(outcome).toBe('closed');
+    expect(Date.now() - started).toBeLessThan(5000);
+    // The lock went with the connection: the server holds none for this database.
+    const admin = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 1, rollupIntervalMs: 0 });
+    try {
+      expect(await advisoryLocksHeld(admin)).toBe(0);
+    } finally {
+      await admin.close();
+    }
+    // The monitoring closes afterwards without waiting either.
+    const monitoringOutcome = await Promise.race([served.close().then(() => 'closed' as const), sleep(5000).then(() => 'still waiting' as const)]);
+    expect(monitoringOutcome).toBe('closed');
+  }, 60_000);
 });

@@ -36,6 +36,14 @@ export interface PostgresStorage {
   rebuildReadModels(): Promise<void>;
   /** The last error reported by an idle pooled connection or the listener (connection lost), if any. */
   readonly lastConnectionError: Error | undefined;
+  /**
+   * Registers `release`, run by close() before the pool ends: whoever keeps a connection out of
+   * the pool (the alert leadership's session lock) gives it back then, since ending the pool waits
+   * for every connection checked out. Returns the function that takes the registration back (its
+   * holder released the connection itself).
+   */
+  onClose(release: () => Promise<void>): () => void;
+  /** Ends the store: the connections held out of the pool are released (onClose), then the listener and the pool end. */
   close(): Promise<void>;
   readonly closed: boolean;
 }

@@ -169,6 +169,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   });
 
   let closed = false;
+  const releasedOnClose = new Set<() => Promise<void>>();
   const transaction = <T>(work: (c: PoolClient) => Promise<T>, options: { asyncCommit?: boolean } = {}): Promise<T> =>
     inTransaction(pool, work, options);
   const rollupReadModels = () =>
@@ -224,10 +225,22 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
         await c.query(pgRebuildFailureGroupsSql);
       });
     },
+    onClose(release) {
+      const entry = () => release();
+      releasedOnClose.add(entry);
+      return () => {
+        releasedOnClose.delete(entry);
+      };
+    },
     async close() {
       if (closed) return;
       closed = true;
       if (rollupTimer) clearInterval(rollupTimer);
+      // A connection held out of the pool would keep pool.end() waiting for ever; a holder that
+      // fails to release it cleanly still gives it back (its release ends the connection).
+      const held = [...releasedOnClose];
+      releasedOnClose.clear();
+      await Promise.all(held.map((release) => release().catch(() => undefined)));
       await events.close();
       await pool.end();
     },

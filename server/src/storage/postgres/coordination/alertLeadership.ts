@@ -6,7 +6,8 @@ import type { AlertLeadership } from '../../AlertLeadership.js';
  * The holder of a session advisory lock per schema on PostgreSQL, on a connection kept out of the
  * pool while held. A leader that dies (process or connection) loses the lock with its session, so
  * another process takes over at its next look (one second). A leader checks its connection at
- * each look and steps down when it fails.
+ * each look and steps down when it fails. The storage's close ends the leadership (unlock, connection
+ * back to the pool) if the host has not closed it first: a pool does not end while a connection is out.
  */
 export function postgresLeadership(storage: PostgresStorage): AlertLeadership {
   const key = `svc_monitor.alerts:${storage.schema}`;
@@ -16,9 +17,9 @@ export function postgresLeadership(storage: PostgresStorage): AlertLeadership {
     if (held === client) held = undefined;
     client.release(broken ? true : undefined);
   };
-  return {
+  const leadership: AlertLeadership = {
     async isLeader() {
-      if (closed) return false;
+      if (closed || storage.closed) return false;
       if (held !== undefined) {
         const client = held;
         try {
@@ -53,6 +54,7 @@ export function postgresLeadership(storage: PostgresStorage): AlertLeadership {
     },
     async close() {
       closed = true;
+      forgetOnClose();
       const client = held;
       if (client === undefined) return;
       held = undefined;
@@ -64,4 +66,6 @@ export function postgresLeadership(storage: PostgresStorage): AlertLeadership {
       }
     },
   };
+  const forgetOnClose = storage.onClose(() => leadership.close());
+  return leadership;
 }
