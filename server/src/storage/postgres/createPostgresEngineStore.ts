@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { PoolClient } from 'pg';
 import { DEFAULT_MAX_ABANDONED, type AbandonedTask } from '../common/abandonedRuns.js';
-import type { Counter } from '../common/readModels/counters.js';
 import type { CommitBatch, CommitOutcome, EngineStore, LeaseLapse, LeaseState, RecoverInput } from '../EngineStore.js';
 import type { TaskManagementStore } from '../TaskManagementStore.js';
 import type { PostgresStorage } from './PostgresStorage.js';
@@ -23,6 +22,7 @@ import { promoteDue } from './tasks/promoteDue.js';
 import { requeueUnknownClaims } from './coordination/requeueUnknownClaims.js';
 import { QueueAdmission } from './coordination/queueAdmission.js';
 import { recordAttemptFailures } from './tasks/recordAttemptFailures.js';
+import { keptCounters } from './readModels/keptCounters.js';
 import { createPostgresScheduleStore } from './schedules/createPostgresScheduleStore.js';
 import { releaseReservations, startRuns } from './tasks/startRuns.js';
 import { inTransaction, withClient } from './connection/storeClient.js';
@@ -51,12 +51,6 @@ export interface PostgresEngineStoreOptions {
    * tasks run again (at-least-once delivery, as after an engine crash), never lose a task.
    */
   synchronousRunCommits?: boolean;
-  /**
-   * The read-model counters whose deltas the fast commit appends: those the database's triggers
-   * were installed with (default: the description's, COUNTERS). A test that installs a fixture
-   * description gives the same list here.
-   */
-  readModelCounters?: readonly Counter[];
 }
 
 /** The PostgreSQL EngineStore plus what a multi-instance store adds: its instance id, lease recovery, disposal. */
@@ -121,7 +115,8 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     if (!afterLoss && isFastCommit(b)) {
       return withClient(storage.pool, (c) => fastCommit(c, b, {
         instanceId, wakeChannel: storage.events.wakeChannel, wakeOrigin: instanceId, asyncCommit: options.synchronousRunCommits === false, maxAbandoned, leaseMs,
-        ...(options.readModelCounters !== undefined ? { counters: options.readModelCounters } : {}),
+        // The counters the storage keeps (those its triggers were installed with: readModels/keptCounters.ts).
+        counters: keptCounters(storage),
       }));
     }
     return inTransaction(storage.pool, async (c) => {

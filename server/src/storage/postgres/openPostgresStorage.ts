@@ -7,9 +7,8 @@ import { describeConnectionError, describeTarget } from './connection/describeCo
 import { PostgresEventBus } from './events/PostgresEventBus.js';
 import { inTransaction, withClient } from './connection/storeClient.js';
 import { migratePostgres } from './migrate.js';
-import { pgRebuildReadModelsSql } from './migrations/002_readModels.js';
-import { pgCompactReadModelDeltasSql } from './migrations/019_pendingOccurrences.js';
-import { pgRebuildFailureGroupsSql } from './migrations/003_searchFailuresLatency.js';
+import { keptCounters } from './readModels/keptCounters.js';
+import { pgRebuildReadModelsSql } from './readModels/rebuildReadModels.js';
 import { pgRollupReadModelsSql } from './readModels/readModelRollup.js';
 import type { PostgresStorage, PostgresTarget } from './PostgresStorage.js';
 
@@ -178,7 +177,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
         o.schema,
       ]);
       if (!rows[0]?.ok) return false;
-      await c.query(pgRollupReadModelsSql());
+      await c.query(pgRollupReadModelsSql(keptCounters(storage)));
       return true;
     });
 
@@ -199,7 +198,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     rollupTimer.unref();
   }
 
-  return {
+  const storage: PostgresStorage = {
     kind: 'postgres',
     pool,
     schema: o.schema,
@@ -219,10 +218,7 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     async rebuildReadModels() {
       await transaction(async (c) => {
         await c.query(`SELECT pg_advisory_xact_lock(hashtext('svc_monitor.rollup:' || $1))`, [o.schema]);
-        await c.query(pgRebuildReadModelsSql);
-        // Compact occurrences (migration 19) are counted as the task rows they stand for.
-        await c.query(pgCompactReadModelDeltasSql);
-        await c.query(pgRebuildFailureGroupsSql);
+        await c.query(pgRebuildReadModelsSql(keptCounters(storage)));
       });
     },
     onClose(release) {
@@ -245,4 +241,5 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
       await pool.end();
     },
   };
+  return storage;
 }

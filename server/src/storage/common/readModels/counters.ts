@@ -1,9 +1,9 @@
 /**
  * The one description of the read-model counters, in terms neither backend owns: each counter
  * names its table, the set of facts it counts, how a fact finds its group (keys) and what the
- * group adds up (sums). PostgreSQL generates its trigger and fast-commit SQL from it
- * (`postgres/readModels/readModelDeltas.ts`); SQLite generates its per-transaction keeper, its
- * upserts and its rebuild from it (`sqlite/readModels/counterKeeper.ts`, `counterUpserts.ts`,
+ * group adds up (sums). PostgreSQL generates its trigger, fast-commit, roll-up and rebuild SQL
+ * from it (`postgres/readModels/`); SQLite generates its per-transaction keeper, its upserts and
+ * its rebuild from it (`sqlite/readModels/counterKeeper.ts`, `counterUpserts.ts`,
  * `rebuildReadModels.ts`; docs/decisions/read-model-counters-described-once.md).
  *
  * A counter reads one of three sets of facts, every fact named by the task-row column it comes from:

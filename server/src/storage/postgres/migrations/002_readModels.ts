@@ -9,7 +9,21 @@
  * roll-up (one process at a time, under an advisory lock) folds deltas into the rolled-up table
  * to keep the views O(groups). N engine instances therefore never queue on one counter row.
  */
-import { runBucketDeltaInsert } from '../readModels/runBucketDeltaInsert.js';
+
+/**
+ * The INSERT that adds the finished runs of `source` (task rows as their run ended) to the delta
+ * table of the run buckets `table`, one row per bucket of `bucketMs`, type and queue. This
+ * migration's trigger bodies were written with this text; the live ones are generated from the
+ * counters' description (readModels/readModelTriggerFunctions.ts, installed by migration 13).
+ */
+const runBucketDeltaInsert = (table: string, bucketMs: number, source: string) => `INSERT INTO ${table}_delta (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
+    SELECT last_execution_at / ${bucketMs}, type, queue,
+           COUNT(*) FILTER (WHERE last_outcome = 'Completed'), COUNT(*) FILTER (WHERE last_outcome = 'Failed'),
+           COALESCE(SUM(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'), 0),
+           COUNT(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
+           MIN(execution_time_ms) FILTER (WHERE last_outcome = 'Completed'),
+           MAX(execution_time_ms) FILTER (WHERE last_outcome = 'Completed')
+      FROM ${source} GROUP BY 1, 2, 3`;
 
 const runsTable = (name: string) => `
 CREATE TABLE ${name} (
@@ -159,43 +173,5 @@ CREATE TRIGGER tr_tasks_updated AFTER UPDATE ON tasks REFERENCING OLD TABLE AS o
   FOR EACH STATEMENT EXECUTE FUNCTION svc_tasks_updated();
 `;
 
-// The roll-up of the delta tables is generated from the counters' description: readModels/readModelRollup.ts.
-
-const rebuildRuns = (table: string, bucketMs: number) => `
-INSERT INTO ${table} (bucket, type, queue, completed, failed, dur_sum, dur_count, dur_min, dur_max)
-  SELECT ended / ${bucketMs}, type, queue,
-         COUNT(*) FILTER (WHERE outcome = 'Completed'), COUNT(*) FILTER (WHERE outcome = 'Failed'),
-         COALESCE(SUM(dur) FILTER (WHERE outcome = 'Completed'), 0),
-         COUNT(dur) FILTER (WHERE outcome = 'Completed'),
-         MIN(dur) FILTER (WHERE outcome = 'Completed'),
-         MAX(dur) FILTER (WHERE outcome = 'Completed')
-  FROM (
-    SELECT last_execution_at AS ended, type, queue, last_outcome AS outcome, execution_time_ms AS dur
-      FROM tasks WHERE is_recurring = 0 AND run_count > 0 AND last_execution_at IS NOT NULL
-    UNION ALL
-    SELECT r.executed_at, t.type, t.queue, r.status, r.execution_time_ms
-      FROM runs_audit r JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1
-  ) AS finished
-  GROUP BY 1, 2, 3;`;
-
-/**
- * Recomputes every read model from the task table (and runs_audit for the runs of inline
- * recurring rows), as the SQLite rebuild does. Run with writers excluded (SHARE lock on tasks).
- */
-export const pgRebuildReadModelsSql = `
-LOCK TABLE tasks IN SHARE MODE;
-DELETE FROM stat_tasks; DELETE FROM stat_tasks_delta;
-DELETE FROM stat_created_hour; DELETE FROM stat_created_hour_delta;
-DELETE FROM stat_created_day; DELETE FROM stat_created_day_delta;
-DELETE FROM stat_runs_hour; DELETE FROM stat_runs_hour_delta;
-DELETE FROM stat_runs_day; DELETE FROM stat_runs_day_delta;
-INSERT INTO stat_tasks (queue, type, status, is_recurring, is_occurrence, n)
-  SELECT queue, type, status, is_recurring, (parent_task_id IS NOT NULL)::int, COUNT(*) FROM tasks GROUP BY 1, 2, 3, 4, 5;
-INSERT INTO stat_created_hour (hour, type, status, n)
-  SELECT created_at / 3600000, type, status, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
-INSERT INTO stat_created_day (day, type, status, n)
-  SELECT created_at / 86400000, type, status, COUNT(*) FROM tasks GROUP BY 1, 2, 3;
-${rebuildRuns('stat_runs_hour', 3600000)}
-${rebuildRuns('stat_runs_day', 86400000)}
-INSERT INTO monitor_type_handlers (type, handler) SELECT DISTINCT type, handler FROM tasks ON CONFLICT DO NOTHING;
-`;
+// The roll-up of the delta tables and the rebuild are generated from the counters' description:
+// readModels/readModelRollup.ts and readModels/rebuildReadModels.ts.

@@ -47,26 +47,8 @@ const FAILED_RUNS = `(SELECT n.last_execution_at AS ended, n.type, svc_failure_f
    FROM old_rows o JOIN new_rows n ON n.id = o.id
   WHERE n.run_count > o.run_count AND n.last_outcome = 'Failed' AND n.last_execution_at IS NOT NULL) AS failed_runs`;
 
-// The failure groups' roll-up and the throughput's pruning are generated from the counters' description: readModels/readModelRollup.ts.
-
-/** Recomputes the failure groups from the kept history, as on SQLite. */
-export const pgRebuildFailureGroupsSql = `
-DELETE FROM failure_groups_hour; DELETE FROM failure_groups_hour_delta;
-DELETE FROM failure_groups_day; DELETE FROM failure_groups_day_delta;
-CREATE TEMP TABLE failed_runs_rebuild ON COMMIT DROP AS
-  SELECT last_execution_at AS ended, type, svc_failure_fingerprint(exception) AS fingerprint, id AS task_id FROM tasks
-   WHERE is_recurring = 0 AND run_count > 0 AND last_outcome = 'Failed' AND last_execution_at IS NOT NULL
-  UNION ALL
-  SELECT r.executed_at, t.type, svc_failure_fingerprint(r.exception), t.id
-    FROM runs_audit r JOIN tasks t ON t.id = r.task_id WHERE t.is_recurring = 1 AND r.status = 'Failed';
-INSERT INTO failure_groups_hour (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
-  SELECT ended / 3600000, type, fingerprint, COUNT(*), MIN(ended), MAX(ended), (array_agg(task_id ORDER BY ended DESC, task_id DESC))[1]
-    FROM failed_runs_rebuild GROUP BY 1, 2, 3;
-INSERT INTO failure_groups_day (bucket, type, fingerprint, n, first_seen, last_seen, sample_task_id)
-  SELECT ended / 86400000, type, fingerprint, COUNT(*), MIN(ended), MAX(ended), (array_agg(task_id ORDER BY ended DESC, task_id DESC))[1]
-    FROM failed_runs_rebuild GROUP BY 1, 2, 3;
-DROP TABLE failed_runs_rebuild;
-`;
+// The failure groups' roll-up, the throughput's pruning and the rebuild are generated from the
+// counters' description: readModels/readModelRollup.ts and readModels/rebuildReadModels.ts.
 
 /** The statements of the finished-runs trigger on tasks (failure groups, queue throughput). */
 export const svcTasksRunsFinishedBody = `

@@ -1,5 +1,6 @@
 import type { QueryResultRow } from 'pg';
 import { containsPattern } from '../../common/containsPattern.js';
+import { COUNTERS } from '../../common/readModels/counters.js';
 import type { ReadDb, ReadDialect, ReadModel, RequestWordsDialect } from '../../common/reads/ReadDb.js';
 import { KEY_INDEX_MIN_CHARS } from '../../common/taskListTerms.js';
 import { pgMigrations } from '../migrations/index.js';
@@ -8,17 +9,12 @@ import type { PostgresStorage } from '../PostgresStorage.js';
 /** Columns that hold no NULL: ordered without a NULLS clause, so that a backward walk of their index serves DESC. */
 const NOT_NULL = new Set(['created_at', 'status', 'type', 'queue', 'seq']);
 
-/** The views that add the pending fast-commit deltas to each read model. */
-const MODEL_VIEWS: Record<ReadModel, string> = {
-  stat_tasks: 'stat_tasks_v',
-  stat_created_hour: 'stat_created_hour_v',
-  stat_created_day: 'stat_created_day_v',
-  stat_runs_hour: 'stat_runs_hour_v',
-  stat_runs_day: 'stat_runs_day_v',
-  stat_queue_finished_10s: 'stat_queue_finished_10s_delta',
-  failure_groups_hour: 'failure_groups_hour_v',
-  failure_groups_day: 'failure_groups_day_v',
-};
+/**
+ * The relation each read model is read from, by the counters' description: a counter's rolled-up
+ * rows and its pending deltas together (the view `<table>_v`), or for a counter that keeps only its
+ * newest buckets its delta rows alone (the roll-up prunes them and never folds them).
+ */
+const modelRows = (name: ReadModel): string => (COUNTERS.find((c) => c.table === name)?.keep === undefined ? `${name}_v` : `${name}_delta`);
 
 // task_search (kept by triggers on tasks) holds each request's words, with a GIN index, and the
 // task's seq and creation time (migration 21). The index is read for the terms' rare words
@@ -36,7 +32,7 @@ const REQUEST_WORDS: RequestWordsDialect = {
 
 const POSTGRES_READS: ReadDialect = {
   name: 'postgres',
-  model: (name) => MODEL_VIEWS[name],
+  model: modelRows,
   sumWhere: (value, condition) => `SUM(${value}) FILTER (WHERE ${condition})`,
   indexedBy: () => '',
   latestOf: (value, by) => `(array_agg(${value} ORDER BY ${by} DESC, ${value} DESC))[1]`,

@@ -40,14 +40,17 @@ function sumSql(s: CounterSum): string {
   }
 }
 
-/** The INSERT that appends one counter's deltas from its row set. */
-export function deltaInsert(c: Counter): string {
+/** The INSERT that writes one counter's groups, aggregated from its source's row set, into `table`. */
+export function groupedInsert(c: Counter, table: string): string {
   const cols: [string, string][] = [...c.keys.map((k): [string, string] => [k.column, keySql(k)]), ...c.sums.map((s): [string, string] => [s.column, sumSql(s)])];
   const groupBy = c.keys.map((_, i) => i + 1).join(', ');
   const having = c.netted ? ` HAVING ${c.sums.map((s) => `${sumSql(s)} <> 0`).join(' OR ')}` : '';
-  return `INSERT INTO ${c.table}_delta (${cols.map(([col]) => col).join(', ')})
+  return `INSERT INTO ${table} (${cols.map(([col]) => col).join(', ')})
        SELECT ${cols.map(([, expr]) => expr).join(', ')} FROM ${c.source} GROUP BY ${groupBy}${having}`;
 }
+
+/** The INSERT that appends one counter's deltas from its row set. */
+export const deltaInsert = (c: Counter): string => groupedInsert(c, `${c.table}_delta`);
 
 /**
  * The delta INSERTs of the counters whose row sets a statement has (`sources`), each as a CTE

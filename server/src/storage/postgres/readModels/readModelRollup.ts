@@ -1,7 +1,7 @@
 import { COUNTERS, fieldMayBeNull, type Counter, type CounterSum } from '../../common/readModels/counters.js';
 
-/** How the delta rows of one group add up (each already a group's sums over some facts). */
-function foldSql(s: CounterSum): string {
+/** How rows of one group add up, each already a group's sums over some facts (delta rows; finer buckets in a rebuild). */
+export function foldSql(s: CounterSum): string {
   switch (s.agg) {
     case 'count':
     case 'sum': return `SUM(${s.column})`;

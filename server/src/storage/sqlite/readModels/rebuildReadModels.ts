@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import { finerRebuilt } from '../../common/readModels/coarserBucketing.js';
 import { COUNTERS, type Counter, type CounterSum } from '../../common/readModels/counters.js';
 import { hasPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 import { upsertSql } from './counterUpserts.js';
@@ -57,27 +58,14 @@ function keyValue(k: Counter['keys'][number]): string {
   return k.bucketMs === undefined ? f : `${f} / ${k.bucketMs}`;
 }
 
-/**
- * A counter whose groups are those of `finer` in coarser buckets (same source, keys and sums; its
- * first key's bucket a whole multiple of finer's): folded from finer's rows instead of the facts.
- */
-function foldsFrom(c: Counter, finer: Counter): number | undefined {
-  if (finer === c || finer.source !== c.source || finer.keys.length !== c.keys.length || JSON.stringify(finer.sums) !== JSON.stringify(c.sums)) return undefined;
-  const [a, ...restA] = finer.keys;
-  const [b, ...restB] = c.keys;
-  if (a === undefined || b === undefined || a.bucketMs === undefined || b.bucketMs === undefined || (a.from ?? a.column) !== (b.from ?? b.column)) return undefined;
-  if (b.bucketMs % a.bucketMs !== 0 || JSON.stringify(restA) !== JSON.stringify(restB)) return undefined;
-  return b.bucketMs / a.bucketMs;
-}
-
 /** The statement recomputing one counter: from a finer counter already rebuilt, or from its source's facts. */
 function counterRebuildSql(c: Counter, rebuilt: readonly Counter[], compact: boolean): string {
   const cols = [...c.keys.map((k) => k.column), ...c.sums.map((s) => s.column)];
   // The upsert's conflict clause, generated once for the deltas and the rebuild alike: folding a row at a time.
   const onConflict = upsertSql(c).slice(upsertSql(c).indexOf('ON CONFLICT'));
-  for (const finer of rebuilt) {
-    const ratio = foldsFrom(c, finer);
-    if (ratio === undefined) continue;
+  const folded = finerRebuilt(c, rebuilt);
+  if (folded !== undefined) {
+    const { finer, ratio } = folded;
     const finerCols = [`${finer.keys[0]!.column} / ${ratio}`, ...finer.keys.slice(1).map((k) => k.column), ...finer.sums.map((s) => s.column)];
     return `INSERT INTO ${c.table} (${cols.join(', ')}) SELECT ${finerCols.join(', ')} FROM ${finer.table} WHERE true ${onConflict};`;
   }
