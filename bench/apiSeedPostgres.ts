@@ -5,9 +5,9 @@
 // - tasks go in through one COPY (pg-copy-streams), generated while the server stores them, with
 //   synchronous_commit off;
 // - then two connections share the rest (bench/parallelJobs.ts), longest first: the status audits
-//   (set-based from the task rows) and the argument-search words (`task_search`, kept by a trigger
-//   on tasks in normal operation, off during the load) side by side, each table's indexes once its
-//   rows are in, the read-model rebuild (the store's own), the triggers, then VACUUM ANALYZE (the
+//   (set-based from the task rows), the argument-search words (`task_search`) and the task keys
+//   (`task_keys`; both kept by triggers on tasks in normal operation, off during the load), each
+//   table's indexes once its rows are in, the read-model rebuild (the store's own), the triggers, then VACUUM ANALYZE (the
 //   statistics and the visibility map: index-only scans). Each index is built by one process (no
 //   parallel workers): the two connections already keep both cores busy.
 import type { PoolClient } from 'pg';
@@ -64,7 +64,7 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
     // Secondary indexes (not the primary keys) and the task triggers: dropped, recreated at the end.
     const indexes = (await client.query<{ name: string; table: string; def: string }>(
       `SELECT i.indexname AS name, i.tablename AS table, i.indexdef AS def FROM pg_indexes i
-        WHERE i.schemaname = $1 AND i.tablename IN ('tasks', 'status_audit', 'task_search')
+        WHERE i.schemaname = $1 AND i.tablename IN ('tasks', 'status_audit', 'task_search', 'task_keys')
           AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname AND c.connamespace = $1::regnamespace)`,
       [storage.schema],
     )).rows;
@@ -104,6 +104,8 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
       { name: 'search words', run: (c) => c.query(`INSERT INTO task_search (seq, created_at, words) SELECT seq, created_at, svc_request_vector(request) FROM tasks`) },
       ...ofTable('status_audit').map((i) => indexJob(i, ['audits'])),
       ...ofTable('task_search').map((i) => indexJob(i, ['search words'])),
+      { name: 'task keys', run: (c) => c.query(`INSERT INTO task_keys (seq, created_at, task_key) SELECT seq, created_at, task_key FROM tasks WHERE task_key IS NOT NULL`) },
+      ...ofTable('task_keys').map((i) => indexJob(i, ['task keys'])),
       ...taskIndexes,
       { name: 'read models', run: () => storage.rebuildReadModels() },
       {
@@ -115,7 +117,11 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
       },
       { name: 'vacuum tasks', after: ['triggers'], run: (c) => c.query('VACUUM (ANALYZE) tasks') },
       { name: 'vacuum status_audit', after: ofTable('status_audit').map((i) => `index ${i.name}`), run: (c) => c.query('VACUUM (ANALYZE) status_audit') },
-      { name: 'analyze', after: [...ofTable('task_search').map((i) => `index ${i.name}`), 'vacuum tasks', 'vacuum status_audit'], run: (c) => c.query('ANALYZE') },
+      {
+        name: 'analyze',
+        after: [...ofTable('task_search').map((i) => `index ${i.name}`), ...ofTable('task_keys').map((i) => `index ${i.name}`), 'vacuum tasks', 'vacuum status_audit'],
+        run: (c) => c.query('ANALYZE'),
+      },
     ];
     const took = await runJobs(clients, jobs, log);
     const restS = seconds(t0);

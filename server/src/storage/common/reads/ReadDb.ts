@@ -65,6 +65,12 @@ export interface ReadDialect {
    * is counted and paged there, and only the page's task rows are read.
    */
   requestWords?: RequestWordsDialect;
+  /**
+   * Where the store keeps the task keys in a table beside their task's insertion order and
+   * creation time (PostgreSQL's task_keys): a search term that can only be a key, alone in a list
+   * by creation time, is counted and paged there, and only the page's task rows are read.
+   */
+  taskKeys?: TaskKeysDialect;
   /** The search rows and their full-text indexes, where the store keeps them (SQLite). */
   searchRows?: SearchRowsDialect;
 }
@@ -74,6 +80,13 @@ export interface RequestWordsDialect {
   readonly table: string;
   /** The condition on the table's rows whose request has every term (a word or a quoted phrase) as a phrase. */
   match(terms: readonly string[]): SqlFragment;
+}
+
+/** A table of task keys with the columns `seq` (the task's insertion order) and `created_at` (its creation time). */
+export interface TaskKeysDialect {
+  readonly table: string;
+  /** The condition on the table's rows whose key contains `term`, letters compared case-insensitively. */
+  match(term: string): SqlFragment;
 }
 
 /** A piece of SQL and the values of its `?` placeholders, in order. */

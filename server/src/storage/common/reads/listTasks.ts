@@ -135,6 +135,14 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
       const seq = dialect.insertionOrder;
       return pageOfMatched(words.table, `WHERE ${match.sql}`, match.params, ['created_at', seq], [seq, seq]);
     }
+    // A search term that can only be a key, alone, sorted by creation time, where the keys' table
+    // carries the creation time: counted and sorted there, and only the page's task rows are read.
+    const keys = dialect.taskKeys;
+    if (keys && where.keyMatchOnly !== undefined && query.sortBy === 'CreatedAtUtc') {
+      const match = keys.match(where.keyMatchOnly);
+      const seq = dialect.insertionOrder;
+      return pageOfMatched(keys.table, `WHERE ${match.sql}`, match.params, ['created_at', seq], [seq, seq]);
+    }
     // A full-text match whose other filters and sort order the search rows can answer: all of it
     // in the search rows (a few columns each), then only the page's task rows.
     const rowOrder = SEARCH_ROW_ORDER_COLUMNS[query.sortBy] ?? (query.sortBy === 'Status' && searchRows?.status ? ['status', 'created_at'] : undefined);

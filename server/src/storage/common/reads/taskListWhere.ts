@@ -27,6 +27,8 @@ export interface TaskListWhere {
   searchRows?: { sql: string; params: unknown[] };
   /** Set when the argument search is the only condition: its terms. */
   requestMatchOnly?: readonly string[];
+  /** Set when the only condition is a search term that can only be a task key (no type, handler or argument matches it): the term. */
+  keyMatchOnly?: string;
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
@@ -51,6 +53,7 @@ export async function buildTaskListWhere(db: ReadDb, filter: TaskListFilter, res
   const rowParams: unknown[] = [];
   let rowsOnly = rows?.groupColumns === true;
   let rowsMatch = false;
+  let keyTerm: string | undefined;
   const inList = (column: string, values: readonly unknown[]) => {
     parts.push((u) => `${u ? dialect.unhinted(column) : column} IN (${placeholders(values.length)})`);
     params.push(...values);
@@ -165,6 +168,7 @@ export async function buildTaskListWhere(db: ReadDb, filter: TaskListFilter, res
     parts.push(() => dialect.anyOf(alternatives));
     params.push(...local);
     countable = false;
+    if (keysOnly && !(filter.searchTermRequestTerms && filter.searchTermRequestTerms.length > 0)) keyTerm = term;
     if (keysOnly) {
       selective = true;
       rowParts.push(`(${rowAlternatives.join(' OR ')})`);
@@ -194,6 +198,7 @@ export async function buildTaskListWhere(db: ReadDb, filter: TaskListFilter, res
     empty: false,
     params,
     requestMatchOnly: onlyRequest ? filter.requestSearch : undefined,
+    keyMatchOnly: parts.length === 1 ? keyTerm : undefined,
     hasInList,
     selective,
     statDimensions: countable ? dims : undefined,

@@ -1,7 +1,7 @@
 import type { QueryResultRow } from 'pg';
 import { containsPattern } from '../../common/containsPattern.js';
 import { COUNTERS } from '../../common/readModels/counters.js';
-import type { ReadDb, ReadDialect, ReadModel, RequestWordsDialect } from '../../common/reads/ReadDb.js';
+import type { ReadDb, ReadDialect, ReadModel, RequestWordsDialect, TaskKeysDialect } from '../../common/reads/ReadDb.js';
 import { KEY_INDEX_MIN_CHARS } from '../../common/taskListTerms.js';
 import { pgMigrations } from '../migrations/index.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
@@ -30,6 +30,19 @@ const REQUEST_WORDS: RequestWordsDialect = {
   }),
 };
 
+// task_keys (kept by triggers on tasks, migration 23) holds the key of each task that has one,
+// with its seq and creation time, and the trigram index: the candidates the index finds are
+// checked against the keys of this narrow table (a few pages), not against task rows.
+const TASK_KEYS: TaskKeysDialect = {
+  table: 'task_keys',
+  match: (term) =>
+    [...term].length >= KEY_INDEX_MIN_CHARS
+      ? // The trigram index (ILIKE compares letters case-insensitively).
+        { sql: `task_key ILIKE ?`, params: [containsPattern(term)] }
+      : // Too short for trigrams: every key, read from the narrow table.
+        { sql: `strpos(lower(task_key), lower(?)) > 0`, params: [term] },
+};
+
 const POSTGRES_READS: ReadDialect = {
   name: 'postgres',
   model: modelRows,
@@ -45,16 +58,11 @@ const POSTGRES_READS: ReadDialect = {
     return { sql: `seq IN (SELECT seq FROM ${REQUEST_WORDS.table} WHERE ${match.sql})`, params: match.params };
   },
   requestWords: REQUEST_WORDS,
-  keyContains: (term) =>
-    [...term].length >= KEY_INDEX_MIN_CHARS
-      ? // The trigram index of keys (ILIKE compares letters case-insensitively).
-        { sql: `task_key IS NOT NULL AND task_key ILIKE ?`, params: [containsPattern(term)] }
-      : // Too short for trigrams: the matching keys from the key index alone (an index-only scan,
-        // evaluated once as an array), then their rows by key lookups.
-        {
-          sql: `task_key = ANY(ARRAY(SELECT k.task_key FROM tasks k WHERE k.task_key IS NOT NULL AND strpos(lower(k.task_key), lower(?)) > 0))`,
-          params: [term],
-        },
+  keyContains: (term) => {
+    const match = TASK_KEYS.match(term);
+    return { sql: `seq IN (SELECT seq FROM ${TASK_KEYS.table} WHERE ${match.sql})`, params: match.params };
+  },
+  taskKeys: TASK_KEYS,
   concurrentReads: true,
   jsonIntegerArray: (expression) => `json_agg(${expression})::text`,
   jsonIntegers: 'SELECT jsonb_array_elements_text(?::jsonb)::bigint',
