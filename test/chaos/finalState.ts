@@ -52,6 +52,14 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
       (SELECT count(*) FROM tasks t JOIN task_search s ON s.seq = t.seq WHERE s.words IS DISTINCT FROM svc_request_vector(t.request)) AS wrong`);
     const s = search[0]!;
     if (Number(s.missing) + Number(s.extra) + Number(s.wrong) > 0) violations.push(`search rows differ from a rebuild: ${s.missing} missing, ${s.extra} extra, ${s.wrong} wrong`);
+    // The key rows (one per task that has a key: its seq, creation time and key) likewise.
+    const { rows: keyRows } = await storage.query<{ missing: string; extra: string }>(`SELECT
+      (SELECT count(*) FROM tasks t WHERE t.task_key IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM task_keys k WHERE k.seq = t.seq AND k.task_key = t.task_key AND k.created_at = t.created_at)) AS missing,
+      (SELECT count(*) FROM task_keys k WHERE NOT EXISTS (
+        SELECT 1 FROM tasks t WHERE t.seq = k.seq AND t.task_key = k.task_key AND t.created_at = k.created_at)) AS extra`);
+    const k = keyRows[0]!;
+    if (Number(k.missing) + Number(k.extra) > 0) violations.push(`key rows differ from the tasks' keys: ${k.missing} missing, ${k.extra} extra`);
     return { rows, violations, checked: { readModels: 1, searchRows: rows.length } };
   } finally {
     await storage.close();
