@@ -58,6 +58,9 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
   }
 
   return {
+    // Two transactions at once: each has its own server backend, and this process plans and encodes
+    // one's rows while the server stores the other's (one instance's catch-up as fast as two instances').
+    materializeConcurrency: 2,
     findByKey: (key) => selectScheduleByKey(storage, key),
     findById: (id) => selectTaskById(storage, id),
     dueScheduleIds: (until) => selectDueScheduleIds(storage, until),
@@ -67,10 +70,8 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         const sink: NewOccurrence[] = [];
         const handlers = new Map<string, string>();
         const notes: T[] = [];
-        let consumed = 0;
         const completed: { id: string; level: AuditLevel }[] = [];
-        for (const id of input.ids) {
-          consumed++;
+        for (let id = input.nextId(); id !== undefined; id = sink.length >= input.rowsPerTransaction ? undefined : input.nextId()) {
           const row = await selectTaskById(c, id, 'skipLocked');
           if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
           const planned = input.plan(row, await selectLastRunNumber(c, row.id));
@@ -85,12 +86,11 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
             await updateScheduleProgress(c, row.id, w.cursorAt, w.nextSlotAt, w.completed);
             if (w.completed) completed.push({ id: row.id, level: row.audit_level });
           }
-          if (sink.length >= input.rowsPerTransaction) break;
         }
         await insertStatusAudits(c, completed.map((x) => ({ taskId: x.id, level: x.level, at: input.now, status: 'Completed' as const })));
         const written = await writeOccurrences(c, sink, handlers, input.compactFrom ?? Number.POSITIVE_INFINITY, input.now, input.newId);
         if (written > 0) await onWritten(c);
-        return { consumed, written, notes };
+        return { written, notes };
       }),
 
     upsert: (input: UpsertInput) =>
