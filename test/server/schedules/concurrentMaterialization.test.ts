@@ -1,3 +1,4 @@
+// @backends sqlite — opens its own PostgreSQL and SQLite stores (the store decides how many transactions run at once).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -21,7 +21,7 @@ import { selectScheduleByKey } from './selectScheduleByKey.js';
 import { selectTaskById } from './selectTaskById.js';
 import { setScheduleHalt } from './setScheduleHalt.js';
 import { updateScheduleDefinition } from './updateScheduleDefinition.js';
-import { updateScheduleProgress } from './updateScheduleProgress.js';
+import { updateScheduleProgress, type ScheduleProgress } from './updateScheduleProgress.js';
 
 /**
  * The durable schedules' operations on PostgreSQL. Materialization claims schedule rows with
@@ -71,6 +71,8 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         const handlers = new Map<string, string>();
         const notes: T[] = [];
         const completed: { id: string; level: AuditLevel }[] = [];
+        // The schedules' cursors move in one statement once every schedule is planned (their rows stay locked until commit).
+        const progress: ScheduleProgress[] = [];
         for (let id = input.nextId(); id !== undefined; id = sink.length >= input.rowsPerTransaction ? undefined : input.nextId()) {
           const row = await selectTaskById(c, id, 'skipLocked');
           if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
@@ -83,10 +85,11 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           } else {
             sink.push(...w.occurrences);
             if (w.occurrences.length > 0) handlers.set(row.id, row.handler);
-            await updateScheduleProgress(c, row.id, w.cursorAt, w.nextSlotAt, w.completed);
+            progress.push({ id: row.id, cursorAt: w.cursorAt, nextSlotAt: w.nextSlotAt, completed: w.completed });
             if (w.completed) completed.push({ id: row.id, level: row.audit_level });
           }
         }
+        await updateScheduleProgress(c, progress);
         await insertStatusAudits(c, completed.map((x) => ({ taskId: x.id, level: x.level, at: input.now, status: 'Completed' as const })));
         const written = await writeOccurrences(c, sink, handlers, input.compactFrom ?? Number.POSITIVE_INFINITY, input.now, input.newId);
         if (written > 0) await onWritten(c);
