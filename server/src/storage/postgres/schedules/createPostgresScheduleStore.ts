@@ -1,5 +1,6 @@
 import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
+import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { MaterializeInput, MaterializeResult, NewOccurrence, ScheduleStore, UpsertInput } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
@@ -28,9 +29,13 @@ import { updateScheduleProgress, type ScheduleProgress } from './updateScheduleP
  * FOR UPDATE SKIP LOCKED (a schedule another instance is materializing is skipped, then re-read
  * fresh next time) and inserts occurrences ON CONFLICT on the unique (parent, slot) index: one
  * occurrence per slot whichever instance sees it. A catch-up (at least `compactFrom` missed
- * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does.
+ * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does, and
+ * appends their read-model deltas itself from `counters` (those the database's triggers were
+ * installed with).
  */
-export function createPostgresScheduleStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): ScheduleStore {
+export function createPostgresScheduleStore(
+  storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>, counters: readonly Counter[] = COUNTERS,
+): ScheduleStore {
   /**
    * Writes a transaction's occurrences in slot order (ids assigned in that order): compact when at
    * least `compactFrom` of them stand for missed work (misfire kind CatchUp), the catch-up's few
@@ -54,7 +59,7 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     if (form === 'tasks') return insertOccurrences(c, sink, ids, now);
     const refs = await scheduleRefs(c, [...handlers.keys()]);
     const parents = new Map<string, CompactParent>([...handlers].map(([id, handler]) => [id, { ref: refs.get(id)!, handler }]));
-    return insertCompactOccurrences(c, sink, ids, parents);
+    return insertCompactOccurrences(c, sink, ids, parents, counters);
   }
 
   return {

@@ -1,6 +1,9 @@
 import type { PoolClient } from 'pg';
 import type { NewOccurrence } from '../../EngineStore.js';
+import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
 import { copyRows, type CopyColumn } from '../connection/copyRows.js';
+import { deltaInsertCtes } from '../readModels/readModelDeltas.js';
+import { COMPACT_DELTAS_WRITTEN_SETTING } from '../readModels/readModelTriggerFunctions.js';
 
 /** What a compact occurrence reads from its schedule: its number (`occurrence_schedules`) and handler. */
 export interface CompactParent {
@@ -29,20 +32,59 @@ const COLUMNS: readonly CopyColumn[] = [
 ];
 
 /**
+ * Whether a counter over `moves` adds up to the same from one fact per group, its `n` the group's
+ * row count, as from one fact per row (n = 1): sums of `n`, and minimums, maximums and latest
+ * values of fields the group's facts share. A count of facts would not.
+ */
+const addsUpFromGroups = (c: Counter): boolean =>
+  c.source !== 'moves' || c.sums.every((s) => (s.agg === 'sum' && s.of === 'n') || s.agg === 'min' || s.agg === 'max' || s.agg === 'latest');
+
+/**
+ * Appends the read-model deltas of compact occurrences about to be written, one fact per group
+ * (queue, type, creation time) carrying its row count, and tells the table's insert trigger that
+ * its next insert is counted (it steps aside once: migration 22). Answers false, appending
+ * nothing, when a counter of `counters` cannot add up from groups: the trigger counts then.
+ */
+async function appendDeltasAhead(c: PoolClient, rows: readonly NewOccurrence[], counters: readonly Counter[]): Promise<boolean> {
+  if (!counters.every(addsUpFromGroups)) return false;
+  const groups = new Map<string, { queue: string; type: string; createdAt: number; n: number }>();
+  for (const o of rows) {
+    const key = `${o.createdAt}\u0000${o.queue}\u0000${o.type}`;
+    const g = groups.get(key);
+    if (g === undefined) groups.set(key, { queue: o.queue, type: o.type, createdAt: o.createdAt, n: 1 });
+    else g.n++;
+  }
+  const all = [...groups.values()];
+  const deltas = deltaInsertCtes(['moves'], counters);
+  await c.query(
+    `WITH moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED (
+       SELECT queue, type, 'Pending', 0, 1, created_at, n FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS g(queue, type, created_at, n))${
+      deltas.map((d) => `,\n  ${d}`).join('')}
+     SELECT set_config('${COMPACT_DELTAS_WRITTEN_SETTING}', 'on', true)`,
+    [all.map((g) => g.queue), all.map((g) => g.type), all.map((g) => g.createdAt), all.map((g) => g.n)],
+  );
+  return true;
+}
+
+/**
  * Inserts Pending occurrences in their compact form (migration 19) with one COPY, in the order
  * given, with `ids[i]` as the id of `rows[i]`; `parents` gives each schedule's number and handler
  * (an occurrence's handler is stored only where it differs). The caller has left out every slot
  * its schedule already holds (`withoutWrittenSlots`, both forms, under the schedule row's lock):
  * COPY has no ON CONFLICT, so a slot written twice fails the transaction instead of being skipped.
- * The read models count the rows written (the table's insert trigger, which COPY fires as INSERT
- * does). Returns how many rows were written.
+ * The read models count the rows written (`counters`, the database's triggers' description): their
+ * deltas are appended ahead from the rows in hand (`appendDeltasAhead`), or else by the table's
+ * insert trigger, which COPY fires as INSERT does. Returns how many rows were written.
  */
 export async function insertCompactOccurrences(
   c: PoolClient,
   rows: readonly NewOccurrence[],
   ids: readonly string[],
   parents: ReadonlyMap<string, CompactParent>,
+  counters: readonly Counter[] = COUNTERS,
 ): Promise<number> {
+  if (rows.length === 0) return 0;
+  await appendDeltasAhead(c, rows, counters);
   return copyRows(c, 'pending_occurrences', COLUMNS, rows.length, (i) => {
     const o = rows[i]!;
     const parent = parents.get(o.parentTaskId)!;
