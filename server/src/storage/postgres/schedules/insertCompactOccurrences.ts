@@ -39,29 +39,41 @@ const COLUMNS: readonly CopyColumn[] = [
 const addsUpFromGroups = (c: Counter): boolean =>
   c.source !== 'moves' || c.sums.every((s) => (s.agg === 'sum' && s.of === 'n') || s.agg === 'min' || s.agg === 'max' || s.agg === 'latest');
 
-/**
- * Appends the read-model deltas of compact occurrences about to be written, one fact per group
- * (queue, type, creation time) carrying its row count, and tells the table's insert trigger that
- * its next insert is counted (it steps aside once: migration 22). Answers false, appending
- * nothing, when a counter of `counters` cannot add up from groups: the trigger counts then.
- */
-async function appendDeltasAhead(c: PoolClient, rows: readonly NewOccurrence[], counters: readonly Counter[]): Promise<boolean> {
-  if (!counters.every(addsUpFromGroups)) return false;
-  const groups = new Map<string, { queue: string; type: string; createdAt: number; n: number }>();
+/** Compact occurrences of one read-model group about to be written: their schedule's queue and type, their creation time, how many. */
+export interface CompactGroup {
+  queue: string;
+  type: string;
+  createdAt: number;
+  n: number;
+}
+
+/** The groups of `rows` (in order of first appearance). */
+export function compactGroups(rows: Iterable<Pick<NewOccurrence, 'queue' | 'type' | 'createdAt'>>): CompactGroup[] {
+  const groups = new Map<string, CompactGroup>();
   for (const o of rows) {
     const key = `${o.createdAt}\u0000${o.queue}\u0000${o.type}`;
     const g = groups.get(key);
     if (g === undefined) groups.set(key, { queue: o.queue, type: o.type, createdAt: o.createdAt, n: 1 });
     else g.n++;
   }
-  const all = [...groups.values()];
+  return [...groups.values()];
+}
+
+/**
+ * Appends the read-model deltas of compact occurrences about to be written in this transaction by
+ * one insert, one fact per group carrying its row count, and tells the table's insert trigger that
+ * its next insert is counted (it steps aside once: migration 22). Answers false, appending
+ * nothing, when a counter of `counters` cannot add up from groups: the trigger counts then.
+ */
+export async function appendCompactDeltasAhead(c: PoolClient, groups: readonly CompactGroup[], counters: readonly Counter[] = COUNTERS): Promise<boolean> {
+  if (groups.length === 0 || !counters.every(addsUpFromGroups)) return false;
   const deltas = deltaInsertCtes(['moves'], counters);
   await c.query(
     `WITH moves (queue, type, status, is_recurring, is_occurrence, created_at, n) AS MATERIALIZED (
        SELECT queue, type, 'Pending', 0, 1, created_at, n FROM unnest($1::text[], $2::text[], $3::bigint[], $4::int[]) AS g(queue, type, created_at, n))${
       deltas.map((d) => `,\n  ${d}`).join('')}
      SELECT set_config('${COMPACT_DELTAS_WRITTEN_SETTING}', 'on', true)`,
-    [all.map((g) => g.queue), all.map((g) => g.type), all.map((g) => g.createdAt), all.map((g) => g.n)],
+    [groups.map((g) => g.queue), groups.map((g) => g.type), groups.map((g) => g.createdAt), groups.map((g) => g.n)],
   );
   return true;
 }
@@ -73,7 +85,7 @@ async function appendDeltasAhead(c: PoolClient, rows: readonly NewOccurrence[], 
  * its schedule already holds (`withoutWrittenSlots`, both forms, under the schedule row's lock):
  * COPY has no ON CONFLICT, so a slot written twice fails the transaction instead of being skipped.
  * The read models count the rows written (`counters`, the database's triggers' description): their
- * deltas are appended ahead from the rows in hand (`appendDeltasAhead`), or else by the table's
+ * deltas are appended ahead from the rows in hand (`appendCompactDeltasAhead`), or else by the table's
  * insert trigger, which COPY fires as INSERT does. Returns how many rows were written.
  */
 export async function insertCompactOccurrences(
@@ -84,7 +96,7 @@ export async function insertCompactOccurrences(
   counters: readonly Counter[] = COUNTERS,
 ): Promise<number> {
   if (rows.length === 0) return 0;
-  await appendDeltasAhead(c, rows, counters);
+  await appendCompactDeltasAhead(c, compactGroups(rows), counters);
   return copyRows(c, 'pending_occurrences', COLUMNS, rows.length, (i) => {
     const o = rows[i]!;
     const parent = parents.get(o.parentTaskId)!;
