@@ -47,16 +47,24 @@ export interface CompactGroup {
   n: number;
 }
 
-/** The groups of `rows` (in order of first appearance). */
+/** The groups of `rows` (in order of first appearance; nested maps: no key built per row). */
 export function compactGroups(rows: Iterable<Pick<NewOccurrence, 'queue' | 'type' | 'createdAt'>>): CompactGroup[] {
-  const groups = new Map<string, CompactGroup>();
+  const all: CompactGroup[] = [];
+  const byTime = new Map<number, Map<string, Map<string, CompactGroup>>>();
   for (const o of rows) {
-    const key = `${o.createdAt}\u0000${o.queue}\u0000${o.type}`;
-    const g = groups.get(key);
-    if (g === undefined) groups.set(key, { queue: o.queue, type: o.type, createdAt: o.createdAt, n: 1 });
-    else g.n++;
+    let byQueue = byTime.get(o.createdAt);
+    if (byQueue === undefined) byTime.set(o.createdAt, (byQueue = new Map()));
+    let byType = byQueue.get(o.queue);
+    if (byType === undefined) byQueue.set(o.queue, (byType = new Map()));
+    const g = byType.get(o.type);
+    if (g !== undefined) g.n++;
+    else {
+      const added = { queue: o.queue, type: o.type, createdAt: o.createdAt, n: 1 };
+      byType.set(o.type, added);
+      all.push(added);
+    }
   }
-  return [...groups.values()];
+  return all;
 }
 
 /**
