@@ -7,7 +7,7 @@
 // New ids, as the catch-up assigns them.
 import type { PostgresStorage } from '../server/src/storage/postgres/PostgresStorage.js';
 import { copyRows, type CopyColumn, type CopyValue } from '../server/src/storage/postgres/connection/copyRows.js';
-import { appendCompactDeltasAhead, compactGroups } from '../server/src/storage/postgres/schedules/insertCompactOccurrences.js';
+import { appendCompactDeltasAhead, type CompactGroup } from '../server/src/storage/postgres/schedules/insertCompactOccurrences.js';
 import { uuidV7 } from '../server/src/engine/uuidV7.js';
 
 const ROWS_PER_TRANSACTION = 20_000;
@@ -43,8 +43,19 @@ export async function insertHandWrittenCompactPg(storage: PostgresStorage, taken
   for (let from = 0; from < taken.count; from += ROWS_PER_TRANSACTION) {
     const n = Math.min(taken.count, from + ROWS_PER_TRANSACTION) - from;
     await storage.transaction(async (c) => {
-      const batch = taken.rows.slice(from, from + n).map((row) => ({ ...taken.groupOf.get(row[1] as number)!, createdAt: row[4] as number }));
-      await appendCompactDeltasAhead(c, compactGroups(batch));
+      // Rows per schedule and creation time, then each schedule's group: nothing allocated per row.
+      const counts = new Map<number, Map<number, number>>();
+      for (let i = from; i < from + n; i++) {
+        const row = taken.rows[i]!;
+        let byTime = counts.get(row[1] as number);
+        if (byTime === undefined) counts.set(row[1] as number, (byTime = new Map()));
+        byTime.set(row[4] as number, (byTime.get(row[4] as number) ?? 0) + 1);
+      }
+      const groups: CompactGroup[] = [];
+      for (const [ref, byTime] of counts) {
+        for (const [createdAt, count] of byTime) groups.push({ ...taken.groupOf.get(ref)!, createdAt, n: count });
+      }
+      await appendCompactDeltasAhead(c, groups);
       await copyRows(c, 'pending_occurrences', columns, n, (i) => {
         const row = taken.rows[from + i]!;
         row[0] = uuidV7();
