@@ -1,7 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { NewOccurrence } from '../../EngineStore.js';
 import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
-import { copyRows, type CopyColumn } from '../connection/copyRows.js';
+import { copyRows, type CopyColumn, type CopyValue } from '../connection/copyRows.js';
 import { deltaInsertCtes } from '../readModels/readModelDeltas.js';
 import { COMPACT_DELTAS_WRITTEN_SETTING } from '../readModels/readModelTriggerFunctions.js';
 
@@ -105,10 +105,24 @@ export async function insertCompactOccurrences(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   await appendCompactDeltasAhead(c, compactGroups(rows), counters);
+  // One array refilled for every row: copyRows encodes a row's values before it asks for the next.
+  const values: CopyValue[] = new Array<CopyValue>(COLUMNS.length).fill(null);
   return copyRows(c, 'pending_occurrences', COLUMNS, rows.length, (i) => {
     const o = rows[i]!;
     const parent = parents.get(o.parentTaskId)!;
-    return [ids[i]!, parent.ref, o.nominalSlotAt, o.scheduledAt, o.createdAt, o.runNumber, o.scheduleVersion,
-      o.handler === parent.handler ? null : o.handler, o.misfireKind, o.missedFrom, o.missedThrough, o.missedCount, o.missedCountIsExact];
+    values[0] = ids[i]!;
+    values[1] = parent.ref;
+    values[2] = o.nominalSlotAt;
+    values[3] = o.scheduledAt;
+    values[4] = o.createdAt;
+    values[5] = o.runNumber;
+    values[6] = o.scheduleVersion;
+    values[7] = o.handler === parent.handler ? null : o.handler;
+    values[8] = o.misfireKind;
+    values[9] = o.missedFrom;
+    values[10] = o.missedThrough;
+    values[11] = o.missedCount;
+    values[12] = o.missedCountIsExact;
+    return values;
   });
 }
