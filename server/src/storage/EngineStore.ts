@@ -500,8 +500,12 @@ export type ScheduleWrite =
 export type SchedulePlanner<T> = (row: ScheduleRow, lastRunNumber: number) => { write: ScheduleWrite; note: T } | null;
 
 export interface MaterializeInput<T> {
-  /** Schedule row ids, in the order to visit them. */
-  ids: readonly string[];
+  /**
+   * The next schedule row id to visit, undefined when there is none left for this transaction.
+   * Called only for an id the transaction will visit: an id handed out is this transaction's
+   * (transactions running at once share one queue of ids, each id visited by one of them).
+   */
+  nextId: () => string | undefined;
   now: number;
   /** Stop taking schedules once this many occurrences are collected (the rest: next call). */
   rowsPerTransaction: number;
@@ -518,8 +522,6 @@ export interface MaterializeInput<T> {
 }
 
 export interface MaterializeResult<T> {
-  /** How many of `ids` were visited. */
-  consumed: number;
   /** Occurrence rows written. */
   written: number;
   /** Notes of the plans applied, in visiting order. */
@@ -592,8 +594,14 @@ export interface ScheduleStore {
   findById(id: string): Promise<ScheduleRow | undefined>;
   /** Active, non-halted schedule rows whose next slot is at or before `until`. */
   dueScheduleIds(until: number): Promise<string[]>;
-  /** One transaction over schedules ids[0…]; see MaterializeInput. */
+  /** One transaction over the schedules `input.nextId` hands out; see MaterializeInput. */
   materialize<T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>>;
+  /**
+   * How many materialize transactions the materializer runs at once by default (1 when absent):
+   * more than one only where the store's transactions over disjoint schedules proceed side by
+   * side (PostgreSQL: each on its own server backend).
+   */
+  readonly materializeConcurrency?: number;
   /** Creates or changes a schedule in one transaction; resolves with the schedule row's id. */
   upsert(input: UpsertInput): Promise<string>;
   /** The schedule → Cancelled (halt dropped), its not-started occurrences → Cancelled. */

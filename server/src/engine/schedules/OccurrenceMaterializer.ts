@@ -24,6 +24,12 @@ export interface MaterializerOptions extends PlanBounds {
    * (SQLite): a small row each, a task row when due. On-time slots alone never do.
    */
   compactFrom: number;
+  /**
+   * Write transactions a pass runs at once, over disjoint schedules (each takes the next due
+   * schedule from one shared queue); null: as many as the store advises
+   * (`ScheduleStore.materializeConcurrency`: PostgreSQL 2, SQLite 1).
+   */
+  concurrency: number | null;
 }
 
 export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = {
@@ -34,6 +40,7 @@ export const DEFAULT_MATERIALIZER_OPTIONS: MaterializerOptions = {
   rowsPerTransaction: 20_000,
   tickBudgetMs: 200,
   compactFrom: 1000,
+  concurrency: null,
 };
 
 export interface MaterializeOutcome {
@@ -79,7 +86,7 @@ export class OccurrenceMaterializer {
   /**
    * One pass over every due schedule. Schedules are written in transactions of up to
    * `rowsPerTransaction` occurrences (a catch-up of 1,000 schedules is then ~100 commits, not
-   * 1,000); events are emitted after each commit.
+   * 1,000), `concurrency` of them at once; events are emitted after each commit.
    */
   tick(nowMs: number = this.internals.now()): Promise<MaterializeOutcome> {
     return this.run(nowMs, this.options.tickBudgetMs);
@@ -97,30 +104,41 @@ export class OccurrenceMaterializer {
     const ids = await this.internals.store.schedules.dueScheduleIds(nowMs + this.options.lookaheadMs);
     const total: MaterializeOutcome = { written: 0, halted: false, completed: false, events: [] };
     let next = 0;
-    while (next < ids.length) {
-      const { outcome, consumed } = await this.materializeBatch(ids.slice(next), nowMs);
-      next += consumed;
-      total.written += outcome.written;
-      total.halted ||= outcome.halted;
-      total.completed ||= outcome.completed;
-      total.events.push(...outcome.events);
-      if (next < ids.length && performance.now() - started >= budgetMs) {
-        if (this.continuation === null && this.internals.isRunning()) {
-          this.continuation = setImmediate(() => {
-            this.continuation = null;
-            if (this.internals.isRunning()) void this.tick(this.internals.now()).catch((err) => this.internals.reportError(err, 'materializer'));
-          });
+    // Once the budget is spent (or a transaction failed), no transaction takes another schedule.
+    let stopped = false;
+    const nextId = () => (stopped || next >= ids.length ? undefined : ids[next++]);
+    const lane = async () => {
+      while (!stopped && next < ids.length) {
+        try {
+          const outcome = await this.materializeBatch(nextId, nowMs);
+          total.written += outcome.written;
+          total.halted ||= outcome.halted;
+          total.completed ||= outcome.completed;
+          total.events.push(...outcome.events);
+        } catch (err) {
+          stopped = true;
+          throw err;
         }
-        break;
+        if (performance.now() - started >= budgetMs) stopped = true;
       }
+    };
+    const lanes = Math.max(1, Math.min(ids.length, this.options.concurrency ?? this.internals.store.schedules.materializeConcurrency ?? 1));
+    const settled = await Promise.allSettled(Array.from({ length: lanes }, lane));
+    const failed = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    if (next < ids.length && this.continuation === null && this.internals.isRunning()) {
+      this.continuation = setImmediate(() => {
+        this.continuation = null;
+        if (this.internals.isRunning()) void this.tick(this.internals.now()).catch((err) => this.internals.reportError(err, 'materializer'));
+      });
     }
     return total;
   }
 
-  /** Plans and writes schedules ids[0…] in one transaction, up to the row budget. */
-  private async materializeBatch(ids: readonly string[], nowMs: number): Promise<{ outcome: MaterializeOutcome; consumed: number }> {
+  /** Plans and writes, in one transaction, the schedules it takes from `nextId`, up to the row budget. */
+  private async materializeBatch(nextId: () => string | undefined, nowMs: number): Promise<MaterializeOutcome> {
     const result = await this.internals.store.schedules.materialize<PlanNote>({
-      ids,
+      nextId,
       now: nowMs,
       rowsPerTransaction: this.options.rowsPerTransaction,
       compactFrom: this.options.compactFrom,
@@ -146,7 +164,7 @@ export class OccurrenceMaterializer {
     }
     for (const e of outcome.events) this.internals.emit(e);
     if (outcome.written > 0) this.internals.wake();
-    return { outcome, consumed: result.consumed };
+    return outcome;
   }
 
   private planFor(row: ScheduleRow, lastRun: number, nowMs: number): { def: StoredScheduleDefinition; plan: OccurrencePlan } {
@@ -170,8 +188,9 @@ export class OccurrenceMaterializer {
    */
   async materializeSchedule(id: string, nowMs: number): Promise<MaterializeOutcome> {
     let unavailable: unknown;
+    const ids = [id];
     const result = await this.internals.store.schedules.materialize<PlanNote>({
-      ids: [id],
+      nextId: () => ids.pop(),
       now: nowMs,
       rowsPerTransaction: Number.MAX_SAFE_INTEGER,
       compactFrom: this.options.compactFrom,

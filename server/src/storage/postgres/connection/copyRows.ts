@@ -73,7 +73,8 @@ function* binaryChunks(columns: readonly CopyColumn[], count: number, row: (i: n
 /**
  * Writes `count` rows into `table` with one COPY FROM STDIN in binary format on `c`, `row(i)`
  * giving row i's values in the order of `columns` (integers must fit their column: int8 within
- * ±2^53, int4 within 32 bits). COPY fires the table's statement triggers as an INSERT does
+ * ±2^53, int4 within 32 bits; the same array may be given for every row: a row's values are
+ * encoded before the next row is asked for). COPY fires the table's statement triggers as an INSERT does
  * (transition table included) and checks its unique indexes, but has no ON CONFLICT: the caller
  * leaves out the rows a unique index would refuse. Returns how many rows were written.
  */

@@ -53,3 +53,32 @@ export function pgReadModelTriggerFunctions(counters: readonly Counter[] = COUNT
 ${TYPE_HANDLERS(`(SELECT n.type, n.handler FROM ${UPDATED} WHERE o.type IS DISTINCT FROM n.type OR o.handler IS DISTINCT FROM n.handler)`)}`),
   ].join('');
 }
+
+/** Transaction setting by which a writer of compact occurrences says it appended the deltas of its next insert itself. */
+export const COMPACT_DELTAS_WRITTEN_SETTING = 'svc_monitor.compact_deltas_written';
+
+/** The `moves` of compact occurrences `rows` (new_rows or old_rows): Pending occurrences in their schedule's group. */
+const compactMoves = (rows: string, n: number) =>
+  `${MOVES} (
+    SELECT s.queue, s.type, 'Pending', 0, 1, r.created_at, ${n}
+      FROM ${rows} r JOIN occurrence_schedules o ON o.ref = r.schedule_ref JOIN tasks s ON s.id = o.schedule_id)`;
+
+/**
+ * The live trigger functions of `pending_occurrences` (the compact occurrences, migration 19): +1
+ * in their schedule's group for each row written, -1 for each row deleted. The insert trigger
+ * steps aside, once, for an insert whose writer appended its deltas ahead of it and set
+ * COMPACT_DELTAS_WRITTEN_SETTING (the catch-up's COPY: `schedules/insertCompactOccurrences.ts`); it
+ * clears the setting, so any later insert of the transaction is counted here again.
+ */
+export function pgCompactOccurrenceTriggerFunctions(counters: readonly Counter[] = COUNTERS): string {
+  const inserted = deltaStatement([compactMoves('new_rows', 1)], ['moves'], counters);
+  const deleted = deltaStatement([compactMoves('old_rows', -1)], ['moves'], counters);
+  return [
+    fn('svc_pending_occurrences_inserted', `  IF current_setting('${COMPACT_DELTAS_WRITTEN_SETTING}', true) = 'on' THEN
+    PERFORM set_config('${COMPACT_DELTAS_WRITTEN_SETTING}', 'off', true);
+    RETURN NULL;
+  END IF;
+  ${inserted}`),
+    fn('svc_pending_occurrences_deleted', `  ${deleted}`),
+  ].join('');
+}

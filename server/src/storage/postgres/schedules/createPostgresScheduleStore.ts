@@ -1,5 +1,6 @@
 import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
+import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { MaterializeInput, MaterializeResult, NewOccurrence, ScheduleStore, UpsertInput } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
@@ -21,16 +22,20 @@ import { selectScheduleByKey } from './selectScheduleByKey.js';
 import { selectTaskById } from './selectTaskById.js';
 import { setScheduleHalt } from './setScheduleHalt.js';
 import { updateScheduleDefinition } from './updateScheduleDefinition.js';
-import { updateScheduleProgress } from './updateScheduleProgress.js';
+import { updateScheduleProgress, type ScheduleProgress } from './updateScheduleProgress.js';
 
 /**
  * The durable schedules' operations on PostgreSQL. Materialization claims schedule rows with
  * FOR UPDATE SKIP LOCKED (a schedule another instance is materializing is skipped, then re-read
  * fresh next time) and inserts occurrences ON CONFLICT on the unique (parent, slot) index: one
  * occurrence per slot whichever instance sees it. A catch-up (at least `compactFrom` missed
- * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does.
+ * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does, and
+ * appends their read-model deltas itself from `counters` (those the database's triggers were
+ * installed with).
  */
-export function createPostgresScheduleStore(storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>): ScheduleStore {
+export function createPostgresScheduleStore(
+  storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>, counters: readonly Counter[] = COUNTERS,
+): ScheduleStore {
   /**
    * Writes a transaction's occurrences in slot order (ids assigned in that order): compact when at
    * least `compactFrom` of them stand for missed work (misfire kind CatchUp), the catch-up's few
@@ -54,10 +59,13 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
     if (form === 'tasks') return insertOccurrences(c, sink, ids, now);
     const refs = await scheduleRefs(c, [...handlers.keys()]);
     const parents = new Map<string, CompactParent>([...handlers].map(([id, handler]) => [id, { ref: refs.get(id)!, handler }]));
-    return insertCompactOccurrences(c, sink, ids, parents);
+    return insertCompactOccurrences(c, sink, ids, parents, counters);
   }
 
   return {
+    // Two transactions at once: each has its own server backend, and this process plans and encodes
+    // one's rows while the server stores the other's (one instance's catch-up as fast as two instances').
+    materializeConcurrency: 2,
     findByKey: (key) => selectScheduleByKey(storage, key),
     findById: (id) => selectTaskById(storage, id),
     dueScheduleIds: (until) => selectDueScheduleIds(storage, until),
@@ -67,10 +75,10 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
         const sink: NewOccurrence[] = [];
         const handlers = new Map<string, string>();
         const notes: T[] = [];
-        let consumed = 0;
         const completed: { id: string; level: AuditLevel }[] = [];
-        for (const id of input.ids) {
-          consumed++;
+        // The schedules' cursors move in one statement once every schedule is planned (their rows stay locked until commit).
+        const progress: ScheduleProgress[] = [];
+        for (let id = input.nextId(); id !== undefined; id = sink.length >= input.rowsPerTransaction ? undefined : input.nextId()) {
           const row = await selectTaskById(c, id, 'skipLocked');
           if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
           const planned = input.plan(row, await selectLastRunNumber(c, row.id));
@@ -82,15 +90,15 @@ export function createPostgresScheduleStore(storage: PostgresStorage, onWritten:
           } else {
             sink.push(...w.occurrences);
             if (w.occurrences.length > 0) handlers.set(row.id, row.handler);
-            await updateScheduleProgress(c, row.id, w.cursorAt, w.nextSlotAt, w.completed);
+            progress.push({ id: row.id, cursorAt: w.cursorAt, nextSlotAt: w.nextSlotAt, completed: w.completed });
             if (w.completed) completed.push({ id: row.id, level: row.audit_level });
           }
-          if (sink.length >= input.rowsPerTransaction) break;
         }
+        await updateScheduleProgress(c, progress);
         await insertStatusAudits(c, completed.map((x) => ({ taskId: x.id, level: x.level, at: input.now, status: 'Completed' as const })));
         const written = await writeOccurrences(c, sink, handlers, input.compactFrom ?? Number.POSITIVE_INFINITY, input.now, input.newId);
         if (written > 0) await onWritten(c);
-        return { consumed, written, notes };
+        return { written, notes };
       }),
 
     upsert: (input: UpsertInput) =>

@@ -1,17 +1,34 @@
 import type { PoolClient } from 'pg';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
 
+/** One schedule's progress: its new cursor and next slot, or `completed` for an exhausted bounded series. */
+export interface ScheduleProgress {
+  id: string;
+  cursorAt: number;
+  nextSlotAt: number | null;
+  completed: boolean;
+}
+
 /**
- * Advances the materializer cursor and the displayed next slot of a Pending schedule row;
- * `completed` finalizes an exhausted bounded series (status Completed, duration 0, so the row has
- * no startedAtUtc, no next slot).
+ * Advances the materializer cursors and the displayed next slots of Pending schedule rows, in one
+ * statement (its UPDATE trigger counts them once); `completed` finalizes an exhausted bounded
+ * series (status Completed, duration 0, so the row has no startedAtUtc, no next slot).
  */
-export async function updateScheduleProgress(c: PoolClient, id: string, cursorAt: number, nextSlotAt: number | null, completed: boolean): Promise<void> {
+export async function updateScheduleProgress(c: PoolClient, progress: readonly ScheduleProgress[]): Promise<void> {
+  if (progress.length === 0) return;
   await c.query(
     taskStatusUpdate({
-      writer: 'materializeSchedule', to: { expr: '$3', statuses: ['Pending', 'Completed'] }, from: ['Pending'],
-      set: `cursor_at = $1, scheduled_at = $2, execution_time_ms = CASE WHEN $3 = 'Completed' THEN 0 ELSE t.execution_time_ms END`, where: 't.id = $4',
+      writer: 'materializeSchedule', to: { expr: 'r.status', statuses: ['Pending', 'Completed'] }, from: ['Pending'],
+      set: `cursor_at = r.cursor_at, scheduled_at = r.next_slot_at,
+            execution_time_ms = CASE WHEN r.status = 'Completed' THEN 0 ELSE t.execution_time_ms END`,
+      using: 'unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[]) AS r(id, cursor_at, next_slot_at, status)',
+      where: 't.id = r.id',
     }),
-    [cursorAt, completed ? null : nextSlotAt, completed ? 'Completed' : 'Pending', id],
+    [
+      progress.map((p) => p.id),
+      progress.map((p) => p.cursorAt),
+      progress.map((p) => (p.completed ? null : p.nextSlotAt)),
+      progress.map((p) => (p.completed ? 'Completed' : 'Pending')),
+    ],
   );
 }

@@ -126,13 +126,11 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
 
     materialize: async <T>(input: MaterializeInput<T>): Promise<MaterializeResult<T>> =>
       tx((deltas) => {
-        const { ids, now } = input;
+        const { now } = input;
         const sink: NewOccurrence[] = [];
         const parents = new Map<string, CompactParent>();
         const notes: T[] = [];
-        let consumed = 0;
-        for (const id of ids) {
-          consumed++;
+        for (let id = input.nextId(); id !== undefined; id = sink.length >= input.rowsPerTransaction ? undefined : input.nextId()) {
           const row = selectTaskById(db, id);
           if (!row || !isScheduleRow(row) || row.status !== 'Pending' || row.halt !== null) continue;
           const planned = input.plan(row, selectLastRunNumber(db, row.id, compactTable));
@@ -150,9 +148,8 @@ export function createSqliteScheduleStore(storage: SqliteStorage, mapError: (err
               insertStatusAudit(db, row.id, row.audit_level, 'Completed', now);
             }
           }
-          if (sink.length >= input.rowsPerTransaction) break;
         }
-        return { consumed, written: flushOccurrences(sink, parents, input.compactFrom ?? Number.POSITIVE_INFINITY, now, input.newId, deltas), notes };
+        return { written: flushOccurrences(sink, parents, input.compactFrom ?? Number.POSITIVE_INFINITY, now, input.newId, deltas), notes };
       }),
 
     upsert: async (input: UpsertInput) =>
