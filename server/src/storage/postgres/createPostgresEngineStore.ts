@@ -392,7 +392,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       if (throttled === null) return due;
       return Math.min(due, throttled);
     },
-    schedules: createPostgresScheduleStore(storage, wake, options.readModelCounters),
+    schedules: createPostgresScheduleStore(storage, wake),
     management: createPostgresTaskManagementStore(storage, wake),
     rebuildReadModels: () => storage.rebuildReadModels(),
     checkLocation: async () => {

@@ -1,6 +1,6 @@
 import type { OperationResult } from '../../../contracts/index.js';
 import type { PoolClient } from 'pg';
-import { COUNTERS, type Counter } from '../../common/readModels/counters.js';
+import { keptCounters } from '../readModels/keptCounters.js';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { MaterializeInput, MaterializeResult, NewOccurrence, ScheduleStore, UpsertInput } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
@@ -30,11 +30,11 @@ import { updateScheduleProgress, type ScheduleProgress } from './updateScheduleP
  * fresh next time) and inserts occurrences ON CONFLICT on the unique (parent, slot) index: one
  * occurrence per slot whichever instance sees it. A catch-up (at least `compactFrom` missed
  * occurrences in one transaction) writes compact occurrences (migration 19), as SQLite does, and
- * appends their read-model deltas itself from `counters` (those the database's triggers were
- * installed with).
+ * appends their read-model deltas itself from the counters the storage keeps
+ * (`readModels/keptCounters.ts`: those the database's triggers were installed with).
  */
 export function createPostgresScheduleStore(
-  storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>, counters: readonly Counter[] = COUNTERS,
+  storage: PostgresStorage, onWritten: (c: PoolClient) => Promise<void>,
 ): ScheduleStore {
   /**
    * Writes a transaction's occurrences in slot order (ids assigned in that order): compact when at
@@ -59,7 +59,7 @@ export function createPostgresScheduleStore(
     if (form === 'tasks') return insertOccurrences(c, sink, ids, now);
     const refs = await scheduleRefs(c, [...handlers.keys()]);
     const parents = new Map<string, CompactParent>([...handlers].map(([id, handler]) => [id, { ref: refs.get(id)!, handler }]));
-    return insertCompactOccurrences(c, sink, ids, parents, counters);
+    return insertCompactOccurrences(c, sink, ids, parents, keptCounters(storage));
   }
 
   return {
