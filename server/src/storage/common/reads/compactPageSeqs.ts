@@ -1,3 +1,4 @@
+import { compactBlockPage, compactRowsOf, type BlockSchedules } from './compactSeqBlocks.js';
 import { PENDING_OCCURRENCE_TASKS } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 import type { TaskListWhere } from './taskListWhere.js';
@@ -25,6 +26,11 @@ const SCHEDULE_INDEX: Record<string, string> = { created_at: 'ix_pending_occurre
 const MERGE_ENTRIES = 50_000;
 /** A merge this small is read at once (a few schedules' first rows). */
 const SMALL_MERGE_ENTRIES = 20_000;
+/**
+ * Past this many rows from the list's start, a page in creation-time order or seq order is found
+ * by the counts of blocks of seqs (`compactSeqBlocks.ts`) rather than by reading the rows before it.
+ */
+const BLOCKS_FROM = 1_000;
 
 /**
  * Which compact rows a list reads and how. `plain`: every condition of the view's WHERE is either
@@ -87,7 +93,13 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
     return out.slice(skip, skip + take);
   }
 
+  // Creation-time order then seq, or seq order alone: the orders the blocks of seqs are counted in.
+  const blockOrder = db.features.compactSeqBlocks && (keys.length === 0 || (keys.length === 1 && keys[0] === 'created_at'));
+  const byBlocks = (refs: BlockSchedules, limit: number, offset: number) =>
+    blockOrder && offset + limit > BLOCKS_FROM ? compactBlockPage(db, refs, keys.length > 0, desc, offset, limit) : undefined;
   if (scope.everySchedule && !groupFirst) {
+    const counted = await byBlocks('every', take, skip);
+    if (counted !== undefined) return counted;
     return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [take, skip]));
   }
   // Each schedule's first compact row (none: the schedule has none), then the schedules whose
@@ -134,6 +146,8 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
 
   const read = async (refs: number[], limit: number, offset: number): Promise<number[]> => {
     const wanted = limit + offset;
+    const counted = await byBlocks(refs, limit, offset);
+    if (counted !== undefined) return counted;
     if (refs.length === withRows) {
       return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [limit, offset]));
     }
@@ -168,8 +182,10 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
   for (const refs of groups) {
     if (out.length >= take) break;
     if (toSkip > 0 && groups.length > 1) {
-      // A group wholly before the page is skipped by its count (its schedules' index ranges).
-      const n = Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM pending_occurrences WHERE schedule_ref IN (${jsonIntegers})`, [JSON.stringify(refs)]))[0]!.n);
+      // A group wholly before the page is skipped by its count (its schedules' blocks' counts, or their index ranges).
+      const n = db.features.compactSeqBlocks
+        ? await compactRowsOf(db, refs)
+        : Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM pending_occurrences WHERE schedule_ref IN (${jsonIntegers})`, [JSON.stringify(refs)]))[0]!.n);
       if (n <= toSkip) {
         toSkip -= n;
         continue;

@@ -17,6 +17,7 @@ import { pgMigration018AlertStates } from './018_alertStates.js';
 import { pgMigration019PendingOccurrences } from './019_pendingOccurrences.js';
 import { pgMigration020PendingOccurrenceScheduleIndex } from './020_pendingOccurrenceScheduleIndex.js';
 import { pgMigration021SearchWordsCarryCreatedAt } from './021_searchWordsCarryCreatedAt.js';
+import { pgMigration024CompactSeqBlocks } from './024_compactSeqBlocks.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -45,4 +46,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 19, name: 'compact Pending occurrences (pending_occurrences, occurrence_schedules, the view pending_occurrence_tasks), counted by their own triggers', sql: pgMigration019PendingOccurrences },
   { version: 20, name: 'each schedule’s compact Pending occurrences in creation order (a few schedules’ rows are merged, not walked past)', sql: pgMigration020PendingOccurrenceScheduleIndex },
   { version: 21, name: 'argument-search words carry their task\'s creation time: a search alone is counted and paged in task_search', sql: pgMigration021SearchWordsCarryCreatedAt },
+  { version: 24, name: 'compact Pending occurrences counted by block of seqs (a deep page is found by the counts, not by reading the rows before it)', sql: pgMigration024CompactSeqBlocks },
 ];
