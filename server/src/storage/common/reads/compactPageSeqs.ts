@@ -1,4 +1,4 @@
-import { compactBlockPage, compactRowsOf, type BlockSchedules } from './compactSeqBlocks.js';
+import { BLOCK_SEQS, compactBlockPage, compactRowsOf, type BlockSchedules } from './compactSeqBlocks.js';
 import { PENDING_OCCURRENCE_TASKS } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 import type { TaskListWhere } from './taskListWhere.js';
@@ -150,6 +150,11 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
     if (counted !== undefined) return counted;
     if (refs.length === withRows) {
       return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [limit, offset]));
+    }
+    rowsPerSchedule ??= Math.max(1, Math.ceil((await span()) / withRows));
+    // A merge that would read more entries than a block of seqs holds: the group's first block(s) instead.
+    if (blockOrder && refs.length * (index === undefined ? rowsPerSchedule : Math.min(wanted, rowsPerSchedule)) > BLOCK_SEQS) {
+      return compactBlockPage(db, refs, keys.length > 0, desc, offset, limit);
     }
     // A merge reads `wanted` entries a schedule in creation order (every row of each in another
     // order: at most the span of seqs over the schedules with rows, a schedule) and sorts

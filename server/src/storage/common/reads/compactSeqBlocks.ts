@@ -10,7 +10,7 @@ import type { ReadDb } from './ReadDb.js';
  *   index) are read, never the rows before it;
  * - the counts are exact (written with the rows), so the page is the one reading every row gives.
  */
-const BLOCK_SEQS = 4096;
+export const BLOCK_SEQS = 4096;
 
 /** Which schedules: their refs, or every schedule. */
 export type BlockSchedules = readonly number[] | 'every';
