@@ -55,6 +55,9 @@ export interface CompactScope {
  * - within a group (or all matching schedules, when only some match): each schedule's first rows
  *   (by its creation-time index, or every row by the slot index), merged (`eachRows`), or the
  *   list's index walked keeping the chosen schedules' rows, whichever reads fewer entries (`read`).
+ * - in creation-time order or seq order, a page past the list's first BLOCKS_FROM rows, or a group
+ *   whose merge would read more than a block of seqs, is found by the counts of compact rows per
+ *   block of seqs (`compactSeqBlocks.ts`), reading only the blocks that hold it.
  * With `plain` false the matching schedules are not known ahead: the list's index is walked with
  * the WHERE applied to each row, group by group for a sort by type or queue.
  */
