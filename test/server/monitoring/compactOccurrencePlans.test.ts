@@ -14,6 +14,7 @@ import { sqliteReadDb } from '../../../server/src/storage/sqlite/monitoring/sqli
 import type { SqliteStorage } from '../../../server/src/storage/Storage.js';
 import { scheduleInternals } from '../../fixtures/scheduleInternals.js';
 import { insertTask } from '../../fixtures/server/servedMonitoring.js';
+import { spillCompact } from '../../fixtures/server/spillCompact.js';
 
 // A catch-up backlog of 50,400 compact occurrences (35 minute schedules of three types in four
 // queues, and two written first in a small group of their own, 24 h down) among a few task rows.
@@ -21,7 +22,9 @@ import { insertTask } from '../../fixtures/server/servedMonitoring.js';
 // migration 15; each schedule's rows: migration 19): no statement of a list with the default sort,
 // a status filter, a queue or type filter, any sort or a later page (the middle one too) scans the
 // compact table whole or sorts it, and each page holds the rows a plain sort of task rows and
-// compact rows together gives.
+// compact rows together gives. A page deep in the list (a type or queue sort, a large queue or
+// type) is placed by the counts of compact rows by block of seqs (migration 20), reading only the
+// block that holds it.
 
 const MIN = 60_000;
 const DAY = 24 * 60 * MIN;
@@ -187,5 +190,49 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
       expect(plans).toHaveLength(1);
       expect(plans[0]!.plan.join('\n')).toMatch(/SCAN p USING (COVERING )?INDEX ix_pending_occurrences_created/);
     });
+  });
+
+  /** Pages deep in the list, where reading the rows before them costs in proportion to the page's position. */
+  const DEEP: [string, TaskListQuery][] = [
+    ['by Type desc, page 1260', { sortBy: 'Type', sortDescending: true, page: 1260, pageSize: 20 }],
+    ['by Type asc, page 1260', { sortBy: 'Type', sortDescending: false, page: 1260, pageSize: 20 }],
+    ['Pending by QueueName desc, page 1260', { sortBy: 'QueueName', sortDescending: true, page: 1260, pageSize: 20, statuses: ['Pending'] }],
+    ['by CreatedAtUtc desc, page 1260', { sortBy: 'CreatedAtUtc', sortDescending: true, page: 1260, pageSize: 20 }],
+    ['Pending by LastExecutionUtc asc, page 1260', { sortBy: 'LastExecutionUtc', sortDescending: false, page: 1260, pageSize: 20, statuses: ['Pending'] }],
+    ['queue q1 by CreatedAtUtc desc, page 200', { sortBy: 'CreatedAtUtc', sortDescending: true, page: 200, pageSize: 20, queueName: 'q1' }],
+    ['type Kind2 by Status asc, page 300', { sortBy: 'Status', sortDescending: false, page: 300, pageSize: 20, taskType: 'kind2' }],
+  ];
+  /** A statement that reads compact rows up to a page's position: a walk of an index (OFFSET), a merge of schedules' first rows, a count of a group's rows. */
+  const WALK_OR_COUNT = /FROM pending_occurrences p\b[\s\S]*OFFSET|^SELECT w\.seq|CROSS JOIN pending_occurrences AS x|SELECT COUNT\(\*\) AS n FROM pending_occurrences/;
+  /** A read of one block of seqs (at most 4,096 index entries), the only compact rows a deep page reads. */
+  const BLOCK_READ = /p\.seq BETWEEN \? AND \?/;
+  const readsPast = (reads: { sql: string }[]) => reads.filter((r) => WALK_OR_COUNT.test(r.sql) && !BLOCK_READ.test(r.sql)).map((r) => r.sql);
+
+  it.each(DEEP)('%s: placed by the counts of blocks of seqs, no compact row before it read', async (_name, q) => {
+    recorded = [];
+    const page = await store.listTasks(q);
+    expect(page.items.map((t) => t.id)).toEqual(reference(q));
+    expect(readsPast(recorded)).toEqual([]);
+    expect(recorded.filter((r) => BLOCK_READ.test(r.sql)).length).toBeGreaterThan(0);
+  });
+
+  it('rows taken from the middle of a schedule’s rows (a cancel turns one into a task row): the counts follow, and every deep page stays that of a plain sort without reading the rows before it', async () => {
+    const ids = storage.db
+      .prepare(`SELECT p.id FROM pending_occurrences p JOIN occurrence_schedules r ON r.ref = p.schedule_ref
+                 WHERE r.schedule_id = (SELECT id FROM tasks WHERE type = 'Backlog.Kind2' AND is_recurring = 1 LIMIT 1) AND p.seq % 3 = 0 ORDER BY p.seq LIMIT 400 OFFSET 100`)
+      .pluck()
+      .all() as string[];
+    expect(ids.length).toBeGreaterThan(100);
+    expect(await spillCompact(storage, { ids })).toBe(ids.length);
+    const blocks = storage.db.prepare('SELECT SUM(n) FROM compact_seq_blocks').pluck().get();
+    expect(blocks).toBe(storage.db.prepare('SELECT COUNT(*) FROM pending_occurrences').pluck().get());
+    sorted.clear();
+    for (const [name, q] of DEEP) {
+      recorded = [];
+      const page = await store.listTasks(q);
+      expect(page.items.map((t) => t.id), name).toEqual(reference(q));
+      expect(page.totalCount, name).toBe(sorted.get(JSON.stringify([q.statuses, q.queueName, q.taskType, q.sortBy, q.sortDescending]))!.length);
+      expect(readsPast(recorded), name).toEqual([]);
+    }
   });
 });

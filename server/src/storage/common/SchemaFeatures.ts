@@ -22,4 +22,6 @@ export interface SchemaFeatures {
    * the view `pending_occurrence_tasks`); reads that can show a Pending occurrence ask it too.
    */
   pendingOccurrences: boolean;
+  /** SQLite migration 20 / PostgreSQL 24: compact occurrences counted by block of seqs (`compact_seq_blocks`). */
+  compactSeqBlocks: boolean;
 }

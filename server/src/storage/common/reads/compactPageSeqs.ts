@@ -1,3 +1,4 @@
+import { BLOCK_SEQS, compactBlockPage, compactRowsOf, type BlockSchedules } from './compactSeqBlocks.js';
 import { PENDING_OCCURRENCE_TASKS } from './pendingOccurrenceReads.js';
 import type { ReadDb } from './ReadDb.js';
 import type { TaskListWhere } from './taskListWhere.js';
@@ -25,6 +26,11 @@ const SCHEDULE_INDEX: Record<string, string> = { created_at: 'ix_pending_occurre
 const MERGE_ENTRIES = 50_000;
 /** A merge this small is read at once (a few schedules' first rows). */
 const SMALL_MERGE_ENTRIES = 20_000;
+/**
+ * Past this many rows from the list's start, a page in creation-time order or seq order is found
+ * by the counts of blocks of seqs (`compactSeqBlocks.ts`) rather than by reading the rows before it.
+ */
+const BLOCKS_FROM = 1_000;
 
 /**
  * Which compact rows a list reads and how. `plain`: every condition of the view's WHERE is either
@@ -49,6 +55,9 @@ export interface CompactScope {
  * - within a group (or all matching schedules, when only some match): each schedule's first rows
  *   (by its creation-time index, or every row by the slot index), merged (`eachRows`), or the
  *   list's index walked keeping the chosen schedules' rows, whichever reads fewer entries (`read`).
+ * - in creation-time order or seq order, a page past the list's first BLOCKS_FROM rows, or a group
+ *   whose merge would read more than a block of seqs, is found by the counts of compact rows per
+ *   block of seqs (`compactSeqBlocks.ts`), reading only the blocks that hold it.
  * With `plain` false the matching schedules are not known ahead: the list's index is walked with
  * the WHERE applied to each row, group by group for a sort by type or queue.
  */
@@ -87,7 +96,13 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
     return out.slice(skip, skip + take);
   }
 
+  // Creation-time order then seq, or seq order alone: the orders the blocks of seqs are counted in.
+  const blockOrder = db.features.compactSeqBlocks && (keys.length === 0 || (keys.length === 1 && keys[0] === 'created_at'));
+  const byBlocks = (refs: BlockSchedules, limit: number, offset: number) =>
+    blockOrder && offset + limit > BLOCKS_FROM ? compactBlockPage(db, refs, keys.length > 0, desc, offset, limit) : undefined;
   if (scope.everySchedule && !groupFirst) {
+    const counted = await byBlocks('every', take, skip);
+    if (counted !== undefined) return counted;
     return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [take, skip]));
   }
   // Each schedule's first compact row (none: the schedule has none), then the schedules whose
@@ -134,8 +149,15 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
 
   const read = async (refs: number[], limit: number, offset: number): Promise<number[]> => {
     const wanted = limit + offset;
+    const counted = await byBlocks(refs, limit, offset);
+    if (counted !== undefined) return counted;
     if (refs.length === withRows) {
       return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [limit, offset]));
+    }
+    rowsPerSchedule ??= Math.max(1, Math.ceil((await span()) / withRows));
+    // A merge that would read more entries than a block of seqs holds: the group's first block(s) instead.
+    if (blockOrder && refs.length * (index === undefined ? rowsPerSchedule : Math.min(wanted, rowsPerSchedule)) > BLOCK_SEQS) {
+      return compactBlockPage(db, refs, keys.length > 0, desc, offset, limit);
     }
     // A merge reads `wanted` entries a schedule in creation order (every row of each in another
     // order: at most the span of seqs over the schedules with rows, a schedule) and sorts
@@ -168,8 +190,10 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
   for (const refs of groups) {
     if (out.length >= take) break;
     if (toSkip > 0 && groups.length > 1) {
-      // A group wholly before the page is skipped by its count (its schedules' index ranges).
-      const n = Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM pending_occurrences WHERE schedule_ref IN (${jsonIntegers})`, [JSON.stringify(refs)]))[0]!.n);
+      // A group wholly before the page is skipped by its count (its schedules' blocks' counts, or their index ranges).
+      const n = db.features.compactSeqBlocks
+        ? await compactRowsOf(db, refs)
+        : Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM pending_occurrences WHERE schedule_ref IN (${jsonIntegers})`, [JSON.stringify(refs)]))[0]!.n);
       if (n <= toSkip) {
         toSkip -= n;
         continue;

@@ -19,6 +19,7 @@ import { pgMigration020PendingOccurrenceScheduleIndex } from './020_pendingOccur
 import { pgMigration021SearchWordsCarryCreatedAt } from './021_searchWordsCarryCreatedAt.js';
 import { pgMigration022CompactOccurrenceDeltasAhead } from './022_compactOccurrenceDeltasAhead.js';
 import { pgMigration023TaskKeysTable } from './023_taskKeysTable.js';
+import { pgMigration024CompactSeqBlocks } from './024_compactSeqBlocks.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -49,4 +50,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 21, name: 'argument-search words carry their task\'s creation time: a search alone is counted and paged in task_search', sql: pgMigration021SearchWordsCarryCreatedAt },
   { version: 22, name: 'the compact occurrences\' insert trigger steps aside for a COPY whose writer appended its read-model deltas ahead', sql: pgMigration022CompactOccurrenceDeltasAhead },
   { version: 23, name: 'task keys in their own narrow table with the trigram index (a key search checks its candidates there, not in task rows)', sql: pgMigration023TaskKeysTable },
+  { version: 24, name: 'compact Pending occurrences counted by block of seqs (a deep page is found by the counts, not by reading the rows before it)', sql: pgMigration024CompactSeqBlocks },
 ];

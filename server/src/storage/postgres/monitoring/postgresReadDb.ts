@@ -101,6 +101,8 @@ export function postgresReadDb(storage: Pick<PostgresStorage, 'query'>): ReadDb 
       reservations: true,
       // Migration 19: compact Pending occurrences, as SQLite's migration 15.
       pendingOccurrences: true,
+      // Migration 24: compact occurrences counted by block of seqs, as SQLite's migration 20.
+      compactSeqBlocks: true,
     },
     async query<R>(sql: string, params?: readonly unknown[]): Promise<R[]> {
       let text = numbered.get(sql);

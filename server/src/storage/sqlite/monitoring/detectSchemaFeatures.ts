@@ -19,5 +19,6 @@ export function detectSchemaFeatures(db: Database): SchemaFeatures {
     traceContext: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'traceparent'`).pluck().get() as number) > 0,
     reservations: (db.prepare(`SELECT COUNT(*) FROM pragma_table_info('tasks') WHERE name = 'reserved_by'`).pluck().get() as number) > 0,
     pendingOccurrences: hasPendingOccurrences(db),
+    compactSeqBlocks: (has.get('compact_seq_blocks') as number) > 0,
   };
 }
