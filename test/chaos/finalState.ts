@@ -10,6 +10,13 @@ import type { FinalRow } from './history.js';
 const ROWS = (from: string) => `SELECT id, type, status, abandoned_count, parent_task_id,
   (is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL) AS is_schedule FROM ${from}`;
 
+/** The compact rows' block counts (compact_seq_blocks) that a recount of the rows does not give, one way then the other. */
+const RECOUNT = 'SELECT schedule_ref, created_at, seq >> 12 AS block, COUNT(*) AS n FROM pending_occurrences GROUP BY 1, 2, 3';
+const KEPT = 'SELECT schedule_ref, created_at, block, n FROM compact_seq_blocks';
+const BLOCKS_APART = `SELECT (SELECT COUNT(*) FROM (${KEPT} EXCEPT ${RECOUNT}) a) AS kept_only, (SELECT COUNT(*) FROM (${RECOUNT} EXCEPT ${KEPT}) b) AS recount_only`;
+const blocksApart = (r: { kept_only: number | string; recount_only: number | string }) =>
+  Number(r.kept_only) + Number(r.recount_only) > 0 ? [`compact block counts differ from a recount: ${r.kept_only} kept only, ${r.recount_only} recounted only`] : [];
+
 /**
  * The rows after the run (every process stopped), and whether the read models and the search rows
  * equal what a rebuild from the task rows makes (the rebuild runs on the store, after the rows are read).
@@ -32,6 +39,7 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
       const liveSearch = searchRows();
       rebuildSearchRows(db);
       differs('search rows', liveSearch, searchRows());
+      violations.push(...blocksApart(db.prepare(BLOCKS_APART).get() as { kept_only: number; recount_only: number }));
       return { rows, violations, checked: { readModels: 1, searchRows: liveSearch.length } };
     } finally {
       storage.close();
@@ -60,6 +68,7 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
         SELECT 1 FROM tasks t WHERE t.seq = k.seq AND t.task_key = k.task_key AND t.created_at = k.created_at)) AS extra`);
     const k = keyRows[0]!;
     if (Number(k.missing) + Number(k.extra) > 0) violations.push(`key rows differ from the tasks' keys: ${k.missing} missing, ${k.extra} extra`);
+    violations.push(...blocksApart((await storage.query<{ kept_only: string; recount_only: string }>(BLOCKS_APART)).rows[0]!));
     return { rows, violations, checked: { readModels: 1, searchRows: rows.length } };
   } finally {
     await storage.close();
