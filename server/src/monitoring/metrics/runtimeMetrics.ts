@@ -19,8 +19,9 @@ function runtimeFamilies(): readonly Metric[] {
   for (const metric of own.getMetricsAsArray()) {
     if (String(metric.type) !== 'counter' && metric.name.endsWith('_total')) own.removeSingleMetric(metric.name);
   }
-  families = own.getMetricsAsArray();
-  return families;
+  const made = own.getMetricsAsArray().flatMap(({ name }) => own.getSingleMetric(name) ?? []);
+  families = made;
+  return made;
 }
 
 /** Adds the process families to `registry` (its `clear()` takes them out again, for it alone). */
