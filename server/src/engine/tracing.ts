@@ -26,9 +26,23 @@ const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
 let api: Api | undefined;
 let loading: Promise<Api | undefined> | undefined;
 
+/** The API's global slots (read without loading the API). */
+function registered(): { trace?: unknown; context?: unknown } | undefined {
+  return (globalThis as Record<symbol, { trace?: unknown; context?: unknown } | undefined>)[OTEL_GLOBAL];
+}
+
 /** The registered tracer provider in the API's global slot (read without loading the API). */
 function registeredProvider(): unknown {
-  return (globalThis as Record<symbol, { trace?: unknown } | undefined>)[OTEL_GLOBAL]?.trace;
+  return registered()?.trace;
+}
+
+/**
+ * Whether a context manager is registered. Without one the API's active context is always the
+ * root one: no span can be active around a dispatch, and running a handler "inside" its attempt's
+ * context changes nothing its own spans see, so neither is paid for.
+ */
+function contextManaged(): boolean {
+  return registered()?.context !== undefined;
 }
 
 /** Whether a tracer provider is registered with the OpenTelemetry API (read without loading the API). */
@@ -85,6 +99,7 @@ interface TaskIdentity {
  * in the caller's context (the task's first attempt then starts its trace: see the module comment).
  */
 export function startCallerDispatchSpan(otel: Api, task: TaskIdentity): DispatchSpan | undefined {
+  if (!contextManaged()) return undefined;
   const caller = otel.trace.getSpanContext(otel.context.active());
   return caller !== undefined && otel.isSpanContextValid(caller) ? startDispatchSpan(otel, task) : undefined;
 }
@@ -142,11 +157,13 @@ class AttemptSpan implements RunSpan {
   constructor(
     private readonly otel: Api,
     private readonly span: OtelApi.Span,
-    private readonly active: OtelApi.Context,
+    private readonly parent: OtelApi.Context,
   ) {}
 
   within<T>(fn: () => T): T {
-    return this.otel.context.with(this.active, fn);
+    // The attempt's context is made only where a context manager can carry it to the handler.
+    if (!contextManaged()) return fn();
+    return this.otel.context.with(this.otel.trace.setSpan(this.parent, this.span), fn);
   }
 
   end(error?: unknown): void {
@@ -184,13 +201,30 @@ export function startRunSpan(task: RunTask, attempt: number, earlier?: TraceOrig
     'svc.task.type': task.type,
     'svc.task.attempt': attempt,
   };
-  if (task.created_at !== undefined) attributes['svc.task.dispatched_at'] = new Date(task.created_at).toISOString();
+  if (task.created_at !== undefined) attributes['svc.task.dispatched_at'] = isoTime(task.created_at);
   const span = tracerOf(otel).startSpan(
-    `process ${task.queue}`,
+    processSpanName(task.queue),
     origin ? { kind: otel.SpanKind.CONSUMER, links: [{ context: origin }], attributes } : { kind: otel.SpanKind.CONSUMER, attributes },
     parent,
   );
-  return new AttemptSpan(otel, span, otel.trace.setSpan(parent, span));
+  return new AttemptSpan(otel, span, parent);
+}
+
+/** The attempt spans' names by queue (one string per queue rather than one per attempt; at most 64 kept). */
+const processNames = new Map<string, string>();
+function processSpanName(queue: string): string {
+  let name = processNames.get(queue);
+  if (name !== undefined) return name;
+  name = `process ${queue}`;
+  if (processNames.size < 64) processNames.set(queue, name);
+  return name;
+}
+
+/** The last instant written as ISO 8601 text: tasks dispatched in the same millisecond share it. */
+let lastIso: { at: number; text: string } = { at: Number.NaN, text: '' };
+function isoTime(at: number): string {
+  if (lastIso.at !== at) lastIso = { at, text: new Date(at).toISOString() };
+  return lastIso.text;
 }
 
 function fail(otel: Api, span: OtelApi.Span, error: unknown): void {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type { HubStats } from '../../hub/createHub.js';
 import type { MonitoringStore } from '../../storage/MonitoringStore.js';
 import type { DeliveryCounts } from '../alerts/WebhookSender.js';
 import { registerEngineMetrics, type MeteredEngine } from './engineMetrics.js';
-import { METRICS_PREFIX } from './metricFamilies.js';
 import { openMetricsText } from './openMetricsText.js';
 import { registerReadModelGauges, type GaugeExporter } from './readModelGauges.js';
+import { registerRuntimeMetrics } from './runtimeMetrics.js';
 
 export interface MetricsSources {
   store: MonitoringStore;
@@ -50,12 +50,7 @@ function packageVersion(): string {
 export function createMetrics(sources: MetricsSources): MonitoringMetrics {
   const registry = new Registry();
   const registers = [registry];
-  collectDefaultMetrics({ register: registry, prefix: METRICS_PREFIX });
-  // prom-client also writes a few gauges as `…_total` (duplicates of gauges without the suffix);
-  // `_total` is the counters' suffix, so they go (promtool's lint refuses them).
-  for (const metric of registry.getMetricsAsArray()) {
-    if (String(metric.type) !== 'counter' && metric.name.endsWith('_total')) registry.removeSingleMetric(metric.name);
-  }
+  registerRuntimeMetrics(registry);
   new Gauge({
     name: 'svc_build_info',
     help: 'Always 1; its labels say which svc-monitor-server version runs on which Node.js version. Per process.',
