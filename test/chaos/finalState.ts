@@ -11,10 +11,20 @@ const ROWS = (from: string) => `SELECT id, type, status, abandoned_count, parent
   (is_recurring = 1 AND occurrence_mode = 'Durable' AND parent_task_id IS NULL) AS is_schedule FROM ${from}`;
 
 /**
- * The rows after the run (every process stopped), and whether the read models and the search rows
- * equal what a rebuild from the task rows makes (the rebuild runs on the store, after the rows are read).
+ * Tasks an operator sent back to run (a retry, a bulk retry or a requeue: a status audit of theirs
+ * to a status before the run). A bulk action takes the rows its own listing finds, which may be
+ * more than the harness's listing a moment before: the store's record names them all.
  */
-export async function readFinalState(backend: 'sqlite' | 'postgres', location: string): Promise<{ rows: FinalRow[]; violations: string[]; checked: Record<string, number> }> {
+const SENT_BACK = `SELECT DISTINCT task_id FROM status_audit WHERE changed_by IS NOT NULL AND new_status IN ('Queued', 'Pending', 'WaitingQueue')`;
+
+/**
+ * The rows after the run (every process stopped), the tasks an operator sent back (SENT_BACK), and
+ * whether the read models and the search rows equal what a rebuild from the task rows makes (the
+ * rebuild runs on the store, after the rows are read).
+ */
+export async function readFinalState(
+  backend: 'sqlite' | 'postgres', location: string,
+): Promise<{ rows: FinalRow[]; sentBack: string[]; violations: string[]; checked: Record<string, number> }> {
   const violations: string[] = [];
   const differs = (what: string, live: unknown, rebuilt: unknown) => {
     if (!isDeepStrictEqual(live, rebuilt)) violations.push(`${what} differ from a rebuild: ${firstDifference(live, rebuilt)}`);
@@ -32,7 +42,8 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
       const liveSearch = searchRows();
       rebuildSearchRows(db);
       differs('search rows', liveSearch, searchRows());
-      return { rows, violations, checked: { readModels: 1, searchRows: liveSearch.length } };
+      const sentBack = (db.prepare(SENT_BACK).all() as { task_id: string }[]).map((r) => r.task_id);
+      return { rows, sentBack, violations, checked: { readModels: 1, searchRows: liveSearch.length } };
     } finally {
       storage.close();
     }
@@ -52,7 +63,8 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
       (SELECT count(*) FROM tasks t JOIN task_search s ON s.seq = t.seq WHERE s.words IS DISTINCT FROM svc_request_vector(t.request)) AS wrong`);
     const s = search[0]!;
     if (Number(s.missing) + Number(s.extra) + Number(s.wrong) > 0) violations.push(`search rows differ from a rebuild: ${s.missing} missing, ${s.extra} extra, ${s.wrong} wrong`);
-    return { rows, violations, checked: { readModels: 1, searchRows: rows.length } };
+    const sentBack = (await storage.query<{ task_id: string }>(SENT_BACK)).rows.map((r) => r.task_id);
+    return { rows, sentBack, violations, checked: { readModels: 1, searchRows: rows.length } };
   } finally {
     await storage.close();
   }

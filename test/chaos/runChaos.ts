@@ -313,6 +313,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const history: History = { lines: lines(dir), lives, cancels, rerun, rows: [], leaseMs, faults: faultTimes };
     const final = await readFinalState(options.backend, location);
     history.rows = final.rows;
+    for (const id of final.sentBack) rerun.add(id);
     const result = checkHistory(history);
     report.violations.push(...crashes, ...result.violations, ...final.violations);
     report.checked = { ...result.checked, ...final.checked };
