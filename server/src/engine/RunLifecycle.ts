@@ -451,14 +451,6 @@ export class RunLifecycle {
     const reg = this.d.registry.get(row.type);
     const queue = this.queues.get(row.queue);
     if (reg === undefined || queue === undefined) return undefined; // cannot happen: claims filter both
-    // Claimed again by this engine after a handler began on it here, its start not yet written (the
-    // claim's commit was in flight when the handler began, and its clock read the reservation past
-    // its hold): that run goes on under the new reservation, which its start names; none begins anew.
-    const unwritten = this.unwrittenStarts.get(row.id);
-    if (unwritten !== undefined) {
-      unwritten.reservedAt = row.reserved_at;
-      return undefined;
-    }
     let retry = reg.retry ?? o.retry;
     if (row.retry_policy !== null) {
       try {
@@ -493,6 +485,14 @@ export class RunLifecycle {
     // A row claimed again (its earlier reservation here lapsed) is held under the new reservation only.
     const earlier = this.current.get(row.id);
     if (earlier !== undefined && earlier.phase === 'reserved') this.dropReserved(earlier);
+    // Claimed again by this engine after a handler began on it here, its start not yet written (the
+    // claim's commit was in flight when the handler began, and its clock read the reservation past
+    // its hold): that run goes on under the new reservation, which its start names; none begins anew.
+    const unwritten = this.unwrittenStarts.get(row.id);
+    if (unwritten !== undefined) {
+      unwritten.reservedAt = row.reserved_at;
+      return undefined;
+    }
     this.active.add(run);
     this.current.set(row.id, run);
     queue.ready.push(run);
@@ -625,9 +625,6 @@ export class RunLifecycle {
 
   /** Engine stops after the grace period: every remaining run is given up. */
   abandonAll(): void {
-    // No claim comes after this (the stop waited for the commit in flight): a start the stop's
-    // writes drop must not hold its row against a claim of a later start of this engine.
-    this.unwrittenStarts.clear();
     for (const run of [...this.active]) {
       if (run.phase === 'reserved') this.handBack(run);
       else this.abandon(run);
