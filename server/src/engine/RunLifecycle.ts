@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AttemptNotice, AttemptResult, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../contracts/index.js';
-import type { ClaimDecider, FinishedRun, RunCheck, RunCheckAnswer, RunnableTaskRow, StartedRun } from '../storage/EngineStore.js';
+import type { ClaimDecider, FinishedRun, RunCheck, RunCheckAnswer, RunnableTaskRow } from '../storage/EngineStore.js';
 import type { GroupCommit } from './GroupCommit.js';
 import type { Registration } from './handlerRegistration.js';
 import { AttemptSignal } from './AttemptSignal.js';
@@ -205,8 +205,6 @@ export class RunLifecycle {
   private readonly active = new Set<ActiveRun>();
   /** The newest run of each task (what cancel and the reservation notices name). */
   private readonly current = new Map<string, ActiveRun>();
-  /** Starts of runs begun here that the store has not answered yet, by task (see reserved()). */
-  private readonly unwrittenStarts = new Map<string, StartedRun>();
   private readonly limiter = new RateLimiter();
   private readonly estimates = new AttemptEstimates();
   /** Types seen per queue (whose estimates decide its reservations). */
@@ -485,14 +483,6 @@ export class RunLifecycle {
     // A row claimed again (its earlier reservation here lapsed) is held under the new reservation only.
     const earlier = this.current.get(row.id);
     if (earlier !== undefined && earlier.phase === 'reserved') this.dropReserved(earlier);
-    // Claimed again by this engine after a handler began on it here, its start not yet written (the
-    // claim's commit was in flight when the handler began, and its clock read the reservation past
-    // its hold): that run goes on under the new reservation, which its start names; none begins anew.
-    const unwritten = this.unwrittenStarts.get(row.id);
-    if (unwritten !== undefined) {
-      unwritten.reservedAt = row.reserved_at;
-      return undefined;
-    }
     this.active.add(run);
     this.current.set(row.id, run);
     queue.ready.push(run);
@@ -689,23 +679,14 @@ export class RunLifecycle {
       const began = this.d.options.clock();
       run.runToken = `${this.runPrefix}:${++this.runs}`;
       const started = startedEvent(began, run);
-      const start: StartedRun = { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken };
-      this.unwrittenStarts.set(run.row.id, start);
-      const written = () => {
-        if (this.unwrittenStarts.get(start.id) === start) this.unwrittenStarts.delete(start.id);
-      };
       this.d.commit.start({
-        start,
+        start: { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken },
         after: () => {
-          written();
           run.startWritten = true;
           if (!run.fenced) this.d.emit(started);
           if (run.phase === 'retryWait' && run.queue.ready.includes(run)) this.pump(); // a retry waited for it
         },
-        lost: () => {
-          written();
-          this.fence(run);
-        },
+        lost: () => this.fence(run),
       });
     }
     let request: unknown;
