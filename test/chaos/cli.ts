@@ -25,6 +25,15 @@ for (const backend of backends as ('sqlite' | 'postgres')[]) {
   console.log(`  checks: ${Object.entries(report.checked).map(([k, n]) => `${k} ${n}`).join(', ')}`);
   console.log(`  notes: ${Object.entries(report.notes).map(([k, n]) => `${k} ${n}`).join(', ')}`);
   console.log(`  violations: ${report.violations.length}`);
+  // By kind (ids, process names and figures left out), when there are more than the lines below show.
+  if (report.violations.length > 50) {
+    const kinds = new Map<string, number>();
+    for (const v of report.violations) {
+      const kind = v.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>').replace(/p\d+#\d+/g, '<proc>').replace(/\d+(\.\d+)?/g, 'N').slice(0, 90);
+      kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    }
+    for (const [kind, n] of kinds) console.log(`    ${n} × ${kind}`);
+  }
   for (const v of report.violations.slice(0, 50)) console.log(`    ${v}`);
   if (report.violations.length > 50) console.log(`    … and ${report.violations.length - 50} more`);
   if (report.violations.length > 0) {

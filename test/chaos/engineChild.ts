@@ -23,6 +23,8 @@ const origin = BigInt(settings.originNs);
 const now = (): number => Number((process.hrtime.bigint() - origin) / 1000n);
 const log = (line: Omit<LogLine, 't' | 'proc'>): void => appendFileSync(settings.logFile, `${JSON.stringify({ ...line, proc: settings.proc, t: now() })}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** What the engine reports (EngineOptions.onError), kept in the log to explain a violation; not checked. */
+const onError = (err: unknown, where: string): void => log({ k: 'error', where, message: err instanceof Error ? err.message : String(err) });
 
 let engine: Engine;
 let closeStorage: () => Promise<void>;
@@ -39,7 +41,7 @@ if (settings.backend === 'postgres') {
     log({ k: 'leaseLost', sinceUs: Math.round(lapse.sinceRenewalMs * 1000) });
     return [];
   });
-  engine = createEngine({ store, pollIntervalMs: 50, maxAbandoned: 50, queues: { default: { concurrency: 4 } }, onError: () => undefined });
+  engine = createEngine({ store, pollIntervalMs: 50, maxAbandoned: 50, queues: { default: { concurrency: 4 } }, onError });
   stopPublishing = publishEngineEvents(engine, storage);
   closeStorage = async () => {
     await store.dispose();
@@ -48,7 +50,7 @@ if (settings.backend === 'postgres') {
   monitoringSource = { engine, storage };
 } else {
   const storage = openSqliteStorage({ file: settings.location });
-  engine = createEngine({ storage, pollIntervalMs: 50, maxAbandoned: 50, queues: { default: { concurrency: 4 } }, onError: () => undefined });
+  engine = createEngine({ storage, pollIntervalMs: 50, maxAbandoned: 50, queues: { default: { concurrency: 4 } }, onError });
   closeStorage = async () => storage.close();
   monitoringSource = { engine, storage };
 }

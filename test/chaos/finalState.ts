@@ -18,10 +18,20 @@ const blocksApart = (r: { kept_only: number | string; recount_only: number | str
   Number(r.kept_only) + Number(r.recount_only) > 0 ? [`compact block counts differ from a recount: ${r.kept_only} kept only, ${r.recount_only} recounted only`] : [];
 
 /**
- * The rows after the run (every process stopped), and whether the read models and the search rows
- * equal what a rebuild from the task rows makes (the rebuild runs on the store, after the rows are read).
+ * Tasks an operator sent back to run (a retry, a bulk retry or a requeue: a status audit of theirs
+ * to a status before the run). A bulk action takes the rows its own listing finds, which may be
+ * more than the harness's listing a moment before: the store's record names them all.
  */
-export async function readFinalState(backend: 'sqlite' | 'postgres', location: string): Promise<{ rows: FinalRow[]; violations: string[]; checked: Record<string, number> }> {
+const SENT_BACK = `SELECT DISTINCT task_id FROM status_audit WHERE changed_by IS NOT NULL AND new_status IN ('Queued', 'Pending', 'WaitingQueue')`;
+
+/**
+ * The rows after the run (every process stopped), the tasks an operator sent back (SENT_BACK), and
+ * whether the read models and the search rows equal what a rebuild from the task rows makes (the
+ * rebuild runs on the store, after the rows are read).
+ */
+export async function readFinalState(
+  backend: 'sqlite' | 'postgres', location: string,
+): Promise<{ rows: FinalRow[]; sentBack: string[]; violations: string[]; checked: Record<string, number> }> {
   const violations: string[] = [];
   const differs = (what: string, live: unknown, rebuilt: unknown) => {
     if (!isDeepStrictEqual(live, rebuilt)) violations.push(`${what} differ from a rebuild: ${firstDifference(live, rebuilt)}`);
@@ -40,7 +50,8 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
       rebuildSearchRows(db);
       differs('search rows', liveSearch, searchRows());
       violations.push(...blocksApart(db.prepare(BLOCKS_APART).get() as { kept_only: number; recount_only: number }));
-      return { rows, violations, checked: { readModels: 1, searchRows: liveSearch.length } };
+      const sentBack = (db.prepare(SENT_BACK).all() as { task_id: string }[]).map((r) => r.task_id);
+      return { rows, sentBack, violations, checked: { readModels: 1, searchRows: liveSearch.length } };
     } finally {
       storage.close();
     }
@@ -69,7 +80,8 @@ export async function readFinalState(backend: 'sqlite' | 'postgres', location: s
     const k = keyRows[0]!;
     if (Number(k.missing) + Number(k.extra) > 0) violations.push(`key rows differ from the tasks' keys: ${k.missing} missing, ${k.extra} extra`);
     violations.push(...blocksApart((await storage.query<{ kept_only: string; recount_only: string }>(BLOCKS_APART)).rows[0]!));
-    return { rows, violations, checked: { readModels: 1, searchRows: rows.length } };
+    const sentBack = (await storage.query<{ task_id: string }>(SENT_BACK)).rows.map((r) => r.task_id);
+    return { rows, sentBack, violations, checked: { readModels: 1, searchRows: rows.length } };
   } finally {
     await storage.close();
   }

@@ -23,7 +23,7 @@ export type ChildCommand =
 
 /** One line of a process's log; t in µs since the harness's origin, on CLOCK_MONOTONIC. */
 export interface LogLine {
-  k: 'begin' | 'end' | 'event' | 'dispatched' | 'cancel' | 'schedule' | 'health' | 'started' | 'stopping' | 'stopped' | 'leaseLost';
+  k: 'begin' | 'end' | 'event' | 'dispatched' | 'cancel' | 'schedule' | 'health' | 'started' | 'stopping' | 'stopped' | 'leaseLost' | 'error';
   proc: string;
   t: number;
   task?: string;
@@ -37,6 +37,9 @@ export interface LogLine {
   pid?: number;
   /** leaseLost: µs since the heartbeat written last before the lapse was sent (the lapse began one lease after it). */
   sinceUs?: number;
+  /** error: where the engine reported it (EngineOptions.onError) and its message. */
+  where?: string;
+  message?: string;
 }
 
 /** Every process signs with one secret, so that one login's token works on each; the operator may manage. */

@@ -41,6 +41,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ORIGIN = process.hrtime.bigint();
 const nowUs = (): number => Number((process.hrtime.bigint() - ORIGIN) / 1000n);
 const GRACE_MS = 150;
+/** The longest drain after the faults, however steadily the rows still reach their end. */
+const DRAIN_MAX_MS = 180_000;
 /** Every status a row can hold before its end. */
 const NOT_ENDED = ['WaitingQueue', 'Pending', 'Queued', 'InProgress', 'ServiceStopped'];
 const TYPES = ['Chaos.Work', 'Chaos.Work', 'Chaos.Work', 'Chaos.Flaky', 'Chaos.Doomed'] as const;
@@ -283,16 +285,27 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     say('faults over: draining');
     // Drain: every fault ends, every slot runs, the schedules are cancelled (through the API), and
-    // the rows must all reach a terminal state within one lease plus the longest handler.
+    // the rows must all reach a terminal state: the drain ends when none is left, or when their
+    // number has not gone down for one lease plus the longest handler (a row no live process
+    // takes: the checks then report it). A backlog the processes are still working through (a
+    // loaded machine, slots that spent the run restarting) is waited for, up to DRAIN_MAX_MS.
     await Promise.all(background);
     for (let slot = 0; slot < slots; slot++) if (current[slot]?.alive !== true) await start(slot);
     for (let i = 0; schedules.length > 0 && i < 20; i++) await cancelSchedule(anyLife()!, schedules[0]!).catch(() => sleep(200));
-    const drainUntil = Date.now() + leaseMs + 8_000;
-    while (Date.now() < drainUntil) {
+    const drainStarted = Date.now();
+    let fewestOpen = Number.POSITIVE_INFINITY;
+    let fewerSince = Date.now();
+    while (Date.now() - fewerSince < leaseMs + 8_000 && Date.now() - drainStarted < DRAIN_MAX_MS) {
       const r = await api(anyLife()!, `/tasks?${NOT_ENDED.map((st) => `statuses=${st}`).join('&')}&pageSize=1`);
-      if (r.body?.totalCount === 0) break;
+      const open = typeof r.body?.totalCount === 'number' ? r.body.totalCount : Number.POSITIVE_INFINITY;
+      if (open === 0) break;
+      if (open < fewestOpen) {
+        fewestOpen = open;
+        fewerSince = Date.now();
+      }
       await sleep(200);
     }
+    say(`drained in ${((Date.now() - drainStarted) / 1000).toFixed(1)} s`);
     for (const life of current) life?.child.kill('SIGTERM');
     await Promise.all(current.map((l) => l && Promise.race([l.exited, sleep(10_000).then(() => kill9(l))])));
     await Promise.all(current.map((l) => l?.exited));
@@ -300,6 +313,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const history: History = { lines: lines(dir), lives, cancels, rerun, rows: [], leaseMs, faults: faultTimes };
     const final = await readFinalState(options.backend, location);
     history.rows = final.rows;
+    for (const id of final.sentBack) rerun.add(id);
     const result = checkHistory(history);
     report.violations.push(...crashes, ...result.violations, ...final.violations);
     report.checked = { ...result.checked, ...final.checked };

@@ -114,7 +114,7 @@ export interface EngineStore {
 export interface LeaseState {
   /** The error of the last heartbeat, null once one was written again. */
   failing: unknown;
-  /** No heartbeat written for longer than the lease. */
+  /** No heartbeat written for longer than the lease, or none written yet by this process. */
   expired: boolean;
   /** How many times this process learnt that its lease had lapsed (see onLeaseLost). */
   lapses: number;

@@ -364,7 +364,9 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
       reportAbandoned(failed);
       return requeued;
     },
-    lease: () => ({ failing: heartbeatError, expired: lapsePending !== null || performance.now() - renewedAt > leaseMs, lapses }),
+    // Until this life's first heartbeat is written (its start's may fail) it has no live instance
+    // row: any other instance's recovery takes its rows for a dead one's, so it holds no lease yet.
+    lease: () => ({ failing: heartbeatError, expired: !registered || lapsePending !== null || performance.now() - renewedAt > leaseMs, lapses }),
     confirmRuns: async (checks) => {
       try {
         return await confirmRuns(storage, checks, instanceId, aliveWithinMs);

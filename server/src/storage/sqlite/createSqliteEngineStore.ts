@@ -18,6 +18,7 @@ import type { SqliteStorage } from '../Storage.js';
 import { createSqliteScheduleStore } from './schedules/createSqliteScheduleStore.js';
 import { createSqliteTaskManagementStore } from './management/createSqliteTaskManagementStore.js';
 import { retryWhileBusy } from './connection/retryWhileBusy.js';
+import { dueOnInsert } from '../common/dueOnInsert.js';
 
 /**
  * How long a write waits for a lock held by another connection before it gives up with
@@ -282,8 +283,7 @@ function insertTask(
       return { id: open.id, existing: true, status: open.status };
     }
   }
-  const dueNow = !t.isRecurring && t.dueAt <= now;
-  const status = dueNow ? admission(sql, deltas, capacities, t.queue) : 'Pending';
+  const status = dueOnInsert(t, now) ? admission(sql, deltas, capacities, t.queue) : 'Pending';
   sql.insertTask({
     id: t.id,
     type: t.type,

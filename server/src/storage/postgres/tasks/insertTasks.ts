@@ -1,6 +1,7 @@
 import type { PoolClient } from 'pg';
 import type { InsertOutcome, NewTask } from '../../EngineStore.js';
 import type { QueueAdmission } from '../coordination/queueAdmission.js';
+import { dueOnInsert } from '../../common/dueOnInsert.js';
 import { insertStatusAudits } from './insertStatusAudits.js';
 
 const OPEN_KEY_PREDICATE = `task_key IS NOT NULL AND status NOT IN ('Completed', 'Failed', 'Cancelled')
@@ -10,7 +11,7 @@ const OPEN_KEY_PREDICATE = `task_key IS NOT NULL AND status NOT IN ('Completed',
  * New tasks: a keyed task whose key has an open row returns that row (its request, due time and
  * recurrence replaced when it is Pending); the partial unique index on open keys settles two
  * instances dispatching the same key at once. The first status: Pending when not yet due or
- * inline recurring, else Queued (WaitingQueue when the queue is at capacity).
+ * inline recurring (dueOnInsert), else Queued (WaitingQueue when the queue is at capacity).
  * `retry`: the batch may already have been stored by a commit whose answer was lost; a row whose id
  * exists is then reported as stored by this call (with its status), not written twice.
  */
@@ -25,8 +26,7 @@ export async function insertTasks(
       out[i] = await insertKeyed(c, t, now, admission);
       continue;
     }
-    const dueNow = !t.isRecurring && t.dueAt <= now;
-    fresh.push({ i, t, status: dueNow ? await admission.admit(t.queue) : 'Pending' });
+    fresh.push({ i, t, status: dueOnInsert(t, now) ? await admission.admit(t.queue) : 'Pending' });
   }
   if (fresh.length > 0 && retry) {
     const { rows } = await c.query<{ id: string; status: InsertOutcome['status'] }>(`SELECT id, status FROM tasks WHERE id = ANY($1::text[])`, [
@@ -66,8 +66,7 @@ async function insertKeyed(c: PoolClient, t: NewTask, now: number, admission: Qu
       }
       return { id: open.id, existing: true, status: open.status };
     }
-    const dueNow = !t.isRecurring && t.dueAt <= now;
-    const status = dueNow ? await admission.admit(t.queue) : 'Pending';
+    const status = dueOnInsert(t, now) ? await admission.admit(t.queue) : 'Pending';
     // Another instance may insert the same key meanwhile: the unique index keeps one, we look again.
     if (await insertRows(c, [{ t, status }], true)) {
       await insertStatusAudits(c, [{ taskId: t.id, level: t.auditLevel, at: t.createdAt, status }]);
