@@ -1,17 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, type Engine, type EngineStore } from '../../../server/src/index.js';
-import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { describe, expect, it } from 'vitest';
+import { createEngine, type EngineStore } from '../../../server/src/index.js';
+import { storesPerTest } from '../../fixtures/server/storeUnderTest.js';
 import { deferred } from '../../fixtures/server/engineHarness.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const opened: StoreUnderTest[] = [];
-let engine: Engine | undefined;
-afterEach(async () => {
-  await engine?.stop({ graceMs: 0 });
-  engine = undefined;
-  for (const s of opened.splice(0)) await s.destroy();
-});
+const stores = storesPerTest();
 
 /**
  * start() recovers the store's earlier runs before the engine claims anything: a task dispatched
@@ -19,8 +13,7 @@ afterEach(async () => {
  */
 describe('start: recovery before the first claim', () => {
   it('a task dispatched while recovery is in flight waits for it, then runs once (no abandoned run counted)', async () => {
-    const sut = openStoreUnderTest();
-    opened.push(sut);
+    const sut = stores.open();
     const recoverMayGo = deferred();
     const recovered = deferred();
     const store: EngineStore = {
@@ -33,7 +26,7 @@ describe('start: recovery before the first claim', () => {
       },
     };
     let calls = 0;
-    engine = createEngine({ store, pollIntervalMs: 20, onError: () => undefined });
+    const engine = stores.run(createEngine({ store, pollIntervalMs: 20, onError: () => undefined }));
     engine.handle('Start.Recovery', async () => {
       calls++;
       await recovered.promise;
@@ -56,8 +49,7 @@ describe('start: recovery before the first claim', () => {
   }, 20_000);
 
   it('stop() during start() waits for it and then stops the engine', async () => {
-    const sut = openStoreUnderTest();
-    opened.push(sut);
+    const sut = stores.open();
     const recoverMayGo = deferred();
     const store: EngineStore = {
       ...sut.store,
@@ -66,7 +58,7 @@ describe('start: recovery before the first claim', () => {
         return sut.store.recover(input);
       },
     };
-    engine = createEngine({ store, pollIntervalMs: 20, onError: () => undefined }).handle('Start.Stop', () => undefined);
+    const engine = stores.run(createEngine({ store, pollIntervalMs: 20, onError: () => undefined }).handle('Start.Stop', () => undefined));
     const started = engine.start();
     const stopped = engine.stop({ graceMs: 0 });
     recoverMayGo.resolve();

@@ -1,15 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { Engine } from '../../../server/src/index.js';
-import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { describe, expect, it } from 'vitest';
+import { storesPerTest } from '../../fixtures/server/storeUnderTest.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
-const opened: StoreUnderTest[] = [];
-let engine: Engine | undefined;
-afterEach(async () => {
-  await engine?.stop({ graceMs: 0 });
-  engine = undefined;
-  for (const s of opened.splice(0)) await s.destroy();
-});
+const stores = storesPerTest();
 
 /**
  * The engine's clock may read an earlier instant than it did a moment before: on PostgreSQL it
@@ -20,11 +13,10 @@ afterEach(async () => {
  */
 describe('the engine clock steps back between a dispatch and its write', () => {
   it('a task dispatched to run now (with and without a key) still runs, once', async () => {
-    const sut = openStoreUnderTest();
-    opened.push(sut);
+    const sut = stores.open();
     let stepBackMs = 0;
     const ran: string[] = [];
-    engine = sut.engine({ pollIntervalMs: 20, clock: () => Date.now() - stepBackMs, onError: () => undefined });
+    const engine = stores.run(sut.engine({ pollIntervalMs: 20, clock: () => Date.now() - stepBackMs, onError: () => undefined }));
     engine.handle('Clock.Back', (_req, ctx) => {
       ran.push(ctx.taskId);
     });

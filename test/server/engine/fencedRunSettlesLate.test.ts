@@ -1,16 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createEngine, type Engine, type EngineStore } from '../../../server/src/index.js';
-import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
+import { describe, expect, it } from 'vitest';
+import { createEngine, type EngineStore } from '../../../server/src/index.js';
+import { storesPerTest } from '../../fixtures/server/storeUnderTest.js';
 import { deferred } from '../../fixtures/server/engineHarness.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
-const opened: StoreUnderTest[] = [];
-let engine: Engine | undefined;
-afterEach(async () => {
-  await engine?.stop({ graceMs: 0 });
-  engine = undefined;
-  for (const s of opened.splice(0)) await s.destroy();
-});
+const stores = storesPerTest();
 
 /**
  * A run is its own: the handler of a fenced run (its row cancelled before its start was written)
@@ -19,8 +13,7 @@ afterEach(async () => {
  */
 describe('a fenced handler that settles late', () => {
   it('leaves the newer run of its task alone: cancel answers Cancelling, the new run ends Cancelled', async () => {
-    const sut = openStoreUnderTest();
-    opened.push(sut);
+    const sut = stores.open();
     let taskId = '';
     const startHeld = deferred();
     const startWaiting = deferred();
@@ -40,7 +33,7 @@ describe('a fenced handler that settles late', () => {
     const firstSettles = deferred();
     const secondAborted = deferred();
     let calls = 0;
-    engine = createEngine({ store, pollIntervalMs: 20, onError: () => undefined });
+    const engine = stores.run(createEngine({ store, pollIntervalMs: 20, onError: () => undefined }));
     engine.handle('Late.Settle', async (_request, ctx) => {
       calls++;
       if (calls === 1) {
@@ -58,7 +51,7 @@ describe('a fenced handler that settles late', () => {
     const cancel = await sut.store.management.applyBulkBatch({ action: 'cancel', ids: [taskId], now: Date.now(), actor: 'test' });
     expect(cancel.succeeded).toBe(1);
     startHeld.resolve();
-    await waitFor(() => engine!.health().staleRunWrites === 1, 10_000, 'the start to be fenced');
+    await waitFor(() => engine.health().staleRunWrites === 1, 10_000, 'the start to be fenced');
     // Queued again; the engine runs it anew while the first handler still has not settled.
     expect((await sut.store.management.applyBulkBatch({ action: 'retry', ids: [taskId], now: Date.now(), actor: 'test' })).succeeded).toBe(1);
     await waitFor(async () => calls === 2 && (await sut.probe.status(taskId)) === 'InProgress', 10_000, 'the second run to start');
