@@ -47,7 +47,8 @@ function counterRebuildSql(c: Counter, rebuilt: readonly Counter[]): string {
  * groups are aggregated from its source's facts by the same expressions the deltas use; a counter
  * that is a coarser bucketing of one rebuilt before it (a day of 24 hours) is folded from that
  * one's rows by the roll-up's fold. Then the set of (type, handler) pairs that type and search
- * filters resolve against. A counter that keeps only its newest buckets (queue throughput) is a
+ * filters resolve against, from task rows and compact Pending occurrences (whose handler may differ
+ * from their schedule's). A counter that keeps only its newest buckets (queue throughput) is a
  * window of recent writes, not of history, and is left as it is. Run under the roll-up's advisory lock.
  */
 export function pgRebuildReadModelsSql(description: readonly Counter[] = COUNTERS): string {
@@ -62,5 +63,6 @@ export function pgRebuildReadModelsSql(description: readonly Counter[] = COUNTER
 ${counters.map((c) => `DELETE FROM ${c.table}; DELETE FROM ${c.table}_delta;`).join('\n')}
 ${statements.join('\n')}
 INSERT INTO monitor_type_handlers (type, handler) SELECT DISTINCT type, handler FROM tasks ON CONFLICT DO NOTHING;
+INSERT INTO monitor_type_handlers (type, handler) SELECT DISTINCT type, handler FROM pending_occurrence_tasks ON CONFLICT DO NOTHING;
 `;
 }

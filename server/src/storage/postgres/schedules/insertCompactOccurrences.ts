@@ -87,6 +87,28 @@ export async function appendCompactDeltasAhead(c: PoolClient, groups: readonly C
 }
 
 /**
+ * Adds the (type, handler) pairs of compact occurrences about to be written to the set that type
+ * and search filters resolve against (`monitor_type_handlers`), as a task row's insert does: an
+ * occurrence's handler may differ from its schedule's. Pairs already there are skipped without a
+ * lock; new ones are written in order, so that two writers adding the same pairs never wait for
+ * each other in a cycle.
+ */
+export async function addCompactTypeHandlers(c: PoolClient, rows: readonly Pick<NewOccurrence, 'type' | 'handler'>[]): Promise<void> {
+  const pairs = new Map<string, [string, string]>();
+  for (const o of rows) pairs.set(`${o.type}\u0000${o.handler}`, [o.type, o.handler]);
+  if (pairs.size === 0) return;
+  const list = [...pairs.values()];
+  await c.query(
+    `INSERT INTO monitor_type_handlers (type, handler)
+       SELECT p.type, p.handler FROM unnest($1::text[], $2::text[]) AS p(type, handler)
+        WHERE NOT EXISTS (SELECT 1 FROM monitor_type_handlers m WHERE m.type = p.type AND m.handler = p.handler)
+        ORDER BY 1, 2
+     ON CONFLICT DO NOTHING`,
+    [list.map((p) => p[0]), list.map((p) => p[1])],
+  );
+}
+
+/**
  * Inserts Pending occurrences in their compact form (migration 19) with one COPY, in the order
  * given, with `ids[i]` as the id of `rows[i]`; `parents` gives each schedule's number and handler
  * (an occurrence's handler is stored only where it differs). The caller has left out every slot
@@ -94,7 +116,8 @@ export async function appendCompactDeltasAhead(c: PoolClient, groups: readonly C
  * COPY has no ON CONFLICT, so a slot written twice fails the transaction instead of being skipped.
  * The read models count the rows written (`counters`, the database's triggers' description): their
  * deltas are appended ahead from the rows in hand (`appendCompactDeltasAhead`), or else by the table's
- * insert trigger, which COPY fires as INSERT does. Returns how many rows were written.
+ * insert trigger, which COPY fires as INSERT does; their (type, handler) pairs join the set the
+ * filters resolve against (`addCompactTypeHandlers`). Returns how many rows were written.
  */
 export async function insertCompactOccurrences(
   c: PoolClient,
@@ -105,6 +128,7 @@ export async function insertCompactOccurrences(
 ): Promise<number> {
   if (rows.length === 0) return 0;
   await appendCompactDeltasAhead(c, compactGroups(rows), counters);
+  await addCompactTypeHandlers(c, rows);
   // One array refilled for every row: copyRows encodes a row's values before it asks for the next.
   const values: CopyValue[] = new Array<CopyValue>(COLUMNS.length).fill(null);
   return copyRows(c, 'pending_occurrences', COLUMNS, rows.length, (i) => {
