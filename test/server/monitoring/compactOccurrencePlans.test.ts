@@ -164,6 +164,10 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
       } else if (/^SELECT w\.seq/.test(sql)) {
         // A bounded walk: the list's order read to its LIMIT (an index, or seq's own order).
         expect(plan.filter((d) => /^SCAN p/.test(d)).every((d) => d === 'SCAN p' || /USING (COVERING )?INDEX ix_pending_occurrences_(created|due)/.test(d)), detail).toBe(true);
+      } else if (/^SELECT m\.seq AS seq FROM pending_occurrences m /.test(sql)) {
+        // A few schedules in due order or seq order: each of their rows by the slot index, once, then one sort.
+        expect(plan.filter((d) => /^SCAN m\b/.test(d)), detail).toEqual([]);
+        expect(plan.filter((d) => /^SEARCH m USING (COVERING )?INDEX ux_pending_occurrences_slot \(schedule_ref=\?\)/.test(d)), detail).toHaveLength(1);
       } else if (/CROSS JOIN pending_occurrences AS x/.test(sql)) {
         // A merge: each schedule's first rows by an index of that schedule's rows.
         expect(plan.filter((d) => /^SCAN (x|q)\b/.test(d)), detail).toEqual([]);
@@ -181,6 +185,16 @@ describe('a catch-up backlog is paged by the compact table’s indexes', () => {
     const merges = plansOf(recorded).filter((p) => /CROSS JOIN pending_occurrences AS x/.test(p.sql));
     expect(merges).toHaveLength(1);
     expect(merges[0]!.plan).toContain('SEARCH q USING COVERING INDEX ix_pending_occurrences_schedule_created (schedule_ref=?)');
+  });
+
+  it('a small group by due time reads its schedules’ rows once by the slot index and sorts them in one statement', async () => {
+    for (const sortDescending of [true, false]) {
+      recorded = [];
+      await store.listTasks({ sortBy: 'ScheduledExecutionUtc', sortDescending, page: 1, pageSize: 20, queueName: 'rare' });
+      const reads = plansOf(recorded).filter((p) => /FROM pending_occurrences (m|p|q|AS x)\b|CROSS JOIN pending_occurrences/.test(p.sql) && !/MIN\(seq\)|LIMIT 1\)/.test(p.sql));
+      expect(reads.map((r) => /^SELECT m\.seq AS seq FROM pending_occurrences m INDEXED BY ux_pending_occurrences_slot /.test(r.sql))).toEqual([true]);
+      expect(reads[0]!.plan).toContain('SEARCH m USING INDEX ux_pending_occurrences_slot (schedule_ref=?)');
+    }
   });
 
   it('the default list and the Pending filter read compact rows through the creation-time index', () => {

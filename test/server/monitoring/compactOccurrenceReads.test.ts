@@ -220,6 +220,12 @@ describe('compact Pending occurrences read exactly as the task rows they stand f
     ['by execution time', { sortBy: 'ExecutionTimeMs', pageSize: 10 }],
     ['by start, ascending', { sortBy: 'StartedAtUtc', sortDescending: false, pageSize: 10 }],
     ['by queue', { sortBy: 'QueueName', page: 4 }],
+    // A few schedules' rows in due order (one read of all their rows, sorted): most share the catch-up's due time, so seq orders them.
+    ['a queue, by due time', { queueName: 'billing', sortBy: 'ScheduledExecutionUtc' }],
+    ['a queue, by due time, oldest first, deep page', { queueName: 'billing', sortBy: 'ScheduledExecutionUtc', sortDescending: false, pageSize: 30, page: 9 }],
+    ['two schedules (argument search), by due time', { requestSearch: ['ACME-42'], sortBy: 'ScheduledExecutionUtc', pageSize: 20 }],
+    ['two schedules (argument search), by due time, oldest first, page 4', { requestSearch: ['ACME-42'], sortBy: 'ScheduledExecutionUtc', sortDescending: false, pageSize: 20, page: 4 }],
+    ['a type substring, by due time, last page', { taskType: 'o', sortBy: 'ScheduledExecutionUtc', pageSize: 40, page: 12 }],
   ];
   it.each(LISTS)('GET /tasks: %s', async (_name, q) => {
     const page = await same((b) => b.store.listTasks({ ...base, ...q }));

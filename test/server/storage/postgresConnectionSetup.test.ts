@@ -29,4 +29,16 @@ describe('a new pooled PostgreSQL connection', () => {
     // The driver warns when a query is sent on a client still busy with another.
     expect(warnings.filter((w) => w.includes('already executing a query'))).toEqual([]);
   });
+
+  it('compiles no statement to machine code (JIT): a statement the planner costs high runs as planned, at once', async () => {
+    const [available] = (await storage.query<{ a: boolean }>(`SELECT pg_jit_available() AS a`)).rows;
+    // A server built without JIT has nothing to turn off (this test then shows nothing).
+    if (!available!.a) return;
+    const plan = await storage.transaction(async (c) => {
+      // Every statement costs more than this: the server would compile each one.
+      await c.query(`SET LOCAL jit_above_cost = 0`);
+      return (await c.query<{ 'QUERY PLAN': [{ JIT?: unknown }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) SELECT SUM(i) FROM generate_series(1, 1000) AS i`)).rows[0]!['QUERY PLAN'][0];
+    });
+    expect(plan.JIT).toBeUndefined();
+  });
 });

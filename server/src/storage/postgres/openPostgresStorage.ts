@@ -103,13 +103,17 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   }
   const target: PostgresTarget = describeTarget(o.connectionString);
   const searchPath = `-c search_path="${o.schema}"`;
+  // The pool's sessions run without JIT compilation (decision "the store's statements are not JIT
+  // compiled"): its statements last milliseconds, and one the planner costs high would spend tens
+  // of milliseconds compiling before it runs, each time.
+  const sessionOptions = `${searchPath} -c jit=off`;
   const pool = new pg.Pool({
     Client: ListenedClient,
     connectionString: o.connectionString,
     max: o.poolSize,
     connectionTimeoutMillis: o.connectTimeoutMs,
     idleTimeoutMillis: 30_000,
-    options: o.idleInTransactionTimeoutMs === undefined ? searchPath : `${searchPath} -c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs}`,
+    options: o.idleInTransactionTimeoutMs === undefined ? sessionOptions : `${sessionOptions} -c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs}`,
     types,
     application_name: 'svc-monitor',
     // Without the option, a default for sessions the server or role leaves at 0 (no limit), set

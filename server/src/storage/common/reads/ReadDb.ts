@@ -48,6 +48,11 @@ export interface ReadDialect {
   /** A SELECT of the integers in the JSON array bound to its one `?` (a list of any length as one parameter). */
   readonly jsonIntegers: string;
   /**
+   * True where `column` is one of the integers in the JSON array bound to its one `?`, the planner
+   * knowing how many there are: read as one index read per integer.
+   */
+  amongIntegers(column: string): string;
+  /**
    * A FROM clause: for each integer in the JSON array bound to its one `?`, the rows of `table`
    * (named `x`) whose `key` is among those `rows(value)` selects (a SELECT of `key`, with its own
    * ORDER BY and LIMIT): a few rows of each of many index ranges, each range read on its own.

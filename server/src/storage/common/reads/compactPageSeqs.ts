@@ -53,8 +53,9 @@ export interface CompactScope {
  * - a sort by type or queue: the groups of matching schedules in order, skipping a whole group by
  *   its count of rows;
  * - within a group (or all matching schedules, when only some match): each schedule's first rows
- *   (by its creation-time index, or every row by the slot index), merged (`eachRows`), or the
- *   list's index walked keeping the chosen schedules' rows, whichever reads fewer entries (`read`).
+ *   by its creation-time index, merged (`eachRows`); in due or seq order, every row of those
+ *   schedules by the slot index in one read, sorted to the page; or the list's index walked
+ *   keeping the chosen schedules' rows, whichever reads fewer entries (`read`).
  * - in creation-time order or seq order, a page past the list's first BLOCKS_FROM rows, or a group
  *   whose merge would read more than a block of seqs, is found by the counts of compact rows per
  *   block of seqs (`compactSeqBlocks.ts`), reading only the blocks that hold it.
@@ -72,7 +73,7 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
   const groupFirst = group !== undefined && orderColumns[0] === group;
   const order = (alias: string) => [...keys, 'seq'].map((c) => `${alias}${c} ${dir}`).join(', ');
   const base = where.sql(false);
-  const { jsonIntegerArray, jsonIntegers, unhinted, eachRows } = db.dialect;
+  const { jsonIntegerArray, jsonIntegers, amongIntegers, unhinted, eachRows } = db.dialect;
   const seqs = (rows: { seq: number | string }[]) => rows.map((r) => Number(r.seq));
 
   if (!plain) {
@@ -131,14 +132,8 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
   }
 
   const index = keys.length === 0 ? undefined : SCHEDULE_INDEX[keys[0]!];
-  // A schedule's first `limit` rows in the list's order: by its index in creation order, or (due
-  // order; seq's order) its rows by the slot index, sorted. The sort keys of the latter are
-  // expressions (+ 0), so that no planner walks the whole due or seq index for one schedule's rows.
-  const perSchedule = (value: string) =>
-    index === undefined
-      ? `SELECT q.seq FROM pending_occurrences q ${db.dialect.indexedBy('ux_pending_occurrences_slot')} WHERE q.schedule_ref = ${value}
-          ORDER BY ${[...keys, 'seq'].map((c) => `q.${c} + 0 ${dir}`).join(', ')} LIMIT ?`
-      : `SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
+  // A schedule's first `limit` rows in creation order, by its index in that order.
+  const perSchedule = (value: string) => `SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = ${value} ORDER BY ${order('q.')} LIMIT ?`;
   const span = async () => {
     const [r] = await db.query<{ lo: number | string | null; hi: number | string | null }>(
       `SELECT (SELECT MIN(seq) FROM pending_occurrences) AS lo, (SELECT MAX(seq) FROM pending_occurrences) AS hi`,
@@ -169,8 +164,20 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
     rowsPerSchedule ??= Math.max(1, Math.ceil((await span()) / withRows));
     const merged = refs.length * (index === undefined ? rowsPerSchedule : Math.min(wanted, rowsPerSchedule));
     const list = JSON.stringify(refs);
+    // In due order or seq order no index holds a schedule's rows in the list's order: each of
+    // their rows is read whichever way, so all of them at once (by the slot index, every table
+    // page once) and one sort cut to the page, not a sort a schedule and a sort of their firsts.
+    // The sort keys are expressions (+ 0), so that no planner walks the whole due or seq index.
     const merge = async () =>
-      seqs(await db.query(`SELECT x.seq AS seq FROM ${eachRows('pending_occurrences', 'seq', perSchedule)} ORDER BY ${order('x.')} LIMIT ? OFFSET ?`, [list, wanted, limit, offset]));
+      seqs(
+        await db.query(
+          index === undefined
+            ? `SELECT m.seq AS seq FROM pending_occurrences m ${db.dialect.indexedBy('ux_pending_occurrences_slot')} WHERE ${amongIntegers('m.schedule_ref')}
+                ORDER BY ${[...keys, 'seq'].map((c) => `m.${c} + 0 ${dir}`).join(', ')} LIMIT ? OFFSET ?`
+            : `SELECT x.seq AS seq FROM ${eachRows('pending_occurrences', 'seq', perSchedule)} ORDER BY ${order('x.')} LIMIT ? OFFSET ?`,
+          index === undefined ? [list, limit, offset] : [list, wanted, limit, offset],
+        ),
+      );
     if (merged <= SMALL_MERGE_ENTRIES) return merge();
     const walk = async () =>
       seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p WHERE ${unhinted('p.schedule_ref')} IN (${jsonIntegers}) ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [list, limit, offset]));

@@ -35,6 +35,8 @@ export function compactEverySchedule(filter: TaskListFilter): boolean {
 
 /** How many task rows a page in the list's middle reads whole, so as to read only a window of the compact rows. */
 const WINDOW_TASK_ROWS = 10_000;
+/** Past this many rows from the list's start, a page looks for that window (nearer, the rows before it cost less than the count). */
+const WINDOW_FROM = 1_000;
 
 /**
  * A task list over the task rows and the compact occurrences together: the same filter as a
@@ -78,17 +80,18 @@ export async function taskListUnion(
       const inner = order([...orderColumns, ord], desc);
       const outer = order([...orderColumns, 'ord'], desc);
       let wanted = offset + limit;
-      // A page past the first rows: when few task rows match (at most WINDOW_TASK_ROWS), all of
-      // them and the compact rows from position offset - (their count) on hold the page (at most
-      // that many task rows come before it), so the compact rows before that are skipped in the
-      // database, never read out.
+      // A page past the first rows: when few task rows match (at most WINDOW_TASK_ROWS), at most
+      // `before` = min(their count, offset) of them come before the page, so the page is in the
+      // task rows and the compact rows from position offset - before on, at position `before`:
+      // the compact rows before that are skipped in the database, never read out.
       let compactSkip = 0;
-      if (offset > WINDOW_TASK_ROWS) {
+      if (offset > WINDOW_FROM) {
         const capped = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM tasks ${tasks.sql(false)} LIMIT ${WINDOW_TASK_ROWS + 1}) AS t`;
         const taskRows = Number((await queryOne<{ n: number | string }>(db, capped, tasks.params)).n);
         if (taskRows <= WINDOW_TASK_ROWS) {
-          compactSkip = Math.max(0, offset - taskRows);
-          wanted = taskRows + limit;
+          const before = Math.min(taskRows, offset);
+          compactSkip = offset - before;
+          wanted = before + limit;
         }
       }
       // Task rows: by their indexes; a selective match (argument search, key-only term) reads its

@@ -55,6 +55,7 @@ function sqliteDialect(features: SchemaFeatures): ReadDialect {
     concurrentReads: false,
     jsonIntegerArray: (expression) => `json_group_array(${expression})`,
     jsonIntegers: 'SELECT value FROM json_each(?)',
+    amongIntegers: (column) => `${column} IN (SELECT value FROM json_each(?))`,
     // CROSS JOIN keeps the list outermost; the correlated IN is read once per value.
     eachRows: (table, key, rows) => `json_each(?) AS g CROSS JOIN ${table} AS x ON x.${key} IN (${rows('g.value')})`,
     unhinted: (column) => `+${column}`,
