@@ -35,13 +35,14 @@ export function lastCompactSeq(db: Database): number {
 /** Seqs a block of compact rows spans (`compact_seq_blocks`, migration 20): a block is seq >> 12. */
 const BLOCK_SHIFT = 12;
 
-/**
- * Adds `counts` (block key → rows) to the compact rows' block counts, one upsert a block. The key
- * is `schedule_ref/created_at/block`.
- */
-function addBlockCounts(db: Database, counts: ReadonlyMap<string, number>): void {
-  if (counts.size === 0) return;
-  const rows = [...counts].map(([key, n]) => [...key.split('/').map(Number), n]);
+/** Rows per block, by block, schedule number and creation time (nested maps: no key built per row). */
+type BlockCounts = Map<number, Map<number, Map<number, number>>>;
+
+/** Adds `counts` to the compact rows' block counts, one upsert a block. */
+function addBlockCounts(db: Database, counts: BlockCounts): void {
+  const rows: number[][] = [];
+  for (const [block, byRef] of counts) for (const [ref, byTime] of byRef) for (const [createdAt, n] of byTime) rows.push([ref, createdAt, block, n]);
+  if (rows.length === 0) return;
   preparedStatement(
     db,
     `INSERT INTO compact_seq_blocks (schedule_ref, created_at, block, n)
@@ -79,11 +80,15 @@ export function insertCountingBlocks(
     ).run(afterSeq);
     return written;
   }
-  const counts = new Map<string, number>();
+  const counts: BlockCounts = new Map();
   for (let i = 0; i < rows; i++) {
     const [ref, createdAt] = refAndCreatedAt(i);
-    const key = `${ref}/${createdAt}/${Math.floor((afterSeq + 1 + i) / 2 ** BLOCK_SHIFT)}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const block = Math.floor((afterSeq + 1 + i) / 2 ** BLOCK_SHIFT);
+    let byRef = counts.get(block);
+    if (byRef === undefined) counts.set(block, (byRef = new Map()));
+    let byTime = byRef.get(ref);
+    if (byTime === undefined) byRef.set(ref, (byTime = new Map()));
+    byTime.set(createdAt, (byTime.get(createdAt) ?? 0) + 1);
   }
   addBlockCounts(db, counts);
   return written;
