@@ -1,10 +1,12 @@
 // The floors of bench:schedules, plain multi-row INSERTs in transactions of the materializer's
 // size, nothing else, from the catch-up's own rows read back column by column:
-// - compact: the catch-up's compact occurrence rows (migration 15), what the catch-up writes;
+// - compact: the catch-up's compact occurrence rows (migration 15), what the catch-up writes, their
+//   blocks of seqs counted as the catch-up counts them (migration 21: one upsert a block a transaction);
 // - task rows: the same occurrences as task rows with their Pending audits, the row shape a
 //   catch-up wrote before migration 15 (what each occurrence still becomes when it is due).
 import type { Database } from 'better-sqlite3';
 import { uuidV7 } from '../server/src/engine/uuidV7.js';
+import { insertCountingBlocks } from '../server/src/storage/sqlite/schedules/insertCompactOccurrences.js';
 
 const ROWS_PER_STATEMENT = 64;
 const ROWS_PER_TRANSACTION = 20_000;
@@ -30,6 +32,8 @@ interface FloorShape {
   constants: { values: string };
   /** Whether each row gets a Pending status audit. */
   audited: boolean;
+  /** Whether the rows' blocks of seqs are counted as the catch-up counts them (`insertCountingBlocks`: compact rows). */
+  countsBlocks: boolean;
 }
 
 const TASK_ROWS: FloorShape = {
@@ -40,6 +44,7 @@ const TASK_ROWS: FloorShape = {
   insert: (columns, tuples) => `INSERT INTO tasks (id, ${columns}, status, is_recurring, occurrence_mode) VALUES ${tuples}`,
   constants: { values: `'Pending', 0, 'Durable'` },
   audited: true,
+  countsBlocks: false,
 };
 
 const COMPACT_ROWS: FloorShape = {
@@ -49,6 +54,7 @@ const COMPACT_ROWS: FloorShape = {
   insert: (columns, tuples) => `INSERT INTO pending_occurrences (id, ${columns}) VALUES ${tuples}`,
   constants: { values: '' },
   audited: false,
+  countsBlocks: true,
 };
 
 function readColumns(db: Database, shape: FloorShape): OccurrenceColumns {
@@ -86,7 +92,21 @@ function insertByHand(db: Database, shape: FloorShape, cols: OccurrenceColumns, 
   const audits = (n: number) => db.prepare(`INSERT INTO status_audit (task_id, updated_at, new_status)
     VALUES ${Array.from({ length: n }, () => "(?, ?, 'Pending')").join(', ')}`);
   const full = { rows: statement(ROWS_PER_STATEMENT), audits: audits(ROWS_PER_STATEMENT) };
+  const ref = cols.number[shape.numberColumns.indexOf('schedule_ref')];
+  const createdAt = cols.number[shape.numberColumns.indexOf('created_at')];
+  const key: [number, number] = [0, 0];
   const write = db.transaction((from: number, to: number) => {
+    if (!shape.countsBlocks) return insertRange(from, to);
+    insertCountingBlocks(db, to - from, (i) => {
+      key[0] = ref![from + i]!;
+      key[1] = createdAt![from + i]!;
+      return key;
+    }, () => {
+      insertRange(from, to);
+      return to - from;
+    });
+  });
+  const insertRange = (from: number, to: number) => {
     for (let start = from; start < to; start += ROWS_PER_STATEMENT) {
       const end = Math.min(to, start + ROWS_PER_STATEMENT);
       const rowParams: unknown[] = [];
@@ -102,7 +122,7 @@ function insertByHand(db: Database, shape: FloorShape, cols: OccurrenceColumns, 
       (n === ROWS_PER_STATEMENT ? full.rows : statement(n)).run(rowParams);
       if (shape.audited) (n === ROWS_PER_STATEMENT ? full.audits : audits(n)).run(auditParams);
     }
-  });
+  };
   for (let from = 0; from < cols.count; from += ROWS_PER_TRANSACTION) write.immediate(from, Math.min(cols.count, from + ROWS_PER_TRANSACTION));
 }
 

@@ -17,6 +17,7 @@ import { migration017OperatorAudit } from './017_operatorAudit.js';
 import { migration018AlertStates } from './018_alertStates.js';
 import { migration019PendingOccurrenceScheduleIndex } from './019_pendingOccurrenceScheduleIndex.js';
 import { migration020CompactSeqBlocks } from './020_compactSeqBlocks.js';
+import { migration021CompactBlocksCountedAhead } from './021_compactBlocksCountedAhead.js';
 
 /**
  * Ordered schema migrations; the database's `PRAGMA user_version` is the number applied.
@@ -48,4 +49,5 @@ export const migrations: readonly Migration[] = [
   { version: 18, name: 'alert rule states (a restart neither fires a firing rule again nor forgets to resolve it)', sql: migration018AlertStates },
   { version: 19, name: 'each schedule’s compact Pending occurrences in creation order (a few schedules’ rows are merged, not walked past)', sql: migration019PendingOccurrenceScheduleIndex },
   { version: 20, name: 'compact Pending occurrences counted by block of seqs (a deep page is found by the counts, not by reading the rows before it)', sql: migration020CompactSeqBlocks },
+  { version: 21, name: 'a catch-up counts its compact rows\' blocks itself (the insert trigger steps aside for it)', sql: migration021CompactBlocksCountedAhead },
 ];
