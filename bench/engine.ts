@@ -14,8 +14,11 @@
  * None, then the peer; the figures are the medians, and the ratio the median of the rounds' Full /
  * peer ratios, each round's pair listed too.
  * BENCH_OBSERVABILITY=1 (or --observability) adds, in each round, an audit-Full run with metrics
- * and tracing on (bench/engineObservability.ts; =metrics or =tracing: one part alone) and prints
- * its ratio to the plain run and to BullMQ.
+ * and tracing on and one with tracing alone (bench/engineObservability.ts; =metrics or =tracing:
+ * that part alone) and prints each one's ratio to the round's plain audit-Full run and to BullMQ.
+ * The plain run comes first in even rounds and last in odd ones, and one unmeasured plain and one
+ * observed run of a tenth of the tasks come before the first round: the first runs of a process
+ * also compile the engine's and the SDK's code paths, which would fall on one side alone.
  * Last line: one JSON object. Where no Redis answers it says so and omits the peer fields.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -26,7 +29,7 @@ import { performance } from 'node:perf_hooks';
 import { Queue, Worker } from 'bullmq';
 import { createEngine, openDatabase, openSqliteStorage, type AuditLevel } from '../server/src/index.js';
 import { taskWriter } from '../server/src/storage/sqlite/readModels/taskWriter.js';
-import { OBSERVABILITY, OBSERVABILITY_PARTS, observe } from './engineObservability.js';
+import { OBSERVED_VARIANTS, observe, type ObservedVariant } from './engineObservability.js';
 
 // `--storage postgres` runs the PostgreSQL engine benchmark (bench/engine-pg.ts) instead.
 const storageArg = process.argv.find((a, i, all) => a.startsWith('--storage=') || all[i - 1] === '--storage');
@@ -54,7 +57,7 @@ const round = (n: number) => Math.round(n);
 let runNo = 0;
 /** The largest (InProgress rows in the store − handlers running) seen by any engine run, sampled every 50 ms. */
 let inProgressExcess = 0;
-async function engineRun(auditLevel: AuditLevel, observed = false): Promise<{ dispatchPerSec: number; endToEndPerSec: number }> {
+async function engineRun(auditLevel: AuditLevel, variant?: ObservedVariant, tasks = TASKS): Promise<{ dispatchPerSec: number; endToEndPerSec: number }> {
   const storage = openSqliteStorage({ file: join(dir, `engine-${auditLevel}-${++runNo}.db`) });
   const engine = createEngine({ storage, queues: { default: { concurrency: 4 } }, auditLevel, pollIntervalMs: 50 });
   let completed = 0;
@@ -71,13 +74,13 @@ async function engineRun(auditLevel: AuditLevel, observed = false): Promise<{ di
     inProgressExcess = Math.max(inProgressExcess, (countInProgress.get() as number) - running);
   }, 50);
   engine.on('event', (e) => {
-    if (e.kind === 'Completed' && ++completed === TASKS) resolveAll();
+    if (e.kind === 'Completed' && ++completed === tasks) resolveAll();
   });
-  const observation = observed ? observe(engine, storage) : undefined;
+  const observation = variant ? observe(engine, storage, variant) : undefined;
   await engine.start();
   const t0 = performance.now();
   const ids: Promise<string>[] = [];
-  for (let i = 0; i < TASKS; i++) ids.push(engine.dispatch('Bench.NoOp', { i }));
+  for (let i = 0; i < tasks; i++) ids.push(engine.dispatch('Bench.NoOp', { i }));
   await Promise.all(ids);
   const tDispatched = performance.now();
   await all;
@@ -90,9 +93,9 @@ async function engineRun(auditLevel: AuditLevel, observed = false): Promise<{ di
   const done = db.prepare(`SELECT COUNT(*) FROM tasks WHERE status = 'Completed'`).pluck().get() as number;
   const audits = db.prepare('SELECT COUNT(*) FROM status_audit').pluck().get() as number;
   storage.close();
-  const expectedAudits = auditLevel === 'Full' ? TASKS * 3 : 0;
-  if (done !== TASKS || audits !== expectedAudits) throw new Error(`engine run (${auditLevel}) incomplete: ${done} completed, ${audits} audits`);
-  return { dispatchPerSec: TASKS / ((tDispatched - t0) / 1000), endToEndPerSec: TASKS / ((tDone - t0) / 1000) };
+  const expectedAudits = auditLevel === 'Full' ? tasks * 3 : 0;
+  if (done !== tasks || audits !== expectedAudits) throw new Error(`engine run (${auditLevel}) incomplete: ${done} completed, ${audits} audits`);
+  return { dispatchPerSec: tasks / ((tDispatched - t0) / 1000), endToEndPerSec: tasks / ((tDone - t0) / 1000) };
 }
 
 let workSink = 0;
@@ -249,11 +252,19 @@ try {
   const fulls: { dispatchPerSec: number; endToEndPerSec: number }[] = [];
   const errorsOnlys: number[] = [];
   const nones: number[] = [];
-  const observeds: number[] = [];
+  /** Each observed variant's end-to-end rates, one per round. */
+  const observeds = OBSERVED_VARIANTS.map((variant) => ({ variant, perSec: [] as number[] }));
+  if (observeds.length > 0) {
+    const warmUp = Math.max(1, Math.round(TASKS / 10));
+    await engineRun('Full', undefined, warmUp);
+    await engineRun('Full', OBSERVED_VARIANTS[0], warmUp);
+  }
   for (let r = 0; r < ROUNDS; r++) {
+    const plainLast = r % 2 === 1;
+    for (const o of plainLast ? [...observeds].reverse() : []) o.perSec.push((await engineRun('Full', o.variant)).endToEndPerSec);
     const f = await engineRun('Full');
     fulls.push(f);
-    if (OBSERVABILITY) observeds.push((await engineRun('Full', true)).endToEndPerSec);
+    for (const o of plainLast ? [] : observeds) o.perSec.push((await engineRun('Full', o.variant)).endToEndPerSec);
     errorsOnlys.push((await engineRun('ErrorsOnly')).endToEndPerSec);
     nones.push((await engineRun('None')).endToEndPerSec);
     rounds.push({ engine: f.endToEndPerSec, bullmq: rounds[0]?.bullmq === null ? null : await bullmqRun() });
@@ -268,9 +279,13 @@ try {
   const ratio = peers.length === 0 ? null : median(peers.map((p) => p.engine / p.bullmq));
   const errorsOnlyPerSec = median(errorsOnlys);
   const nonePerSec = median(nones);
-  // Metrics and tracing on vs off, and on vs BullMQ: medians of the per-round ratios.
-  const onOff = OBSERVABILITY ? median(observeds.map((o, i) => o / fulls[i]!.endToEndPerSec)) : null;
-  const onVsBullmq = OBSERVABILITY && peers.length > 0 ? median(rounds.flatMap((p, i) => (p.bullmq === null ? [] : [observeds[i]! / p.bullmq]))) : null;
+  // Each observed variant vs the plain run of its round, and vs BullMQ: medians of the per-round ratios.
+  const observedFigures = observeds.map(({ variant, perSec }) => ({
+    variant,
+    perSec,
+    onOff: median(perSec.map((o, i) => o / fulls[i]!.endToEndPerSec)),
+    onVsBullmq: peers.length > 0 ? median(rounds.flatMap((p, i) => (p.bullmq === null ? [] : [perSec[i]! / p.bullmq]))) : null,
+  }));
   const lone = await loneTaskLatency();
   console.log(`tasks                 ${TASKS} (no-op, concurrency 4, all dispatches in flight, file database)`);
   console.log(`dispatch              ${round(full.dispatchPerSec)} tasks/s (audit Full)`);
@@ -282,9 +297,9 @@ try {
     console.log(`bullmq peer           ${round(bullmqPerSec)} jobs/s (Redis ${REDIS.host}:${REDIS.port}, same workload)`);
     console.log(`ratio vs bullmq       ${ratio!.toFixed(2)} (median of ${peers.length} alternating rounds: ${peers.map((p) => `${round(p.engine)}/${round(p.bullmq)}`).join(', ')}; target ≥ 1.5)`);
   }
-  if (onOff !== null) {
-    console.log(`observability on      ${round(median(observeds))} tasks/s (audit Full, ${OBSERVABILITY_PARTS}; median of ${observeds.map(round).join(', ')})`);
-    console.log(`observability on/off  ${onOff.toFixed(2)} (median of per-round on / off)${onVsBullmq !== null ? `; on vs bullmq ${onVsBullmq.toFixed(2)} (target ≥ 1.5)` : ''}`);
+  for (const { variant, perSec, onOff, onVsBullmq } of observedFigures) {
+    console.log(`observability on      ${round(median(perSec))} tasks/s (audit Full, ${variant.parts}; median of ${perSec.map(round).join(', ')})`);
+    console.log(`observability on/off  ${onOff.toFixed(2)} (${variant.parts}; median of per-round on / off: ${perSec.map((o, i) => (o / fulls[i]!.endToEndPerSec).toFixed(2)).join(', ')})${onVsBullmq !== null ? `; on vs bullmq ${onVsBullmq.toFixed(2)} (target ≥ 1.5)` : ''}`);
   }
   console.log(`in progress − running max ${inProgressExcess} (store's InProgress rows minus handlers running, sampled every 50 ms in every engine run; rows reserved ahead stay Queued)`);
   console.log(`bare lifecycle floor  ${round(bareLifecyclePerSec)} tasks/s (3 transactions per task by hand, read-model deltas included)`);
@@ -313,13 +328,14 @@ try {
       loneColdP99Ms: lone.coldP99,
       noiseBusyP50Ms: lone.busyP50,
       noiseBusyP99Ms: lone.busyP99,
-      ...(onOff !== null
-        ? {
-          endToEndObservedPerSec: round(median(observeds)),
-          observedVsPlain: Math.round(onOff * 100) / 100,
-          ...(onVsBullmq !== null ? { ratioObservedVsBullmq: Math.round(onVsBullmq * 100) / 100 } : {}),
-        }
-        : {}),
+      // Per variant: endToEnd{Observed,Traced,Metered}PerSec, {observed,traced,metered}VsPlain, ratio…VsBullmq.
+      ...Object.fromEntries(
+        observedFigures.flatMap(({ variant: { stem }, perSec, onOff, onVsBullmq }) => [
+          [`endToEnd${stem}PerSec`, round(median(perSec))],
+          [`${stem.toLowerCase()}VsPlain`, Math.round(onOff * 100) / 100],
+          ...(onVsBullmq !== null ? [[`ratio${stem}VsBullmq`, Math.round(onVsBullmq * 100) / 100]] : []),
+        ]),
+      ),
     }),
   );
 } finally {

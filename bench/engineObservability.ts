@@ -1,7 +1,7 @@
-// bench:engine's observability variant (BENCH_OBSERVABILITY=1 or --observability; =metrics or
-// =tracing for one part alone): the same
-// workload with the monitoring's metrics attached to the engine and an OpenTelemetry tracer
-// provider registered, so its cost shows as a ratio to the plain runs and to BullMQ in one run.
+// bench:engine's observability variants (BENCH_OBSERVABILITY=1 or --observability: metrics and
+// tracing on together, and tracing alone; =metrics or =tracing: that part alone): the same
+// workload with the monitoring's metrics attached to the engine and/or an OpenTelemetry tracer
+// provider registered, so their cost shows as a ratio to the plain runs and to BullMQ in one run.
 // - Metrics: the monitoring's own registry (createMetrics) over the engine and its store, scraped
 //   once a second while the run lasts (a Prometheus at a 1 s interval: pessimistic).
 // - Traces: a BasicTracerProvider whose BatchSpanProcessor exports to an exporter that drops
@@ -12,17 +12,29 @@ import type { Engine, SqliteStorage } from '../server/src/index.js';
 import { createMetrics } from '../server/src/monitoring/metrics/createMetrics.js';
 import { createSqliteMonitoringStore } from '../server/src/storage/sqlite/monitoring/createSqliteMonitoringStore.js';
 
+/** One observed run's parts, and the keys and words its figures go under. */
+export interface ObservedVariant {
+  metrics: boolean;
+  tracing: boolean;
+  /** Stem of its JSON keys: `endToEnd${stem}PerSec`, `${lower stem}VsPlain`, `ratio${stem}VsBullmq`. */
+  stem: 'Observed' | 'Traced' | 'Metered';
+  /** What it turns on, for its output lines. */
+  parts: string;
+}
+
+const METRICS_WORDS = 'metrics scraped every 1 s';
+const TRACING_WORDS = 'a tracer provider with a discarding batch exporter';
+const BOTH: ObservedVariant = { metrics: true, tracing: true, stem: 'Observed', parts: `${METRICS_WORDS}, ${TRACING_WORDS}` };
+const TRACING_ALONE: ObservedVariant = { metrics: false, tracing: true, stem: 'Traced', parts: `${TRACING_WORDS} alone` };
+const METRICS_ALONE: ObservedVariant = { metrics: true, tracing: false, stem: 'Metered', parts: `${METRICS_WORDS} alone` };
+
 const PARTS = process.env['BENCH_OBSERVABILITY'] ?? (process.argv.includes('--observability') ? '1' : undefined);
 if (PARTS !== undefined && !['1', 'metrics', 'tracing'].includes(PARTS)) throw new Error(`BENCH_OBSERVABILITY must be 1, metrics or tracing (got "${PARTS}")`);
-/** Whether the variant runs; `metrics` or `tracing` turns on that part alone (to split the cost). */
-export const OBSERVABILITY = PARTS !== undefined;
-const METRICS_ON = PARTS === '1' || PARTS === 'metrics';
-const TRACING_ON = PARTS === '1' || PARTS === 'tracing';
-/** What the variant turns on, for its output line. */
-export const OBSERVABILITY_PARTS = [
-  ...(METRICS_ON ? ['metrics scraped every 1 s'] : []),
-  ...(TRACING_ON ? ['a tracer provider with a discarding batch exporter'] : []),
-].join(', ');
+/**
+ * The observed runs of each round: with `1`, metrics and tracing together and tracing alone (the
+ * issue's figure is tracing's); with `metrics` or `tracing`, that part alone. Empty: no variant.
+ */
+export const OBSERVED_VARIANTS: ObservedVariant[] = PARTS === undefined ? [] : PARTS === '1' ? [BOTH, TRACING_ALONE] : PARTS === 'tracing' ? [TRACING_ALONE] : [METRICS_ALONE];
 
 const SCRAPE_INTERVAL_MS = 1000;
 
@@ -41,16 +53,18 @@ export interface Observed {
   detach(): Promise<{ scrapes: number; spans: number; metrics: boolean; tracing: boolean }>;
 }
 
-/** Registers the global tracer provider and attaches the metrics; call before engine.start(). */
-export function observe(engine: Engine, storage: SqliteStorage): Observed {
+/** Registers the global tracer provider and/or attaches the metrics, as `variant` says; call before engine.start(). */
+export function observe(engine: Engine, storage: SqliteStorage, variant: ObservedVariant): Observed {
   const exporter = new DiscardingExporter();
-  const provider = TRACING_ON ? new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }) : undefined;
+  const provider = variant.tracing ? new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] }) : undefined;
   if (provider && !trace.setGlobalTracerProvider(provider)) throw new Error('bench:engine: a tracer provider was already registered');
-  const metrics = METRICS_ON ? createMetrics({ store: createSqliteMonitoringStore(storage.db), engine, typeLabelLimit: 20, now: Date.now }) : undefined;
+  const metrics = variant.metrics ? createMetrics({ store: createSqliteMonitoringStore(storage.db), engine, typeLabelLimit: 20, now: Date.now }) : undefined;
   let scrapes = 0;
-  const timer = setInterval(() => {
-    void metrics?.scrape(undefined).then(() => scrapes++);
-  }, SCRAPE_INTERVAL_MS);
+  const timer = metrics
+    ? setInterval(() => {
+      void metrics.scrape(undefined).then(() => scrapes++);
+    }, SCRAPE_INTERVAL_MS)
+    : undefined;
   return {
     async detach() {
       clearInterval(timer);
@@ -64,7 +78,7 @@ export function observe(engine: Engine, storage: SqliteStorage): Observed {
         trace.disable();
         await provider.shutdown();
       }
-      return { scrapes, spans: exporter.spans, metrics: METRICS_ON, tracing: TRACING_ON };
+      return { scrapes, spans: exporter.spans, metrics: variant.metrics, tracing: variant.tracing };
     },
   };
 }

@@ -722,7 +722,7 @@ export class RunLifecycle {
     run.t0 = performance.now();
     let result: unknown;
     try {
-      result = run.span ? run.span.within(() => run.reg.handler(request, ctx)) : run.reg.handler(request, ctx);
+      result = run.span ? run.span.call(run.reg.handler, request, ctx) : run.reg.handler(request, ctx);
     } catch (err) {
       this.settle(run, token, false, err);
       return;

@@ -146,8 +146,12 @@ function remoteContext(otel: Api, stored: Partial<StoredTraceContext>): OtelApi.
 export type TraceOrigin = OtelApi.SpanContext;
 
 export interface RunSpan {
-  /** Runs `fn` with the span as the active one (the handler's own spans become its children). */
-  within<T>(fn: () => T): T;
+  /**
+   * Calls `handler(request, context)` with the span as the active one (the handler's own spans
+   * become its children); the arguments are passed through rather than closed over, so an attempt
+   * makes no closure for it.
+   */
+  call<R, C, T>(handler: (request: R, context: C) => T, request: R, context: C): T;
   end(error?: unknown): void;
   /** This attempt's span context, the origin of the later attempts of a task that stored none. */
   readonly origin: TraceOrigin;
@@ -160,10 +164,10 @@ class AttemptSpan implements RunSpan {
     private readonly parent: OtelApi.Context,
   ) {}
 
-  within<T>(fn: () => T): T {
+  call<R, C, T>(handler: (request: R, context: C) => T, request: R, context: C): T {
     // The attempt's context is made only where a context manager can carry it to the handler.
-    if (!contextManaged()) return fn();
-    return this.otel.context.with(this.otel.trace.setSpan(this.parent, this.span), fn);
+    if (!contextManaged()) return handler(request, context);
+    return this.otel.context.with(this.otel.trace.setSpan(this.parent, this.span), handler, undefined, request, context);
   }
 
   end(error?: unknown): void {
