@@ -506,11 +506,13 @@ export class RunLifecycle {
    * stalled, or a commit was slow) on which a handler began here under that reservation, the
    * start not written yet (it waits for the commit after the claim's): the row never left this
    * engine, so that run is the row's run. It goes on under the new reservation, which its start
-   * then names; no second run of the row begins. True when such a run was found.
+   * then names; no second run of the row begins. True when such a run was found. A run given up
+   * meanwhile (fenced: its lease lapsed) is not carried on: its stale start then fails, and the
+   * row runs anew.
    */
   private carriedOn(row: RunnableTaskRow): boolean {
     const unwritten = this.unwrittenStarts.get(row.id);
-    if (unwritten === undefined || unwritten.start.reservedAt !== row.reclaimed_from) return false;
+    if (unwritten === undefined || unwritten.run.fenced || unwritten.start.reservedAt !== row.reclaimed_from) return false;
     unwritten.start.reservedAt = row.reserved_at;
     unwritten.run.reservedAt = row.reserved_at;
     return true;
