@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { AttemptNotice, AttemptResult, StoppedRunNotice, SvcEvent, TaskEndNotice } from '../contracts/index.js';
-import type { ClaimDecider, FinishedRun, RunCheck, RunCheckAnswer, RunnableTaskRow } from '../storage/EngineStore.js';
+import type { ClaimDecider, FinishedRun, RunCheck, RunCheckAnswer, RunnableTaskRow, StartedRun } from '../storage/EngineStore.js';
 import type { GroupCommit } from './GroupCommit.js';
 import type { Registration } from './handlerRegistration.js';
 import { AttemptSignal } from './AttemptSignal.js';
@@ -205,6 +205,12 @@ export class RunLifecycle {
   private readonly active = new Set<ActiveRun>();
   /** The newest run of each task (what cancel and the reservation notices name). */
   private readonly current = new Map<string, ActiveRun>();
+  /**
+   * Starts handed to the commit and not answered yet, by task, with their runs (a run may have
+   * ended meanwhile, its end queued behind its start): what a claim of the row from its own
+   * reservation carries on (see reserved()).
+   */
+  private readonly unwrittenStarts = new Map<string, { run: ActiveRun; start: StartedRun }>();
   private readonly limiter = new RateLimiter();
   private readonly estimates = new AttemptEstimates();
   /** Types seen per queue (whose estimates decide its reservations). */
@@ -449,6 +455,7 @@ export class RunLifecycle {
     const reg = this.d.registry.get(row.type);
     const queue = this.queues.get(row.queue);
     if (reg === undefined || queue === undefined) return undefined; // cannot happen: claims filter both
+    if (row.reclaimed_from !== null && this.carriedOn(row)) return undefined;
     let retry = reg.retry ?? o.retry;
     if (row.retry_policy !== null) {
       try {
@@ -492,6 +499,23 @@ export class RunLifecycle {
     if (!this.counted.delete(row.id) && reg.rateLimit !== undefined) this.limiter.record(rateKey(row), row.reserved_at, reg.rateLimit);
     this.armReservationTimer();
     return run;
+  }
+
+  /**
+   * A row this engine's claim took from this engine's own reservation (its hold over: the process
+   * stalled, or a commit was slow) on which a handler began here under that reservation, the
+   * start not written yet (it waits for the commit after the claim's): the row never left this
+   * engine, so that run is the row's run. It goes on under the new reservation, which its start
+   * then names; no second run of the row begins. True when such a run was found. A run given up
+   * meanwhile (fenced: its lease lapsed) is not carried on: its stale start then fails, and the
+   * row runs anew.
+   */
+  private carriedOn(row: RunnableTaskRow): boolean {
+    const unwritten = this.unwrittenStarts.get(row.id);
+    if (unwritten === undefined || unwritten.run.fenced || unwritten.start.reservedAt !== row.reclaimed_from) return false;
+    unwritten.start.reservedAt = row.reserved_at;
+    unwritten.run.reservedAt = row.reserved_at;
+    return true;
   }
 
   /**
@@ -615,6 +639,8 @@ export class RunLifecycle {
 
   /** Engine stops after the grace period: every remaining run is given up. */
   abandonAll(): void {
+    // No claim comes after this; a start the stop's drain gives up is never answered.
+    this.unwrittenStarts.clear();
     for (const run of [...this.active]) {
       if (run.phase === 'reserved') this.handBack(run);
       else this.abandon(run);
@@ -679,14 +705,23 @@ export class RunLifecycle {
       const began = this.d.options.clock();
       run.runToken = `${this.runPrefix}:${++this.runs}`;
       const started = startedEvent(began, run);
+      const unwritten = { run, start: { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken } };
+      this.unwrittenStarts.set(run.row.id, unwritten);
+      const answered = () => {
+        if (this.unwrittenStarts.get(run.row.id) === unwritten) this.unwrittenStarts.delete(run.row.id);
+      };
       this.d.commit.start({
-        start: { id: run.row.id, reservedAt: run.reservedAt, auditLevel: run.row.audit_level, startedAt: began, token: run.runToken },
+        start: unwritten.start,
         after: () => {
+          answered();
           run.startWritten = true;
           if (!run.fenced) this.d.emit(started);
           if (run.phase === 'retryWait' && run.queue.ready.includes(run)) this.pump(); // a retry waited for it
         },
-        lost: () => this.fence(run),
+        lost: () => {
+          answered();
+          this.fence(run);
+        },
       });
     }
     let request: unknown;

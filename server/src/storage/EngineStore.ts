@@ -426,6 +426,13 @@ export interface RunnableTaskRow {
   tracestate?: string | null;
   /** When the claim reserved the row (engine clock); the start write names it. */
   reserved_at: number;
+  /**
+   * The reservation of this same store (engine instance) that the row still carried when the claim
+   * took it, its hold over (the `reserved_at` it had then); null when the row carried none of
+   * this store's. The engine may have begun a handler under that reservation whose start is not
+   * written yet: that run goes on under the new reservation (no second one begins).
+   */
+  reclaimed_from: number | null;
 }
 
 // ------------------------------------------------------------------ durable schedules

@@ -73,11 +73,11 @@ export async function claimTasks(
   for (let round = 0; round < 16 && claimed.length < input.limit; round++) {
     const { rows: taken } = await c.query<ClaimedRow>(
       `UPDATE tasks t SET reserved_by = $2, reserved_at = $1, throttled_until = NULL, ${countTakeover('s.held_by', '$2')}
-         FROM (SELECT id, reserved_by AS held_by FROM tasks
+         FROM (SELECT id, reserved_by AS held_by, CASE WHEN reserved_by = $2 THEN reserved_at END AS reclaimed_from FROM tasks
                 WHERE queue = $3 AND ${claimable('$1', '$6', '$2', '$7')} AND type = ANY($4::text[])
                 ORDER BY created_at LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
         WHERE t.id = s.id
-        RETURNING ${RETURNING_RUNNABLE}, s.held_by`,
+        RETURNING ${RETURNING_RUNNABLE}, s.reclaimed_from, s.held_by`,
       [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length, input.now - input.reservationMs, input.leaseMs],
     );
     if (taken.length === 0) break;

@@ -12,12 +12,12 @@ import { claimable, countTakeover, splitTakeovers, type ClaimedRow } from './cla
 /** The columns of a claimed row (ClaimedRow: the row handed to the engine, and whose reservation it carried before). */
 const CLAIMED_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
   attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate, last_log_sequence, reserved_at,
-  held_by`;
+  reclaimed_from, held_by`;
 /** The same, as the UPDATE returns them (the last log sequence read for claimed rows only). */
 const RETURNING_CLAIMED = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
   t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id, t.abandoned_count, t.traceparent, t.tracestate,
   CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence,
-  t.reserved_at, r.held_by`;
+  t.reserved_at, r.reclaimed_from, r.held_by`;
 
 /** The parts of an outcome a fast commit never has (it inserts, cancels, stops and promotes nothing). */
 const noOtherChanges = (): Pick<CommitOutcome, 'logIds' | 'inserted' | 'cancelled' | 'attemptsRecorded' | 'stopped' | 'promoted'> => ({
@@ -107,7 +107,7 @@ export async function fastCommit(
   const instance = claiming || starts.length > 0 ? p.add(ctx.instanceId) : '';
   if (changes.length > 0) {
     const e = (f: (r: FinishedRun) => unknown) => changes.map((ch) => (ch.end === undefined ? null : f(ch.end)));
-    sources.push(`SELECT false AS claim, u.*, NULL::text AS held_by FROM unnest(${p.add(changes.map((ch) => ch.id))}::text[],
+    sources.push(`SELECT false AS claim, u.*, NULL::text AS held_by, NULL::bigint AS reclaimed_from FROM unnest(${p.add(changes.map((ch) => ch.id))}::text[],
                     ${p.add(changes.map((ch) => ch.start !== undefined))}::bool[], ${p.add(changes.map((ch) => ch.end !== undefined))}::bool[],
                     ${p.add(changes.map((ch) => ch.start?.reservedAt ?? null))}::bigint[], ${p.add(changes.map((ch) => ch.start?.startedAt ?? null))}::bigint[],
                     ${p.add(changes.map((ch) => (ch.start ?? ch.end)!.token))}::text[],
@@ -132,12 +132,13 @@ export async function fastCommit(
     d.claims.forEach((cl, k) => {
       if (cl.limit <= 0) return;
       // The oldest claimable rows of the queue, locked; rows another instance holds are skipped.
-      ctes.push(`pick${k} AS (SELECT id, reserved_by FROM tasks
+      // Each with the reservation it carries: whose (held_by), and its instant when it is this instance's (reclaimed_from).
+      ctes.push(`pick${k} AS (SELECT id, reserved_by, CASE WHEN reserved_by = ${instance}::text THEN reserved_at END AS reclaimed_from FROM tasks
                  WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`, `${instance}::text`, `${leaseMs}::bigint`)}
                    AND type = ANY(${types}::text[]) ${notStarting}
                  ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
       sources.push(`SELECT true, id, false, false, NULL::bigint, NULL::bigint, NULL::text, false, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0,
-                           NULL::text, NULL::bigint, false, false, NULL::text, reserved_by FROM pick${k}`);
+                           NULL::text, NULL::bigint, false, false, NULL::text, reserved_by, reclaimed_from FROM pick${k}`);
     });
   }
   // No claim asks for rows and no run change is left (each end refused by the transition table):
@@ -159,7 +160,7 @@ export async function fastCommit(
              ${claiming ? `, ${countTakeover('r.held_by', `${instance}::text`)}` : ''}
         FROM (${sources.join(' UNION ALL ')})
              AS r(claim, id, starts, ends, reserved_at, started_at, token, start_audited, next_status, ended_at, ms, outcome, counts, exception, next_at,
-                  audited, run_audited, run_outcome, held_by)
+                  audited, run_audited, run_outcome, held_by, reclaimed_from)
        WHERE t.id = r.id AND (r.claim OR ${startGuard} OR (NOT r.starts AND t.status = 'InProgress' AND t.run_token = r.token))
        RETURNING r.claim, r.starts, r.ends, r.started_at AS began_at, r.start_audited, ${RETURNING_CLAIMED},
                  r.next_status, r.ended_at, r.ms, r.exception, r.audited, r.run_audited, r.run_outcome, r.counts,

@@ -10,13 +10,17 @@ export type { RunnableTaskRow };
  */
 export const KEYED_RUNNABLE_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at,
   scheduled_at, attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate,
-  (SELECT COALESCE(MAX(sequence_number), 0) FROM execution_logs WHERE task_id = tasks.id) AS last_log_sequence, reserved_at, rowid AS row_key`;
+  (SELECT COALESCE(MAX(sequence_number), 0) FROM execution_logs WHERE task_id = tasks.id) AS last_log_sequence, reserved_at, rowid AS row_key, reserved_by`;
 
 /** A claim's candidate with its rowid, which stays on the row for the run's start and end. */
 export type KeyedRunnableRow = RunnableTaskRow & { row_key: number };
 
-/** A raw row of KEYED_RUNNABLE_COLUMNS as an object. */
-export function keyedRunnableRow(v: unknown[]): KeyedRunnableRow {
+/**
+ * A raw row of KEYED_RUNNABLE_COLUMNS as an object, read by the store of engine instance
+ * `instanceId`: its `reserved_at` is the reservation the row carries before the claim, kept as
+ * `reclaimed_from` when it is this instance's (the claim then writes its own instant over it).
+ */
+export function keyedRunnableRow(v: unknown[], instanceId: string): KeyedRunnableRow {
   return {
     id: v[0] as string,
     type: v[1] as string,
@@ -41,6 +45,7 @@ export function keyedRunnableRow(v: unknown[]): KeyedRunnableRow {
     tracestate: v[20] as string | null,
     last_log_sequence: v[21] as number,
     reserved_at: v[22] as number,
+    reclaimed_from: v[24] === instanceId ? (v[22] as number) : null,
     row_key: v[23] as number,
   };
 }

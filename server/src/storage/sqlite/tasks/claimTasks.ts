@@ -34,13 +34,14 @@ export function prepareClaimTasks(
   const reserve = db.prepare(`UPDATE tasks SET reserved_by = ?, reserved_at = ?, throttled_until = NULL
     WHERE rowid = ? AND status = 'Queued'`);
   const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE rowid = ? AND status = 'Queued'`);
+  const keyed = (v: unknown[]) => keyedRunnableRow(v, instanceId);
   return (queue, typesJson, limit, now, reservationMs, decide, handles) => {
     const heldSince = now - reservationMs;
     const claimed: RunnableTaskRow[] = [];
     const candidates = (n: number): KeyedRunnableRow[] => {
-      const rows = (selectAny(n, queue, now, heldSince) as unknown[][]).map(keyedRunnableRow);
+      const rows = (selectAny(n, queue, now, heldSince) as unknown[][]).map(keyed);
       if (rows.every((r) => handles(r.type))) return rows;
-      return (select(n, queue, now, heldSince, typesJson) as unknown[][]).map(keyedRunnableRow);
+      return (select(n, queue, now, heldSince, typesJson) as unknown[][]).map(keyed);
     };
     // Throttled candidates leave the window of the next select, so this terminates.
     for (let round = 0; round < 16 && claimed.length < limit; round++) {

@@ -30,10 +30,11 @@ export function prepareClaimTasksAtOnce(
     ORDER BY created_at LIMIT ${limit}`, true);
   const reserve = db.prepare(`UPDATE tasks SET reserved_by = ?, reserved_at = ?, throttled_until = NULL
     WHERE rowid = ? AND status = 'Queued'`);
+  const keyed = (v: unknown[]) => keyedRunnableRow(v, instanceId);
   return (queue, typesJson, limit, now, reservationMs, handles) => {
     const heldSince = now - reservationMs;
-    let candidates = (selectAny(limit, queue, now, heldSince) as unknown[][]).map(keyedRunnableRow);
-    if (!candidates.every((r) => handles(r.type))) candidates = (selectHandled(limit, queue, now, heldSince, typesJson) as unknown[][]).map(keyedRunnableRow);
+    let candidates = (selectAny(limit, queue, now, heldSince) as unknown[][]).map(keyed);
+    if (!candidates.every((r) => handles(r.type))) candidates = (selectHandled(limit, queue, now, heldSince, typesJson) as unknown[][]).map(keyed);
     const rows: RunnableTaskRow[] = [];
     for (const r of candidates) {
       if (reserve.run(instanceId, now, r.row_key).changes !== 1) continue;
