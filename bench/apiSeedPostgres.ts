@@ -1,19 +1,15 @@
 // Bulk load of the bench:api population into a PostgreSQL store (its own database, migrated by
 // openPostgresStorage), the same rows as the SQLite seeder:
-// - every index of the four loaded tables (primary keys included) and the task triggers are
-//   dropped first and built once at the end;
-// - the four tables are UNLOGGED while they are filled (no WAL record per row: on a shared server
-//   the WAL writer is the queue every writer waits in), then SET LOGGED before their indexes are
-//   built (the heap written to the WAL once, page by page; no index exists yet to be rebuilt);
+// - secondary indexes and the task triggers are dropped first and built once at the end; the
+//   primary keys stay (time-ordered ids append to them);
 // - tasks go in through one COPY (pg-copy-streams), generated while the server stores them, with
 //   synchronous_commit off;
 // - then two connections share the rest (bench/parallelJobs.ts), longest first: the status audits
 //   (set-based from the task rows), the argument-search words (`task_search`) and the task keys
 //   (`task_keys`; both kept by triggers on tasks in normal operation, off during the load), each
-//   table's SET LOGGED and indexes once its rows are in, the read-model rebuild (the store's own),
-//   the triggers, then VACUUM ANALYZE (the statistics and the visibility map: index-only scans).
-//   Each index is built by one process (no parallel workers): the two connections already keep
-//   both cores busy.
+//   table's indexes once its rows are in, the read-model rebuild (the store's own), the triggers, then VACUUM ANALYZE (the
+//   statistics and the visibility map: index-only scans). Each index is built by one process (no
+//   parallel workers): the two connections already keep both cores busy.
 import type { PoolClient } from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Readable } from 'node:stream';
@@ -61,40 +57,24 @@ async function seedingConnection(storage: PostgresStorage): Promise<PoolClient> 
   return client;
 }
 
-/** The tables the seed fills: unlogged and without indexes while they are. */
-const LOADED_TABLES = ['tasks', 'status_audit', 'task_search', 'task_keys'] as const;
-
-interface IndexDef {
-  name: string;
-  table: string;
-  /** The statement that builds it again: CREATE INDEX, or for a primary key ALTER TABLE … ADD CONSTRAINT. */
-  def: string;
-}
-
 export async function seedPostgres(storage: PostgresStorage, rows: number, now: number, log: (line: string) => void): Promise<{ ids: string[]; timings: SeedTimings }> {
   const clients = [await seedingConnection(storage), await seedingConnection(storage)];
   const [client] = clients as [PoolClient, PoolClient];
   try {
-    // Every index of the loaded tables (primary keys as their constraints) and the task triggers:
-    // dropped, built again at the end. The primary keys first: adding one locks its table out.
-    const indexes = (await client.query<IndexDef & { constraint: boolean }>(
-      `SELECT i.indexname AS name, i.tablename AS table,
-              CASE WHEN c.oid IS NULL THEN i.indexdef ELSE format('ALTER TABLE %I ADD CONSTRAINT %I %s', i.tablename, c.conname, pg_get_constraintdef(c.oid)) END AS def,
-              c.oid IS NOT NULL AS constraint
-         FROM pg_indexes i
-         LEFT JOIN pg_constraint c ON c.conname = i.indexname AND c.connamespace = $3::text::regnamespace
-        WHERE i.schemaname = $1 AND i.tablename = ANY($2::text[])
-        ORDER BY c.oid IS NULL, i.indexname`,
-      [storage.schema, LOADED_TABLES, storage.schema],
+    // Secondary indexes (not the primary keys) and the task triggers: dropped, recreated at the end.
+    const indexes = (await client.query<{ name: string; table: string; def: string }>(
+      `SELECT i.indexname AS name, i.tablename AS table, i.indexdef AS def FROM pg_indexes i
+        WHERE i.schemaname = $1 AND i.tablename IN ('tasks', 'status_audit', 'task_search', 'task_keys')
+          AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname AND c.connamespace = $1::regnamespace)`,
+      [storage.schema],
     )).rows;
     const triggers = (await client.query<{ name: string; def: string }>(
       `SELECT tgname AS name, pg_get_triggerdef(t.oid) AS def FROM pg_trigger t
         WHERE t.tgrelid = $1::regclass AND NOT t.tgisinternal`,
       [`"${storage.schema}".tasks`],
     )).rows;
-    for (const i of indexes) await client.query(i.constraint ? `ALTER TABLE "${i.table}" DROP CONSTRAINT "${i.name}"` : `DROP INDEX "${i.name}"`);
+    for (const i of indexes) await client.query(`DROP INDEX "${i.name}"`);
     for (const t of triggers) await client.query(`DROP TRIGGER "${t.name}" ON tasks`);
-    for (const table of LOADED_TABLES) await client.query(`ALTER TABLE "${table}" SET UNLOGGED`);
 
     // 1. Tasks: one COPY, the rows generated as the server takes them in.
     let t0 = performance.now();
@@ -104,18 +84,11 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
     log(`loaded ${rows.toLocaleString('en')} tasks in ${loadS} s (${Math.round(rows / loadS).toLocaleString('en')} rows/s)`);
 
     // 2. The rest on two connections. Locks: CREATE INDEX (SHARE on its table) runs beside reads
-    //    and other index builds of the table; SET LOGGED (ACCESS EXCLUSIVE) waits for the table's
-    //    readers, the triggers and VACUUM for the table's builds.
+    //    and other index builds of the table; the triggers and VACUUM wait for the table's builds.
     t0 = performance.now();
-    const logged = (table: string) => `logged ${table}`;
-    const indexJob = (i: IndexDef): Job<PoolClient> => ({ name: `index ${i.name}`, after: [logged(i.table)], run: (c) => c.query(i.def) });
-    const ofTable = (table: string) => indexes.filter((i) => i.table === table).map(indexJob);
-    const loggedJob = (table: string, after: string[]): Job<PoolClient> => ({ name: logged(table), after, run: (c) => c.query(`ALTER TABLE "${table}" SET LOGGED`) });
-    const names = (jobs: Job<PoolClient>[]) => jobs.map((j) => j.name);
-    const taskIndexes = ofTable('tasks');
-    const auditIndexes = ofTable('status_audit');
-    const searchIndexes = ofTable('task_search');
-    const keyIndexes = ofTable('task_keys');
+    const indexJob = (i: { name: string; table: string; def: string }, after: string[]): Job<PoolClient> => ({ name: `index ${i.name}`, after, run: (c) => c.query(i.def) });
+    const ofTable = (table: string) => indexes.filter((i) => i.table === table);
+    const taskIndexes = ofTable('tasks').map((i) => indexJob(i, []));
     // List order is priority: the longest jobs first, so that the tail left to one connection is short.
     const jobs: Job<PoolClient>[] = [
       {
@@ -129,28 +102,24 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
         ),
       },
       { name: 'search words', run: (c) => c.query(`INSERT INTO task_search (seq, created_at, words) SELECT seq, created_at, svc_request_vector(request) FROM tasks`) },
+      ...ofTable('status_audit').map((i) => indexJob(i, ['audits'])),
+      ...ofTable('task_search').map((i) => indexJob(i, ['search words'])),
       { name: 'task keys', run: (c) => c.query(`INSERT INTO task_keys (seq, created_at, task_key) SELECT seq, created_at, task_key FROM tasks WHERE task_key IS NOT NULL`) },
-      loggedJob('status_audit', ['audits']),
-      loggedJob('task_search', ['search words']),
-      loggedJob('tasks', ['audits', 'search words', 'task keys']),
-      loggedJob('task_keys', ['task keys']),
-      ...auditIndexes,
-      ...searchIndexes,
+      ...ofTable('task_keys').map((i) => indexJob(i, ['task keys'])),
       ...taskIndexes,
-      ...keyIndexes,
-      { name: 'read models', after: [logged('tasks')], run: () => storage.rebuildReadModels() },
+      { name: 'read models', run: () => storage.rebuildReadModels() },
       {
         name: 'triggers',
-        after: [...names(taskIndexes), 'read models'],
+        after: [...taskIndexes.map((j) => j.name), 'read models'],
         run: async (c) => {
           for (const t of triggers) await c.query(t.def);
         },
       },
       { name: 'vacuum tasks', after: ['triggers'], run: (c) => c.query('VACUUM (ANALYZE) tasks') },
-      { name: 'vacuum status_audit', after: names(auditIndexes), run: (c) => c.query('VACUUM (ANALYZE) status_audit') },
+      { name: 'vacuum status_audit', after: ofTable('status_audit').map((i) => `index ${i.name}`), run: (c) => c.query('VACUUM (ANALYZE) status_audit') },
       {
         name: 'analyze',
-        after: [...names(searchIndexes), ...names(keyIndexes), 'vacuum tasks', 'vacuum status_audit'],
+        after: [...ofTable('task_search').map((i) => `index ${i.name}`), ...ofTable('task_keys').map((i) => `index ${i.name}`), 'vacuum tasks', 'vacuum status_audit'],
         run: (c) => c.query('ANALYZE'),
       },
     ];
@@ -162,13 +131,12 @@ export async function seedPostgres(storage: PostgresStorage, rows: number, now: 
       loadS,
       auditsS: took.get('audits')!,
       searchS: took.get('search words')!,
-      loggedS: sum('logged '),
       indexS: sum('index '),
       readModelsS: took.get('read models')!,
       analyzeS: Math.round((sum('vacuum ') + took.get('analyze')!) * 10) / 10,
       restS,
     };
-    log(`status audits ${timings.auditsS} s, argument-search rows ${timings.searchS} s, SET LOGGED ${timings.loggedS} s, ${indexes.length} indexes ${timings.indexS} s, read models ${timings.readModelsS} s, VACUUM ANALYZE ${timings.analyzeS} s`);
+    log(`status audits ${timings.auditsS} s, argument-search rows ${timings.searchS} s, ${indexes.length} indexes ${timings.indexS} s, read models ${timings.readModelsS} s, VACUUM ANALYZE ${timings.analyzeS} s`);
     return { ids, timings };
   } finally {
     for (const c of clients) c.release();

@@ -24,8 +24,6 @@ export interface SeedTimings {
   readModelsS: number;
   searchS: number;
   analyzeS: number;
-  /** PostgreSQL: ALTER TABLE … SET LOGGED of the tables loaded unlogged (their WAL, written page by page). */
-  loggedS?: number;
   /** PostgreSQL: the wall time of everything after the load, whose phases overlap on two connections. */
   restS?: number;
 }
