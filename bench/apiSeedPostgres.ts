@@ -30,8 +30,8 @@ function copyField(v: TaskValues[number]): string {
   return /[\\\t\n\r]/.test(v) ? v.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : v;
 }
 
-/** The generated tasks as COPY text, a chunk of rows at a time; audit_level is the last column. */
-function* copyChunks(rows: number, now: number, ids: string[]): Generator<string> {
+/** The generated tasks as COPY text, a chunk of rows at a time; audit_level is the last column (also the seed test's plain load). */
+export function* copyChunks(rows: number, now: number, ids: string[]): Generator<string> {
   let chunk = '';
   let n = 0;
   for (const task of generateTasks(rows, now, ids)) {

@@ -33,6 +33,9 @@ const SEARCH_ROW_ORDER_COLUMNS: Partial<Record<TaskSortField, readonly string[]>
 /** How many rows' worth of the argument index a backwards read may walk before a forward read is cheaper. */
 const REVERSE_WALK_ROWS = 1_000_000;
 
+/** From this many rows before a page on, the page's position is found without reading those rows whole. */
+const DEEP_PAGE_OFFSET = 1_000;
+
 /** GET /tasks and GET /queues/{name}/tasks: one indexed page plus a count. */
 export function createListTasks(db: ReadDb, resolver: TypeResolver) {
   const { dialect } = db;
@@ -85,9 +88,15 @@ export function createListTasks(db: ReadDb, resolver: TypeResolver) {
     if (dialect.concurrentReads && !where.selective) {
       // The count and the page at once on two pooled connections (one round trip of latency).
       // Not for a selective match: reading it twice at once costs twice the work for one answer.
+      // A deep page walks the rows before it in an index that holds the sort key and insertion
+      // order (an index-only scan, no task row read) and reads only its own rows whole.
+      const ord = dialect.insertionOrder;
+      const pageSql = offset >= DEEP_PAGE_OFFSET
+        ? `SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE ${ord} IN (SELECT ${ord} FROM tasks ${where.sql(false)} ORDER BY ${order} LIMIT ? OFFSET ?) ORDER BY ${order}`
+        : `SELECT ${SUMMARY_COLUMNS} FROM tasks ${where.sql(false)} ORDER BY ${order} LIMIT ? OFFSET ?`;
       const [totalCount, rows] = await Promise.all([
         count(countSql.sql, countSql.params),
-        db.query<TaskSummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks ${where.sql(false)} ORDER BY ${order} LIMIT ? OFFSET ?`, [...where.params, pageSize, offset]),
+        db.query<TaskSummaryRow>(pageSql, [...where.params, pageSize, offset]),
       ]);
       return pageOf(rows, totalCount);
     }
