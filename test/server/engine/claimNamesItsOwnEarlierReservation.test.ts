@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ClaimDecider, CommitBatch, DispatchStep, NewTask, RunnableTaskRow } from '../../../server/src/storage/EngineStore.js';
+import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 import { openStoreUnderTest, type StoreUnderTest } from '../../fixtures/server/storeUnderTest.js';
 
 // A claim tells the engine which reservation of this same store the row still carried when it
@@ -17,19 +17,12 @@ afterAll(async () => {
   await sut?.destroy();
 });
 
-const batch = (part: Partial<CommitBatch> = {}): CommitBatch => ({
-  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
-});
+const batch = (part: Partial<CommitBatch> = {}): CommitBatch => commitBatch(now, part);
 const claimStep = (decide: ClaimDecider | null): DispatchStep => ({
   promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: [TYPE], decide, reservationMs: HOLD_MS,
 });
 
-function newTask(): NewTask {
-  return {
-    id: randomUUID(), type: TYPE, handler: `${TYPE}Handler`, request: '{}', queue: 'default', taskKey: null, auditLevel: 'Full', createdAt: now,
-    scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
-  };
-}
+const task = (): NewTask => newTask(TYPE, { createdAt: now });
 
 async function claim(decide: ClaimDecider | null): Promise<RunnableTaskRow[]> {
   return (await sut.store.commit(batch({ dispatching: claimStep(decide) }))).claimed;
@@ -41,9 +34,9 @@ describe.each([
 ] as const)('a claim %s names the reservation of this store the row carried', (_path, decide) => {
   it('none for a fresh row or another instance\'s lapsed reservation; its own earlier one, past its hold', async () => {
     sut ??= openStoreUnderTest();
-    const fresh = newTask();
-    const own = newTask();
-    const others = newTask();
+    const fresh = task();
+    const own = task();
+    const others = task();
     now += 10;
     await sut.store.commit(batch({ insertTasks: [own] }));
     now += 10;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
+import type { NewTask } from '../../../server/src/storage/EngineStore.js';
 import type { MonitoringStore } from '../../../server/src/storage/MonitoringStore.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { migratePostgres } from '../../../server/src/storage/postgres/migrate.js';
@@ -10,14 +10,10 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
-const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
-  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
-});
-const task = (request: object, extra: Partial<NewTask> = {}): NewTask => ({
-  id: randomUUID(), type: 'Search.Work', handler: 'Search.WorkHandler', request: JSON.stringify(request), queue: 'default', taskKey: null, auditLevel: 'Full',
-  createdAt: 1_000, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null, ...extra,
-});
+const task = (request: object, extra: Partial<NewTask> = {}): NewTask =>
+  newTask('Search.Work', { request: JSON.stringify(request), createdAt: 1_000, ...extra });
 
 /**
  * The argument search reads the words of each request from their own table (kept by triggers on
@@ -60,7 +56,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
     expect(storage.appliedMigrations).toEqual(pgMigrations.filter((m) => m.version >= 9).map((m) => m.version));
     const a = task({ customer: 'Grace Hopper', plan: 'gold' });
     const b = task({ customer: 'Ada Byron', plan: 'silver' });
-    await store.commit(batch(2_000, { insertTasks: [a, b] }));
+    await store.commit(commitBatch(2_000, { insertTasks: [a, b] }));
     expect(await search('gold')).toEqual([a.id, oldId].sort());
     expect(await search('"ada lovelace"')).toEqual([oldId]);
     expect(await search('ada')).toEqual([b.id, oldId].sort());
@@ -72,15 +68,15 @@ describe('PostgreSQL argument search over the task_search table', () => {
 
   it('status writes leave the words alone; a replaced request is searched by its new words; a deleted task is gone', async () => {
     const keyed = task({ invoice: 'first-draft' }, { taskKey: 'invoice-7', dueAt: 60_000, scheduledAt: 60_000 });
-    await store.commit(batch(3_000, { insertTasks: [keyed] }));
+    await store.commit(commitBatch(3_000, { insertTasks: [keyed] }));
     expect(await search('draft')).toEqual([keyed.id]);
     // The same key dispatched again while Pending replaces the request of the open row.
-    const again = await store.commit(batch(3_500, { insertTasks: [task({ invoice: 'final-copy' }, { taskKey: 'invoice-7', dueAt: 60_000, scheduledAt: 60_000 })] }));
+    const again = await store.commit(commitBatch(3_500, { insertTasks: [task({ invoice: 'final-copy' }, { taskKey: 'invoice-7', dueAt: 60_000, scheduledAt: 60_000 })] }));
     expect(again.inserted[0]).toMatchObject({ id: keyed.id, existing: true });
     expect(await search('draft')).toEqual([]);
     expect(await search('final', 'copy')).toEqual([keyed.id]);
     // Claims and run ends (the engine's status writes) keep it searchable.
-    const { claimed } = await store.commit(batch(4_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Search.Work'], decide: null, reservationMs: 250 } }));
+    const { claimed } = await store.commit(commitBatch(4_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 10 }], types: ['Search.Work'], decide: null, reservationMs: 250 } }));
     expect(claimed.length).toBe(2);
     expect(await search('gold')).toHaveLength(2);
     await storage.query(`DELETE FROM tasks WHERE id = $1`, [oldId]);
@@ -95,7 +91,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
     const rows = Array.from({ length: 400 }, (_, i) =>
       task({ customer: `CUST-${i % 200}`, plan: i % 4 === 0 ? 'gold' : 'basic', note: i === 7 ? '42 cust' : 'x' }, { createdAt: 10_000 + i }),
     );
-    await store.commit(batch(5_000, { insertTasks: rows }));
+    await store.commit(commitBatch(5_000, { insertTasks: rows }));
     /** The words the index is read for, in alphabetical order (null: none). */
     const lookup = async (...terms: string[]) =>
       (await storage.query<{ q: string | null }>(`SELECT svc_request_lookup($1::text[])::text AS q`, [terms])).rows[0]!.q?.split(' & ').sort().join(' & ') ?? null;
@@ -121,7 +117,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
   it('an argument search alone pages its matches in creation order and reads the task table for the page only', async () => {
     // 300 matches, creation times with ties (the insertion order breaks them), among other tasks.
     const zed = Array.from({ length: 300 }, (_, i) => task({ customer: 'Zed Corp', line: i }, { createdAt: 50_000 + Math.floor(i / 3) }));
-    await store.commit(batch(6_000, { insertTasks: [...zed.slice(0, 150), task({ customer: 'Other Ltd' }), ...zed.slice(150)] }));
+    await store.commit(commitBatch(6_000, { insertTasks: [...zed.slice(0, 150), task({ customer: 'Other Ltd' }), ...zed.slice(150)] }));
     const query = storage.query.bind(storage);
     const expected = async (desc: boolean, offset: number) =>
       (await query<{ id: string }>(

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
@@ -6,16 +5,11 @@ import { createPostgresTaskManagementStore } from '../../../server/src/storage/p
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
 const N = 1000;
-const task = (i: number): NewTask => ({
-  id: randomUUID(), type: 'Bulk.Work', handler: 'Bulk.WorkHandler', request: JSON.stringify({ order: `o-${i}` }), queue: 'default',
-  taskKey: null, auditLevel: 'Full', createdAt: 1_000 + i, scheduledAt: null, dueAt: 0, retryPolicy: null,
-  timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
-});
-const inserts = (insertTasks: NewTask[]): CommitBatch => ({
-  now: 5_000, logs: [], insertTasks, cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null,
-});
+const task = (i: number): NewTask => newTask('Bulk.Work', { request: JSON.stringify({ order: `o-${i}` }), createdAt: 1_000 + i });
+const inserts = (insertTasks: NewTask[]): CommitBatch => commitBatch(5_000, { insertTasks });
 
 /**
  * An operator's bulk cancel of many tasks in a session whose first UPDATE of tasks ran over empty

@@ -1,21 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
+import type { NewTask } from '../../../server/src/storage/EngineStore.js';
 import type { MonitoringStore } from '../../../server/src/storage/MonitoringStore.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
-const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
-  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
-});
-const task = (i: number): NewTask => ({
-  id: randomUUID(), type: `Deep.Work${i % 3}`, handler: 'Deep.WorkHandler', request: '{}', queue: i % 2 === 0 ? 'default' : 'mail', taskKey: null, auditLevel: 'Full',
-  // Creation times with ties (three tasks a millisecond): the insertion order breaks them.
-  createdAt: 10_000 + Math.floor(i / 3), scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
-});
+// Creation times with ties (three tasks a millisecond): the insertion order breaks them.
+const task = (i: number): NewTask =>
+  newTask(`Deep.Work${i % 3}`, { handler: 'Deep.WorkHandler', queue: i % 2 === 0 ? 'default' : 'mail', createdAt: 10_000 + Math.floor(i / 3) });
 
 interface PlanNode {
   'Node Type': string;
@@ -49,7 +44,7 @@ describe('PostgreSQL task list: a deep page', () => {
     storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 3, rollupIntervalMs: 0 });
     store = createPostgresEngineStore(storage);
     monitoring = createPostgresMonitoringStore(storage);
-    await store.commit(batch(5_000, { insertTasks: Array.from({ length: ROWS }, (_, i) => task(i)) }));
+    await store.commit(commitBatch(5_000, { insertTasks: Array.from({ length: ROWS }, (_, i) => task(i)) }));
     // The visibility map, as autovacuum keeps it: an index-only scan then reads no task row.
     await storage.query('VACUUM ANALYZE tasks');
   }, 60_000);

@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitBatch, FinishedRun, NewTask, RunnableTaskRow } from '../../../server/src/storage/EngineStore.js';
+import type { FinishedRun, NewTask, RunnableTaskRow } from '../../../server/src/storage/EngineStore.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { commitBatch } from '../../fixtures/server/commitBatches.js';
 import { snapshotReadModels } from '../../fixtures/server/postgresReadModelSnapshot.js';
 import { startsOf, tokenOf } from '../../fixtures/server/runTokens.js';
 
 const HOUR = 3_600_000;
-const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
-  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
-});
 
 /**
  * The engine's steady-state commit (run starts and ends + reservations in one statement) appends the read-model
@@ -40,7 +38,7 @@ describe('PostgreSQL fast group commits keep the read models', () => {
       taskKey: null, auditLevel: 'Full', createdAt: base + i * 7 * 60_000, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null,
       rateLimitKey: null, isRecurring: false, recurrence: null,
     }));
-    await store.commit(batch(base + 31 * HOUR, { insertTasks: tasks }));
+    await store.commit(commitBatch(base + 31 * HOUR, { insertTasks: tasks }));
     // An inline recurring row made due: it runs and becomes Pending again.
     await storage.query(`UPDATE tasks SET is_recurring = 1 WHERE id = ANY($1::text[])`, [tasks.filter((_, i) => i % 10 === 5).map((t) => t.id)]);
     const before = await snapshotReadModels(storage);
@@ -66,7 +64,7 @@ describe('PostgreSQL fast group commits keep the read models', () => {
         if (kind === 2) return run({ executionTimeMs: 0, outcome: 'Cancelled', exception: null, nextStatus: 'Cancelled', nextScheduledAt: null, recurring: false });
         return run({ executionTimeMs: 1.5 + (k % 7), outcome: 'Completed', exception: null, nextStatus: 'Completed', nextScheduledAt: null, recurring: false });
       });
-      const out = await store.commit(batch(now, {
+      const out = await store.commit(commitBatch(now, {
         startRuns: startsOf(starting, now - 1),
         completeRuns: runs,
         dispatching: {
@@ -98,11 +96,11 @@ describe('PostgreSQL fast group commits keep the read models', () => {
       createdAt: t0 + i, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
     }));
     const [a, b, c, d] = tasks.map((t) => t.id);
-    await store.commit(batch(t0 + 10, { insertTasks: tasks }));
+    await store.commit(commitBatch(t0 + 10, { insertTasks: tasks }));
     const claim = { promoteLimit: 0, claims: [{ queue: 'default', limit: 2 }], types: ['Fast.Lost'], decide: null, reservationMs: 250 };
-    const first = await store.commit(batch(t0 + 20, { dispatching: claim }));
+    const first = await store.commit(commitBatch(t0 + 20, { dispatching: claim }));
     expect(first.claimed.map((r) => [r.id, r.status, r.reserved_at])).toEqual([[a, 'Queued', t0 + 20], [b, 'Queued', t0 + 20]]);
-    const began = await store.commit(batch(t0 + 25, { startRuns: startsOf(first.claimed, t0 + 22) }));
+    const began = await store.commit(commitBatch(t0 + 25, { startRuns: startsOf(first.claimed, t0 + 22) }));
     expect(began.started).toEqual([true, true]);
     // Another instance recovered b (this one's lease lapsed) and started it under its own run.
     await storage.query(`UPDATE tasks SET instance_id = 'other-instance', run_token = 'other-run', started_at = $2 WHERE id = $1`, [b, t0 + 27]);
@@ -110,10 +108,10 @@ describe('PostgreSQL fast group commits keep the read models', () => {
       id, token: tokenOf(id), auditLevel: 'Full', endedAt: t0 + 30, executionTimeMs: 2, outcome: 'Completed', exception: null, nextStatus: 'Completed',
       nextScheduledAt: null, recurring: false,
     });
-    const second = await store.commit(batch(t0 + 30, { completeRuns: [end(a!), end(b!)], dispatching: claim }));
+    const second = await store.commit(commitBatch(t0 + 30, { completeRuns: [end(a!), end(b!)], dispatching: claim }));
     expect(second.finished).toEqual([true, false]);
     expect(second.claimed.map((r) => [r.id, r.status, r.last_log_sequence])).toEqual([[c, 'Queued', 0], [d, 'Queued', 0]]);
-    const third = await store.commit(batch(t0 + 40, { startRuns: startsOf(second.claimed, t0 + 33) }));
+    const third = await store.commit(commitBatch(t0 + 40, { startRuns: startsOf(second.claimed, t0 + 33) }));
     expect(third.started).toEqual([true, true]);
     const { rows } = await storage.query<{ id: string; status: string; instance_id: string | null; started_at: number | null; last_execution_at: number | null; run_count: number; run_token: string | null }>(
       `SELECT id, status, instance_id, started_at, last_execution_at, run_count, run_token FROM tasks WHERE id = ANY($1::text[]) ORDER BY created_at`, [[a, b, c, d]],

@@ -1,20 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
+import type { NewTask } from '../../../server/src/storage/EngineStore.js';
 import type { MonitoringStore } from '../../../server/src/storage/MonitoringStore.js';
 import { createPostgresEngineStore, type PostgresEngineStore } from '../../../server/src/storage/postgres/createPostgresEngineStore.js';
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
-const batch = (now: number, part: Partial<CommitBatch> = {}): CommitBatch => ({
-  now, logs: [], insertTasks: [], cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null, ...part,
-});
-const task = (taskKey: string | null, createdAt: number): NewTask => ({
-  id: randomUUID(), type: 'Keys.Work', handler: 'Keys.WorkHandler', request: '{}', queue: 'default', taskKey, auditLevel: 'Full',
-  createdAt, scheduledAt: null, dueAt: 0, retryPolicy: null, timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
-});
+const task = (taskKey: string | null, createdAt: number): NewTask => newTask('Keys.Work', { taskKey, createdAt });
 
 /**
  * A search term that only task keys contain (no type, handler or argument search) lists the keyed
@@ -36,7 +30,7 @@ describe('PostgreSQL key-substring search', () => {
     storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 2, rollupIntervalMs: 0 });
     store = createPostgresEngineStore(storage);
     monitoring = createPostgresMonitoringStore(storage);
-    await store.commit(batch(1_000, { insertTasks: keyed.flatMap((t, i) => [t, others[i]!]) }));
+    await store.commit(commitBatch(1_000, { insertTasks: keyed.flatMap((t, i) => [t, others[i]!]) }));
   });
   afterAll(async () => {
     await store?.dispose();
@@ -95,10 +89,10 @@ describe('PostgreSQL key-substring search', () => {
   it('keeps the keys with the tasks: new keyed tasks are found, status writes change nothing, deleted tasks are gone', async () => {
     const count = async (term: string) => (await monitoring.listTasks({ searchTerm: term, sortBy: 'CreatedAtUtc', sortDescending: true, page: 1, pageSize: 50 })).totalCount;
     const late = task('invoice-77', 20_000);
-    await store.commit(batch(2_000, { insertTasks: [late, task(null, 20_001)] }));
+    await store.commit(commitBatch(2_000, { insertTasks: [late, task(null, 20_001)] }));
     expect(await count('invoice-7')).toBe(1);
     // Claims (status writes of every task) keep the keys as they were.
-    const { claimed } = await store.commit(batch(3_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 1_000 }], types: ['Keys.Work'], decide: null, reservationMs: 250 } }));
+    const { claimed } = await store.commit(commitBatch(3_000, { dispatching: { promoteLimit: 0, claims: [{ queue: 'default', limit: 1_000 }], types: ['Keys.Work'], decide: null, reservationMs: 250 } }));
     expect(claimed.length).toBeGreaterThan(0);
     expect(await count('invoice-7')).toBe(1);
     expect(await count('order-1')).toBe(111);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { PoolClient } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommitBatch, NewTask } from '../../../server/src/storage/EngineStore.js';
@@ -6,16 +5,12 @@ import { createPostgresEngineStore, type PostgresEngineStore } from '../../../se
 import { openPostgresStorage } from '../../../server/src/storage/postgres/openPostgresStorage.js';
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
 const N = 1000;
-const task = (i: number): NewTask => ({
-  id: randomUUID(), type: 'Deletes.Work', handler: 'Deletes.WorkHandler', request: JSON.stringify({ order: `o-${i}` }), queue: 'default',
-  taskKey: i % 2 === 0 ? `key-${i}` : null, auditLevel: 'Full', createdAt: 1_000 + i, scheduledAt: null, dueAt: 0, retryPolicy: null,
-  timeoutMs: null, rateLimitKey: null, isRecurring: false, recurrence: null,
-});
-const inserts = (insertTasks: NewTask[]): CommitBatch => ({
-  now: 5_000, logs: [], insertTasks, cancels: [], attemptFailures: [], completeRuns: [], serviceStopped: [], capacities: new Map(), dispatching: null,
-});
+const task = (i: number): NewTask =>
+  newTask('Deletes.Work', { request: JSON.stringify({ order: `o-${i}` }), taskKey: i % 2 === 0 ? `key-${i}` : null, createdAt: 1_000 + i });
+const inserts = (insertTasks: NewTask[]): CommitBatch => commitBatch(5_000, { insertTasks });
 
 /**
  * A delete of many tasks in a session whose first delete of tasks ran over empty tables (a new
