@@ -10,6 +10,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { recordStatements } from '../../fixtures/server/recordedStatements.js';
 import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
 const task = (request: object, extra: Partial<NewTask> = {}): NewTask =>
@@ -118,17 +119,12 @@ describe('PostgreSQL argument search over the task_search table', () => {
     // 300 matches, creation times with ties (the insertion order breaks them), among other tasks.
     const zed = Array.from({ length: 300 }, (_, i) => task({ customer: 'Zed Corp', line: i }, { createdAt: 50_000 + Math.floor(i / 3) }));
     await store.commit(commitBatch(6_000, { insertTasks: [...zed.slice(0, 150), task({ customer: 'Other Ltd' }), ...zed.slice(150)] }));
-    const query = storage.query.bind(storage);
+    // The statements the list runs, to read their plans.
+    const { query, statements, restore } = recordStatements(storage);
     const expected = async (desc: boolean, offset: number) =>
       (await query<{ id: string }>(
         `SELECT id FROM tasks WHERE request LIKE '%Zed Corp%' ORDER BY created_at ${desc ? 'DESC' : 'ASC'}, seq ${desc ? 'DESC' : 'ASC'} LIMIT 20 OFFSET $1`, [offset],
       )).rows.map((r) => r.id);
-    // The statements the list runs, to read their plans.
-    const statements: { text: string; params: unknown[] }[] = [];
-    storage.query = (async (text: string, params?: unknown[]) => {
-      statements.push({ text, params: params ?? [] });
-      return query(text, params);
-    }) as typeof storage.query;
     try {
       for (const [desc, page] of [[true, 1], [true, 2], [false, 3], [true, 15]] as const) {
         statements.length = 0;
@@ -153,7 +149,7 @@ describe('PostgreSQL argument search over the task_search table', () => {
         expect(taskRows).toBeLessThanOrEqual(20);
       }
     } finally {
-      storage.query = query;
+      restore();
     }
   });
 });

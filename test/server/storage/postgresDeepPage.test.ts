@@ -6,6 +6,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { recordStatements } from '../../fixtures/server/recordedStatements.js';
 import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
 // Creation times with ties (three tasks a millisecond): the insertion order breaks them.
@@ -55,16 +56,12 @@ describe('PostgreSQL task list: a deep page', () => {
   });
 
   it('lists the rows a plain scan orders there, and reads the task table for the page only', async () => {
-    const query = storage.query.bind(storage);
+    // The statements the list runs, to read their plans.
+    const { query, statements, restore } = recordStatements(storage);
     const expected = async (desc: boolean, offset: number, where = '') =>
       (await query<{ id: string }>(
         `SELECT id FROM tasks ${where} ORDER BY created_at ${desc ? 'DESC' : 'ASC'}, seq ${desc ? 'DESC' : 'ASC'} LIMIT 20 OFFSET $1`, [offset],
       )).rows.map((r) => r.id);
-    const statements: { text: string; params: unknown[] }[] = [];
-    storage.query = (async (text: string, params?: unknown[]) => {
-      statements.push({ text, params: params ?? [] });
-      return query(text, params);
-    }) as typeof storage.query;
     try {
       for (const [desc, page] of [[true, 61], [false, 70], [true, 75]] as const) {
         statements.length = 0;
@@ -91,7 +88,7 @@ describe('PostgreSQL task list: a deep page', () => {
       const mail = await monitoring.listTasks({ queueName: 'mail', sortBy: 'CreatedAtUtc', sortDescending: true, page: 51, pageSize: 20 });
       expect(mail.items.map((t) => t.id)).toEqual(await expected(true, 1_000, `WHERE queue = 'mail'`));
     } finally {
-      storage.query = query;
+      restore();
     }
   });
 });

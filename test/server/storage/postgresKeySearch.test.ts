@@ -6,6 +6,7 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { createPostgresMonitoringStore } from '../../../server/src/storage/postgres/monitoring/createPostgresMonitoringStore.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { recordStatements } from '../../fixtures/server/recordedStatements.js';
 import { commitBatch, newTask } from '../../fixtures/server/commitBatches.js';
 
 const task = (taskKey: string | null, createdAt: number): NewTask => newTask('Keys.Work', { taskKey, createdAt });
@@ -49,12 +50,8 @@ describe('PostgreSQL key-substring search', () => {
   };
 
   it('pages the keys that contain the term in creation order, and reads the task table for the page only', async () => {
-    const query = storage.query.bind(storage);
-    const statements: { text: string; params: unknown[] }[] = [];
-    storage.query = (async (text: string, params?: unknown[]) => {
-      statements.push({ text, params: params ?? [] });
-      return query(text, params);
-    }) as typeof storage.query;
+    // The statements the list runs, to read their plans.
+    const { query, statements, restore } = recordStatements(storage);
     try {
       // `order-1` (trigram index) matches 111 keys in both cases; `r-` is too short for trigrams.
       for (const [term, total] of [['order-1', 111], ['r-', 240], ['1x', 24]] as const) {
@@ -82,7 +79,7 @@ describe('PostgreSQL key-substring search', () => {
         }
       }
     } finally {
-      storage.query = query;
+      restore();
     }
   });
 
