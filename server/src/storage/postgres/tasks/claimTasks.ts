@@ -19,6 +19,9 @@ export const claimable = (now: string, heldSince: string, instance: string, leas
   `status = 'Queued' AND (throttled_until IS NULL OR throttled_until <= ${now}) AND (reserved_by IS NULL OR (reserved_at <= ${heldSince} AND (reserved_by = ${instance}
      OR NOT EXISTS (SELECT 1 FROM engine_instances i WHERE i.id = tasks.reserved_by AND i.heartbeat_at >= ${DB_NOW_MS} - ${leaseMs}))))`;
 
+/** The reservation instant a candidate row carries when it is `instance`'s own (else null): the claim's `reclaimed_from`. */
+export const reclaimedFrom = (instance: string) => `CASE WHEN reserved_by = ${instance} THEN reserved_at END`;
+
 /**
  * A claimed row as a claim's UPDATE returns it, with `held_by`: the instance whose reservation it
  * carried before (one that no longer holds: its owner died or never handed it back), or null.
@@ -73,7 +76,7 @@ export async function claimTasks(
   for (let round = 0; round < 16 && claimed.length < input.limit; round++) {
     const { rows: taken } = await c.query<ClaimedRow>(
       `UPDATE tasks t SET reserved_by = $2, reserved_at = $1, throttled_until = NULL, ${countTakeover('s.held_by', '$2')}
-         FROM (SELECT id, reserved_by AS held_by, CASE WHEN reserved_by = $2 THEN reserved_at END AS reclaimed_from FROM tasks
+         FROM (SELECT id, reserved_by AS held_by, ${reclaimedFrom('$2')} AS reclaimed_from FROM tasks
                 WHERE queue = $3 AND ${claimable('$1', '$6', '$2', '$7')} AND type = ANY($4::text[])
                 ORDER BY created_at LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
         WHERE t.id = s.id

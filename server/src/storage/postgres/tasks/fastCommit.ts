@@ -7,7 +7,7 @@ import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAsid
 import { SqlParams } from './SqlParams.js';
 import type { Counter } from '../../common/readModels/counters.js';
 import { FAILED_CTE, deltaInsertCtes } from '../readModels/readModelDeltas.js';
-import { claimable, countTakeover, splitTakeovers, type ClaimedRow } from './claimTasks.js';
+import { claimable, countTakeover, reclaimedFrom, splitTakeovers, type ClaimedRow } from './claimTasks.js';
 
 /** The columns of a claimed row (ClaimedRow: the row handed to the engine, and whose reservation it carried before). */
 const CLAIMED_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
@@ -133,7 +133,7 @@ export async function fastCommit(
       if (cl.limit <= 0) return;
       // The oldest claimable rows of the queue, locked; rows another instance holds are skipped.
       // Each with the reservation it carries: whose (held_by), and its instant when it is this instance's (reclaimed_from).
-      ctes.push(`pick${k} AS (SELECT id, reserved_by, CASE WHEN reserved_by = ${instance}::text THEN reserved_at END AS reclaimed_from FROM tasks
+      ctes.push(`pick${k} AS (SELECT id, reserved_by, ${reclaimedFrom(`${instance}::text`)} AS reclaimed_from FROM tasks
                  WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`, `${instance}::text`, `${leaseMs}::bigint`)}
                    AND type = ANY(${types}::text[]) ${notStarting}
                  ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);

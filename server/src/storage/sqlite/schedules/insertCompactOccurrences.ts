@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { NewOccurrence } from '../../EngineStore.js';
+import { BLOCK_SEQS } from '../../common/reads/compactSeqBlocks.js';
 import { insertInChunks } from './insertInChunks.js';
 import { preparedStatement } from './preparedStatement.js';
 
@@ -31,9 +32,6 @@ export function scheduleRef(db: Database, scheduleId: string): number {
 export function lastCompactSeq(db: Database): number {
   return (preparedStatement(db, 'SELECT max(seq) FROM pending_occurrences').pluck().get() as number | null) ?? 0;
 }
-
-/** Seqs a block of compact rows spans (`compact_seq_blocks`, migration 20): a block is seq >> 12. */
-const BLOCK_SHIFT = 12;
 
 /** Rows per block, by block, schedule number and creation time (nested maps: no key built per row). */
 type BlockCounts = Map<number, Map<number, Map<number, number>>>;
@@ -75,7 +73,7 @@ export function insertCountingBlocks(
     preparedStatement(
       db,
       `INSERT INTO compact_seq_blocks (schedule_ref, created_at, block, n)
-         SELECT schedule_ref, created_at, seq >> ${BLOCK_SHIFT}, COUNT(*) FROM pending_occurrences WHERE seq > ? GROUP BY 1, 2, 3
+         SELECT schedule_ref, created_at, seq / ${BLOCK_SEQS}, COUNT(*) FROM pending_occurrences WHERE seq > ? GROUP BY 1, 2, 3
          ON CONFLICT (schedule_ref, created_at, block) DO UPDATE SET n = n + excluded.n`,
     ).run(afterSeq);
     return written;
@@ -83,7 +81,7 @@ export function insertCountingBlocks(
   const counts: BlockCounts = new Map();
   for (let i = 0; i < rows; i++) {
     const [ref, createdAt] = refAndCreatedAt(i);
-    const block = Math.floor((afterSeq + 1 + i) / 2 ** BLOCK_SHIFT);
+    const block = Math.floor((afterSeq + 1 + i) / BLOCK_SEQS);
     let byRef = counts.get(block);
     if (byRef === undefined) counts.set(block, (byRef = new Map()));
     let byTime = byRef.get(ref);
