@@ -18,7 +18,7 @@ export function createQueueMetrics(db: ReadDb) {
            ${count("status = 'Failed'")} AS "failedTasks",
            ${count("status = 'Cancelled'")} AS "cancelledTasks"
       FROM ${model('stat_tasks')} GROUP BY queue HAVING SUM(n) > 0 ORDER BY queue`;
-  // The next Queued row in claim order (oldest created first; ix_tasks_queue_status_created) and
+  // The next Queued row in claim order (oldest created first, off the claim index) and
   // how long it has been due: O(log n) per queue.
   const nextQueued = `SELECT COALESCE(scheduled_at, created_at) AS due FROM tasks WHERE queue = ? AND status = 'Queued' ORDER BY created_at LIMIT 1`;
   // The last minute's rate: finished runs in the 10-second buckets that end after now − 60 s.

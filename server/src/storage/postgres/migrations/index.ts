@@ -22,6 +22,7 @@ import { pgMigration023TaskKeysTable } from './023_taskKeysTable.js';
 import { pgMigration024CompactSeqBlocks } from './024_compactSeqBlocks.js';
 import { pgMigration030BulkUpdatesPlannedPerStatement } from './030_bulkUpdatesPlannedPerStatement.js';
 import { pgMigration028TransitionJoinsPlannedPerStatement } from './028_transitionJoinsPlannedPerStatement.js';
+import { pgMigration031ClaimOrderTieBreak } from './031_claimOrderTieBreak.js';
 
 /** Ordered PostgreSQL migrations; `schema_migrations` records the versions applied. Append only. */
 export interface PgMigration {
@@ -55,4 +56,5 @@ export const pgMigrations: readonly PgMigration[] = [
   { version: 24, name: 'compact Pending occurrences counted by block of seqs (a deep page is found by the counts, not by reading the rows before it)', sql: pgMigration024CompactSeqBlocks },
   { version: 28, name: 'the delete triggers of tasks plan their join with the deleted rows each time they fire (no plan kept from a first delete over empty tables)', sql: pgMigration028TransitionJoinsPlannedPerStatement },
   { version: 30, name: 'the UPDATE trigger of tasks plans its joins of old and new rows for a statement of more than 100 rows (no plan kept from a first update over empty tables)', sql: pgMigration030BulkUpdatesPlannedPerStatement },
+  { version: 31, name: 'a queue\'s claim order breaks ties of created_at by seq (insertion order), read off the claim index', sql: pgMigration031ClaimOrderTieBreak },
 ];

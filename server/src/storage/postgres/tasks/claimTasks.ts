@@ -26,7 +26,16 @@ export const reclaimedFrom = (instance: string) => `CASE WHEN reserved_by = ${in
  * A claimed row as a claim's UPDATE returns it, with `held_by`: the instance whose reservation it
  * carried before (one that no longer holds: its owner died or never handed it back), or null.
  */
-export type ClaimedRow = RunnableTaskRow & { held_by: string | null };
+export type ClaimedRow = RunnableTaskRow & { held_by: string | null; seq: number | string };
+
+/**
+ * A queue's claim order: oldest created first, ties (one millisecond's dispatches) in insertion
+ * order. The claim statements read rows in this order off the claim index, but an UPDATE's
+ * RETURNING keeps no order, so the claimed rows are sorted again by it (`seq` comes back as text
+ * from a bigint column, as a number from jsonb).
+ */
+export const CLAIM_ORDER = 'created_at, seq';
+export const byClaimOrder = (a: ClaimedRow, b: ClaimedRow): number => a.created_at - b.created_at || Number(a.seq) - Number(b.seq);
 
 /** The SET of a claim's `abandoned_count` (`heldBy`: the row's reservation before, `instance`: this instance's id). */
 export const countTakeover = (heldBy: string, instance: string) =>
@@ -40,8 +49,8 @@ export const countTakeover = (heldBy: string, instance: string) =>
  * should that failing not be written, the row stays reserved here, and when its hold is over this
  * same instance's next claim takes it again (held_by is this instance) and must fail it again.
  */
-export function splitTakeovers(rows: readonly ClaimedRow[], maxAbandoned: number): { run: RunnableTaskRow[]; fail: string[] } {
-  const run: RunnableTaskRow[] = [];
+export function splitTakeovers(rows: readonly ClaimedRow[], maxAbandoned: number): { run: ClaimedRow[]; fail: string[] } {
+  const run: ClaimedRow[] = [];
   const fail: string[] = [];
   // A row to run keeps its `held_by` (one field more, not a copy of each row on the hot path).
   for (const row of rows) {
@@ -78,9 +87,9 @@ export async function claimTasks(
       `UPDATE tasks t SET reserved_by = $2, reserved_at = $1, throttled_until = NULL, ${countTakeover('s.held_by', '$2')}
          FROM (SELECT id, reserved_by AS held_by, ${reclaimedFrom('$2')} AS reclaimed_from FROM tasks
                 WHERE queue = $3 AND ${claimable('$1', '$6', '$2', '$7')} AND type = ANY($4::text[])
-                ORDER BY created_at LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
+                ORDER BY ${CLAIM_ORDER} LIMIT $5 FOR UPDATE SKIP LOCKED) AS s
         WHERE t.id = s.id
-        RETURNING ${RETURNING_RUNNABLE}, s.reclaimed_from, s.held_by`,
+        RETURNING ${RETURNING_RUNNABLE}, s.reclaimed_from, s.held_by, t.seq`,
       [input.now, input.instanceId, input.queue, input.types, input.limit - claimed.length, input.now - input.reservationMs, input.leaseMs],
     );
     if (taken.length === 0) break;
@@ -88,7 +97,7 @@ export async function claimTasks(
     fail.push(...split.fail);
     const rows = split.run;
     if (rows.length === 0) continue;
-    rows.sort((a, b) => a.created_at - b.created_at);
+    rows.sort(byClaimOrder);
     if (input.prepare !== undefined) await input.prepare(rows);
     const throttled: { id: string; until: number }[] = [];
     for (const r of rows) {

@@ -7,17 +7,17 @@ import { DELTAS_WRITTEN_SETTING } from '../migrations/005_updateTriggersStepAsid
 import { SqlParams } from './SqlParams.js';
 import type { Counter } from '../../common/readModels/counters.js';
 import { FAILED_CTE, deltaInsertCtes } from '../readModels/readModelDeltas.js';
-import { claimable, countTakeover, reclaimedFrom, splitTakeovers, type ClaimedRow } from './claimTasks.js';
+import { byClaimOrder, CLAIM_ORDER, claimable, countTakeover, reclaimedFrom, splitTakeovers, type ClaimedRow } from './claimTasks.js';
 
 /** The columns of a claimed row (ClaimedRow: the row handed to the engine, and whose reservation it carried before). */
 const CLAIMED_COLUMNS = `id, type, handler, request, queue, status, task_key, audit_level, created_at, scheduled_at,
   attempt, retry_policy, timeout_ms, rate_limit_key, is_recurring, recurrence, run_count, parent_task_id, abandoned_count, traceparent, tracestate, last_log_sequence, reserved_at,
-  reclaimed_from, held_by`;
+  reclaimed_from, held_by, seq`;
 /** The same, as the UPDATE returns them (the last log sequence read for claimed rows only). */
 const RETURNING_CLAIMED = `t.id, t.type, t.handler, t.request, t.queue, t.status, t.task_key, t.audit_level, t.created_at, t.scheduled_at,
   t.attempt, t.retry_policy, t.timeout_ms, t.rate_limit_key, t.is_recurring, t.recurrence, t.run_count, t.parent_task_id, t.abandoned_count, t.traceparent, t.tracestate,
   CASE WHEN r.claim THEN (SELECT COALESCE(MAX(l.sequence_number), 0) FROM execution_logs l WHERE l.task_id = t.id) END AS last_log_sequence,
-  t.reserved_at, r.reclaimed_from, r.held_by`;
+  t.reserved_at, r.reclaimed_from, r.held_by, t.seq`;
 
 /** The parts of an outcome a fast commit never has (it inserts, cancels, stops and promotes nothing). */
 const noOtherChanges = (): Pick<CommitOutcome, 'logIds' | 'inserted' | 'cancelled' | 'attemptsRecorded' | 'stopped' | 'promoted'> => ({
@@ -136,7 +136,7 @@ export async function fastCommit(
       ctes.push(`pick${k} AS (SELECT id, reserved_by, ${reclaimedFrom(`${instance}::text`)} AS reclaimed_from FROM tasks
                  WHERE queue = ${p.add(cl.queue)} AND ${claimable(`${now}::bigint`, `${heldSince}::bigint`, `${instance}::text`, `${leaseMs}::bigint`)}
                    AND type = ANY(${types}::text[]) ${notStarting}
-                 ORDER BY created_at LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
+                 ORDER BY ${CLAIM_ORDER} LIMIT ${p.add(cl.limit)} FOR UPDATE SKIP LOCKED)`);
       sources.push(`SELECT true, id, false, false, NULL::bigint, NULL::bigint, NULL::text, false, NULL::text, NULL::bigint, NULL::float8, NULL::text, 0,
                            NULL::text, NULL::bigint, false, false, NULL::text, reserved_by, reclaimed_from FROM pick${k}`);
     });
@@ -214,7 +214,7 @@ export async function fastCommit(
   const { run: claimed, fail: abandonedClaims } = splitTakeovers(taken, ctx.maxAbandoned);
   // Oldest first per queue, queues in the order asked.
   const order = new Map((d?.claims ?? []).map((cl, i) => [cl.queue, i]));
-  claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || x.created_at - y.created_at);
+  claimed.sort((x, y) => (order.get(x.queue) ?? 0) - (order.get(y.queue) ?? 0) || byClaimOrder(x, y));
   return {
     ...noOtherChanges(),
     started: starts.map((s) => startedIds.has(s.id)),

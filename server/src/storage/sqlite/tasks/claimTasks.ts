@@ -26,11 +26,11 @@ export function prepareClaimTasks(
   const select = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
       AND type IN (SELECT value FROM json_each(?))
-    ORDER BY created_at LIMIT ${limit}`, true);
+    ORDER BY created_at, rowid LIMIT ${limit}`, true);
   // Fast path: the oldest rows of the queue, whatever their type; used when all of them are handled here.
   const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
-    ORDER BY created_at LIMIT ${limit}`, true);
+    ORDER BY created_at, rowid LIMIT ${limit}`, true);
   const reserve = db.prepare(`UPDATE tasks SET reserved_by = ?, reserved_at = ?, throttled_until = NULL
     WHERE rowid = ? AND status = 'Queued'`);
   const throttle = db.prepare(`UPDATE tasks SET throttled_until = ? WHERE rowid = ? AND status = 'Queued'`);

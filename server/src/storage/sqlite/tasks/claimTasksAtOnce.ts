@@ -8,7 +8,8 @@ import { CLAIMABLE, KEYED_RUNNABLE_COLUMNS, keyedRunnableRow, type KeyedRunnable
  * the claim path when no handled type has a rate limit (nothing to decide per row). The rows stay
  * Queued (no status move, no audit, no read-model change); `reserved_by`/`reserved_at` keep other
  * claims off them until the handler begins (`startRuns`) or the reservation is handed back.
- * Rows come back oldest first.
+ * Rows come back in claim order: oldest created first, ties in insertion order (rowid, the
+ * last column of the claim index: no sort).
  *
  * The candidates are read first without a type filter (the common case: this engine handles
  * every type queued there), and again with one only when a candidate's type is not handled;
@@ -23,11 +24,11 @@ export function prepareClaimTasksAtOnce(
   // the id index (the read and the update share one transaction, so the rowid cannot change between).
   const selectAny = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
-    ORDER BY created_at LIMIT ${limit}`, true);
+    ORDER BY created_at, rowid LIMIT ${limit}`, true);
   const selectHandled = prepareLimitedSelect(db, (limit) => `SELECT ${KEYED_RUNNABLE_COLUMNS} FROM tasks
     WHERE queue = ? AND ${CLAIMABLE}
       AND type IN (SELECT value FROM json_each(?))
-    ORDER BY created_at LIMIT ${limit}`, true);
+    ORDER BY created_at, rowid LIMIT ${limit}`, true);
   const reserve = db.prepare(`UPDATE tasks SET reserved_by = ?, reserved_at = ?, throttled_until = NULL
     WHERE rowid = ? AND status = 'Queued'`);
   const keyed = (v: unknown[]) => keyedRunnableRow(v, instanceId);
