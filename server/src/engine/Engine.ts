@@ -89,8 +89,8 @@ export class TaskEngine implements Engine {
       promoted: (count, limit) => {
         if (this.wakeTimer.promoted(count, limit)) this.commit.schedule();
       },
-      claimed: (rows: RunnableTaskRow[]) => {
-        this.runs.claimed(rows);
+      claimed: (rows: RunnableTaskRow[], checkFirst: boolean) => {
+        this.runs.claimed(rows, checkFirst);
       },
       staleRunWrite: (kind, taskId) => {
         this.staleRunWrites++;
@@ -126,6 +126,7 @@ export class TaskEngine implements Engine {
         this.o.onError(new Error(`The retry of a run of task ${taskId} was not begun: the row no longer belongs to that run`), 'stale run (retry dropped)');
       },
       ...(this.store.forgetReservation !== undefined ? { forgetReservation: this.store.forgetReservation.bind(this.store) } : {}),
+      ...(this.store.rowsTakenAway !== undefined ? { rowsTakenAway: this.store.rowsTakenAway.bind(this.store) } : {}),
       sharedRateWindows: () => this.store.sharedRateWindows === true,
       ...(this.store.lease !== undefined ? { leaseHeld: () => this.store.lease?.().expired !== true } : {}),
     });

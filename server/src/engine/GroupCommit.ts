@@ -83,7 +83,7 @@ export interface GroupCommitHooks {
   /** After each commit that carried a dispatch step. */
   promoted(count: number, limit: number): void;
   /** After commit (and after the waiters of the batch): rows now reserved for this engine (still Queued). */
-  claimed(rows: RunnableTaskRow[]): void;
+  claimed(rows: RunnableTaskRow[], checkFirst: boolean): void;
   /** A write of a run (start, failed attempt, end, stop) found the row no longer the run's: nothing was applied. */
   staleRunWrite(kind: 'start' | 'attempt' | 'end' | 'stop', taskId: string): void;
   /** The writer is idle: nothing queued. */
@@ -386,6 +386,7 @@ export class GroupCommit {
     };
     let out: CommitOutcome;
     const t0 = performance.now();
+    const takenAway = this.store.rowsTakenAway?.();
     try {
       out = await this.store.commit(batch);
       this.hooks.committed?.((performance.now() - t0) / 1000);
@@ -423,7 +424,8 @@ export class GroupCommit {
       }
     }
     if (dispatching !== null) this.hooks.promoted(out.promoted, dispatching.promoteLimit);
-    if (out.claimed.length > 0) this.hooks.claimed(out.claimed);
+    // A cancel of this process answered while the claim was in flight: the claimed rows are checked before they begin.
+    if (out.claimed.length > 0) this.hooks.claimed(out.claimed, takenAway !== this.store.rowsTakenAway?.());
     return true;
   }
 

@@ -113,6 +113,8 @@ export interface RunLifecycleDeps {
   retryLost?(taskId: string): void;
   /** A reserved row was dropped unstarted (see EngineStore.forgetReservation). */
   forgetReservation?(id: string, reservedAt: number): void;
+  /** Moves when a cancel of this process has ended (see EngineStore.rowsTakenAway); absent: never. */
+  rowsTakenAway?(): number;
   /** Whether the store keeps rate windows shared by every process (see EngineStore.sharedRateWindows); absent: no. */
   sharedRateWindows?(): boolean;
   /** Whether this process's lease holds (see EngineStore.lease); absent: it always does. No attempt begins while it does not. */
@@ -146,6 +148,8 @@ export const reservationHoldMs = (budgetMs: number): number => 4 * budgetMs;
 const RECHECK_MS = 50;
 /** After the run check failed to read (the store unavailable), it is tried again this much later. */
 const READ_RETRY_MS = 100;
+/** A run check's answer read before a cancel of this process ended (see EngineStore.rowsTakenAway). */
+const STALE = Symbol('stale run check');
 /** Weight of the newest attempt in a type's estimate when it is not slower than the estimate. */
 const ESTIMATE_WEIGHT = 0.2;
 /** A type's estimate is forgotten when it has not run for this long. */
@@ -352,6 +356,7 @@ export class RunLifecycle {
     if (this.confirming || this.toConfirm.length === 0) return false;
     const runs = this.toConfirm.splice(0);
     const checks = runs.map((r) => ({ id: r.row.id, reservedAt: r.reservedAt, token: r.phase === 'reserved' ? null : r.runToken }));
+    const takenAway = this.d.rowsTakenAway?.();
     let answer: RunCheckAnswer | Promise<RunCheckAnswer>;
     try {
       answer = this.d.confirmRuns!(checks);
@@ -366,7 +371,7 @@ export class RunLifecycle {
     this.confirming = true;
     const sent = performance.now();
     answer.then(
-      (a) => this.afterRead(runs, a, sent),
+      (a) => this.afterRead(runs, takenAway !== this.d.rowsTakenAway?.() ? STALE : a, sent),
       (err: unknown) => this.afterRead(runs, err, sent),
     );
     return false;
@@ -377,10 +382,13 @@ export class RunLifecycle {
     // An answer that took longer than the reservation budget (the process stalled meanwhile) is
     // too old to begin on: the runs are asked about again (a reservation past its budget is handed back).
     if (performance.now() - sent > this.d.options.reservationBudgetMs) answer = runs.map(() => null);
+    // A read that may predate a cancel of this process already answered: asked again at once.
+    const recheckMs = answer === STALE ? 0 : RECHECK_MS;
+    if (answer === STALE) answer = runs.map(() => null);
     // Handlers that settle at once free their workers for the pump below, not for a nested one.
     this.pumping = true;
     try {
-      this.confirmed(runs, answer);
+      this.confirmed(runs, answer, recheckMs);
     } finally {
       this.pumping = false;
     }
@@ -393,7 +401,7 @@ export class RunLifecycle {
    * (no longer this engine's), or waits first in line while the lease is not surely alive (null)
    * or when the read failed; nothing is asked then for a moment.
    */
-  private confirmed(runs: ActiveRun[], answer: RunCheckAnswer | unknown): void {
+  private confirmed(runs: ActiveRun[], answer: RunCheckAnswer | unknown, recheckMs = RECHECK_MS): void {
     const clear = Array.isArray(answer) && answer.length === runs.length;
     const back: ActiveRun[] = [];
     runs.forEach((run, i) => {
@@ -410,7 +418,7 @@ export class RunLifecycle {
     if (back.length > 0) {
       for (const run of back.reverse()) run.queue.ready.unshift(run);
       if (!clear) this.d.options.onError(answer, 'run check before the handler (retried)');
-      this.hold(clear ? RECHECK_MS : READ_RETRY_MS);
+      this.hold(clear ? recheckMs : READ_RETRY_MS);
     }
   }
 
@@ -434,14 +442,18 @@ export class RunLifecycle {
     this.d.retryLost?.(run.row.id);
   }
 
-  /** Rows a commit's claim reserved for this engine, just answered: those with a free worker begin at once. */
-  claimed(rows: readonly RunnableTaskRow[]): void {
+  /**
+   * Rows a commit's claim reserved for this engine, just answered: those with a free worker begin
+   * at once, unless `checkFirst` (a cancel of this process was answered while the claim was in
+   * flight: the claim may have read a row before it), when they are asked about first like any waiting row.
+   */
+  claimed(rows: readonly RunnableTaskRow[], checkFirst = false): void {
     const runs: ActiveRun[] = [];
     for (const row of rows) {
       const run = this.reserved(row);
       if (run !== undefined) runs.push(run);
     }
-    for (const run of runs) run.fresh = true;
+    if (!checkFirst) for (const run of runs) run.fresh = true;
     try {
       this.pump();
     } finally {

@@ -90,6 +90,16 @@ export interface EngineStore {
    */
   forgetReservation?(id: string, reservedAt: number): void;
   /**
+   * Optional, synchronous: a count that moves once a write of this process that may take Queued
+   * rows from their reservations (a cancel by id or in bulk, a schedule cancel, a definition
+   * change) has ended, before its caller hears of it. The engine reads it before a commit with
+   * claims or a run check is sent and again at its answer: when it moved, the answer may predate a
+   * cancel whose own answer already came, so no handler begins on it without a new run check.
+   * Absent: the store's answers are never older than what this process was told (SQLite answers
+   * on the writer's own connection).
+   */
+  rowsTakenAway?(): number;
+  /**
    * The store keeps rate windows shared by every process on it (it decides claims from
    * `DispatchStep.rateLimits`): a retry's start is then asked of those windows too
    * (`CommitBatch.retryStarts`), not of this process's. Absent: this process's windows decide.

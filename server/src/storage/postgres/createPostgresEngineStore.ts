@@ -13,6 +13,7 @@ import { GlobalRateWindows } from './coordination/globalRateLimits.js';
 import { asStoreUnavailable, classifyTrouble } from './connection/connectionTrouble.js';
 import { completeRuns } from './tasks/completeRuns.js';
 import { confirmRuns } from './tasks/confirmRuns.js';
+import { rowsTakenAway } from './connection/rowsTakenAway.js';
 import { insertExecutionLogs } from './tasks/insertExecutionLogs.js';
 import { insertTasks } from './tasks/insertTasks.js';
 import { failTakenOverClaims, heartbeat, recoverExpiredLeases, recoverOwnEarlierRuns, recoverRunsOfLapsedLease } from './coordination/instanceLeases.js';
@@ -367,6 +368,7 @@ export function createPostgresEngineStore(storage: PostgresStorage, options: Pos
     // Until this life's first heartbeat is written (its start's may fail) it has no live instance
     // row: any other instance's recovery takes its rows for a dead one's, so it holds no lease yet.
     lease: () => ({ failing: heartbeatError, expired: !registered || lapsePending !== null || performance.now() - renewedAt > leaseMs, lapses }),
+    rowsTakenAway: () => rowsTakenAway(storage.pool),
     confirmRuns: async (checks) => {
       try {
         return await confirmRuns(storage, checks, instanceId, aliveWithinMs);

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { classifyTrouble } from './connectionTrouble.js';
+import { transactionEnded } from './rowsTakenAway.js';
 
 /**
  * Runs `work` on one pooled connection. While it is checked out the connection has an error
@@ -44,6 +45,8 @@ export function inTransaction<T>(pool: Pool, work: (c: PoolClient) => Promise<T>
     } catch (err) {
       await c.query('ROLLBACK').catch(discard);
       throw err;
+    } finally {
+      transactionEnded(pool, c);
     }
   });
 }

@@ -10,6 +10,7 @@ import { retryingConflicts } from '../connection/storeClient.js';
 import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
+import { takesRowsAway } from '../connection/rowsTakenAway.js';
 
 const selectManaged = async (c: PoolClient, ids: readonly string[]) =>
   (
@@ -59,6 +60,7 @@ export function createPostgresTaskManagementStore(storage: PostgresStorage, onWr
         result.skipped = ids.length - eligible.length;
         if (eligible.length === 0) return result;
         const target = action === 'cancel' ? 'Cancelled' : 'Queued';
+        if (action === 'cancel') takesRowsAway(c);
         await c.query(
           taskStatusUpdate(action === 'cancel'
             ? { writer: 'applyBulkBatch', to: 'Cancelled', from: allowed, set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL', where: 'id = ANY($1::text[])' }

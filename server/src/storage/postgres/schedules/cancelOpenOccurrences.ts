@@ -2,6 +2,7 @@ import type { PoolClient } from 'pg';
 import type { AuditLevel } from '../../../contracts/index.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
+import { takesRowsAway } from '../connection/rowsTakenAway.js';
 
 export interface OpenOccurrence {
   id: string;
@@ -23,6 +24,7 @@ export async function cancelOpenOccurrences(c: PoolClient, scheduleId: string, n
   );
   const chosen = which ? rows.filter(which) : rows;
   if (chosen.length === 0) return 0;
+  takesRowsAway(c);
   const res = await c.query<{ id: string; audit_level: AuditLevel }>(
     taskStatusUpdate({
       writer: 'cancelOpenOccurrences', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL',

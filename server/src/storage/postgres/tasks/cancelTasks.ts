@@ -3,6 +3,7 @@ import type { CancelOutcome, TaskState } from '../../EngineStore.js';
 import { insertStatusAudits } from './insertStatusAudits.js';
 import { taskStatusUpdate } from './taskStatusUpdate.js';
 import { spillPendingOccurrences } from '../schedules/spillPendingOccurrences.js';
+import { takesRowsAway } from '../connection/rowsTakenAway.js';
 
 export const TASK_STATE_COLUMNS = `id, type, handler, request, queue, status, audit_level, parent_task_id,
   CASE WHEN occurrence_mode = 'Durable' AND parent_task_id IS NULL THEN 1 ELSE 0 END AS is_schedule`;
@@ -17,6 +18,7 @@ export async function cancelTasks(c: PoolClient, ids: readonly string[], now: nu
   const cancellable = rows.filter((r) => r.is_schedule === 0 && ['Pending', 'Queued', 'WaitingQueue'].includes(r.status)).map((r) => r.id);
   const done = new Set<string>();
   if (cancellable.length > 0) {
+    takesRowsAway(c);
     const res = await c.query<{ id: string }>(
       taskStatusUpdate({
         writer: 'cancelTasks', to: 'Cancelled', from: ['Pending', 'Queued', 'WaitingQueue'], set: 'throttled_until = NULL, reserved_by = NULL, reserved_at = NULL',
