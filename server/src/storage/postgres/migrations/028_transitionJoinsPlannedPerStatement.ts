@@ -1,3 +1,5 @@
+import { pgSideTableDeleteTriggerFunctions } from '../readModels/readModelTriggerFunctions.js';
+
 /**
  * PostgreSQL migration 28: the delete triggers of `tasks` plan their join with the deleted rows
  * each time they fire.
@@ -11,18 +13,6 @@
  * pairs (20,000 tasks: minutes of one backend's CPU, no wait). Run through EXECUTE, the statement
  * is planned on every firing with the transition table's real row count and the table's current
  * size (an index probe per deleted row, or one hash join), at a planning cost of a fraction of a
- * millisecond per DELETE statement.
+ * millisecond per DELETE statement. The functions' live text is `pgSideTableDeleteTriggerFunctions`.
  */
-const fn = (name: string, statement: string) => `
-CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
-BEGIN
-  -- EXECUTE: planned with this statement's transition table, never a plan kept from an earlier one.
-  EXECUTE '${statement}';
-  RETURN NULL;
-END $fn$;
-`;
-
-export const pgMigration028TransitionJoinsPlannedPerStatement = `
-${fn('svc_task_search_deleted', 'DELETE FROM task_search s USING old_rows o WHERE s.seq = o.seq')}
-${fn('svc_task_keys_deleted', 'DELETE FROM task_keys k USING old_rows o WHERE k.seq = o.seq AND o.task_key IS NOT NULL')}
-`;
+export const pgMigration028TransitionJoinsPlannedPerStatement = pgSideTableDeleteTriggerFunctions();

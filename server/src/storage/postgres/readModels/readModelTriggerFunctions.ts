@@ -45,6 +45,17 @@ ${sql.map((st) => `    ${st};`).join('\n')}
   END IF;`;
 };
 
+/**
+ * `statement`, which joins a transition table with a table, planned on every firing. Such a plan
+ * kept from a session's first firing is wrong for any size: made while the joined table was empty
+ * (a new database), it scans that table and rescans the transition table for each of its rows, so
+ * even a one-row statement later costs a pass over the whole table, and n rows cost n times that.
+ * (A join of the two transition tables with each other, as in the UPDATE trigger, is bounded by
+ * the statement's own size: plannedBySize keeps its plan for small statements.)
+ */
+const alwaysPlanned = (statement: string) => `  -- EXECUTE: planned with this statement's transition table, never a plan kept from an earlier one.
+  EXECUTE '${statement}';`;
+
 const fn = (name: string, body: string) => `
 CREATE OR REPLACE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $fn$
 BEGIN
@@ -103,5 +114,17 @@ export function pgCompactOccurrenceTriggerFunctions(counters: readonly Counter[]
   END IF;
   ${inserted}`),
     fn('svc_pending_occurrences_deleted', `  ${deleted}`),
+  ].join('');
+}
+
+/**
+ * The live delete triggers of the side tables of `tasks` (argument-search words, migration 9;
+ * task keys, migration 23): the rows of the deleted tasks go with them. Both join the deleted
+ * rows with their table, so both are planned on every firing (alwaysPlanned; migration 28).
+ */
+export function pgSideTableDeleteTriggerFunctions(): string {
+  return [
+    fn('svc_task_search_deleted', alwaysPlanned('DELETE FROM task_search s USING old_rows o WHERE s.seq = o.seq')),
+    fn('svc_task_keys_deleted', alwaysPlanned('DELETE FROM task_keys k USING old_rows o WHERE k.seq = o.seq AND o.task_key IS NOT NULL')),
   ].join('');
 }
