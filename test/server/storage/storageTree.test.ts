@@ -83,6 +83,7 @@ const BACKEND_ONLY_FILES: Record<'sqlite' | 'postgres', Record<string, string>> 
     'connection/databaseClock.ts': 'instances compare instants on the database\'s clock; SQLite runs in one process.',
     'connection/describeConnectionError.ts': 'a connection string\'s errors, without its password.',
     'connection/storeClient.ts': 'a pooled client and its transaction; SQLite has one connection (taskWriter).',
+    'schedules/cancelSkippedOccurrences.ts': 'occurrences another transaction held during a schedule cancel, cancelled after its commit; SQLite\'s cancel holds the only writer, so no row is held by anyone else.',
     'connection/rowsTakenAway.ts': 'a cancel and an engine read on two pooled connections can answer out of order; SQLite answers on one connection.',
     'management/OperationRow.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',
     'management/cancelSchedule.ts': 'schedule operations of a process without an engine (serve over PostgreSQL); SQLite\'s are in its schedule store.',

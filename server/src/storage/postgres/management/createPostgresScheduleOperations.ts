@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { OperationResult } from '../../../contracts/index.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
 import { retryingConflicts } from '../connection/storeClient.js';
-import { pgCancelSchedule } from './cancelSchedule.js';
+import { pgCancelScheduleAndSkipped } from './cancelSchedule.js';
 import { pgReleaseHalt } from './releaseHalt.js';
 import { pgRequeueOccurrence } from './requeueOccurrence.js';
 import { OPERATION_COLUMNS, type OperationRow } from './OperationRow.js';
@@ -21,7 +21,7 @@ export interface StorageScheduleOperations {
  */
 export function createPostgresScheduleOperations(storage: PostgresStorage, now: () => number = storage.clock.now): StorageScheduleOperations {
   const transaction = <T>(work: (c: PoolClient) => Promise<T>): Promise<T> => retryingConflicts(() => storage.transaction(work));
-  const byKey = (key: string, run: (c: Parameters<typeof pgCancelSchedule>[0], row: OperationRow) => Promise<OperationResult>) => {
+  const byKey = (key: string, run: (c: PoolClient, row: OperationRow) => Promise<OperationResult>) => {
     if (typeof key !== 'string' || key === '') return Promise.resolve<OperationResult>({ status: 'NotFound', message: 'A schedule key is required.' });
     return transaction(async (c) => {
       const { rows } = await c.query<OperationRow>(
@@ -45,6 +45,6 @@ export function createPostgresScheduleOperations(storage: PostgresStorage, now: 
         return result;
       }),
     resume: (key) => byKey(key, (c, row) => pgReleaseHalt(c, row)),
-    cancel: (key) => byKey(key, (c, row) => pgCancelSchedule(c, row, now())),
+    cancel: (key) => pgCancelScheduleAndSkipped(storage, (run) => byKey(key, run), now()),
   };
 }

@@ -2,7 +2,7 @@ import type { PoolClient } from 'pg';
 import type { AuditLevel, TaskStatus } from '../../../contracts/index.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { taskStatusUpdate } from '../tasks/taskStatusUpdate.js';
-import { cancelOpenOccurrences } from './cancelOpenOccurrences.js';
+import { cancelOpenOccurrences, type OccurrencesCancelled } from './cancelOpenOccurrences.js';
 import { spillPendingOccurrences } from './spillPendingOccurrences.js';
 
 /**
@@ -10,9 +10,10 @@ import { spillPendingOccurrences } from './spillPendingOccurrences.js';
  * without an engine: the schedule row (locked by the caller, its refusals checked) → Cancelled,
  * its halt and next slot dropped, with its audit row; its not-started occurrences → Cancelled;
  * running occurrences finish. Its compact occurrences (migration 19) become task rows first and are
- * cancelled with the others. Answers how many occurrences were cancelled.
+ * cancelled with the others. Answers how many occurrences were cancelled, and how many another
+ * transaction held (the caller cancels those after its commit: cancelSkippedOccurrences).
  */
-export async function cancelSchedule(c: PoolClient, schedule: { id: string; status: string; audit_level: string }, now: number): Promise<number> {
+export async function cancelSchedule(c: PoolClient, schedule: { id: string; status: string; audit_level: string }, now: number): Promise<OccurrencesCancelled> {
   await spillPendingOccurrences(c, { scheduleId: schedule.id });
   await c.query(
     taskStatusUpdate({ writer: 'cancelSchedule', to: 'Cancelled', from: [schedule.status as TaskStatus], set: 'scheduled_at = NULL, halt = NULL', where: 't.id = $1' }),

@@ -7,7 +7,8 @@ import type { PostgresStorage } from '../PostgresStorage.js';
 import { cancelStatusRefusal, noSuchTask } from '../../common/scheduleOperationRefusals.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
-import { cancelOpenOccurrences } from './cancelOpenOccurrences.js';
+import { cancelOpenOccurrences, type OccurrencesCancelled } from './cancelOpenOccurrences.js';
+import { cancelSkippedOccurrences } from './cancelSkippedOccurrences.js';
 import { cancelSchedule, scheduleCancelledMessage } from './cancelSchedule.js';
 import { insertCompactOccurrences, scheduleRefs, type CompactParent } from './insertCompactOccurrences.js';
 import { releaseHalt } from './releaseHalt.js';
@@ -118,19 +119,25 @@ export function createPostgresScheduleStore(
         await spillPendingOccurrences(c, { scheduleId: ch.id });
         await updateScheduleDefinition(c, ch, existing?.status ?? ch.status);
         if (existing && ch.status !== existing.status) await insertStatusAudits(c, [{ taskId: ch.id, level: ch.auditLevel, at: input.now, status: ch.status }]);
-        await cancelOpenOccurrences(c, ch.id, input.now, decision.cancelOccurrence);
-        return ch.id;
+        return { id: ch.id, skipped: (await cancelOpenOccurrences(c, ch.id, input.now, decision.cancelOccurrence)).skipped, which: decision.cancelOccurrence };
+      }).then(async (out) => {
+        if (typeof out === 'string') return out;
+        if (out.skipped > 0) await cancelSkippedOccurrences(storage, out.id, input.now, out.which);
+        return out.id;
       }),
 
-    cancel: (id, now) =>
-      storage.transaction(async (c): Promise<OperationResult> => {
+    cancel: async (id, now) => {
+      const out = await storage.transaction(async (c): Promise<OperationResult | OccurrencesCancelled> => {
         const fresh = await selectTaskById(c, id, 'forUpdate');
         if (!fresh) return noSuchTask();
         const refused = cancelStatusRefusal(fresh);
         if (refused) return refused;
-        const cancelled = await cancelSchedule(c, fresh, now);
-        return { status: 'Succeeded', message: scheduleCancelledMessage(cancelled), taskId: id };
-      }),
+        return cancelSchedule(c, fresh, now);
+      });
+      if ('status' in out) return out;
+      const late = out.skipped > 0 ? await cancelSkippedOccurrences(storage, id, now) : 0;
+      return { status: 'Succeeded', message: scheduleCancelledMessage(out.cancelled + late), taskId: id };
+    },
 
     releaseHalt: (id) => storage.transaction((c) => releaseHalt(c, id)),
 
