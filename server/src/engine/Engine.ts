@@ -373,7 +373,8 @@ export class TaskEngine implements Engine {
     this.stopReservationNotices ??= this.store.onReservationLost?.((taskId) => this.runs.forgetReserved(taskId));
     this.stopLeaseNotices ??= this.store.onLeaseLost?.((lapse) => {
       this.o.onError(new Error(`The lease lapsed (no heartbeat written for ${Math.round(lapse.sinceRenewalMs)} ms): runs not yet begun here are given up`), 'lease');
-      return [...this.runs.leaseLapsed(), ...this.commit.runsUnwritten()];
+      const unwritten = this.commit.runsUnwritten();
+      return [...this.runs.leaseLapsed(new Set(unwritten)), ...unwritten];
     });
     this.tickers.start();
     clearInterval(this.locationTimer);

@@ -518,9 +518,10 @@ export class RunLifecycle {
    * stalled, or a commit was slow) on which a handler began here under that reservation, the
    * start not written yet (it waits for the commit after the claim's): the row never left this
    * engine, so that run is the row's run. It goes on under the new reservation, which its start
-   * then names; no second run of the row begins. True when such a run was found. A run given up
-   * meanwhile (fenced: its lease lapsed) is not carried on: its stale start then fails, and the
-   * row runs anew.
+   * then names; no second run of the row begins. True when such a run was found. A run fenced
+   * meanwhile is never carried on: its stale start then fails, and the row runs anew. (A lease
+   * lapse fences none of these: a run whose start is unwritten goes on through a lapse, its row
+   * kept by the store; see leaseLapsed.)
    */
   private carriedOn(row: RunnableTaskRow): boolean {
     const unwritten = this.unwrittenStarts.get(row.id);
@@ -624,11 +625,19 @@ export class RunLifecycle {
    * waiting for their next attempt are dropped here without a write (the store gives their rows
    * up). Returns the rows whose handlers still run: their ends are written as usual, and fenced
    * if the row was taken meanwhile.
+   *
+   * A run waiting for its retry whose writes are not all written (its start, or its failed
+   * attempt: `unwritten`, the rows named by run writes queued or in flight) goes on like a running
+   * one: the store keeps its row (it is among the rows named to it), so a run dropped here would
+   * leave the row InProgress under a run nothing goes on with once those writes land. Its retry
+   * begins only after its start is written, the lease renewed and the store confirms that the row
+   * still carries the run (see pump); a row taken meanwhile fences it (its start or its check fails).
    */
-  leaseLapsed(): string[] {
+  leaseLapsed(unwritten: ReadonlySet<string> = new Set()): string[] {
     const running: string[] = [];
     for (const run of [...this.active]) {
       if (run.phase === 'running') running.push(run.row.id);
+      else if (run.phase === 'retryWait' && (!run.startWritten || unwritten.has(run.row.id))) running.push(run.row.id);
       else if (run.phase === 'reserved' || run.phase === 'retryWait') {
         run.fenced = true;
         this.dropReserved(run);

@@ -60,7 +60,8 @@ export interface EngineStore {
   /**
    * Optional, with `lease`: `listener` is called when this process learns that its lease lapsed
    * (its heartbeat could not be written within the lease; other processes may have recovered its
-   * rows meanwhile). It stops every run that has not begun or is between attempts and returns the
+   * rows meanwhile). It stops every run that has not begun or is between attempts (one between
+   * attempts whose writes are still queued goes on: its row is kept) and returns the
    * ids of the rows whose handlers still run here or whose writes are still queued; the store then
    * gives up this instance's other rows (they may already be another's) before claims go on. Called
    * again, with the same contract, should giving them up fail and be tried again. Returns the

@@ -7,6 +7,8 @@ import { openPostgresStorage } from '../../../server/src/storage/postgres/openPo
 import type { PostgresStorage } from '../../../server/src/storage/postgres/PostgresStorage.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 import { createTestDatabase, type TestDatabase } from '../../fixtures/server/postgresDatabase.js';
+import { deferred } from '../../fixtures/server/engineHarness.js';
+import type { EngineStore } from '../../../server/src/storage/EngineStore.js';
 
 /** One handler run as the handler saw it: which instance, when (performance.now), its ctx.attempt. */
 interface Run {
@@ -137,4 +139,53 @@ describe('an instance whose lease lapsed knows it, and no live instance\'s rows 
     const lapses = engineA.store.lease().lapses + engineB.store.lease().lapses;
     expect({ abandoned: rows.length, excusedByALapse: rows.length === 0 || lapses > 0 }).toEqual({ abandoned: rows.length, excusedByALapse: true });
   }, 120_000);
+
+  it('a lapse while a run waits for its retry, its failed attempt in the commit in flight: the row is kept and the run goes on (its retry completes it)', async () => {
+    const runs: Run[] = [];
+    const storage = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 3 });
+    const store = createPostgresEngineStore(storage, { leaseMs: 1000 });
+    storages.push(storage);
+    stores.push(store);
+    const commitHeld = deferred();
+    const commitMayGo = deferred();
+    let holdNext = false;
+    // The commit carrying the failed attempt waits (in flight for the engine) while the lapse is learnt.
+    const held: EngineStore = {
+      ...store,
+      commit: async (b) => {
+        if (holdNext && b.attemptFailures.length > 0) {
+          holdNext = false;
+          commitHeld.resolve();
+          await commitMayGo.promise;
+        }
+        return store.commit(b);
+      },
+    };
+    const engine = createEngine({ store: held, pollIntervalMs: 50, onError: () => undefined });
+    engines.push(engine);
+    const failNow = deferred();
+    engine.handle('Lapse.Kept', async (_req: unknown, ctx: { taskId: string; attempt: number }) => {
+      const run: Run = { who: 'a', task: ctx.taskId, attempt: ctx.attempt, begin: performance.now() };
+      runs.push(run);
+      if (ctx.attempt === 1) await failNow.promise;
+      run.end = performance.now();
+      if (ctx.attempt === 1) throw new Error('first attempt refused');
+    }, { retry: { attempts: 2, backoffMs: 200, backoff: 'fixed' } });
+    await engine.start();
+    const id = await engine.dispatch('Lapse.Kept');
+    await waitFor(async () => (await row(id)).status === 'InProgress' && runs.length === 1, 10_000, 'the start written');
+    holdNext = true;
+    failNow.resolve();
+    await commitHeld.promise;
+    // The heartbeat is found older than the lease at the next renewal: the instance gives up what it does not keep.
+    await admin.query('UPDATE engine_instances SET heartbeat_at = heartbeat_at - 5000 WHERE id = $1', [store.instanceId]);
+    await store.leaseTick();
+    expect(store.lease().lapses).toBe(1);
+    commitMayGo.resolve();
+    await waitFor(async () => (await row(id)).status === 'Completed', 8_000, 'the task completed').catch(() => undefined);
+    expect(await row(id)).toEqual({ status: 'Completed', abandoned_count: 0 });
+    expect(runs.map((r) => r.attempt)).toEqual([1, 2]);
+    expect(overlaps(runs)).toEqual([]);
+    expect(engine.health().staleRunWrites).toBe(0);
+  }, 60_000);
 });
