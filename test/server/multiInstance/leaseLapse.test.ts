@@ -131,7 +131,15 @@ describe('an instance whose lease lapsed knows it, and no live instance\'s rows 
     await waitFor(async () => {
       const { rows } = await admin.query<{ n: number }>(`SELECT COUNT(*)::int AS n FROM tasks WHERE status = 'Completed' AND id = ANY($1::text[])`, [ids]);
       return rows[0]!.n === ids.length;
-    }, 60_000, 'every task completed', 100);
+    }, 60_000, 'every task completed', 100).catch(async (e: Error) => {
+      // The rows left and their runs, in the failure's message (a rare fault is read from one failure).
+      const { rows: left } = await admin.query<{ id: string }>(
+        `SELECT id, status, reserved_by, reserved_at, instance_id, attempt, run_token, abandoned_count, started_at, scheduled_at, throttled_until
+           FROM tasks WHERE status <> 'Completed' AND id = ANY($1::text[])`, [ids]);
+      const instances = (await admin.query('SELECT id, heartbeat_at FROM engine_instances')).rows;
+      throw new Error(`${e.message}; at ${Date.now()} rows left ${JSON.stringify(left)}, their runs ${JSON.stringify(runs.filter((r) => left.some((x) => x.id === r.task)))}, `
+        + `instances ${JSON.stringify(instances)}, leases ${JSON.stringify([engineA.store.lease(), engineB.store.lease()])}`);
+    });
     await new Promise((r) => setTimeout(r, 300));
     expect(overlaps(runs)).toEqual([]);
     const { rows } = await admin.query<{ id: string; abandoned_count: number }>('SELECT id, abandoned_count FROM tasks WHERE abandoned_count > 0 AND id = ANY($1::text[])', [ids]);
