@@ -23,7 +23,7 @@ const TERMINAL = new Set(['Completed', 'Cancelled', 'Failed']);
  * schedule cancel, by another process) never run: once every task has ended, nothing is left.
  */
 describe('claimed rows the SQLite store remembers', () => {
-  it('none is left once every task ended, after cancels of reserved rows by id, in-process bulk, and another process', async () => {
+  it('none is left once every task ended, after cancels of waiting rows by id, in-process bulk, and another process while others run', async () => {
     const sut = openStoreUnderTest();
     opened.push(sut);
     const other = sut.reopen();
