@@ -6,7 +6,7 @@
 // shows there as it would delay every other request, the hub and the engine's commits.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { TaskSortField, TaskStatus } from '../server/src/contracts/index.js';
-import type { TaskListQuery } from '../server/src/storage/MonitoringStore.js';
+import type { MonitoringStore, TaskListQuery } from '../server/src/storage/MonitoringStore.js';
 import { createMonitoringStore } from '../server/src/storage/common/reads/createMonitoringStore.js';
 import type { ReadDb } from '../server/src/storage/common/reads/ReadDb.js';
 
@@ -60,9 +60,8 @@ export function formatBacklogReads(reads: BacklogReads): string {
 const p99 = (samples: number[]) => [...samples].sort((a, b) => a - b)[Math.min(samples.length - 1, Math.ceil(samples.length * 0.99) - 1)]!;
 const nextMacrotask = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Runs each read `rounds` times (after one warm-up round) over `db` as it is now; `nowMs` is the dashboard's clock. */
-export async function measureBacklogReads(db: ReadDb, nowMs: number, rounds: number): Promise<BacklogReads> {
-  const store = createMonitoringStore(db);
+/** The bench's reads over `store` (a monitoring store as `createMonitoringStore` makes it), by name, in the order read; `nowMs` is the dashboard's clock. */
+export async function backlogReadVariants(store: MonitoringStore, nowMs: number): Promise<Map<string, () => Promise<unknown>>> {
   const reads = new Map<string, () => Promise<unknown>>();
   reads.set('default list', () => store.listTasks(DEFAULT));
   reads.set('Pending', () => store.listTasks({ ...DEFAULT, statuses: ['Pending'] }));
@@ -91,6 +90,12 @@ export async function measureBacklogReads(db: ReadDb, nowMs: number, rounds: num
   reads.set('counts', () => store.counts());
   reads.set('overview Today', () => store.overview('Today', nowMs));
   reads.set('overview All', () => store.overview('All', nowMs));
+  return reads;
+}
+
+/** Runs each read `rounds` times (after one warm-up round) over `db` as it is now; `nowMs` is the dashboard's clock. */
+export async function measureBacklogReads(db: ReadDb, nowMs: number, rounds: number): Promise<BacklogReads> {
+  const reads = await backlogReadVariants(createMonitoringStore(db), nowMs);
   const samples = new Map<string, number[]>([...reads.keys()].map((k) => [k, []]));
   const failed: Record<string, string> = {};
   for (const [name, read] of reads) {

@@ -41,4 +41,18 @@ describe('a new pooled PostgreSQL connection', () => {
     });
     expect(plan.JIT).toBeUndefined();
   });
+
+  it('plans no parallel workers: a statement the planner would split among workers runs in the session alone', async () => {
+    const plan = await storage.transaction(async (c) => {
+      // Workers cost nothing here and every table is large enough for them: the server would plan a Gather.
+      await c.query(`SET LOCAL parallel_setup_cost = 0; SET LOCAL parallel_tuple_cost = 0; SET LOCAL min_parallel_table_scan_size = 0`);
+      await c.query(`CREATE TABLE parallel_probe AS SELECT i FROM generate_series(1, 10000) AS i`);
+      await c.query(`ANALYZE parallel_probe`);
+      const text = JSON.stringify((await c.query(`EXPLAIN (FORMAT JSON) SELECT SUM(i) FROM parallel_probe`)).rows[0]);
+      await c.query(`DROP TABLE parallel_probe`);
+      return text;
+    });
+    expect(plan).not.toMatch(/Gather/);
+    expect(plan).toMatch(/Seq Scan/);
+  });
 });

@@ -105,8 +105,10 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
   const searchPath = `-c search_path="${o.schema}"`;
   // The pool's sessions run without JIT compilation (decision "the store's statements are not JIT
   // compiled"): its statements last milliseconds, and one the planner costs high would spend tens
-  // of milliseconds compiling before it runs, each time.
-  const sessionOptions = `${searchPath} -c jit=off`;
+  // of milliseconds compiling before it runs, each time. Nor with parallel workers (decision "the
+  // store's PostgreSQL statements run without parallel workers"): starting them costs a statement
+  // of milliseconds more than they save, and they take the cores the engine and the API need.
+  const sessionOptions = `${searchPath} -c jit=off -c max_parallel_workers_per_gather=0`;
   const pool = new pg.Pool({
     Client: ListenedClient,
     connectionString: o.connectionString,

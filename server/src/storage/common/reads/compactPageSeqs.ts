@@ -46,6 +46,39 @@ export interface CompactScope {
 }
 
 /**
+ * The columns of the view a plain WHERE can name (status, queue, type, recurring, occurrence, the
+ * parent: its request match is a condition on it), as the view computes them, once a schedule.
+ */
+const SCHEDULE_COLUMNS = `r.ref AS schedule_ref, s.id AS parent_task_id, s.type AS type, s.queue AS queue, 'Pending' AS status, 0 AS is_recurring, 1 AS is_occurrence`;
+
+/**
+ * Which schedules have compact rows (`withRows`, those in `occurrence_schedules` with a row), and
+ * those a plain WHERE matches, with their group value, in the list's order of groups then ref.
+ * Rules:
+ * - a schedule has compact rows while a block of its seqs counts one (`compact_seq_blocks`, written
+ *   with the rows); without that table, while its slot index holds an entry;
+ * - the WHERE is read on one row a schedule with the view's values for every compact row of it
+ *   (`SCHEDULE_COLUMNS`): a plain WHERE names only those, so it matches a schedule's row exactly
+ *   when it matches each of its compact rows; a schedule whose task row is gone has none in the view;
+ * - one statement over the schedules (about as many rows as schedules), not a seek into the compact
+ *   table and a view row a schedule (at 1,000 schedules and 1.44 M compact rows, those took most
+ *   of a small group's page on PostgreSQL).
+ */
+async function compactSchedules(db: ReadDb, where: TaskListWhere, group: string | undefined, dir: 'ASC' | 'DESC'): Promise<{ withRows: number; matching: { ref: number; g: string | null }[] }> {
+  const has = db.features.compactSeqBlocks
+    ? 'EXISTS (SELECT 1 FROM compact_seq_blocks b WHERE b.schedule_ref = r.ref AND b.n > 0)'
+    : 'EXISTS (SELECT 1 FROM pending_occurrences q WHERE q.schedule_ref = r.ref)';
+  const base = where.sql(false);
+  const cond = `WHERE parent_task_id IS NOT NULL${base === '' ? '' : ` AND ${base.replace(/^WHERE /, '')}`}`;
+  const rows = await db.query<{ ref: number | string; g: string | null; with_rows: number | string }>(
+    `WITH v AS MATERIALIZED (SELECT ${SCHEDULE_COLUMNS} FROM occurrence_schedules r LEFT JOIN tasks s ON s.id = r.schedule_id WHERE ${has})
+     SELECT schedule_ref AS ref, ${group ?? 'NULL'} AS g, (SELECT COUNT(*) FROM v) AS with_rows FROM v ${cond} ORDER BY g ${dir}, ref`,
+    where.params,
+  );
+  return { withRows: rows.length === 0 ? 0 : Number(rows[0]!.with_rows), matching: rows.map((r) => ({ ref: Number(r.ref), g: r.g })) };
+}
+
+/**
  * The seqs of the compact occurrences at positions [skip, skip+take) of those the view's `where`
  * matches, in the list's order (`orderColumns`, then insertion order). Never a sort of every
  * compact row, and never the skipped rows read out of the database:
@@ -106,21 +139,9 @@ export async function compactPageSeqs(db: ReadDb, scope: CompactScope, orderColu
     if (counted !== undefined) return counted;
     return seqs(await db.query(`SELECT p.seq AS seq FROM pending_occurrences p ORDER BY ${order('p.')} LIMIT ? OFFSET ?`, [take, skip]));
   }
-  // Each schedule's first compact row (none: the schedule has none), then the schedules whose
-  // first row the WHERE matches: every condition is the schedule's or the same for all its rows,
-  // so its other rows match as well. Both by key (one seek a schedule), with its group value.
-  const firsts = (
-    await db.query<{ first: number | string | null }>(
-      `SELECT (SELECT q.seq FROM pending_occurrences q WHERE q.schedule_ref = r.ref LIMIT 1) AS first FROM occurrence_schedules r`,
-    )
-  ).flatMap((r) => (r.first === null ? [] : [Number(r.first)]));
-  const withRows = firsts.length;
-  const cond = base === '' ? '' : `WHERE ${base.replace(/^WHERE /, '')}`;
-  const matching = await db.query<{ ref: number | string; g: string | null }>(
-    `WITH v AS MATERIALIZED (SELECT * FROM ${PENDING_OCCURRENCE_TASKS} WHERE seq IN (${jsonIntegers}))
-     SELECT schedule_ref AS ref, ${groupFirst ? group : 'NULL'} AS g FROM v ${cond} ORDER BY g ${dir}, ref`,
-    [JSON.stringify(firsts), ...where.params],
-  );
+  // The schedules with compact rows, and those the WHERE matches, in one statement that reads no
+  // compact row (`compactSchedules`).
+  const { withRows, matching } = await compactSchedules(db, where, groupFirst ? group : undefined, dir);
   if (matching.length === 0) return [];
   // The matching schedules by group value, in the list's order (one group without a group sort).
   const groups: number[][] = [];
