@@ -29,6 +29,35 @@ interface Run {
  * tells it; here the test's store wrapper tells it, over each backend, at the instant it must
  * fall (after the handler's first attempt failed, before the commit in flight answers).
  */
+
+/**
+ * The lease as a store wrapper tells it the engine (`parts`: lease and onLeaseLost):
+ * `lapseAndRenew()` has it lapse once (the engine's lapse listener runs, as after 25 s without a
+ * heartbeat) and be renewed at once.
+ */
+function toldLease() {
+  let expired = false;
+  let listener: ((lapse: LeaseLapse) => readonly string[]) | undefined;
+  const told = {
+    lapses: 0,
+    parts: {
+      lease: () => ({ failing: null, expired, lapses: told.lapses }),
+      onLeaseLost(l: (lapse: LeaseLapse) => readonly string[]) {
+        listener = l;
+        return () => {
+          listener = undefined;
+        };
+      },
+    },
+    lapseAndRenew() {
+      expired = true;
+      told.lapses++;
+      listener?.({ sinceRenewalMs: 25_000 });
+      expired = false;
+    },
+  };
+  return told;
+}
 describe('a lease lapse while a run waits for its retry, its start not yet written', () => {
   it.each([
     ['not taken again by the commit in flight', false],
@@ -47,18 +76,10 @@ describe('a lease lapse while a run waits for its retry, its start not yet writt
     const firstAttemptFailed = deferred();
     const retryBackoffMs = 200;
     // The lease, as this wrapper tells it the engine.
-    let lapsed = false;
-    let lapses = 0;
-    let lapseListener: ((lapse: LeaseLapse) => readonly string[]) | undefined;
+    const lease = toldLease();
     const store: EngineStore = {
       ...sut.store,
-      lease: () => ({ failing: null, expired: lapsed, lapses }),
-      onLeaseLost(listener) {
-        lapseListener = listener;
-        return () => {
-          lapseListener = undefined;
-        };
-      },
+      ...lease.parts,
       // The run check of the waiting row is read at once (the row is still reserved under its
       // first reservation) and answered only once the next claim has taken the row again.
       confirmRuns: (checks) => {
@@ -82,10 +103,7 @@ describe('a lease lapse while a run waits for its retry, its start not yet writt
           confirmMayAnswer.resolve();
           await firstAttemptFailed.promise;
           await new Promise((r) => setTimeout(r, 20)); // the attempt settled: the run waits for its retry
-          lapsed = true;
-          lapses++;
-          lapseListener?.({ sinceRenewalMs: 25_000 });
-          lapsed = false; // renewed before the claim's answer is read
+          lease.lapseAndRenew(); // renewed before the claim's answer is read
         }
         return out;
       },
@@ -135,7 +153,7 @@ describe('a lease lapse while a run waits for its retry, its start not yet writt
     else expect(Number(reservedAt)).toBe(firstReservation);
     expect(await sut.probe.audits(id!)).toEqual(['Queued', 'InProgress', 'Completed']);
     expect(events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
-    expect(lapses).toBe(1);
+    expect(lease.lapses).toBe(1);
     // One run: its first attempt, then its retry (no second run of the row, nothing overlapping).
     const ofRow = runs.filter((r) => r.task === id);
     expect(ofRow.map((r) => r.attempt)).toEqual([1, 2]);
@@ -161,18 +179,10 @@ describe('a lease lapse while a run waits for its retry, its failed attempt not 
     const commitHeld = deferred();
     const commitMayGo = deferred();
     let holdNext = false;
-    let lapsed = false;
-    let lapses = 0;
-    let lapseListener: ((lapse: LeaseLapse) => readonly string[]) | undefined;
+    const lease = toldLease();
     const store: EngineStore = {
       ...sut.store,
-      lease: () => ({ failing: null, expired: lapsed, lapses }),
-      onLeaseLost(listener) {
-        lapseListener = listener;
-        return () => {
-          lapseListener = undefined;
-        };
-      },
+      ...lease.parts,
       // Armed: the next commit (the one carrying the failed attempt) waits before it is sent.
       commit: async (b) => {
         if (holdNext && b.attemptFailures.length > 0) {
@@ -206,10 +216,7 @@ describe('a lease lapse while a run waits for its retry, its failed attempt not 
     holdNext = true;
     startWritten.resolve();
     await commitHeld.promise;
-    lapsed = true;
-    lapses++;
-    lapseListener?.({ sinceRenewalMs: 25_000 });
-    lapsed = false;
+    lease.lapseAndRenew();
     commitMayGo.resolve();
     await waitFor(async () => (await sut.probe.status(id)) === 'Completed', 8_000, 'the row completed').catch(() => undefined);
     await new Promise((r) => setTimeout(r, 400));
@@ -217,7 +224,7 @@ describe('a lease lapse while a run waits for its retry, its failed attempt not 
     expect(row).toEqual({ status: 'Completed', attempt: 1, exception: expect.stringContaining('the attempt before the lapse'), abandoned_count: 0, run_count: 1 });
     expect(await sut.probe.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
     expect(events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
-    expect(lapses).toBe(1);
+    expect(lease.lapses).toBe(1);
     expect(runs.map((r) => r.attempt)).toEqual([1, 2]);
     expect(stale).toEqual([]);
     expect(engine.health().staleRunWrites).toBe(0);
