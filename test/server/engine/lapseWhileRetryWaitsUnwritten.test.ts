@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, type EngineStore, type LeaseLapse, type RunCheckAnswer, type SvcEvent } from '../../../server/src/index.js';
+import { createEngine, type EngineStore, type LeaseLapse, type SvcEvent } from '../../../server/src/index.js';
 import { storesPerTest } from '../../fixtures/server/storeUnderTest.js';
 import { deferred } from '../../fixtures/server/engineHarness.js';
+import { rowReservedBehindBlocker, runCheckAnsweredAfterClaim } from '../../fixtures/server/runCheckAnsweredAfterClaim.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
 const stores = storesPerTest();
@@ -70,44 +71,19 @@ describe('a lease lapse while a run waits for its retry, its start not yet writt
     const events: SvcEvent[] = [];
     const stale: string[] = [];
     const blocker = deferred();
-    let watched = { blockerId: '', armed: false };
-    const confirmAnswered = deferred<RunCheckAnswer>();
-    const confirmMayAnswer = deferred();
     const firstAttemptFailed = deferred();
     const retryBackoffMs = 200;
     // The lease, as this wrapper tells it the engine.
     const lease = toldLease();
-    const store: EngineStore = {
-      ...sut.store,
-      ...lease.parts,
-      // The run check of the waiting row is read at once (the row is still reserved under its
-      // first reservation) and answered only once the next claim has taken the row again.
-      confirmRuns: (checks) => {
-        const answer = sut.store.confirmRuns?.(checks) ?? checks.map(() => true);
-        if (!watched.armed) return answer;
-        return (async () => {
-          confirmAnswered.resolve(await answer);
-          await confirmMayAnswer.promise;
-          return answer;
-        })();
-      },
-      // The commit that writes the blocker's end claims (and takes the waiting row again); before
-      // it answers, the row's first attempt fails here (its start and failure queued behind this
-      // commit) and then the lease lapses: the run, waiting for its retry, is given up.
-      commit: async (b) => {
-        const ending = watched.armed && b.completeRuns.some((r) => r.id === watched.blockerId);
-        if (ending) await confirmAnswered.promise;
-        const out = await sut.store.commit(b);
-        if (ending) {
-          watched.armed = false;
-          confirmMayAnswer.resolve();
-          await firstAttemptFailed.promise;
-          await new Promise((r) => setTimeout(r, 20)); // the attempt settled: the run waits for its retry
-          lease.lapseAndRenew(); // renewed before the claim's answer is read
-        }
-        return out;
-      },
-    };
+    // The commit that writes the blocker's end claims (and takes the waiting row again); before
+    // it answers, the row's first attempt fails here (its start and failure queued behind this
+    // commit) and then the lease lapses: the run, waiting for its retry, is given up.
+    const held = runCheckAnsweredAfterClaim(sut.store, async () => {
+      await firstAttemptFailed.promise;
+      await new Promise((r) => setTimeout(r, 20)); // the attempt settled: the run waits for its retry
+      lease.lapseAndRenew(); // renewed before the claim's answer is read
+    });
+    const store: EngineStore = { ...held.store, ...lease.parts };
     const engine = stores.run(createEngine({
       store, pollIntervalMs: 60_000, reservationBudgetMs: 5_000, queues: { default: { concurrency: 1 } },
       clock: () => Date.now() + aheadMs,
@@ -127,21 +103,12 @@ describe('a lease lapse while a run waits for its retry, its start not yet writt
       }
     }, { retry: { attempts: 2, backoffMs: retryBackoffMs, backoff: 'fixed' } });
     await engine.start();
-    // A first run gives the type an estimate: the queue then reserves rows ahead of its one worker.
-    const warmUp = await engine.dispatch('Lapse.Carry', {});
-    await waitFor(async () => (await sut.probe.status(warmUp)) === 'Completed', 10_000, 'the warm-up run');
-    const [blockerId, id] = await Promise.all([engine.dispatch('Lapse.Carry', { block: true }), engine.dispatch('Lapse.Carry', {})]);
-    let firstReservation = 0;
-    await waitFor(async () => {
-      const row = await sut.probe.row<{ reserved_by: string | null; reserved_at: number | null }>('SELECT reserved_by, reserved_at FROM tasks WHERE id = ?', id);
-      firstReservation = Number(row?.reserved_at ?? 0);
-      return runs.length === 2 && row?.reserved_by != null;
-    }, 10_000, 'the blocker running, the other row reserved behind it');
-    watched = { blockerId: blockerId!, armed: true };
+    const { blockerId, id, firstReservation } = await rowReservedBehindBlocker(engine, sut.probe, 'Lapse.Carry', () => runs.length);
+    held.watch(blockerId);
     if (takenAgain) aheadMs = 60_000; // past the reservation's hold (four budgets)
     blocker.resolve();
     // Given up, the run would leave the row InProgress with no handler (or run it anew when taken again): the row below says so.
-    await waitFor(async () => (await sut.probe.status(id!)) === 'Completed', 8_000, 'the row completed').catch(() => undefined);
+    await waitFor(async () => (await sut.probe.status(id)) === 'Completed', 8_000, 'the row completed').catch(() => undefined);
     await new Promise((r) => setTimeout(r, 400));
     const { reserved_at: reservedAt, ...row } = (await sut.probe.row<Record<string, unknown>>(
       'SELECT status, attempt, exception, abandoned_count, run_count, reserved_at FROM tasks WHERE id = ?', id,
@@ -151,7 +118,7 @@ describe('a lease lapse while a run waits for its retry, its start not yet writt
     // The run's start named the reservation the row carried when it was written.
     if (takenAgain) expect(Number(reservedAt)).toBeGreaterThan(firstReservation);
     else expect(Number(reservedAt)).toBe(firstReservation);
-    expect(await sut.probe.audits(id!)).toEqual(['Queued', 'InProgress', 'Completed']);
+    expect(await sut.probe.audits(id)).toEqual(['Queued', 'InProgress', 'Completed']);
     expect(events.filter((e) => e.taskId === id).map((e) => e.kind)).toEqual(['Started', 'Completed']);
     expect(lease.lapses).toBe(1);
     // One run: its first attempt, then its retry (no second run of the row, nothing overlapping).

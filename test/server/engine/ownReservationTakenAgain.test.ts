@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createEngine, type EngineStore, type RunCheckAnswer } from '../../../server/src/index.js';
+import { createEngine } from '../../../server/src/index.js';
 import { storesPerTest } from '../../fixtures/server/storeUnderTest.js';
 import { deferred } from '../../fixtures/server/engineHarness.js';
+import { rowReservedBehindBlocker, runCheckAnsweredAfterClaim } from '../../fixtures/server/runCheckAnsweredAfterClaim.js';
 import { waitFor } from '../../fixtures/waitFor.js';
 
 const stores = storesPerTest();
@@ -31,37 +32,11 @@ describe('a row this engine runs, claimed again by its own claim before its star
     let aheadMs = 0;
     const runs: Run[] = [];
     const blocker = deferred();
-    let watched = { blockerId: '', armed: false };
-    const confirmAnswered = deferred<RunCheckAnswer>();
-    const confirmMayAnswer = deferred();
     const rowBegan = deferred();
     const rowEnded = deferred();
-    const store: EngineStore = {
-      ...sut.store,
-      // The run check of the waiting row is read at once (the row is still reserved under its
-      // first reservation) and answered only once the next claim has taken the row again.
-      confirmRuns: (checks) => {
-        const answer = sut.store.confirmRuns?.(checks) ?? checks.map(() => true);
-        if (!watched.armed) return answer;
-        return (async () => {
-          confirmAnswered.resolve(await answer);
-          await confirmMayAnswer.promise;
-          return answer;
-        })();
-      },
-      // The commit that writes the blocker's end claims (and takes the waiting row again); its
-      // answer comes once the waiting row's handler has begun (or ended) here.
-      commit: async (b) => {
-        const ending = watched.armed && b.completeRuns.some((r) => r.id === watched.blockerId);
-        if (ending) await confirmAnswered.promise;
-        const out = await sut.store.commit(b);
-        if (ending) {
-          confirmMayAnswer.resolve();
-          await (answerWhen === 'running' ? rowBegan.promise : rowEnded.promise);
-        }
-        return out;
-      },
-    };
+    // The commit that writes the blocker's end claims (and takes the waiting row again); its
+    // answer comes once the waiting row's handler has begun (or ended) here.
+    const { store, watch } = runCheckAnsweredAfterClaim(sut.store, () => (answerWhen === 'running' ? rowBegan.promise : rowEnded.promise));
     const engine = stores.run(createEngine({
       store, pollIntervalMs: 60_000, reservationBudgetMs: 5_000, queues: { default: { concurrency: 1 } },
       clock: () => Date.now() + aheadMs, onError: () => undefined,
@@ -78,20 +53,11 @@ describe('a row this engine runs, claimed again by its own claim before its star
       if (runs.length > 2) setImmediate(() => rowEnded.resolve());
     });
     await engine.start();
-    // A first run gives the type an estimate: the queue then reserves rows ahead of its one worker.
-    const warmUp = await engine.dispatch('Retake.Work', {});
-    await waitFor(async () => (await sut.probe.status(warmUp)) === 'Completed', 10_000, 'the warm-up run');
-    const [blockerId, id] = await Promise.all([engine.dispatch('Retake.Work', { block: true }), engine.dispatch('Retake.Work', {})]);
-    let firstReservation = 0;
-    await waitFor(async () => {
-      const row = await sut.probe.row<{ reserved_by: string | null; reserved_at: number | null }>('SELECT reserved_by, reserved_at FROM tasks WHERE id = ?', id);
-      firstReservation = Number(row?.reserved_at ?? 0);
-      return runs.length === 2 && row?.reserved_by != null;
-    }, 10_000, 'the blocker running, the other row reserved behind it');
-    watched = { blockerId: blockerId!, armed: true };
+    const { blockerId, id, firstReservation } = await rowReservedBehindBlocker(engine, sut.probe, 'Retake.Work', () => runs.length);
+    watch(blockerId);
     aheadMs = 60_000; // past the reservation's hold (four budgets)
     blocker.resolve();
-    await waitFor(async () => (await sut.probe.status(id!)) === 'Completed', 10_000, 'the row completed');
+    await waitFor(async () => (await sut.probe.status(id)) === 'Completed', 10_000, 'the row completed');
     await new Promise((r) => setTimeout(r, 400));
     const ofRow = runs.filter((r) => r.task === id);
     expect(ofRow).toHaveLength(1);
