@@ -107,10 +107,18 @@ export class OccurrenceMaterializer {
     // Once the budget is spent (or a transaction failed), no transaction takes another schedule.
     let stopped = false;
     const nextId = () => (stopped || next >= ids.length ? undefined : ids[next++]);
+    // A lane takes its transaction's first schedule before it opens the transaction: two lanes
+    // that both saw one schedule left would otherwise both open one, and one would write nothing.
     const lane = async () => {
-      while (!stopped && next < ids.length) {
+      for (let first = nextId(); first !== undefined; first = nextId()) {
+        let taken = false;
+        const thenNext = () => {
+          if (taken) return nextId();
+          taken = true;
+          return first;
+        };
         try {
-          const outcome = await this.materializeBatch(nextId, nowMs);
+          const outcome = await this.materializeBatch(thenNext, nowMs);
           total.written += outcome.written;
           total.halted ||= outcome.halted;
           total.completed ||= outcome.completed;
