@@ -8,9 +8,10 @@ import { cancelSkippedOccurrences } from '../schedules/cancelSkippedOccurrences.
 import type { PostgresStorage } from '../PostgresStorage.js';
 
 /**
- * Cancel from a process without a local engine: the schedule becomes Cancelled (terminal, its halt
- * dropped), its Pending, Queued and WaitingQueue occurrences Cancelled; running occurrences
- * finish. The schedule row is locked; the writes are schedules/cancelSchedule.ts's.
+ * Cancel, for the storage operation (a process without a local engine) and the engine's schedule
+ * store alike: the schedule becomes Cancelled (terminal, its halt dropped), its Pending, Queued and
+ * WaitingQueue occurrences Cancelled; running occurrences finish. The schedule row is locked by the
+ * caller; the writes are schedules/cancelSchedule.ts's.
  */
 export async function pgCancelSchedule(c: PoolClient, row: OperationRow, nowMs: number): Promise<{ result: OperationResult } & OccurrencesCancelled> {
   const refusal = scheduleRowRefusal(row) ?? cancelStatusRefusal(row);

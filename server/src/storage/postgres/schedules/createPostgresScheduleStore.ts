@@ -4,12 +4,12 @@ import { keptCounters } from '../readModels/keptCounters.js';
 import type { AuditLevel } from '../../../contracts/index.js';
 import type { MaterializeInput, MaterializeResult, NewOccurrence, ScheduleStore, UpsertInput } from '../../EngineStore.js';
 import type { PostgresStorage } from '../PostgresStorage.js';
-import { cancelStatusRefusal, noSuchTask } from '../../common/scheduleOperationRefusals.js';
+import { noSuchTask } from '../../common/scheduleOperationRefusals.js';
 import { insertStatusAudits } from '../tasks/insertStatusAudits.js';
 import { pgRequeueOccurrence } from '../management/requeueOccurrence.js';
-import { cancelOpenOccurrences, type OccurrencesCancelled } from './cancelOpenOccurrences.js';
+import { pgCancelScheduleAndSkipped } from '../management/cancelSchedule.js';
+import { cancelOpenOccurrences } from './cancelOpenOccurrences.js';
 import { cancelSkippedOccurrences } from './cancelSkippedOccurrences.js';
-import { cancelSchedule, scheduleCancelledMessage } from './cancelSchedule.js';
 import { insertCompactOccurrences, scheduleRefs, type CompactParent } from './insertCompactOccurrences.js';
 import { releaseHalt } from './releaseHalt.js';
 import { selectLastRunNumber } from './selectLastRunNumber.js';
@@ -126,18 +126,12 @@ export function createPostgresScheduleStore(
         return out.id;
       }),
 
-    cancel: async (id, now) => {
-      const out = await storage.transaction(async (c): Promise<OperationResult | OccurrencesCancelled> => {
+    // The storage operation's cancel (management/cancelSchedule.ts), on the row of this id.
+    cancel: (id, now) =>
+      pgCancelScheduleAndSkipped(storage, (run) => storage.transaction(async (c) => {
         const fresh = await selectTaskById(c, id, 'forUpdate');
-        if (!fresh) return noSuchTask();
-        const refused = cancelStatusRefusal(fresh);
-        if (refused) return refused;
-        return cancelSchedule(c, fresh, now);
-      });
-      if ('status' in out) return out;
-      const late = out.skipped > 0 ? await cancelSkippedOccurrences(storage, id, now) : 0;
-      return { status: 'Succeeded', message: scheduleCancelledMessage(out.cancelled + late), taskId: id };
-    },
+        return fresh ? run(c, fresh) : noSuchTask();
+      }), now),
 
     releaseHalt: (id) => storage.transaction((c) => releaseHalt(c, id)),
 
