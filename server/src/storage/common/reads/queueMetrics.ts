@@ -20,7 +20,7 @@ export function createQueueMetrics(db: ReadDb) {
       FROM ${model('stat_tasks')} GROUP BY queue HAVING SUM(n) > 0 ORDER BY queue`;
   // The next Queued row in claim order (oldest created first, off the claim index) and
   // how long it has been due: O(log n) per queue.
-  const nextQueued = `SELECT COALESCE(scheduled_at, created_at) AS due FROM tasks WHERE queue = ? AND status = 'Queued' ORDER BY created_at LIMIT 1`;
+  const nextQueued = `SELECT COALESCE(scheduled_at, created_at) AS due FROM tasks WHERE queue = ? AND status = 'Queued' ORDER BY created_at, ${db.dialect.insertionOrder} LIMIT 1`;
   // The last minute's rate: finished runs in the 10-second buckets that end after now − 60 s.
   const finished = db.features.queueThroughput
     ? `SELECT queue, SUM(n) AS n FROM ${model('stat_queue_finished_10s')} WHERE bucket >= ? GROUP BY queue`
