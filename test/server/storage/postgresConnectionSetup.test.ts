@@ -30,6 +30,20 @@ describe('a new pooled PostgreSQL connection', () => {
     expect(warnings.filter((w) => w.includes('already executing a query'))).toEqual([]);
   });
 
+  it('asks the kernel ahead for the heap pages of a bitmap scan (effective_io_concurrency 64), and keeps a higher value the database sets', async () => {
+    const own = (await storage.query<{ v: string }>(`SELECT current_setting('effective_io_concurrency') AS v`)).rows[0]!.v;
+    expect(own).toBe('64');
+    const name = new URL(database.connectionString).pathname.slice(1);
+    await storage.query(`ALTER DATABASE "${name}" SET effective_io_concurrency = 200`);
+    const second = await openPostgresStorage({ connectionString: database.connectionString, poolSize: 1 });
+    try {
+      expect((await second.query<{ v: string }>(`SELECT current_setting('effective_io_concurrency') AS v`)).rows[0]!.v).toBe('200');
+    } finally {
+      await second.close();
+      await storage.query(`ALTER DATABASE "${name}" RESET effective_io_concurrency`);
+    }
+  });
+
   it('compiles no statement to machine code (JIT): a statement the planner costs high runs as planned, at once', async () => {
     const [available] = (await storage.query<{ a: boolean }>(`SELECT pg_jit_available() AS a`)).rows;
     // A server built without JIT has nothing to turn off (this test then shows nothing).

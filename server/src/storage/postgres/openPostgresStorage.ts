@@ -38,6 +38,8 @@ const OWNER = 'openPostgresStorage';
 const KNOWN = ['connectionString', 'schema', 'poolSize', 'connectTimeoutMs', 'rollupIntervalMs', 'idleInTransactionTimeoutMs'] as const satisfies ReadonlyArray<keyof OpenPostgresStorageOptions>;
 /** Three times the engine's default lease (30 s): see `idleInTransactionTimeoutMs`. */
 export const DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS = 90_000;
+/** The store's sessions' `effective_io_concurrency` at least: heap pages a bitmap scan asks the kernel for ahead. */
+export const READ_AHEAD_PAGES = 64;
 const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 const INT8 = 20;
 const NUMERIC = 1700;
@@ -118,18 +120,25 @@ export async function openPostgresStorage(options: OpenPostgresStorageOptions): 
     options: o.idleInTransactionTimeoutMs === undefined ? sessionOptions : `${sessionOptions} -c idle_in_transaction_session_timeout=${o.idleInTransactionTimeoutMs}`,
     types,
     application_name: 'svc-monitor',
-    // Without the option, a default for sessions the server or role leaves at 0 (no limit), set
-    // before the pool hands the new connection to its first user (a statement sent beside the
-    // user's would be a second query on a busy client, which the driver deprecates). A failure
-    // leaves the session as the server made it.
-    onConnect:
-      o.idleInTransactionTimeoutMs === undefined
-        ? (client: pg.ClientBase) =>
-            client.query(
-              `SELECT set_config('idle_in_transaction_session_timeout', $1, false) WHERE current_setting('idle_in_transaction_session_timeout') = '0'`,
-              [String(DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS)],
-            ).then(() => undefined, () => undefined)
-        : undefined,
+    // Set up before the pool hands the new connection to its first user (a statement sent beside
+    // the user's would be a second query on a busy client, which the driver deprecates). Each
+    // setting that fails leaves the session as the server made it.
+    onConnect: async (client: pg.ClientBase) => {
+      // Without the option, a default for sessions the server or role leaves at 0 (no limit).
+      if (o.idleInTransactionTimeoutMs === undefined) {
+        await client.query(
+          `SELECT set_config('idle_in_transaction_session_timeout', $1, false) WHERE current_setting('idle_in_transaction_session_timeout') = '0'`,
+          [String(DEFAULT_IDLE_IN_TRANSACTION_TIMEOUT_MS)],
+        ).then(() => undefined, () => undefined);
+      }
+      // Read-ahead of the heap pages a bitmap scan will visit (decision "the store's PostgreSQL
+      // sessions read ahead the pages of a bitmap scan"), where the server or role asks for less.
+      // A server without posix_fadvise refuses any value but 0: its sessions keep theirs.
+      await client.query(
+        `SELECT set_config('effective_io_concurrency', $1, false) WHERE current_setting('effective_io_concurrency')::int < $2::int`,
+        [String(READ_AHEAD_PAGES), READ_AHEAD_PAGES],
+      ).then(() => undefined, () => undefined);
+    },
   });
   // An idle pooled connection that dies (server restart, network) is dropped and replaced on the
   // next checkout; the error is kept for health reporting instead of crashing the process.
