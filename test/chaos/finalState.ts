@@ -43,6 +43,9 @@ export async function readFinalState(
       const rows = (db.prepare(`${ROWS('tasks')} UNION ALL ${ROWS('pending_occurrence_tasks')}`).all() as (Omit<FinalRow, 'is_schedule'> & { is_schedule: number })[])
         .map((r) => ({ ...r, is_schedule: r.is_schedule === 1 }));
       const live = snapshotSqliteReadModels(db);
+      // The store as the run left it, before the rebuild rewrites its read models: kept with the
+      // run's logs when a check fails (the run's directory is removed otherwise).
+      db.exec(`VACUUM INTO '${location.replaceAll("'", "''")}.as-left'`);
       storage.rebuildReadModels();
       differs('read models', live, snapshotSqliteReadModels(db));
       const searchRows = () => db.prepare('SELECT task_id, created_at, queue, type, is_recurring, is_occurrence, status FROM task_search_rows ORDER BY task_id').all();
@@ -87,13 +90,18 @@ export async function readFinalState(
   }
 }
 
-/** The first table (or row) where two snapshots part, short enough to print. */
+/** The first table where two snapshots part, and in it the rows found on one side only (a few), short enough to print. */
 function firstDifference(live: unknown, rebuilt: unknown): string {
   if (typeof live === 'object' && live !== null && typeof rebuilt === 'object' && rebuilt !== null) {
     for (const key of new Set([...Object.keys(live), ...Object.keys(rebuilt)])) {
       const a = (live as Record<string, unknown>)[key];
       const b = (rebuilt as Record<string, unknown>)[key];
-      if (!isDeepStrictEqual(a, b)) return `${key}: live ${JSON.stringify(a).slice(0, 300)} / rebuilt ${JSON.stringify(b).slice(0, 300)}`;
+      if (isDeepStrictEqual(a, b)) continue;
+      if (!Array.isArray(a) || !Array.isArray(b)) return `${key}: live ${JSON.stringify(a).slice(0, 300)} / rebuilt ${JSON.stringify(b).slice(0, 300)}`;
+      const only = (xs: unknown[], ys: unknown[]) => xs.filter((x) => !ys.some((y) => isDeepStrictEqual(x, y)));
+      const [liveOnly, rebuiltOnly] = [only(a, b), only(b, a)];
+      return `${key} (${a.length} live rows, ${b.length} rebuilt): live only ${JSON.stringify(liveOnly.slice(0, 4))}${liveOnly.length > 4 ? ` and ${liveOnly.length - 4} more` : ''}`
+        + ` / rebuilt only ${JSON.stringify(rebuiltOnly.slice(0, 4))}${rebuiltOnly.length > 4 ? ` and ${rebuiltOnly.length - 4} more` : ''}`;
     }
   }
   return 'differ';
