@@ -31,7 +31,7 @@ import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { openDatabase } from '../server/src/storage/sqlite/connection/openDatabase.js';
 import { AUDITS_PER_TASK, SCHEDULES } from './apiData.js';
 import { seedSqlite, type SeedTimings } from './apiSeedSqlite.js';
-import { listenForParent, startServingChild } from './servingChild.js';
+import { listenForParent, schedTimes, startServingChild } from './servingChild.js';
 
 const ROWS = Number(process.env.BENCH_API_ROWS ?? 1_000_000);
 if (!Number.isInteger(ROWS) || ROWS < 1_000) throw new Error(`BENCH_API_ROWS must be an integer ≥ 1000 (got ${process.env.BENCH_API_ROWS})`);
@@ -82,7 +82,8 @@ async function measure(base: string, token: string, name: string, paths: string[
     headers: { authorization: `Bearer ${token}` },
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
   });
-  const loop = (await (await fetch(`${base}/bench/loop`)).json()) as { maxMs: number; gcMaxMs: number };
+  const loop = (await (await fetch(`${base}/bench/loop`)).json()) as { maxMs: number; gcMaxMs: number; gap: { ms: number; cpuMs: number; runQueueMs: number } };
+  const r1 = (x: number) => Math.round(x * 10) / 10;
   const loopMaxMs = Math.round(loop.maxMs * 10) / 10;
   const gcMaxMs = Math.round(loop.gcMaxMs * 10) / 10;
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
@@ -93,7 +94,7 @@ async function measure(base: string, token: string, name: string, paths: string[
     : { p50: result.latency.p50, p99: result.latency.p99, rps: Math.round(result.requests.average), loopMaxMs, gcMaxMs };
   if (none) console.log(`${name}: no answer within ${DURATION_S} s (reported as ${DURATION_S * 1000} ms)`);
   const count = body.totalCount === undefined ? '' : `   totalCount ${body.totalCount.toLocaleString('en')}`;
-  console.log(`${name.padEnd(44)} p50 ${String(out.p50).padStart(4)} ms   p99 ${String(out.p99).padStart(4)} ms   loop max ${String(loopMaxMs).padStart(5)} ms (gc ${gcMaxMs})   ${out.rps} req/s${count}`);
+  console.log(`${name.padEnd(44)} p50 ${String(out.p50).padStart(4)} ms   p99 ${String(out.p99).padStart(4)} ms   loop max ${String(loopMaxMs).padStart(5)} ms (gc ${gcMaxMs}; longest 5 ms tick ${r1(loop.gap.ms)}: cpu ${r1(loop.gap.cpuMs)}, run queue ${r1(loop.gap.runQueueMs)})   ${out.rps} req/s${count}`);
   return out;
 }
 
@@ -356,14 +357,27 @@ async function serveChild(): Promise<void> {
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) gcMaxMs = Math.max(gcMaxMs, e.duration);
   }).observe({ entryTypes: ['gc'] });
+  // The longest gap between two ticks of a 5 ms timer, split by the main thread's schedstat into
+  // time on a CPU (this process's own work held the loop) and time waiting for one (the machine's
+  // other processes held the cores): what a long delay was.
+  let last = performance.now();
+  let [cpu0, wait0] = schedTimes();
+  let gap = { ms: 0, cpuMs: 0, runQueueMs: 0 };
+  setInterval(() => {
+    const now = performance.now();
+    const [cpu1, wait1] = schedTimes();
+    if (now - last > gap.ms) gap = { ms: now - last, cpuMs: (cpu1 - cpu0) / 1e6, runQueueMs: (wait1 - wait0) / 1e6 };
+    [last, cpu0, wait0] = [now, cpu1, wait1];
+  }, 5);
   // Bench-only routes: reset the delay histogram before a variant, read its max after it.
   app.post('/bench/loop/reset', (_req, res) => {
     delay.reset();
     gcMaxMs = 0;
+    gap = { ms: 0, cpuMs: 0, runQueueMs: 0 };
     res.json({});
   });
   app.get('/bench/loop', (_req, res) => {
-    res.json({ maxMs: delay.max / 1e6, gcMaxMs });
+    res.json({ maxMs: delay.max / 1e6, gcMaxMs, gap });
   });
   app.use(monitoring.router);
   const server = listenForParent(app);

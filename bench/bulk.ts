@@ -16,7 +16,7 @@
 import autocannon from 'autocannon';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
@@ -24,7 +24,7 @@ import type { EngineStore } from '../server/src/storage/EngineStore.js';
 import { openDatabase } from '../server/src/storage/sqlite/connection/openDatabase.js';
 import { rebuildReadModels } from '../server/src/storage/sqlite/readModels/rebuildReadModels.js';
 import { rebuildSearchRows } from '../server/src/storage/sqlite/readModels/rebuildSearchRows.js';
-import { listenForParent, startServingChild } from './servingChild.js';
+import { listenForParent, schedTimes, startServingChild } from './servingChild.js';
 
 const ROWS = Number(process.env.BENCH_BULK_ROWS ?? 100_000);
 const BASELINE_S = Number(process.env.BENCH_BULK_BASELINE_SECONDS ?? 4);
@@ -206,15 +206,6 @@ async function serveChild(): Promise<void> {
   process.on('SIGTERM', () => server.close(() => void engine.stop({ graceMs: 100 }).then(() => process.exit(0))));
 }
 
-/** The main thread's time on a CPU and waiting for one (ns), from Linux's schedstat; zeros elsewhere. */
-function schedTimes(): [number, number] {
-  try {
-    const [cpu, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ');
-    return [Number(cpu), Number(wait)];
-  } catch {
-    return [0, 0];
-  }
-}
 
 interface BlockSums {
   count: number;

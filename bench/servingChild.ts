@@ -1,7 +1,9 @@
 // A bench that measures a server from outside runs its own file again in a child process
 // (`--serve…` arguments): the child listens on a free loopback port and says which on its first
-// `PORT <n>` line; the parent waits for that line.
+// `PORT <n>` line; the parent waits for that line. The child reads its own scheduler times
+// (schedTimes) to tell its own work from waiting for a core.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -27,4 +29,14 @@ export function listenForParent(app: { listen(port: number, host: string, callba
     process.stdout.write(`PORT ${typeof addr === 'object' && addr ? addr.port : 0}\n`);
   });
   return server;
+}
+
+/** The main thread's time on a CPU and waiting for one (ns), from Linux's schedstat; zeros elsewhere. */
+export function schedTimes(): [number, number] {
+  try {
+    const [cpu, wait] = readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ');
+    return [Number(cpu), Number(wait)];
+  } catch {
+    return [0, 0];
+  }
 }
