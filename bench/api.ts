@@ -51,6 +51,9 @@ function percentile(sorted: number[], p: number): number {
 /** BENCH_API_ONLY=regex: measures only the variants whose name it matches (the others are reported as null). */
 const ONLY = process.env.BENCH_API_ONLY ? new RegExp(process.env.BENCH_API_ONLY) : undefined;
 
+/** Milliseconds to one decimal, as printed. */
+const r1 = (ms: number) => Math.round(ms * 10) / 10;
+
 interface Measured {
   p50: number;
   p99: number;
@@ -83,9 +86,8 @@ async function measure(base: string, token: string, name: string, paths: string[
     requests: [{ method: 'GET', setupRequest: (req) => ({ ...req, path: paths[i++ % paths.length]! }) }],
   });
   const loop = (await (await fetch(`${base}/bench/loop`)).json()) as { maxMs: number; gcMaxMs: number; gap: { ms: number; cpuMs: number; runQueueMs: number } };
-  const r1 = (x: number) => Math.round(x * 10) / 10;
-  const loopMaxMs = Math.round(loop.maxMs * 10) / 10;
-  const gcMaxMs = Math.round(loop.gcMaxMs * 10) / 10;
+  const loopMaxMs = r1(loop.maxMs);
+  const gcMaxMs = r1(loop.gcMaxMs);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
   // No answer within the window: the latency is at least the window (never reported as 0).
   const none = result.requests.total === 0;
